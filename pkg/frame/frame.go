@@ -1,0 +1,257 @@
+// Package frame reads captured MCP traffic into frames: one JSON-RPC message (or batch)
+// with where it came from, when, and in which direction it travelled.
+//
+// Reading is streaming: a Reader holds one line at a time, so memory is bounded by the
+// longest line, never by the size of the input. The byte slices and strings of a Frame
+// alias the Reader's buffer and stay valid only until the next call to Next; a consumer
+// that keeps any of them must copy it (strings.Clone, bytes.Clone).
+package frame
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+	"unsafe"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+)
+
+// Kind is the JSON-RPC shape of a frame.
+type Kind uint8
+
+const (
+	// KindInvalid is a line or payload that is not a JSON-RPC 2.0 message; Problem says why.
+	KindInvalid Kind = iota
+	KindRequest
+	KindNotification
+	KindResult
+	KindError
+	KindBatch
+)
+
+func (k Kind) String() string {
+	switch k {
+	case KindRequest:
+		return "request"
+	case KindNotification:
+		return "notification"
+	case KindResult:
+		return "result"
+	case KindError:
+		return "error"
+	case KindBatch:
+		return "batch"
+	}
+	return "invalid"
+}
+
+// IsResponse reports whether the frame answers a request.
+func (k Kind) IsResponse() bool { return k == KindResult || k == KindError }
+
+// Problem says why a frame is KindInvalid.
+type Problem uint8
+
+const (
+	NoProblem Problem = iota
+	// ProblemNotJSON: the record or its payload is not valid JSON (rule MCP0001).
+	ProblemNotJSON
+	// ProblemNotJSONRPC: valid JSON that is not a JSON-RPC 2.0 message (rule MCP0002).
+	ProblemNotJSONRPC
+)
+
+// Frame is one message that crossed the wire, as the capture recorded it.
+type Frame struct {
+	Source string // input name as given by the user ("-" for stdin)
+	Line   int    // 1-based line (or entry index) in the source
+	Time   time.Time
+	// Dir is the direction of travel; DirReason explains an inferred or unknown one.
+	Dir       spec.Direction
+	DirReason string
+	// StreamKey groups frames of one connection when a file holds several
+	// (server label, HTTP session id); empty for single-stream inputs.
+	StreamKey string
+
+	Raw  []byte // the JSON-RPC message (or batch) bytes exactly as captured
+	Kind Kind
+
+	Method string // requests and notifications
+	// ID is the raw JSON token of the id ("1", "\"1\"", "null"); empty when absent.
+	ID     string
+	Params []byte // raw params, nil when absent
+	Result []byte // raw result, nil when absent
+	// ErrorCode and ErrorMessage are set for KindError.
+	ErrorCode    int64
+	ErrorMessage string
+
+	// Members are the messages of a batch (KindBatch), each with this frame's
+	// source, line, time and direction.
+	Members []Frame
+
+	// Problem and Detail describe a KindInvalid frame; Offset is the byte offset
+	// inside the line where JSON parsing failed (ProblemNotJSON), or -1.
+	Problem Problem
+	Detail  string
+	Offset  int64
+}
+
+// Size is the frame's size in bytes on the wire.
+func (f *Frame) Size() int { return len(f.Raw) }
+
+// HasID reports whether the message carried an id member (even null).
+func (f *Frame) HasID() bool { return f.ID != "" }
+
+// view returns a string sharing memory with b (no copy). It must not outlive b's contents.
+func view(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// bytesOf returns the bytes of a gjson raw value that was taken from a view of buf.
+func bytesOf(s string) []byte {
+	if s == "" {
+		return nil
+	}
+	return unsafe.Slice(unsafe.StringData(s), len(s))
+}
+
+// decodeMessage fills f from one JSON payload: a JSON-RPC message or a batch of them.
+// raw must already be known to be valid JSON. Fields alias raw.
+func decodeMessage(f *Frame, raw []byte) {
+	f.Raw = raw
+	v := gjson.Parse(view(raw))
+	switch {
+	case v.IsArray():
+		f.Kind = KindBatch
+		f.Members = f.Members[:0]
+		v.ForEach(func(_, m gjson.Result) bool {
+			member := Frame{Source: f.Source, Line: f.Line, Time: f.Time, Dir: f.Dir, DirReason: f.DirReason, StreamKey: f.StreamKey}
+			if m.IsObject() {
+				decodeObject(&member, m)
+			} else {
+				member.Raw = bytesOf(m.Raw)
+				member.invalid(ProblemNotJSONRPC, "batch member is not an object")
+			}
+			f.Members = append(f.Members, member)
+			return true
+		})
+		if len(f.Members) == 0 {
+			f.invalid(ProblemNotJSONRPC, "empty batch: JSON-RPC requires at least one message in an array")
+		}
+	case v.IsObject():
+		decodeObject(f, v)
+	default:
+		f.invalid(ProblemNotJSONRPC, fmt.Sprintf("a JSON %s, not a JSON-RPC object", jsonType(v)))
+	}
+}
+
+func jsonType(v gjson.Result) string {
+	switch v.Type {
+	case gjson.String:
+		return "string"
+	case gjson.Number:
+		return "number"
+	case gjson.True, gjson.False:
+		return "boolean"
+	case gjson.Null:
+		return "null"
+	}
+	if v.IsArray() {
+		return "array"
+	}
+	return "object"
+}
+
+// decodeObject reads the members of one JSON-RPC object in a single pass.
+func decodeObject(f *Frame, v gjson.Result) {
+	f.Raw = bytesOf(v.Raw)
+	var version, method, id, errObj gjson.Result
+	var hasResult, hasError bool
+	v.ForEach(func(k, val gjson.Result) bool {
+		switch k.Str {
+		case "jsonrpc":
+			version = val
+		case "method":
+			method = val
+		case "id":
+			id = val
+		case "params":
+			f.Params = bytesOf(val.Raw)
+		case "result":
+			hasResult = true
+			f.Result = bytesOf(val.Raw)
+		case "error":
+			hasError = true
+			errObj = val
+		}
+		return true
+	})
+	if id.Exists() {
+		f.ID = id.Raw
+	}
+	switch {
+	case !version.Exists():
+		f.invalid(ProblemNotJSONRPC, `no "jsonrpc" member: not a JSON-RPC 2.0 message`)
+		return
+	case version.Type != gjson.String || version.Str != "2.0":
+		f.invalid(ProblemNotJSONRPC, fmt.Sprintf(`"jsonrpc" is %s, not "2.0"`, version.Raw))
+		return
+	case method.Exists() && method.Type != gjson.String:
+		f.invalid(ProblemNotJSONRPC, fmt.Sprintf(`"method" is %s, not a string`, method.Raw))
+		return
+	case method.Exists() && (hasResult || hasError):
+		f.invalid(ProblemNotJSONRPC, `both "method" and a result/error: neither a request nor a response`)
+		return
+	case hasResult && hasError:
+		f.invalid(ProblemNotJSONRPC, `both "result" and "error": a response carries exactly one`)
+		return
+	case method.Exists():
+		f.Method = method.Str
+		if id.Exists() {
+			f.Kind = KindRequest
+		} else {
+			f.Kind = KindNotification
+		}
+	case hasResult:
+		f.Kind = KindResult
+	case hasError:
+		f.Kind = KindError
+		code := errObj.Get("code")
+		if code.Type == gjson.Number {
+			f.ErrorCode = code.Int()
+		}
+		f.ErrorMessage = errObj.Get("message").Str
+	default:
+		f.invalid(ProblemNotJSONRPC, `no "method", "result" or "error": neither a request, a notification nor a response`)
+	}
+}
+
+func (f *Frame) invalid(p Problem, detail string) {
+	f.Kind = KindInvalid
+	f.Problem = p
+	f.Detail = detail
+	f.Offset = -1
+}
+
+// notJSON marks f as invalid JSON, with the parser's cause and byte offset.
+// It runs only on the rare failing path, so it can afford encoding/json.
+func (f *Frame) notJSON(raw []byte, what string) {
+	f.Raw = raw
+	var v any
+	err := json.Unmarshal(raw, &v)
+	var syn *json.SyntaxError
+	f.invalid(ProblemNotJSON, "")
+	switch {
+	case errors.As(err, &syn):
+		f.Offset = syn.Offset
+		f.Detail = fmt.Sprintf("%s is not valid JSON: %v (byte %d)", what, syn, syn.Offset)
+	case err != nil:
+		f.Detail = fmt.Sprintf("%s is not valid JSON: %v", what, err)
+	default:
+		f.Detail = what + " is not valid JSON"
+	}
+}

@@ -1,0 +1,30 @@
+package frame
+
+import "github.com/tidwall/gjson"
+
+const jsonrpcName = "jsonrpc-jsonl"
+
+// jsonrpcDecoder reads bare JSON-RPC lines: one message or batch per line, no
+// envelope, so no time and no direction (the session stage infers it).
+type jsonrpcDecoder struct{}
+
+func (jsonrpcDecoder) name() string { return jsonrpcName }
+
+func (jsonrpcDecoder) decode(line []byte, f *Frame) (RecordKind, relative) {
+	if !looksLikeJSON(line) {
+		if validJSON(line) {
+			decodeMessage(f, line) // a scalar: reported as not JSON-RPC
+			return RecordFrame, relNone
+		}
+		return RecordContext, relNone
+	}
+	if !validJSON(line) {
+		f.notJSON(line, "line")
+		return RecordFrame, relNone
+	}
+	decodeMessage(f, line)
+	f.DirReason = "bare JSON-RPC line: direction inferred"
+	return RecordFrame, relNone
+}
+
+func validJSON(b []byte) bool { return gjson.Valid(view(b)) }

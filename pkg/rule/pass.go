@@ -1,0 +1,241 @@
+package rule
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/session"
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+)
+
+// Anchor is the frame a finding points at, with the revision that governs it
+// (used to scale capability rules' severity).
+type Anchor struct {
+	Line     int
+	Time     time.Time
+	Dir      spec.Direction
+	Method   string
+	ID       string
+	Revision spec.Revision
+}
+
+// At anchors a finding at a message; a batch member is anchored at its batch's line
+// (the same line), keeping the member's method and id.
+func At(m *session.Message) Anchor {
+	a := Anchor{Line: m.Line, Time: m.Time, Dir: m.Dir, Method: m.Method, ID: m.ID, Revision: m.Revision()}
+	if m.Batch != nil {
+		a.Line = m.Batch.Line
+	}
+	if m.Kind.IsResponse() && m.Request != nil {
+		a.Method = m.Request.Method
+	}
+	return a
+}
+
+// AtRequest anchors a finding at a remembered request (for absences found later).
+func AtRequest(r *session.Request) Anchor {
+	a := Anchor{Line: r.Line, Time: r.Time, Dir: r.Dir, Method: r.Method, ID: r.ID}
+	if r.Contract != nil {
+		a.Revision = r.Contract.Revision
+	}
+	return a
+}
+
+// Pass is a rule's view of the session it is checking.
+type Pass struct {
+	Rule    *Rule
+	Session *session.Session
+	result  *SessionResult
+	limit   int
+	count   int
+}
+
+// Report records a finding at the rule's severity (scaled by revision for
+// capability rules).
+func (p *Pass) Report(a Anchor, msg string, related ...Related) {
+	p.ReportSeverity(p.severityAt(a.Revision), a, msg, related...)
+}
+
+// Reportf is Report with a format.
+func (p *Pass) Reportf(a Anchor, format string, args ...any) {
+	p.Report(a, fmt.Sprintf(format, args...))
+}
+
+// ReportSeverity records a finding at an explicit severity.
+func (p *Pass) ReportSeverity(sev Severity, a Anchor, msg string, related ...Related) {
+	p.count++
+	if p.limit > 0 && p.count > p.limit {
+		p.result.suppressed[p.Rule.ID]++
+		return
+	}
+	p.result.Findings = append(p.result.Findings, Finding{
+		Rule: p.Rule.ID, Name: p.Rule.Name, Severity: sev, Message: msg,
+		Input: p.Session.Input, Line: a.Line, Time: a.Time, Dir: a.Dir, Method: a.Method, ID: a.ID,
+		Related: related, Hint: p.Rule.Hint,
+	})
+}
+
+func (p *Pass) severityAt(rev spec.Revision) Severity {
+	if p.Rule.CapabilityScaled && rev != "" && !rev.CapabilityMust() && p.Rule.Severity == SeverityError {
+		return SeverityWarning
+	}
+	return p.Rule.Severity
+}
+
+// CannotJudge counts a message (or a whole session) the rule could not judge, with
+// the reason; the report states the count per rule and reason, so that a clean
+// report never means "not looked at".
+func (p *Pass) CannotJudge(reason string) {
+	byReason := p.result.cannot[p.Rule.ID]
+	if byReason == nil {
+		byReason = map[string]int{}
+		p.result.cannot[p.Rule.ID] = byReason
+	}
+	byReason[reason]++
+}
+
+// SessionResult is what the rules found in one session.
+type SessionResult struct {
+	Session  *session.Session
+	Findings []Finding
+	Notes    []string
+
+	cannot     map[string]map[string]int
+	suppressed map[string]int
+}
+
+// Worst is the highest severity among the findings (0 when none).
+func (r *SessionResult) Worst() Severity {
+	var w Severity
+	for _, f := range r.Findings {
+		if f.Severity > w {
+			w = f.Severity
+		}
+	}
+	return w
+}
+
+// finish sorts findings and turns the counters into notes.
+func (r *SessionResult) finish(rules []*Rule) {
+	sort.SliceStable(r.Findings, func(i, j int) bool {
+		a, b := r.Findings[i], r.Findings[j]
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Rule < b.Rule
+	})
+	for _, ru := range rules {
+		reasons := r.cannot[ru.ID]
+		keys := make([]string, 0, len(reasons))
+		for k := range reasons {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			r.Notes = append(r.Notes, fmt.Sprintf("%s %s could not judge %s: %s", ru.ID, ru.Name, plural(reasons[k], "message"), k))
+		}
+		if n := r.suppressed[ru.ID]; n > 0 {
+			r.Notes = append(r.Notes, fmt.Sprintf("%s %s: %s more not listed (limit per rule and session reached)", ru.ID, ru.Name, plural(n, "finding")))
+		}
+	}
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// DefaultFindingLimit caps the findings one rule lists per session; the rest are counted.
+const DefaultFindingLimit = 1000
+
+// Analyzer runs a catalogue over the frames of one input, session by session, in one pass.
+type Analyzer struct {
+	rules   []*Rule
+	limit   int
+	tracker *session.Tracker
+	open    map[*session.Session]*running
+	done    []*SessionResult
+}
+
+type running struct {
+	result   *SessionResult
+	passes   []*Pass
+	checkers []Checker
+}
+
+// NewAnalyzer prepares a run over one input. limit <= 0 means DefaultFindingLimit.
+func NewAnalyzer(input string, rules []*Rule, limit int) *Analyzer {
+	if limit <= 0 {
+		limit = DefaultFindingLimit
+	}
+	a := &Analyzer{rules: rules, limit: limit, open: map[*session.Session]*running{}}
+	a.tracker = session.NewTracker(input, a.start, a.end)
+	return a
+}
+
+func (a *Analyzer) start(s *session.Session) {
+	run := &running{result: &SessionResult{Session: s, cannot: map[string]map[string]int{}, suppressed: map[string]int{}}}
+	for _, r := range a.rules {
+		run.passes = append(run.passes, &Pass{Rule: r, Session: s, result: run.result, limit: a.limit})
+		run.checkers = append(run.checkers, r.New())
+	}
+	a.open[s] = run
+}
+
+func (a *Analyzer) end(s *session.Session) {
+	run := a.open[s]
+	if run == nil {
+		return
+	}
+	delete(a.open, s)
+	for i, c := range run.checkers {
+		c.End(run.passes[i])
+	}
+	run.result.finish(a.rules)
+	a.done = append(a.done, run.result)
+}
+
+// Frame feeds one frame (in capture order).
+func (a *Analyzer) Frame(f *frame.Frame) {
+	a.tracker.Frame(f, func(m *session.Message) {
+		run := a.open[m.Session]
+		for i, c := range run.checkers {
+			c.Message(run.passes[i], m)
+		}
+	})
+}
+
+// Close ends the open sessions and returns every session's result in order of appearance.
+func (a *Analyzer) Close() []*SessionResult {
+	a.tracker.Close()
+	sort.SliceStable(a.done, func(i, j int) bool { return a.done[i].Session.Index < a.done[j].Session.Index })
+	return a.done
+}
+
+// Describe names a message for a finding: "tools/call id=4" or "notifications/message".
+func Describe(m *session.Message) string {
+	var b strings.Builder
+	switch {
+	case m.Kind == frame.KindBatch:
+		b.WriteString("batch of ")
+		b.WriteString(plural(len(m.Members), "message"))
+		return b.String()
+	case m.Kind.IsResponse() && m.Request != nil:
+		b.WriteString(m.Request.Method)
+		b.WriteString(" response")
+	case m.Kind.IsResponse():
+		b.WriteString("response")
+	default:
+		b.WriteString(m.Method)
+	}
+	if m.ID != "" {
+		b.WriteString(" id=")
+		b.WriteString(m.ID)
+	}
+	return b.String()
+}

@@ -1,0 +1,195 @@
+// Package rule is the framework the rule catalogue is written in: a Rule is a value
+// (ID, name, severity, documentation, and a constructor of per-session state) that
+// observes the messages of a session in order and reports findings through a Pass.
+// A rule never prints, sorts or decides exit codes.
+package rule
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/session"
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+)
+
+// Severity of a finding.
+type Severity uint8
+
+const (
+	SeverityInfo Severity = iota + 1
+	SeverityWarning
+	SeverityError
+)
+
+func (s Severity) String() string {
+	switch s {
+	case SeverityInfo:
+		return "info"
+	case SeverityWarning:
+		return "warning"
+	case SeverityError:
+		return "error"
+	}
+	return "none"
+}
+
+// ParseSeverity reads "error", "warning" or "info".
+func ParseSeverity(s string) (Severity, bool) {
+	switch strings.ToLower(s) {
+	case "error":
+		return SeverityError, true
+	case "warning":
+		return SeverityWarning, true
+	case "info":
+		return SeverityInfo, true
+	}
+	return 0, false
+}
+
+// Related points at another frame that explains a finding (for example the
+// initialize result that did not declare a capability).
+type Related struct {
+	Line int    `json:"line"`
+	Note string `json:"note"`
+}
+
+// Finding is one thing a rule found, anchored to one frame.
+type Finding struct {
+	Rule     string
+	Name     string
+	Severity Severity
+	Message  string
+	Input    string
+	Line     int
+	Time     time.Time
+	Dir      spec.Direction
+	Method   string
+	ID       string // raw JSON token, "" when the frame has none
+	Related  []Related
+	Hint     string
+}
+
+// Checker is the per-session state of one rule.
+type Checker interface {
+	// Message observes one message of the session, in capture order. A batch is
+	// observed once as a whole (m.Kind == frame.KindBatch), then member by member.
+	Message(p *Pass, m *session.Message)
+	// End runs when the session ends: the place to report absences.
+	End(p *Pass)
+}
+
+// Rule describes one check of the catalogue.
+type Rule struct {
+	ID       string // MCPnnnn, stable, never reused
+	Name     string // kebab-case
+	Severity Severity
+	Title    string
+	// Anchor says which frame a finding points at.
+	Anchor string
+	// Hint is the short "what to do" attached to each finding.
+	Hint string
+	// CapabilityScaled rules are warnings under revisions whose lifecycle said
+	// SHOULD (2024-11-05, 2025-03-26) and errors from 2025-06-18 (MUST).
+	CapabilityScaled bool
+	// New returns fresh per-session state.
+	New func() Checker
+}
+
+// Funcs adapts plain functions to a Checker; either may be nil.
+type Funcs struct {
+	OnMessage func(p *Pass, m *session.Message)
+	OnEnd     func(p *Pass)
+}
+
+func (f Funcs) Message(p *Pass, m *session.Message) {
+	if f.OnMessage != nil {
+		f.OnMessage(p, m)
+	}
+}
+
+func (f Funcs) End(p *Pass) {
+	if f.OnEnd != nil {
+		f.OnEnd(p)
+	}
+}
+
+// PerMessage builds the constructor of a stateless rule that looks at each message alone.
+func PerMessage(fn func(p *Pass, m *session.Message)) func() Checker {
+	return func() Checker { return Funcs{OnMessage: fn} }
+}
+
+var (
+	idPattern   = regexp.MustCompile(`^MCP[0-9]{4}$`)
+	namePattern = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
+)
+
+// Validate checks a catalogue: well-formed, unique IDs and names, and complete metadata.
+func Validate(rules []*Rule) error {
+	ids, names := map[string]bool{}, map[string]bool{}
+	for i, r := range rules {
+		switch {
+		case r == nil:
+			return fmt.Errorf("mcpsleuth: rule %d is nil", i)
+		case !idPattern.MatchString(r.ID):
+			return fmt.Errorf("mcpsleuth: rule %q: id must look like MCP1234", r.ID)
+		case !namePattern.MatchString(r.Name):
+			return fmt.Errorf("mcpsleuth: rule %s: name %q must be kebab-case", r.ID, r.Name)
+		case ids[r.ID]:
+			return fmt.Errorf("mcpsleuth: rule %s: id used twice", r.ID)
+		case names[r.Name]:
+			return fmt.Errorf("mcpsleuth: rule %s: name %q used twice", r.ID, r.Name)
+		case r.Severity < SeverityInfo || r.Severity > SeverityError:
+			return fmt.Errorf("mcpsleuth: rule %s: no severity", r.ID)
+		case r.Title == "" || r.Anchor == "" || r.Hint == "":
+			return fmt.Errorf("mcpsleuth: rule %s: title, anchor and hint are required", r.ID)
+		case r.New == nil:
+			return fmt.Errorf("mcpsleuth: rule %s: no constructor", r.ID)
+		}
+		ids[r.ID], names[r.Name] = true, true
+	}
+	return nil
+}
+
+// Select filters a catalogue by --enable / --disable lists of IDs or names
+// (an empty enable list keeps every rule). Unknown entries are an error.
+func Select(all []*Rule, enable, disable []string) ([]*Rule, error) {
+	index := map[string]*Rule{}
+	for _, r := range all {
+		index[strings.ToUpper(r.ID)], index[r.Name] = r, r
+	}
+	lookup := func(list []string) (map[*Rule]bool, error) {
+		set := map[*Rule]bool{}
+		for _, item := range list {
+			item = strings.TrimSpace(item)
+			if item == "" {
+				continue
+			}
+			r := index[strings.ToUpper(item)]
+			if r == nil {
+				r = index[strings.ToLower(item)]
+			}
+			if r == nil {
+				return nil, fmt.Errorf("mcpsleuth: unknown rule %q (see mcpsleuth rules)", item)
+			}
+			set[r] = true
+		}
+		return set, nil
+	}
+	on, err := lookup(enable)
+	if err != nil {
+		return nil, err
+	}
+	off, err := lookup(disable)
+	if err != nil {
+		return nil, err
+	}
+	var out []*Rule
+	for _, r := range all {
+		if (len(on) == 0 || on[r]) && !off[r] {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}

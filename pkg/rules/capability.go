@@ -1,0 +1,87 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/session"
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+)
+
+// gated is a message's capability gate under its governing revision, resolved
+// against the contract.
+type gated struct {
+	row      spec.Method
+	declared bool
+}
+
+// judgeGate looks up the gate of a request or notification sent in direction d
+// under the message's revision and checks it against the declaring side. ok=false
+// means there is nothing to judge (no gate, unknown method) or the rule could not
+// judge (recorded through p.CannotJudge).
+func judgeGate(p *rule.Pass, m *session.Message, method string, d spec.Direction) (g gated, ok bool) {
+	if !spec.KnownMethod(method) {
+		return g, false
+	}
+	if d == spec.DirUnknown {
+		p.CannotJudge("direction unknown")
+		return g, false
+	}
+	rev := m.Revision()
+	if rev == "" || m.Contract == nil {
+		p.CannotJudge("no contract (no handshake before it)")
+		return g, false
+	}
+	row, found := spec.LookupMethod(method, rev, d)
+	if !found || row.Gate.None() {
+		return g, false // a method the revision lacks is MCP1008's; an ungated one needs no declaration
+	}
+	if row.Gate.Extension != "" {
+		p.CannotJudge("extension capabilities (" + row.Gate.Extension + ") are not checked yet")
+		return g, false
+	}
+	declared, known := m.Contract.Declares(row.Gate.Side, row.Gate.Path, row.Gate.Boolean())
+	if !known {
+		p.CannotJudge(fmt.Sprintf("the %s's capabilities are unknown (%s not seen)", row.Gate.Side, m.Contract.DeclaredIn(row.Gate.Side)))
+		return g, false
+	}
+	return gated{row: row, declared: declared}, true
+}
+
+// declaration says what a side declared for a gate, as evidence in a message:
+// `initialize result (line 2) declared resources: {} (no listChanged)`.
+func declaration(c *session.Contract, g spec.Gate) (string, rule.Related) {
+	top, sub, _ := strings.Cut(g.Path, ".")
+	summary := c.CapabilitySummary(g.Side, top)
+	text := c.DeclaredIn(g.Side) + " declared " + summary
+	if sub != "" && !strings.HasPrefix(summary, "no ") {
+		text += " (no " + sub + ")"
+	}
+	if strings.HasPrefix(summary, "no ") {
+		text = c.DeclaredIn(g.Side) + " declared no " + top
+		if caps := capsOf(c, g.Side); caps != "" {
+			text += " (capabilities: " + caps + ")"
+		}
+	}
+	return text, rule.Related{Line: c.DeclaredLine(g.Side), Note: c.DeclaredIn(g.Side) + ": " + summary}
+}
+
+func capsOf(c *session.Contract, side spec.Side) string {
+	caps := c.ClientCaps
+	if side == spec.Server {
+		caps = c.ServerCaps
+	}
+	if caps == nil {
+		return ""
+	}
+	return shortJSON(string(caps))
+}
+
+// possessive renders "its" when the gate is the sender's own declaration, else "the <side>'s".
+func possessive(sender, owner spec.Side) string {
+	if sender == owner {
+		return "its"
+	}
+	return "the " + owner.String() + "'s"
+}

@@ -1,0 +1,64 @@
+package rules
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/session"
+)
+
+// quote renders a captured string for a message, shortened.
+func quote(s string) string {
+	const max = 80
+	if len(s) > max {
+		s = s[:max] + "..."
+	}
+	return strconv.Quote(s)
+}
+
+// after describes how much traffic followed a request before the capture ended.
+func after(s *session.Session, r *session.Request) string {
+	lines := s.LastLine - r.Line
+	var parts []string
+	if !r.Time.IsZero() && !s.LastTime.IsZero() && s.LastTime.After(r.Time) {
+		parts = append(parts, roundDuration(s.LastTime.Sub(r.Time))+" later")
+	}
+	switch {
+	case lines <= 0:
+		parts = append(parts, "right after it")
+	case lines == 1:
+		parts = append(parts, "1 line later")
+	default:
+		parts = append(parts, fmt.Sprintf("%d lines later", lines))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func roundDuration(d time.Duration) string {
+	switch {
+	case d >= time.Minute:
+		return d.Round(time.Second).String()
+	case d >= time.Second:
+		return d.Round(10 * time.Millisecond).String()
+	default:
+		return d.Round(100 * time.Microsecond).String()
+	}
+}
+
+// shortJSON compacts a captured JSON value and shortens it for a message.
+func shortJSON(raw string) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, []byte(raw)); err != nil {
+		b.Reset()
+		b.WriteString(raw)
+	}
+	s := b.String()
+	if len(s) > 120 {
+		s = s[:117] + "..."
+	}
+	return s
+}

@@ -1,0 +1,220 @@
+// Package session groups frames into sessions, pairs requests with their responses
+// in each direction, and rebuilds the contract that governs every frame: the
+// negotiated revision and both sides' declared capabilities.
+package session
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+)
+
+// Era is the protocol era of a session.
+type Era uint8
+
+const (
+	// EraUnknown: no initialize and no modern request seen (yet).
+	EraUnknown Era = iota
+	// EraLegacy: an initialize handshake (2024-11-05 .. 2025-11-25).
+	EraLegacy
+	// EraModern: stateless 2026-07-28 requests carrying their contract in _meta.
+	EraModern
+)
+
+func (e Era) String() string {
+	switch e {
+	case EraLegacy:
+		return "legacy"
+	case EraModern:
+		return "modern"
+	}
+	return "unknown"
+}
+
+// Verdict judges the revision the server answered against the one requested.
+type Verdict uint8
+
+const (
+	VerdictPending    Verdict = iota // no answer (yet)
+	VerdictEchoed                    // answered what was requested
+	VerdictDowngraded                // answered an older published revision
+	VerdictNotOffered                // answered a newer revision the client never offered
+	VerdictUnknown                   // answered (or requested) a string that is no published revision
+	VerdictFailed                    // initialize answered with an error
+)
+
+func (v Verdict) String() string {
+	switch v {
+	case VerdictEchoed:
+		return "echoed"
+	case VerdictDowngraded:
+		return "downgraded"
+	case VerdictNotOffered:
+		return "not offered"
+	case VerdictUnknown:
+		return "unknown revision"
+	case VerdictFailed:
+		return "initialize failed"
+	}
+	return "no answer"
+}
+
+// Implementation is clientInfo / serverInfo.
+type Implementation struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Contract is what governs a frame: the revision and both declarations, with the
+// lines they came from so a finding can point at the frame that did not declare.
+type Contract struct {
+	Era Era
+	// Requested is the client's protocolVersion (initialize params, or the request's _meta).
+	Requested string
+	// Answered is the server's protocolVersion in the initialize result ("" for modern).
+	Answered string
+	// Revision governs the frames: the negotiated revision when it is a published one,
+	// else "" (rules that depend on it cannot judge).
+	Revision spec.Revision
+	Verdict  Verdict
+
+	// ClientCaps and ServerCaps are the capability objects verbatim (nil: not declared,
+	// for example no server/discover result seen in a modern session).
+	ClientCaps []byte
+	ServerCaps []byte
+	Client     Implementation
+	Server     Implementation
+	// Instructions from the initialize or discover result.
+	Instructions string
+	// SupportedVersions from a server/discover result.
+	SupportedVersions []string
+
+	// Lines of the frames that declared each part (0 = none).
+	RequestLine    int // initialize request, or the modern request carrying the client's _meta
+	ResultLine     int // initialize result
+	ServerCapsLine int // initialize result or server/discover result
+	ErrorLine      int // initialize error response
+}
+
+// Declares reports whether side's capability object declares path ("resources",
+// "resources.listChanged"). Boolean flags must be true; objects must be present.
+// ok=false means that side's declaration is not known, so nothing can be judged.
+func (c *Contract) Declares(side spec.Side, path string, boolean bool) (declared, ok bool) {
+	caps := c.ClientCaps
+	if side == spec.Server {
+		caps = c.ServerCaps
+	}
+	if caps == nil {
+		return false, false
+	}
+	v := gjson.GetBytes(caps, escapePath(path))
+	if boolean {
+		return v.Type == gjson.True, true
+	}
+	return v.Exists() && v.Type != gjson.Null && v.Type != gjson.False, true
+}
+
+// DeclaredLine is the line of the frame that carried side's declaration.
+func (c *Contract) DeclaredLine(side spec.Side) int {
+	if side == spec.Server {
+		return c.ServerCapsLine
+	}
+	return c.RequestLine
+}
+
+// DeclaredIn names the frame that carried side's declaration, for messages:
+// "initialize result (line 2)", "server/discover result (line 2)".
+func (c *Contract) DeclaredIn(side spec.Side) string {
+	line := c.DeclaredLine(side)
+	var what string
+	switch {
+	case c.Era == EraModern && side == spec.Server:
+		what = "server/discover result"
+	case c.Era == EraModern:
+		what = "the request's _meta clientCapabilities"
+	case side == spec.Server:
+		what = "initialize result"
+	default:
+		what = "initialize request"
+	}
+	if line > 0 {
+		return what + " (line " + strconv.Itoa(line) + ")"
+	}
+	return what
+}
+
+// CapabilitySummary renders one side's declared capability at path for a message,
+// e.g. `resources: {}` or `tools: {"listChanged":true}`; "nothing" when absent.
+func (c *Contract) CapabilitySummary(side spec.Side, top string) string {
+	caps := c.ClientCaps
+	if side == spec.Server {
+		caps = c.ServerCaps
+	}
+	v := gjson.GetBytes(caps, escapePath(top))
+	if !v.Exists() {
+		return "no " + top
+	}
+	return top + ": " + compact(v.Raw)
+}
+
+func compact(raw string) string {
+	var b bytes.Buffer
+	inString, escaped := false, false
+	for i := 0; i < len(raw); i++ {
+		ch := raw[i]
+		switch {
+		case escaped:
+			escaped = false
+		case ch == '\\' && inString:
+			escaped = true
+		case ch == '"':
+			inString = !inString
+		case !inString && (ch == ' ' || ch == '\n' || ch == '\t' || ch == '\r'):
+			continue
+		}
+		b.WriteByte(ch)
+	}
+	s := b.String()
+	if len(s) > 120 {
+		s = s[:117] + "..."
+	}
+	return s
+}
+
+// escapePath escapes gjson path syntax characters other than the dots that separate levels.
+func escapePath(path string) string {
+	if !strings.ContainsAny(path, "*?|#@\\!") {
+		return path
+	}
+	var b strings.Builder
+	for _, r := range path {
+		if strings.ContainsRune("*?|#@\\!", r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// judgeVersion sets Revision and Verdict from Requested and Answered.
+func (c *Contract) judgeVersion() {
+	req, reqOK := spec.ParseRevision(c.Requested)
+	ans, ansOK := spec.ParseRevision(c.Answered)
+	if ansOK {
+		c.Revision = ans
+	}
+	switch {
+	case !ansOK || !reqOK:
+		c.Verdict = VerdictUnknown
+	case ans == req:
+		c.Verdict = VerdictEchoed
+	case ans.Before(req):
+		c.Verdict = VerdictDowngraded
+	default:
+		c.Verdict = VerdictNotOffered
+	}
+}

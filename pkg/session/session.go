@@ -1,0 +1,602 @@
+package session
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+)
+
+// Request is what a session remembers of one request, until its response and beyond
+// (a Message that answers it points here).
+type Request struct {
+	Method string
+	ID     string // raw JSON token
+	Dir    spec.Direction
+	Line   int
+	Time   time.Time
+	// Batch is set when the request travelled inside a JSON-RPC batch.
+	Batch bool
+	// ProgressToken is the raw JSON token of params._meta.progressToken ("" if none).
+	ProgressToken string
+	// Paginated is set when the request carried params.cursor.
+	Paginated bool
+	// Contract governs the request and its response.
+	Contract *Contract
+	// LongLived requests (subscriptions/listen) are answered only on graceful close.
+	LongLived bool
+
+	Cancelled    bool
+	CancelLine   int
+	ResponseLine int // 0 while no response was seen
+	ResponseTime time.Time
+	ResponseErr  bool
+}
+
+// Answered reports whether a response was seen.
+func (r *Request) Answered() bool { return r.ResponseLine > 0 }
+
+// Session is one connection between one client and one server: from an initialize
+// (or the first modern request) to the next initialize on the same stream, or the end.
+type Session struct {
+	Input     string
+	Index     int // order of appearance in the input
+	StreamKey string
+	FirstLine int
+	LastLine  int
+	FirstTime time.Time
+	LastTime  time.Time
+	Era       Era
+	// Legacy is the initialize contract (legacy era), nil before/without one.
+	Legacy *Contract
+	// Discover holds the latest server/discover result (modern era): server
+	// capabilities, identity, instructions. nil when none was seen.
+	Discover *Contract
+	// ModernRevision is the latest revision seen in a request's _meta.
+	ModernRevision spec.Revision
+	// InitializedLine is the line of notifications/initialized (0 if not seen).
+	InitializedLine int
+	// PreHandshake counts frames seen before any initialize or modern request.
+	PreHandshake int
+
+	Frames        int
+	Requests      int
+	Notifications int
+	Responses     int
+	Invalid       int
+
+	outstanding map[requestKey]*Request
+	lastID      [3]int64 // last numeric request id per direction, for inferring ping's direction
+	sentReqs    [3]int   // requests seen per direction
+	lastModern  *Contract
+	// probeOnly stays true while the session holds nothing but server/discover
+	// requests and their responses (a dual-era client's probe).
+	probeOnly bool
+}
+
+type requestKey struct {
+	dir spec.Direction
+	id  string
+}
+
+// Outstanding returns the requests without a response, in line order.
+func (s *Session) Outstanding() []*Request {
+	out := make([]*Request, 0, len(s.outstanding))
+	for _, r := range s.outstanding {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Line != out[j].Line {
+			return out[i].Line < out[j].Line
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out
+}
+
+// Pending returns the outstanding request sent in direction d with this raw id.
+func (s *Session) Pending(d spec.Direction, id string) *Request {
+	return s.outstanding[requestKey{d, id}]
+}
+
+// Message is one JSON-RPC message as rules see it: a frame, or one member of a batch.
+type Message struct {
+	*frame.Frame
+	// Batch is the batch frame this message travelled in (nil if none). For the batch
+	// itself, Frame is the batch and Batch is nil.
+	Batch *frame.Frame
+	// Request: for a request, its record; for a response, the request it answers
+	// (nil when no outstanding request of the other side has its id).
+	Request *Request
+	// Contract governs the message; nil when none is known (no handshake yet).
+	Contract *Contract
+	Session  *Session
+}
+
+// Revision is the governing revision ("" when unknown).
+func (m *Message) Revision() spec.Revision {
+	if m.Contract == nil {
+		return ""
+	}
+	return m.Contract.Revision
+}
+
+// Sender is the side that sent the message (0 when the direction is unknown).
+func (m *Message) Sender() spec.Side { return spec.Sender(m.Dir) }
+
+// Tracker follows the sessions of one input, stream by stream.
+type Tracker struct {
+	input   string
+	streams map[string]*Session
+	order   []string
+	next    int
+	onStart func(*Session)
+	onEnd   func(*Session)
+}
+
+// NewTracker starts tracking an input; onStart and onEnd are called as sessions begin and end.
+func NewTracker(input string, onStart, onEnd func(*Session)) *Tracker {
+	return &Tracker{input: input, streams: map[string]*Session{}, onStart: onStart, onEnd: onEnd}
+}
+
+// Close ends every open session, in order of their first frame.
+func (t *Tracker) Close() {
+	open := make([]*Session, 0, len(t.streams))
+	for _, k := range t.order {
+		if s := t.streams[k]; s != nil {
+			open = append(open, s)
+		}
+	}
+	sort.Slice(open, func(i, j int) bool { return open[i].Index < open[j].Index })
+	for _, s := range open {
+		t.onEnd(s)
+	}
+	t.streams = map[string]*Session{}
+	t.order = nil
+}
+
+func (t *Tracker) start(key string, f *frame.Frame) *Session {
+	if old := t.streams[key]; old != nil {
+		t.onEnd(old)
+	} else {
+		t.order = append(t.order, key)
+	}
+	s := &Session{Input: t.input, Index: t.next, StreamKey: key, FirstLine: f.Line, FirstTime: f.Time, outstanding: map[requestKey]*Request{}, probeOnly: true}
+	t.next++
+	t.streams[key] = s
+	t.onStart(s)
+	return s
+}
+
+// Frame feeds one frame: it picks (or starts) the session, infers missing directions,
+// pairs responses with requests, updates the contract, and calls visit for each
+// message: first the batch frame itself, then each member.
+func (t *Tracker) Frame(f *frame.Frame, visit func(*Message)) {
+	s := t.streams[f.StreamKey]
+	if s == nil || t.startsSession(s, f) {
+		s = t.start(f.StreamKey, f)
+	}
+	s.Frames++
+	s.LastLine = f.Line
+	if !f.Time.IsZero() {
+		if s.FirstTime.IsZero() {
+			s.FirstTime = f.Time
+		}
+		s.LastTime = f.Time
+	}
+	switch f.Kind {
+	case frame.KindInvalid:
+		s.Invalid++
+		s.probeOnly = false
+		visit(&Message{Frame: f, Session: s, Contract: s.current()})
+		return
+	case frame.KindBatch:
+		msgs := make([]Message, len(f.Members))
+		dir := spec.DirUnknown
+		for i := range f.Members {
+			msgs[i] = Message{Frame: &f.Members[i], Batch: f, Session: s}
+			s.track(&msgs[i])
+			if msgs[i].Dir != spec.DirUnknown {
+				dir = msgs[i].Dir
+			}
+		}
+		if f.Dir == spec.DirUnknown && dir != spec.DirUnknown {
+			f.Dir, f.DirReason = dir, "inferred from the batch's members"
+		}
+		visit(&Message{Frame: f, Session: s, Contract: s.current()})
+		for i := range msgs {
+			visit(&msgs[i])
+		}
+	default:
+		m := Message{Frame: f, Session: s}
+		s.track(&m)
+		visit(&m)
+	}
+}
+
+// startsSession decides whether f opens a new session on the stream.
+func (t *Tracker) startsSession(s *Session, f *frame.Frame) bool {
+	first := f
+	if f.Kind == frame.KindBatch && len(f.Members) > 0 {
+		first = &f.Members[0]
+	}
+	if first.Kind != frame.KindRequest || first.Dir == spec.S2C {
+		return false
+	}
+	switch first.Method {
+	case "initialize":
+		// A dual-era probe (server/discover refused, then initialize) stays one session.
+		return s.Legacy != nil || (s.Frames > 0 && !(s.probeOnly && s.Discover == nil))
+	case "server/discover":
+		return s.Legacy != nil
+	}
+	return false
+}
+
+// current is the contract for a message that is neither a request nor a response.
+func (s *Session) current() *Contract {
+	if s.Era == EraModern {
+		return s.lastModern
+	}
+	return s.Legacy
+}
+
+// track updates the session with one message and fills m.Request and m.Contract.
+func (s *Session) track(m *Message) {
+	if m.Dir == spec.DirUnknown {
+		s.inferDirection(m)
+	}
+	switch m.Kind {
+	case frame.KindRequest:
+		s.Requests++
+		s.trackRequest(m)
+	case frame.KindNotification:
+		s.Notifications++
+		s.trackNotification(m)
+	case frame.KindResult, frame.KindError:
+		s.Responses++
+		s.trackResponse(m)
+	case frame.KindInvalid:
+		s.Invalid++
+		m.Contract = s.current()
+	}
+	if m.Method != "server/discover" && (m.Request == nil || m.Request.Method != "server/discover") {
+		s.probeOnly = false
+	}
+}
+
+func (s *Session) trackRequest(m *Message) {
+	r := &Request{Method: strings.Clone(m.Method), ID: strings.Clone(m.ID), Dir: m.Dir, Line: m.Line, Time: m.Time, Batch: m.Batch != nil}
+	r.LongLived = m.Method == "subscriptions/listen"
+	meta := readParams(m.Params, r)
+	if m.Dir != spec.DirUnknown {
+		s.sentReqs[m.Dir]++
+		if n, err := strconv.ParseInt(m.ID, 10, 64); err == nil {
+			s.lastID[m.Dir] = n
+		}
+	}
+	switch {
+	case m.Method == "initialize" && m.Dir != spec.S2C:
+		c := &Contract{Era: EraLegacy, RequestLine: m.Line}
+		p := gjson.ParseBytes(m.Params)
+		c.Requested = p.Get("protocolVersion").String()
+		if caps := p.Get("capabilities"); caps.Exists() {
+			c.ClientCaps = []byte(caps.Raw)
+		}
+		c.Client = implementation(p.Get("clientInfo"))
+		if ans, ok := spec.ParseRevision(c.Requested); ok {
+			c.Revision = ans // provisional until the result answers
+		}
+		s.Era, s.Legacy = EraLegacy, c
+	case meta.version.Exists() && m.Dir != spec.S2C:
+		if s.Era == EraUnknown {
+			s.Era = EraModern
+		}
+		s.lastModern = s.modernContract(m, meta)
+	}
+	if s.Era == EraUnknown {
+		s.PreHandshake++
+	}
+	switch {
+	case s.Era == EraModern && s.lastModern != nil && s.lastModern.RequestLine == m.Line:
+		r.Contract = s.lastModern
+	case s.Era == EraModern:
+		r.Contract = s.withoutMeta(m)
+	default:
+		r.Contract = s.Legacy
+	}
+	m.Request, m.Contract = r, r.Contract
+	if m.Dir != spec.DirUnknown && m.ID != "" && m.ID != "null" {
+		s.outstanding[requestKey{m.Dir, r.ID}] = r
+	}
+}
+
+// requestMeta is what a request's params say about the contract (modern) and progress.
+type requestMeta struct {
+	version, caps, info, raw gjson.Result
+}
+
+// readParams reads params.cursor and params._meta in one pass over params.
+func readParams(params []byte, r *Request) requestMeta {
+	var meta requestMeta
+	if len(params) == 0 {
+		return meta
+	}
+	gjson.ParseBytes(params).ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "cursor":
+			r.Paginated = v.Type != gjson.Null
+		case "_meta":
+			meta.raw = v
+			v.ForEach(func(mk, mv gjson.Result) bool {
+				switch mk.Str {
+				case "progressToken":
+					r.ProgressToken = strings.Clone(mv.Raw)
+				case "io.modelcontextprotocol/protocolVersion":
+					meta.version = mv
+				case "io.modelcontextprotocol/clientCapabilities":
+					meta.caps = mv
+				case "io.modelcontextprotocol/clientInfo":
+					meta.info = mv
+				}
+				return true
+			})
+		}
+		return true
+	})
+	return meta
+}
+
+// modernContract builds the contract of one modern request from its _meta and the
+// latest server/discover result. Consecutive requests with the same _meta share one.
+func (s *Session) modernContract(m *Message, meta requestMeta) *Contract {
+	version := meta.version.String()
+	if prev := s.lastModern; prev != nil && prev.Requested == version && string(prev.ClientCaps) == meta.caps.Raw && s.discoverLine() == prev.ServerCapsLine && prev.RequestLine != 0 {
+		c := *prev
+		c.RequestLine = m.Line
+		return &c
+	}
+	c := &Contract{Era: EraModern, Requested: strings.Clone(version), RequestLine: m.Line}
+	if meta.caps.Exists() {
+		c.ClientCaps = []byte(meta.caps.Raw)
+	}
+	c.Client = implementation(meta.info)
+	if rev, ok := spec.ParseRevision(version); ok {
+		c.Revision = rev
+		s.ModernRevision = rev
+		c.Verdict = VerdictEchoed
+	} else {
+		c.Verdict = VerdictUnknown
+	}
+	s.copyDiscover(c)
+	return c
+}
+
+// withoutMeta is the contract of a modern-session request that carried no _meta:
+// the session's latest revision, no client declaration.
+func (s *Session) withoutMeta(m *Message) *Contract {
+	c := &Contract{Era: EraModern, Revision: s.ModernRevision, RequestLine: m.Line}
+	if s.lastModern != nil {
+		c.Requested = s.lastModern.Requested
+		c.Client = s.lastModern.Client
+	}
+	s.copyDiscover(c)
+	return c
+}
+
+func (s *Session) discoverLine() int {
+	if s.Discover == nil {
+		return 0
+	}
+	return s.Discover.ServerCapsLine
+}
+
+func (s *Session) copyDiscover(c *Contract) {
+	if d := s.Discover; d != nil {
+		c.ServerCaps, c.ServerCapsLine, c.Server, c.Instructions, c.SupportedVersions = d.ServerCaps, d.ServerCapsLine, d.Server, d.Instructions, d.SupportedVersions
+	}
+}
+
+func implementation(v gjson.Result) Implementation {
+	return Implementation{Name: v.Get("name").String(), Version: v.Get("version").String()}
+}
+
+func (s *Session) trackNotification(m *Message) {
+	switch m.Method {
+	case "notifications/initialized":
+		if m.Dir != spec.S2C && s.InitializedLine == 0 {
+			s.InitializedLine = m.Line
+		}
+	case "notifications/cancelled":
+		id := gjson.GetBytes(m.Params, "requestId").Raw
+		if r := s.outstanding[requestKey{m.Dir, id}]; r != nil && !r.Cancelled {
+			r.Cancelled, r.CancelLine = true, m.Line
+		}
+	}
+	if s.Era == EraUnknown {
+		s.PreHandshake++
+	}
+	m.Contract = s.current()
+	if s.Era == EraModern {
+		// A notification on a subscriptions/listen stream is governed by that request.
+		if sub := gjson.GetBytes(m.Params, `_meta.io\.modelcontextprotocol/subscriptionId`); sub.Exists() {
+			if r := s.outstanding[requestKey{m.Dir.Opposite(), sub.Raw}]; r != nil {
+				m.Request, m.Contract = r, r.Contract
+			}
+		}
+	}
+}
+
+func (s *Session) trackResponse(m *Message) {
+	if m.Dir == spec.DirUnknown {
+		m.Contract = s.current()
+		return
+	}
+	key := requestKey{m.Dir.Opposite(), m.ID}
+	r := s.outstanding[key]
+	if r == nil {
+		m.Contract = s.current()
+		return
+	}
+	delete(s.outstanding, key)
+	r.ResponseLine, r.ResponseTime, r.ResponseErr = m.Line, m.Time, m.Kind == frame.KindError
+	m.Request, m.Contract = r, r.Contract
+	switch r.Method {
+	case "initialize":
+		c := r.Contract
+		if c == nil {
+			return
+		}
+		if m.Kind == frame.KindError {
+			c.Verdict, c.ErrorLine = VerdictFailed, m.Line
+			return
+		}
+		res := gjson.ParseBytes(m.Result)
+		c.Answered = res.Get("protocolVersion").String()
+		if caps := res.Get("capabilities"); caps.Exists() {
+			c.ServerCaps = []byte(caps.Raw)
+		}
+		c.Server = implementation(res.Get("serverInfo"))
+		c.Instructions = res.Get("instructions").String()
+		c.ResultLine, c.ServerCapsLine = m.Line, m.Line
+		c.Revision = ""
+		c.judgeVersion()
+	case "server/discover":
+		if m.Kind == frame.KindError {
+			return
+		}
+		res := gjson.ParseBytes(m.Result)
+		d := &Contract{Era: EraModern, ServerCapsLine: m.Line}
+		if caps := res.Get("capabilities"); caps.Exists() {
+			d.ServerCaps = []byte(caps.Raw)
+		}
+		d.Server = implementation(res.Get(`_meta.io\.modelcontextprotocol/serverInfo`))
+		d.Instructions = res.Get("instructions").String()
+		for _, v := range res.Get("supportedVersions").Array() {
+			d.SupportedVersions = append(d.SupportedVersions, v.String())
+		}
+		s.Discover = d
+		if s.Era == EraUnknown {
+			s.Era = EraModern
+		}
+	}
+}
+
+// inferDirection fills in the direction of a message whose log did not say
+// (DESIGN.md section 3): from the method's direction in the spec table; a response
+// takes the opposite direction of the outstanding request with its id; progress and
+// cancellation follow the request they refer to.
+func (s *Session) inferDirection(m *Message) {
+	set := func(d spec.Direction, why string) {
+		m.Dir = d
+		if d == spec.DirUnknown {
+			m.DirReason = why
+		} else {
+			m.DirReason = "inferred: " + why
+		}
+	}
+	switch m.Kind {
+	case frame.KindRequest, frame.KindNotification:
+		if d, ok := spec.DirectionIn(m.Method, s.revision()); ok {
+			set(d, m.Method+" is sent one way only")
+			return
+		}
+		if d, ok := spec.DirectionIn(m.Method, ""); ok {
+			set(d, m.Method+" is sent one way only")
+			return
+		}
+		switch m.Method {
+		case "notifications/progress":
+			token := gjson.GetBytes(m.Params, "progressToken").Raw
+			for _, r := range s.outstanding {
+				if r.ProgressToken == token && token != "" {
+					set(r.Dir.Opposite(), "progress for a request sent "+r.Dir.String())
+					return
+				}
+			}
+			set(spec.DirUnknown, "progress token "+token+" belongs to no outstanding request")
+		case "notifications/cancelled":
+			id := gjson.GetBytes(m.Params, "requestId").Raw
+			c2s, s2c := s.outstanding[requestKey{spec.C2S, id}], s.outstanding[requestKey{spec.S2C, id}]
+			switch {
+			case c2s != nil && s2c == nil:
+				set(spec.C2S, "cancels a request the client sent")
+			case s2c != nil && c2s == nil:
+				set(spec.S2C, "cancels a request the server sent")
+			default:
+				set(spec.DirUnknown, "requestId "+id+" matches no single outstanding request")
+			}
+		default:
+			if m.Kind == frame.KindRequest {
+				if d, why := s.guessRequestDir(m.ID); d != spec.DirUnknown {
+					set(d, why)
+					return
+				}
+			}
+			set(spec.DirUnknown, m.Method+" can be sent by either side and the log does not say which")
+		}
+	case frame.KindResult, frame.KindError:
+		c2s, s2c := s.outstanding[requestKey{spec.C2S, m.ID}], s.outstanding[requestKey{spec.S2C, m.ID}]
+		switch {
+		case c2s != nil && s2c == nil:
+			set(spec.S2C, "answers "+c2s.Method+" sent by the client")
+		case s2c != nil && c2s == nil:
+			set(spec.C2S, "answers "+s2c.Method+" sent by the server")
+		case c2s != nil && s2c != nil:
+			set(resultShape(m), "both sides have id "+m.ID+" outstanding; judged by the result's shape")
+		default:
+			set(spec.DirUnknown, "id "+m.ID+" matches no outstanding request")
+		}
+	}
+}
+
+// guessRequestDir infers the direction of a request that either side may send (ping)
+// from the id sequences of the two sides.
+func (s *Session) guessRequestDir(id string) (spec.Direction, string) {
+	n, err := strconv.ParseInt(id, 10, 64)
+	if err == nil {
+		c, sv := s.sentReqs[spec.C2S] > 0 && n == s.lastID[spec.C2S]+1, s.sentReqs[spec.S2C] > 0 && n == s.lastID[spec.S2C]+1
+		switch {
+		case c && !sv:
+			return spec.C2S, "id " + id + " continues the client's id sequence"
+		case sv && !c:
+			return spec.S2C, "id " + id + " continues the server's id sequence"
+		}
+	}
+	if s.sentReqs[spec.S2C] == 0 {
+		return spec.C2S, "the server has sent no requests so far"
+	}
+	return spec.DirUnknown, ""
+}
+
+// resultShape guesses who sent a result from its members.
+func resultShape(m *Message) spec.Direction {
+	if m.Kind != frame.KindResult {
+		return spec.DirUnknown
+	}
+	d := spec.DirUnknown
+	gjson.ParseBytes(m.Result).ForEach(func(k, _ gjson.Result) bool {
+		switch k.Str {
+		case "protocolVersion", "capabilities", "tools", "resources", "resourceTemplates", "prompts", "contents", "messages", "completion", "isError", "structuredContent", "supportedVersions":
+			d = spec.S2C
+			return false
+		case "roots", "model", "role", "action", "stopReason":
+			d = spec.C2S
+			return false
+		}
+		return true
+	})
+	return d
+}
+
+func (s *Session) revision() spec.Revision {
+	if c := s.current(); c != nil {
+		return c.Revision
+	}
+	return ""
+}

@@ -1,0 +1,46 @@
+package spec
+
+// JSON-RPC error codes defined by at least one revision. See changes.md section 4 of
+// the reference data and ErrorCodeIn for the revisions that define each one.
+const (
+	CodeParseError     = -32700
+	CodeInvalidRequest = -32600
+	CodeMethodNotFound = -32601
+	CodeInvalidParams  = -32602
+	CodeInternalError  = -32603
+
+	// CodeResourceNotFound is defined by the resources prose of 2024-11-05 through
+	// 2025-11-25 (not a schema constant). From 2026-07-28 on servers use
+	// CodeInvalidParams instead.
+	CodeResourceNotFound = -32002
+	// CodeURLElicitationRequired (URLElicitationRequiredError) exists only in
+	// 2025-11-25.
+	CodeURLElicitationRequired = -32042
+	// CodeHeaderMismatch exists from 2026-07-28 on.
+	CodeHeaderMismatch = -32020
+	// CodeMissingRequiredClientCapability exists from 2026-07-28 on.
+	CodeMissingRequiredClientCapability = -32021
+	// CodeUnsupportedProtocolVersion exists from 2026-07-28 on.
+	CodeUnsupportedProtocolVersion = -32022
+)
+
+// ErrorCodeIn reports whether the JSON-RPC error code is defined for revision r:
+// the five standard JSON-RPC codes in every revision, -32002 in the four legacy
+// revisions, -32042 only in 2025-11-25, and -32020, -32021 and -32022 only in
+// 2026-07-28 and draft. It is false for an unknown revision.
+func ErrorCodeIn(code int64, r Revision) bool {
+	if !r.Known() {
+		return false
+	}
+	switch code {
+	case CodeParseError, CodeInvalidRequest, CodeMethodNotFound, CodeInvalidParams, CodeInternalError:
+		return true
+	case CodeResourceNotFound:
+		return !r.Modern()
+	case CodeURLElicitationRequired:
+		return r == Rev20251125
+	case CodeHeaderMismatch, CodeMissingRequiredClientCapability, CodeUnsupportedProtocolVersion:
+		return r.Modern()
+	}
+	return false
+}

@@ -1,0 +1,218 @@
+package spec
+
+import (
+	_ "embed"
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// TasksExtension is the identifier of the official Tasks extension, the only
+// extension whose methods this package knows (data/extension-methods.tsv).
+const TasksExtension = "io.modelcontextprotocol/tasks"
+
+var (
+	//go:embed data/methods.tsv
+	methodsTSV string
+	//go:embed data/extension-methods.tsv
+	extensionMethodsTSV string
+)
+
+// Method is one row of methods.tsv (or extension-methods.tsv, Extension set), with
+// a "both" row expanded into one C2S and one S2C row.
+type Method struct {
+	Name string
+	Kind Kind
+	Dir  Direction
+	// Revisions lists, in chronological order, the revisions the row applies to.
+	Revisions []Revision
+	// Gate is the capability that must have been declared before the message may
+	// be sent; Gate.Side says whose. For requests it is the receiver's (the peer
+	// that serves them); for notifications it can be the sender's own declaration
+	// (server.tools.listChanged, server.logging) or the receiver's
+	// (client.elicitation.url).
+	Gate Gate
+	// Note holds the preconditions and parameter-level gates that the method
+	// name alone does not show, as free text.
+	Note string
+	// Extension is "" for core methods and the extension identifier
+	// (TasksExtension) for extension rows.
+	Extension string
+}
+
+// In reports whether the row applies to revision r.
+func (m Method) In(r Revision) bool {
+	return slices.Contains(m.Revisions, r)
+}
+
+// clone returns a copy of m that shares no memory with the table.
+func (m Method) clone() Method {
+	m.Revisions = slices.Clone(m.Revisions)
+	return m
+}
+
+// methodIndex is the parsed, immutable method table.
+type methodIndex struct {
+	rows   []Method         // core rows, then extension rows, in file order
+	byName map[string][]int // indexes into rows, in row order
+}
+
+// methodTable parses the embedded method tables on first use.
+var methodTable = sync.OnceValue(func() *methodIndex {
+	core, err := parseMethodTable(methodsTSV, false)
+	panicIfMalformed("data/methods.tsv", err)
+	ext, err := parseMethodTable(extensionMethodsTSV, true)
+	panicIfMalformed("data/extension-methods.tsv", err)
+	idx := &methodIndex{
+		rows:   slices.Concat(core, ext),
+		byName: make(map[string][]int),
+	}
+	for i, m := range idx.rows {
+		idx.byName[m.Name] = append(idx.byName[m.Name], i)
+	}
+	return idx
+})
+
+// parseMethodTable parses a method table with the columns method, kind, direction,
+// revisions, gate and note. Rows of an extension table must have an "ext:" gate,
+// rows of the core table must not.
+func parseMethodTable(data string, extension bool) ([]Method, error) {
+	rows, err := readTSV(data, "method", "kind", "direction", "revisions", "gate", "note")
+	if err != nil {
+		return nil, err
+	}
+	type key struct {
+		name string
+		rev  Revision
+		dir  Direction
+	}
+	seen := make(map[key]int)
+	var methods []Method
+	for _, row := range rows {
+		f := row.fields
+		fail := func(err error) ([]Method, error) {
+			return nil, fmt.Errorf("line %d (%s): %w", row.line, f[0], err)
+		}
+		if f[0] == "" {
+			return fail(fmt.Errorf("empty method name"))
+		}
+		kind, err := parseKind(f[1])
+		if err != nil {
+			return fail(err)
+		}
+		dirs, err := parseDirections(f[2])
+		if err != nil {
+			return fail(err)
+		}
+		revs, err := parseRevisionList(f[3])
+		if err != nil {
+			return fail(err)
+		}
+		gate, err := parseGate(f[4])
+		if err != nil {
+			return fail(err)
+		}
+		switch {
+		case extension && gate.Extension == "":
+			return fail(fmt.Errorf("extension method has gate %q, want an %q gate", f[4], extGatePrefix))
+		case !extension && gate.Extension != "":
+			return fail(fmt.Errorf("core method has extension gate %q", f[4]))
+		}
+		for _, dir := range dirs {
+			for _, r := range revs {
+				k := key{f[0], r, dir}
+				if prev, dup := seen[k]; dup {
+					return fail(fmt.Errorf("%s %s already defined on line %d", r, dir, prev))
+				}
+				seen[k] = row.line
+			}
+			methods = append(methods, Method{
+				Name:      f[0],
+				Kind:      kind,
+				Dir:       dir,
+				Revisions: slices.Clone(revs),
+				Gate:      gate,
+				Note:      f[5],
+				Extension: gate.Extension,
+			})
+		}
+	}
+	return methods, nil
+}
+
+// Methods returns every expanded row: the core rows, then the extension rows, each
+// in file order.
+func Methods() []Method {
+	rows := methodTable().rows
+	out := make([]Method, len(rows))
+	for i, m := range rows {
+		out[i] = m.clone()
+	}
+	return out
+}
+
+// LookupMethod returns the row for method name sent in direction d under revision
+// r, searching core rows first, then extension rows. ok is false if the method does
+// not exist there.
+func LookupMethod(name string, r Revision, d Direction) (Method, bool) {
+	t := methodTable()
+	for _, i := range t.byName[name] {
+		if m := &t.rows[i]; m.Dir == d && m.In(r) {
+			return m.clone(), true
+		}
+	}
+	return Method{}, false
+}
+
+// MethodRows returns every row for name, in any revision or direction, or nil if
+// the name is unknown.
+func MethodRows(name string) []Method {
+	t := methodTable()
+	var out []Method
+	for _, i := range t.byName[name] {
+		out = append(out, t.rows[i].clone())
+	}
+	return out
+}
+
+// KnownMethod reports whether name appears in any row.
+func KnownMethod(name string) bool {
+	_, ok := methodTable().byName[name]
+	return ok
+}
+
+// DirectionIn returns the single direction in which method name is sent under
+// revision r. ok is false when the method does not exist in r or is sent in both
+// directions there. With r == "" it answers across all revisions, and ok is false if
+// the directions differ between rows.
+func DirectionIn(name string, r Revision) (Direction, bool) {
+	t := methodTable()
+	dir := DirUnknown
+	for _, i := range t.byName[name] {
+		m := &t.rows[i]
+		if r != "" && !m.In(r) {
+			continue
+		}
+		if dir != DirUnknown && dir != m.Dir {
+			return DirUnknown, false
+		}
+		dir = m.Dir
+	}
+	return dir, dir != DirUnknown
+}
+
+// RevisionsOf returns, in chronological order, the revisions in which method name
+// exists in direction d, whatever its kind. It returns nil if there are none.
+func RevisionsOf(name string, d Direction) []Revision {
+	t := methodTable()
+	var out []Revision
+	for _, r := range allRevisions {
+		for _, i := range t.byName[name] {
+			if m := &t.rows[i]; m.Dir == d && m.In(r) {
+				out = append(out, r)
+				break
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,79 @@
+package spec
+
+import "slices"
+
+// Revision is an MCP specification revision: a dated protocol version string, or
+// "draft" for the unreleased working copy.
+type Revision string
+
+// The six revisions of the specification, in chronological order.
+const (
+	Rev20241105 Revision = "2024-11-05"
+	Rev20250326 Revision = "2025-03-26"
+	Rev20250618 Revision = "2025-06-18"
+	Rev20251125 Revision = "2025-11-25"
+	Rev20260728 Revision = "2026-07-28"
+	RevDraft    Revision = "draft"
+)
+
+// allRevisions lists every revision in chronological order. It is never modified.
+var allRevisions = [...]Revision{
+	Rev20241105,
+	Rev20250326,
+	Rev20250618,
+	Rev20251125,
+	Rev20260728,
+	RevDraft,
+}
+
+// Revisions returns all six revisions in chronological order (draft last).
+func Revisions() []Revision {
+	return slices.Clone(allRevisions[:])
+}
+
+// ParseRevision reports whether s is a published protocol version string usable on
+// the wire: one of the five dated revisions. "draft" is not a wire version, so
+// ParseRevision("draft") returns false.
+func ParseRevision(s string) (Revision, bool) {
+	r := Revision(s)
+	if r == RevDraft || !r.Known() {
+		return "", false
+	}
+	return r, true
+}
+
+// Known reports whether r is one of the six revisions.
+func (r Revision) Known() bool {
+	return r.order() >= 0
+}
+
+// Before reports whether r precedes o chronologically; draft comes after
+// 2026-07-28. It is false when either revision is unknown.
+func (r Revision) Before(o Revision) bool {
+	ri, oi := r.order(), o.order()
+	return ri >= 0 && oi >= 0 && ri < oi
+}
+
+// Modern reports whether r belongs to the stateless era without an initialize
+// handshake: 2026-07-28 and draft.
+func (r Revision) Modern() bool {
+	return r == Rev20260728 || r == RevDraft
+}
+
+// Batching reports whether JSON-RPC batches (arrays) are part of the JSONRPCMessage
+// union of r. That holds only for 2025-03-26.
+func (r Revision) Batching() bool {
+	return r == Rev20250326
+}
+
+// CapabilityMust reports whether the lifecycle rule "only use capabilities that were
+// successfully negotiated" is a MUST in r. It is a MUST from 2025-06-18 on and a
+// SHOULD in 2024-11-05 and 2025-03-26.
+func (r Revision) CapabilityMust() bool {
+	return r.Known() && !r.Before(Rev20250618)
+}
+
+// order returns the chronological index of r, or -1 if r is unknown.
+func (r Revision) order() int {
+	return slices.Index(allRevisions[:], r)
+}
