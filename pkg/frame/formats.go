@@ -42,3 +42,12 @@ func detect(line []byte) lineDecoder {
 	}
 	return jsonrpcDecoder{}
 }
+
+// KnownFormat reports whether name is "auto" or a decoder name.
+func KnownFormat(name string) bool {
+	if name == "" || name == "auto" {
+		return true
+	}
+	_, ok := decoderNamed(name)
+	return ok
+}

@@ -238,6 +238,24 @@ func (t *Tracker) startsSession(s *Session, f *frame.Frame) bool {
 	return false
 }
 
+// Contract is the session's contract as a whole: the initialize contract (legacy),
+// or the latest modern request's contract; nil when none is known.
+func (s *Session) Contract() *Contract {
+	if s.Era != EraModern {
+		return s.Legacy
+	}
+	if s.lastModern == nil {
+		if s.Discover == nil {
+			return nil
+		}
+		c := *s.Discover
+		return &c
+	}
+	c := *s.lastModern
+	s.copyDiscover(&c)
+	return &c
+}
+
 // current is the contract for a message that is neither a request nor a response.
 func (s *Session) current() *Contract {
 	if s.Era == EraModern {

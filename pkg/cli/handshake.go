@@ -1,0 +1,155 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/report"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+)
+
+// maxPasted bounds the pasted-documents form of handshake input.
+const maxPasted = 16 << 20
+
+func handshakeCommand(env Env) *cli.Command {
+	return &cli.Command{
+		Name:  "handshake",
+		Usage: "the negotiated contract: revision verdict, both capability sets, who may send what, promises made, what the revision lacks, instructions cost",
+		Description: "Reads a capture, or just the initialize request and result pasted as two JSON documents\n" +
+			"(pretty-printed or not; the bare params and result objects are accepted too).",
+		ArgsUsage: "[FILE|-]",
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of stdout"},
+			&cli.StringFlag{Name: "color", Value: "auto", Usage: "auto, always or never"},
+		}, readFlags...),
+		Action: func(c *cli.Context) error { return runHandshake(env, c) },
+	}
+}
+
+func runHandshake(env Env, c *cli.Context) error {
+	format := strings.ToLower(c.String("format"))
+	if format != "text" && format != "json" {
+		return usageErr("mcpsleuth: --format must be text or json, not %q", c.String("format"))
+	}
+	if c.Args().Len() > 1 {
+		return usageErr("mcpsleuth: handshake takes one input")
+	}
+	colour, err := colorMode(env, c.String("color"), c.String("output") == "")
+	if err != nil {
+		return err
+	}
+	fopt, err := frameOptions(c)
+	if err != nil {
+		return err
+	}
+	names, err := expandInputs(env, c.Args().Slice())
+	if err != nil {
+		return err
+	}
+	if len(names) != 1 {
+		return usageErr("mcpsleuth: handshake takes one capture file, not a directory of %d", len(names))
+	}
+	in, err := openInput(env, names[0])
+	if err != nil {
+		return &exitError{code: ExitUsage, msg: err.Error()}
+	}
+	defer in.Close()
+	br := bufio.NewReaderSize(in, 1<<20)
+	var src io.Reader = br
+	if pasted, ok := pastedDocuments(br); ok {
+		src, fopt.Format = bytes.NewReader(pasted), "jsonrpc-jsonl"
+	}
+	res, err := rule.Run(names[0], src, nil, rule.RunOptions{Frame: fopt})
+	if err != nil {
+		return &exitError{code: ExitUsage, msg: err.Error()}
+	}
+	var hs []*report.Handshake
+	for _, s := range res.Sessions {
+		if h, ok := report.BuildHandshake(s.Session); ok {
+			hs = append(hs, h)
+		}
+	}
+	if len(hs) == 0 {
+		return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: %s: no initialize exchange and no modern request found: nothing to negotiate", names[0])}
+	}
+	return writeReport(env, c.String("output"), func(w io.Writer) error {
+		if format == "json" {
+			return report.WriteHandshakeJSON(w, hs)
+		}
+		return report.WriteHandshakeText(w, hs, report.TextOptions{Color: colour})
+	})
+}
+
+// pastedDocuments recognises the pasted form (JSON documents that span lines, or
+// bare initialize params/result objects) and rewrites it as JSON-RPC lines.
+func pastedDocuments(br *bufio.Reader) ([]byte, bool) {
+	head, _ := br.Peek(1 << 20)
+	trimmed := bytes.TrimLeft(head, " \t\r\n\ufeff")
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return nil, false
+	}
+	first, err := firstDocument(trimmed)
+	if err != nil {
+		return nil, false
+	}
+	multiLine := bytes.ContainsRune(first, '\n')
+	var probe map[string]json.RawMessage
+	_ = json.Unmarshal(first, &probe)
+	_, isRPC := probe["jsonrpc"]
+	if !multiLine && isRPC {
+		return nil, false // a capture: one message per line
+	}
+	dec := json.NewDecoder(io.LimitReader(br, maxPasted))
+	var out bytes.Buffer
+	for {
+		var doc map[string]json.RawMessage
+		if err := dec.Decode(&doc); err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return nil, false
+		}
+		line, ok := asJSONRPC(doc)
+		if !ok {
+			continue
+		}
+		out.Write(line)
+		out.WriteByte('\n')
+	}
+	return out.Bytes(), out.Len() > 0
+}
+
+func firstDocument(b []byte) (json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(new(json.RawMessage)); err != nil {
+		return nil, err
+	}
+	return b[:dec.InputOffset()], nil
+}
+
+// asJSONRPC turns a pasted document into one compact JSON-RPC line: a full message
+// stays as it is; bare initialize params (clientInfo) or results (serverInfo) are wrapped.
+func asJSONRPC(doc map[string]json.RawMessage) ([]byte, bool) {
+	var msg any = doc
+	switch {
+	case doc["jsonrpc"] != nil:
+	case doc["method"] != nil || doc["result"] != nil || doc["error"] != nil:
+		doc["jsonrpc"] = json.RawMessage(`"2.0"`)
+	case doc["clientInfo"] != nil:
+		msg = map[string]any{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": doc}
+	case doc["serverInfo"] != nil || doc["capabilities"] != nil:
+		msg = map[string]any{"jsonrpc": "2.0", "id": 0, "result": doc}
+	default:
+		return nil, false
+	}
+	line, err := json.Marshal(msg)
+	return line, err == nil
+}

@@ -1,0 +1,155 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+)
+
+// captureExtensions are the files a directory argument contributes.
+var captureExtensions = []string{".jsonl", ".ndjson", ".log", ".txt", ".json"}
+
+// expandInputs turns the arguments into input names: "-" for stdin, files as given,
+// directories walked for capture files (sorted). No argument reads a piped stdin.
+func expandInputs(env Env, args []string) ([]string, error) {
+	if len(args) == 0 {
+		if env.StdinIsTerminal {
+			return nil, usageErr("mcpsleuth: no input: give a capture file, a directory or '-' (or pipe a capture into stdin)")
+		}
+		return []string{"-"}, nil
+	}
+	var out []string
+	for _, a := range args {
+		if a == "-" {
+			out = append(out, a)
+			continue
+		}
+		st, err := os.Stat(a)
+		if err != nil || !st.IsDir() {
+			out = append(out, a) // a missing file is reported when it is opened
+			continue
+		}
+		var found []string
+		err = filepath.WalkDir(a, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && isCaptureName(path) {
+				found = append(found, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: %s: %v", a, err)}
+		}
+		sort.Strings(found)
+		out = append(out, found...)
+	}
+	return out, nil
+}
+
+func isCaptureName(path string) bool {
+	name := strings.TrimSuffix(strings.TrimSuffix(path, ".gz"), ".zst")
+	for _, ext := range captureExtensions {
+		if strings.HasSuffix(name, ext) {
+			return true
+		}
+	}
+	return false
+}
+
+// openInput opens one input by name ("-" is stdin).
+func openInput(env Env, name string) (io.ReadCloser, error) {
+	if name == "-" {
+		return io.NopCloser(env.Stdin), nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("mcpsleuth: %s: cannot read: %w", name, unwrapPath(err))
+	}
+	return f, nil
+}
+
+func unwrapPath(err error) error {
+	if pe, ok := err.(*fs.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// readOptions are the flags shared by commands that read captures.
+var readFlags = []cli.Flag{
+	&cli.StringFlag{Name: "input-format", Value: "auto", Usage: "input format: auto or one of " + strings.Join(frame.Formats(), ", ")},
+	&cli.StringFlag{Name: "perspective", Usage: "side that wrote a read/write log (Go SDK LoggingTransport): client or server (default: inferred from who sent initialize)"},
+}
+
+func frameOptions(c *cli.Context) (frame.Options, error) {
+	opt := frame.Options{Format: c.String("input-format")}
+	switch strings.ToLower(c.String("perspective")) {
+	case "":
+	case "client":
+		opt.Perspective = spec.Client
+	case "server":
+		opt.Perspective = spec.Server
+	default:
+		return opt, usageErr("mcpsleuth: --perspective must be client or server, not %q", c.String("perspective"))
+	}
+	if !frame.KnownFormat(opt.Format) {
+		return opt, usageErr("mcpsleuth: unknown --input-format %q (known: auto, %s)", opt.Format, strings.Join(frame.Formats(), ", "))
+	}
+	return opt, nil
+}
+
+// analyseAll runs the rules over every input in order. Inputs that cannot be read
+// are reported on stderr and make the exit code 2.
+func analyseAll(env Env, names []string, selected []*rule.Rule, fopt frame.Options) (results []*rule.InputResult, unreadable bool) {
+	for _, name := range names {
+		in, err := openInput(env, name)
+		if err != nil {
+			fmt.Fprintln(env.Stderr, err)
+			unreadable = true
+			continue
+		}
+		res, err := rule.Run(name, in, selected, rule.RunOptions{Frame: fopt})
+		in.Close()
+		if err != nil {
+			fmt.Fprintln(env.Stderr, err)
+			unreadable = true
+			continue
+		}
+		if res.Broken != nil {
+			fmt.Fprintf(env.Stderr, "%v (the report covers what was read before)\n", res.Broken)
+			unreadable = true
+		}
+		results = append(results, res)
+	}
+	return results, unreadable
+}
+
+// selectRules applies --enable/--disable to the catalogue.
+func selectRules(c *cli.Context) ([]*rule.Rule, error) {
+	sel, err := rule.Select(rules.All(), splitList(c.StringSlice("enable")), splitList(c.StringSlice("disable")))
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	return sel, nil
+}
+
+func splitList(values []string) []string {
+	var out []string
+	for _, v := range values {
+		out = append(out, strings.Split(v, ",")...)
+	}
+	return out
+}

@@ -1,0 +1,27 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
+)
+
+func rulesCommand(env Env) *cli.Command {
+	return &cli.Command{
+		Name:  "rules",
+		Usage: "list the rule catalogue: ID, name, severity, title",
+		Action: func(*cli.Context) error {
+			for _, r := range rules.All() {
+				sev := r.Severity.String()
+				if r.CapabilityScaled {
+					sev += "*"
+				}
+				fmt.Fprintf(env.Stdout, "%s  %-26s %-9s %s\n", r.ID, r.Name, sev, r.Title)
+			}
+			fmt.Fprintln(env.Stdout, "\n* warning under 2024-11-05 and 2025-03-26 (the spec said SHOULD), error from 2025-06-18 (MUST)")
+			return nil
+		},
+	}
+}

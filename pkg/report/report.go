@@ -1,0 +1,184 @@
+// Package report renders analysis results: one file per output format. The JSON
+// shape (DESIGN.md section 6) is a public contract.
+package report
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/session"
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+)
+
+// Report is the whole analysis of a run, in the shape of the JSON report.
+type Report struct {
+	Version  int       `json:"version"`
+	Tool     Tool      `json:"tool"`
+	Inputs   []Input   `json:"inputs"`
+	Sessions []Session `json:"sessions"`
+	Summary  Summary   `json:"summary"`
+}
+
+// Tool names the program that wrote the report.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Input is one analysed input.
+type Input struct {
+	Name     string `json:"name"`
+	Format   string `json:"format"`
+	Lines    int    `json:"lines"`
+	Frames   int    `json:"frames"`
+	Rejected int    `json:"rejected"`
+	// Context counts non-frame lines (stderr, banners): shown in text, not in JSON.
+	Context int `json:"-"`
+}
+
+// Peer is one side of a session.
+type Peer struct {
+	Name         string          `json:"name"`
+	Version      string          `json:"version"`
+	Capabilities json.RawMessage `json:"capabilities"`
+}
+
+// Versions is the revision negotiation of a session.
+type Versions struct {
+	Requested  string `json:"requested"`
+	Answered   string `json:"answered"`
+	Negotiated string `json:"negotiated"`
+	// Verdict is shown in text only.
+	Verdict string `json:"-"`
+}
+
+// Session is one session's contract and findings.
+type Session struct {
+	Input           string    `json:"input"`
+	Index           int       `json:"index"`
+	StreamKey       string    `json:"streamKey"`
+	FirstLine       int       `json:"firstLine"`
+	LastLine        int       `json:"lastLine"`
+	Era             string    `json:"era"`
+	Client          Peer      `json:"client"`
+	Server          Peer      `json:"server"`
+	ProtocolVersion Versions  `json:"protocolVersion"`
+	Frames          int       `json:"frames"`
+	Findings        []Finding `json:"findings"`
+	Notes           []string  `json:"notes"`
+
+	// Message counts, shown in text.
+	Requests      int `json:"-"`
+	Notifications int `json:"-"`
+	Responses     int `json:"-"`
+	Invalid       int `json:"-"`
+}
+
+// Finding is one finding as reported.
+type Finding struct {
+	Rule      string          `json:"rule"`
+	Name      string          `json:"name"`
+	Severity  string          `json:"severity"`
+	Message   string          `json:"message"`
+	Input     string          `json:"input"`
+	Line      int             `json:"line"`
+	Time      *string         `json:"time"`
+	Direction *string         `json:"direction"`
+	Method    *string         `json:"method"`
+	ID        json.RawMessage `json:"id"`
+	Related   []rule.Related  `json:"related"`
+
+	severity rule.Severity
+	hint     string
+}
+
+// Summary counts sessions and findings by severity.
+type Summary struct {
+	Sessions int            `json:"sessions"`
+	Findings map[string]int `json:"findings"`
+}
+
+// Build assembles a report from the results of each input, in input order.
+func Build(version string, inputs []*rule.InputResult) *Report {
+	r := &Report{Version: 1, Tool: Tool{Name: "mcpsleuth", Version: version},
+		Inputs: []Input{}, Sessions: []Session{},
+		Summary: Summary{Findings: map[string]int{"error": 0, "warning": 0, "info": 0}}}
+	for _, in := range inputs {
+		st := in.Stats
+		r.Inputs = append(r.Inputs, Input{Name: in.Name, Format: st.Format, Lines: st.Lines, Frames: st.Frames, Rejected: st.Rejected, Context: st.Context})
+		for _, sr := range in.Sessions {
+			s := buildSession(sr)
+			for _, f := range s.Findings {
+				r.Summary.Findings[f.Severity]++
+			}
+			r.Sessions = append(r.Sessions, s)
+		}
+	}
+	r.Summary.Sessions = len(r.Sessions)
+	return r
+}
+
+func buildSession(sr *rule.SessionResult) Session {
+	s := sr.Session
+	out := Session{Input: s.Input, Index: s.Index, StreamKey: s.StreamKey, FirstLine: s.FirstLine, LastLine: s.LastLine,
+		Era: s.Era.String(), Frames: s.Frames, Findings: []Finding{}, Notes: append([]string{}, sr.Notes...),
+		Requests: s.Requests, Notifications: s.Notifications, Responses: s.Responses, Invalid: s.Invalid}
+	out.Client.Capabilities, out.Server.Capabilities = json.RawMessage("null"), json.RawMessage("null")
+	if c := s.Contract(); c != nil {
+		out.Client = Peer{Name: c.Client.Name, Version: c.Client.Version, Capabilities: rawOrNull(c.ClientCaps)}
+		out.Server = Peer{Name: c.Server.Name, Version: c.Server.Version, Capabilities: rawOrNull(c.ServerCaps)}
+		out.ProtocolVersion = Versions{Requested: c.Requested, Answered: c.Answered, Negotiated: string(c.Revision), Verdict: c.Verdict.String()}
+		if c.Era == session.EraModern {
+			out.ProtocolVersion.Verdict = "per request"
+		}
+	}
+	for _, f := range sr.Findings {
+		out.Findings = append(out.Findings, buildFinding(f))
+	}
+	return out
+}
+
+func rawOrNull(b []byte) json.RawMessage {
+	if len(b) == 0 || !json.Valid(b) {
+		return json.RawMessage("null")
+	}
+	return json.RawMessage(b)
+}
+
+func buildFinding(f rule.Finding) Finding {
+	out := Finding{Rule: f.Rule, Name: f.Name, Severity: f.Severity.String(), Message: f.Message, Input: f.Input, Line: f.Line,
+		ID: json.RawMessage("null"), Related: f.Related, severity: f.Severity, hint: f.Hint}
+	if out.Related == nil {
+		out.Related = []rule.Related{}
+	}
+	if !f.Time.IsZero() {
+		t := f.Time.UTC().Format(time.RFC3339Nano)
+		out.Time = &t
+	}
+	if f.Dir != spec.DirUnknown {
+		d := f.Dir.String()
+		out.Direction = &d
+	}
+	if f.Method != "" {
+		m := f.Method
+		out.Method = &m
+	}
+	if f.ID != "" && json.Valid([]byte(f.ID)) {
+		out.ID = json.RawMessage(f.ID)
+	}
+	return out
+}
+
+// Worst returns the highest severity in the report (0 when there is no finding).
+func (r *Report) Worst() rule.Severity {
+	var w rule.Severity
+	for _, s := range r.Sessions {
+		for _, f := range s.Findings {
+			if f.severity > w {
+				w = f.severity
+			}
+		}
+	}
+	return w
+}
