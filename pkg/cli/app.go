@@ -84,6 +84,7 @@ func newApp(env Env) *cli.App {
 			checkCommand(env),
 			handshakeCommand(env),
 			rulesCommand(env),
+			explainCommand(env),
 		},
 		HideHelpCommand: true,
 	}

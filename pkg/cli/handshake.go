@@ -104,8 +104,9 @@ func pastedDocuments(br *bufio.Reader) ([]byte, bool) {
 	var probe map[string]json.RawMessage
 	_ = json.Unmarshal(first, &probe)
 	_, isRPC := probe["jsonrpc"]
-	if !multiLine && isRPC {
-		return nil, false // a capture: one message per line
+	_, bareParams := probe["protocolVersion"]
+	if !multiLine && !(bareParams && !isRPC) {
+		return nil, false // a capture: one message (or envelope) per line
 	}
 	dec := json.NewDecoder(io.LimitReader(br, maxPasted))
 	var out bytes.Buffer

@@ -25,3 +25,22 @@ func rulesCommand(env Env) *cli.Command {
 		},
 	}
 }
+
+func explainCommand(env Env) *cli.Command {
+	return &cli.Command{
+		Name:      "explain",
+		Usage:     "explain one rule: what it sees, where it points, what to do",
+		ArgsUsage: "ID|NAME",
+		Action: func(c *cli.Context) error {
+			if c.Args().Len() != 1 {
+				return usageErr("mcpsleuth: explain takes one rule ID or name (see mcpsleuth rules)")
+			}
+			r, ok := rules.Lookup(rules.All(), c.Args().First())
+			if !ok {
+				return usageErr("mcpsleuth: unknown rule %q (see mcpsleuth rules)", c.Args().First())
+			}
+			fmt.Fprint(env.Stdout, rules.Explain(r))
+			return nil
+		},
+	}
+}

@@ -105,7 +105,7 @@ func only(t *testing.T, in string, opt frame.Options) record {
 	t.Helper()
 	recs, _ := read(t, in, opt)
 	if len(recs) != 1 {
-		t.Fatalf("got %d records, want 1: %+v", len(recs), recs)
+		t.Fatalf("got %d records, want 1", len(recs))
 	}
 	return recs[0]
 }
@@ -210,6 +210,9 @@ func describe(f *frame.Frame) string {
 	b.WriteString(strconv.Itoa(f.Line))
 	b.WriteString(" dir=" + f.Dir.String() + " method=" + f.Method + " id=" + f.ID)
 	b.WriteString(" time=" + f.Time.String())
+	if f.Kind == frame.KindInvalid {
+		b.WriteString(" problem=" + strconv.Itoa(int(f.Problem)) + " offset=" + strconv.FormatInt(f.Offset, 10))
+	}
 	if f.Detail != "" {
 		b.WriteString(" detail=" + f.Detail)
 	}
@@ -219,4 +222,11 @@ func describe(f *frame.Frame) string {
 	}
 	b.WriteString(" raw=" + raw)
 	return b.String()
+}
+
+func describeOrNil(f *frame.Frame) string {
+	if f == nil {
+		return "<no frame>"
+	}
+	return describe(f)
 }

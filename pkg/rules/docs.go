@@ -1,0 +1,55 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+)
+
+// Explain renders one rule's documentation as plain text (mcpsleuth explain).
+func Explain(r *rule.Rule) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s (%s)\n\n%s\n\n", r.ID, r.Name, severityText(r), r.Title)
+	fmt.Fprintf(&b, "Anchored at: %s\n", r.Anchor)
+	fmt.Fprintf(&b, "What to do:  %s\n", r.Hint)
+	return b.String()
+}
+
+// Markdown renders the catalogue as docs/rules.md.
+func Markdown(all []*rule.Rule) string {
+	var b strings.Builder
+	b.WriteString("# Rule catalogue\n\n")
+	b.WriteString("Generated from the rule metadata in `pkg/rules` (the same text `mcpsleuth explain ID` prints);\n")
+	b.WriteString("do not edit by hand: `go test ./pkg/rules -run TestDocs -update` rewrites it.\n\n")
+	b.WriteString("| ID | name | severity | title |\n| --- | --- | --- | --- |\n")
+	for _, r := range all {
+		fmt.Fprintf(&b, "| [%s](#%s) | %s | %s | %s |\n", r.ID, strings.ToLower(r.ID+"-"+r.Name), r.Name, severityText(r), escapeCell(r.Title))
+	}
+	for _, r := range all {
+		fmt.Fprintf(&b, "\n## %s %s\n\n", r.ID, r.Name)
+		fmt.Fprintf(&b, "**%s** (%s)\n\n", r.Title, severityText(r))
+		fmt.Fprintf(&b, "- Anchored at: %s\n", r.Anchor)
+		fmt.Fprintf(&b, "- What to do: %s\n", r.Hint)
+	}
+	return b.String()
+}
+
+func severityText(r *rule.Rule) string {
+	if r.CapabilityScaled {
+		return r.Severity.String() + " from 2025-06-18, warning under 2024-11-05 and 2025-03-26"
+	}
+	return r.Severity.String()
+}
+
+func escapeCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// Lookup finds a rule by ID (any case) or name.
+func Lookup(all []*rule.Rule, key string) (*rule.Rule, bool) {
+	for _, r := range all {
+		if strings.EqualFold(r.ID, key) || r.Name == strings.ToLower(key) {
+			return r, true
+		}
+	}
+	return nil, false
+}
