@@ -118,7 +118,7 @@ func NewReader(name string, r io.Reader, opt Options) (*Reader, error) {
 		opt.MaxLine = DefaultMaxLine
 	}
 	rd := &Reader{name: name, opt: opt, perspective: opt.Perspective, flushing: -1}
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := bufio.NewReaderSize(r, 256<<10)
 	magic, err := br.Peek(4)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("mcpsleuth: %s: %w", name, err)
@@ -130,14 +130,14 @@ func NewReader(name string, r io.Reader, opt Options) (*Reader, error) {
 			return nil, fmt.Errorf("mcpsleuth: %s: gzip: %w", name, err)
 		}
 		rd.closers = append(rd.closers, zr)
-		br = bufio.NewReaderSize(zr, 64<<10)
+		br = bufio.NewReaderSize(zr, 256<<10)
 	case len(magic) >= 4 && bytes.Equal(magic, []byte{0x28, 0xb5, 0x2f, 0xfd}):
 		zr, err := zstd.NewReader(br, zstd.WithDecoderLowmem(true), zstd.WithDecoderConcurrency(1))
 		if err != nil {
 			return nil, fmt.Errorf("mcpsleuth: %s: zstd: %w", name, err)
 		}
 		rd.closers = append(rd.closers, zr.IOReadCloser())
-		br = bufio.NewReaderSize(zr, 64<<10)
+		br = bufio.NewReaderSize(zr, 256<<10)
 	}
 	rd.br = br
 	if bom, err := br.Peek(3); err == nil && bytes.Equal(bom, []byte{0xef, 0xbb, 0xbf}) {

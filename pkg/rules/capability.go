@@ -21,16 +21,20 @@ type gated struct {
 // means there is nothing to judge (no gate, unknown method) or the rule could not
 // judge (recorded through p.CannotJudge).
 func judgeGate(p *rule.Pass, m *session.Message, method string, d spec.Direction) (g gated, ok bool) {
-	if !spec.KnownMethod(method) {
-		return g, false
+	if !gatedAnywhere(method) {
+		return g, false // unknown to the spec, or never capability-gated
 	}
 	if d == spec.DirUnknown {
 		p.CannotJudge("direction unknown")
 		return g, false
 	}
 	rev := m.Revision()
-	if rev == "" || m.Contract == nil {
+	switch {
+	case m.Contract == nil:
 		p.CannotJudge("no contract (no handshake before it)")
+		return g, false
+	case rev == "":
+		p.CannotJudge("no governing revision (an unknown protocolVersion)")
 		return g, false
 	}
 	row, found := spec.LookupMethod(method, rev, d)
@@ -47,6 +51,16 @@ func judgeGate(p *rule.Pass, m *session.Message, method string, d spec.Direction
 		return g, false
 	}
 	return gated{row: row, declared: declared}, true
+}
+
+// gatedAnywhere reports whether a method has a capability gate in some revision.
+func gatedAnywhere(method string) bool {
+	for _, row := range spec.MethodRows(method) {
+		if !row.Gate.None() {
+			return true
+		}
+	}
+	return false
 }
 
 // declaration says what a side declared for a gate, as evidence in a message:

@@ -41,6 +41,28 @@ type Request struct {
 // Answered reports whether a response was seen.
 func (r *Request) Answered() bool { return r.ResponseLine > 0 }
 
+// Orphan is a response that arrived when no outstanding request had its id. Logs
+// written by concurrent goroutines (the Go SDK LoggingTransport logs a write after it
+// completed) can show a response a few lines before its request: a request that
+// arrives soon after, from the other side, with the same id, pairs with it.
+type Orphan struct {
+	Line    int
+	Time    time.Time
+	Dir     spec.Direction
+	ID      string
+	IsError bool
+	// Paired is set when a later request claimed the response; RequestLine is its line.
+	Paired      bool
+	RequestLine int
+}
+
+// Limits of orphan pairing: how many orphans wait, and how many lines later the
+// request may come.
+const (
+	maxOrphans   = 256
+	orphanWindow = 64
+)
+
 // Session is one connection between one client and one server: from an initialize
 // (or the first modern request) to the next initialize on the same stream, or the end.
 type Session struct {
@@ -74,6 +96,8 @@ type Session struct {
 	lastID      [3]int64 // last numeric request id per direction, for inferring ping's direction
 	sentReqs    [3]int   // requests seen per direction
 	lastModern  *Contract
+	orphans     map[requestKey]*Orphan // keyed by the request they would answer
+	orphanOrder []*Orphan
 	// probeOnly stays true while the session holds nothing but server/discover
 	// requests and their responses (a dual-era client's probe).
 	probeOnly bool
@@ -116,6 +140,8 @@ type Message struct {
 	// Contract governs the message; nil when none is known (no handshake yet).
 	Contract *Contract
 	Session  *Session
+	// Orphan is set on a response that matched no outstanding request (yet).
+	Orphan *Orphan
 }
 
 // Revision is the governing revision ("" when unknown).
@@ -329,8 +355,35 @@ func (s *Session) trackRequest(m *Message) {
 		r.Contract = s.Legacy
 	}
 	m.Request, m.Contract = r, r.Contract
-	if m.Dir != spec.DirUnknown && m.ID != "" && m.ID != "null" {
-		s.outstanding[requestKey{m.Dir, r.ID}] = r
+	if m.Dir == spec.DirUnknown || m.ID == "" || m.ID == "null" {
+		return
+	}
+	key := requestKey{m.Dir, r.ID}
+	if o := s.orphans[key]; o != nil && m.Line-o.Line <= orphanWindow {
+		delete(s.orphans, key)
+		o.Paired, o.RequestLine = true, m.Line
+		r.ResponseLine, r.ResponseTime, r.ResponseErr = o.Line, o.Time, o.IsError
+		return
+	}
+	s.outstanding[key] = r
+}
+
+// orphan remembers a response that matched no outstanding request, for a request
+// that may still come (bounded: the oldest waiting orphans are forgotten first).
+func (s *Session) orphan(m *Message) {
+	o := &Orphan{Line: m.Line, Time: m.Time, Dir: m.Dir, ID: strings.Clone(m.ID), IsError: m.Kind == frame.KindError}
+	m.Orphan = o
+	if s.orphans == nil {
+		s.orphans = map[requestKey]*Orphan{}
+	}
+	s.orphans[requestKey{m.Dir.Opposite(), o.ID}] = o
+	s.orphanOrder = append(s.orphanOrder, o)
+	if len(s.orphanOrder) > maxOrphans {
+		old := s.orphanOrder[0]
+		s.orphanOrder = s.orphanOrder[1:]
+		if key := (requestKey{old.Dir.Opposite(), old.ID}); s.orphans[key] == old {
+			delete(s.orphans, key)
+		}
 	}
 }
 
@@ -459,6 +512,7 @@ func (s *Session) trackResponse(m *Message) {
 	r := s.outstanding[key]
 	if r == nil {
 		m.Contract = s.current()
+		s.orphan(m)
 		return
 	}
 	delete(s.outstanding, key)

@@ -319,15 +319,12 @@ func NewPipe(c *Capture) *Pipe {
 	}
 }
 
-// Close closes every end.
+// Close closes both writing ends: every reader then sees EOF and every writer
+// still blocked in Write returns io.ErrClosedPipe. The reading ends are left to
+// their owners, so a reader goroutine ends with EOF rather than a read on a
+// closed pipe.
 func (p *Pipe) Close() error {
-	var errs []error
-	for _, c := range []io.Closer{p.ClientWriter, p.ServerWriter, p.ClientReader, p.ServerReader} {
-		if err := c.Close(); err != nil && !errors.Is(err, io.ErrClosedPipe) {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
+	return errors.Join(p.ClientWriter.Close(), p.ServerWriter.Close())
 }
 
 // Numbered renders the capture with line numbers, for test logs.
