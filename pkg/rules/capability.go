@@ -92,6 +92,15 @@ func capsOf(c *session.Contract, side spec.Side) string {
 	return shortJSON(string(caps))
 }
 
+// undeclaredEvidence says, from the sender's point of view, what the owner of a gate
+// declared: "its initialize result (line 2) declared resources: {} (no listChanged)"
+// or "the client's initialize request (line 1) declared no sampling (capabilities: {})".
+func undeclaredEvidence(m *session.Message, g spec.Gate) (string, rule.Related) {
+	text, related := declaration(m.Contract, g)
+	owner := m.Contract.DeclaredIn(g.Side)
+	return strings.Replace(text, owner, possessive(m.Sender(), g.Side)+" "+owner, 1), related
+}
+
 // possessive renders "its" when the gate is the sender's own declaration, else "the <side>'s".
 func possessive(sender, owner spec.Side) string {
 	if sender == owner {

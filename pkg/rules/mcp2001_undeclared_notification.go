@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
@@ -26,9 +25,7 @@ var UndeclaredNotification = &rule.Rule{
 		if !ok || g.declared {
 			return
 		}
-		text, related := declaration(m.Contract, g.row.Gate)
-		sender := m.Sender()
-		evidence := strings.Replace(text, m.Contract.DeclaredIn(g.row.Gate.Side), possessive(sender, g.row.Gate.Side)+" "+m.Contract.DeclaredIn(g.row.Gate.Side), 1)
-		p.Report(rule.At(m), fmt.Sprintf("%s sent %s but %s: the receiver may drop it", sender, m.Method, evidence), related)
+		evidence, related := undeclaredEvidence(m, g.row.Gate)
+		p.Report(rule.At(m), fmt.Sprintf("%s sent %s but %s: the receiver may drop it", m.Sender(), m.Method, evidence), related)
 	}),
 }

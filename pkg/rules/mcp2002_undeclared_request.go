@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
@@ -26,9 +25,7 @@ var UndeclaredRequest = &rule.Rule{
 		if !ok || g.declared {
 			return
 		}
-		text, related := declaration(m.Contract, g.row.Gate)
-		owner := m.Contract.DeclaredIn(g.row.Gate.Side)
-		evidence := strings.Replace(text, owner, possessive(m.Sender(), g.row.Gate.Side)+" "+owner, 1)
+		evidence, related := undeclaredEvidence(m, g.row.Gate)
 		p.Report(rule.At(m), fmt.Sprintf("%s sent %s but %s", m.Sender(), rule.Describe(m), evidence), related)
 	}),
 }

@@ -176,12 +176,3 @@ func toolNames(t *testing.T, msg []byte) []string {
 	}
 	return names
 }
-
-// tWriter sends SDK diagnostics to the test log.
-type tWriter struct{ t *testing.T }
-
-func (w tWriter) Write(p []byte) (int, error) {
-	w.t.Helper()
-	w.t.Logf("%s", bytes.TrimRight(p, "\n"))
-	return len(p), nil
-}
