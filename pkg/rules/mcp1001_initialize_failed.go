@@ -32,7 +32,7 @@ var InitializeFailed = &rule.Rule{
 				}
 				for _, r := range p.Session.Outstanding() {
 					if r.Method == "initialize" && r.Line == c.RequestLine {
-						p.Report(rule.AtRequest(r), fmt.Sprintf("initialize (line %d) was never answered: the capture ends %s; no session was established", r.Line, after(p.Session, r)))
+						p.Report(rule.AtRequest(r), fmt.Sprintf("initialize (line %d) was never answered: %s; no session was established", r.Line, after(p.Session, r)))
 						return
 					}
 				}

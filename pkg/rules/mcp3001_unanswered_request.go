@@ -28,7 +28,7 @@ var UnansweredRequest = &rule.Rule{
 				if r.Batch {
 					where = " inside a batch"
 				}
-				p.Report(rule.AtRequest(r), fmt.Sprintf("%s id=%s sent by the %s%s was never answered; the capture ends %s",
+				p.Report(rule.AtRequest(r), fmt.Sprintf("%s id=%s sent by the %s%s was never answered; %s",
 					r.Method, r.ID, spec.Sender(r.Dir), where, after(p.Session, r)))
 			}
 		}}

@@ -20,7 +20,8 @@ func quote(s string) string {
 	return strconv.Quote(s)
 }
 
-// after describes how much traffic followed a request before the capture ended.
+// after describes how much traffic followed a request before its session ended:
+// at the end of the capture, or when the client initialized again.
 func after(s *session.Session, r *session.Request) string {
 	lines := s.LastLine - r.Line
 	var parts []string
@@ -35,7 +36,11 @@ func after(s *session.Session, r *session.Request) string {
 	default:
 		parts = append(parts, fmt.Sprintf("%d lines later", lines))
 	}
-	return strings.Join(parts, ", ")
+	end := "the capture ends "
+	if s.EndedBy > 0 {
+		end = fmt.Sprintf("the session ends (a new initialize at line %d) ", s.EndedBy)
+	}
+	return end + strings.Join(parts, ", ")
 }
 
 func roundDuration(d time.Duration) string {

@@ -216,5 +216,3 @@ func env(dir, payload string, extra ...string) string {
 }
 
 func lines(ls ...string) string { return strings.Join(ls, "\n") + "\n" }
-
-func dirName(d spec.Direction) string { return d.String() }

@@ -54,6 +54,8 @@ type Orphan struct {
 	// Paired is set when a later request claimed the response; RequestLine is its line.
 	Paired      bool
 	RequestLine int
+
+	result []byte // kept for the results that build a contract
 }
 
 // Limits of orphan pairing: how many orphans wait, and how many lines later the
@@ -83,6 +85,9 @@ type Session struct {
 	ModernRevision spec.Revision
 	// InitializedLine is the line of notifications/initialized (0 if not seen).
 	InitializedLine int
+	// EndedBy is the line of the initialize that replaced this session on its
+	// stream (0 when the session ran to the end of the capture).
+	EndedBy int
 	// PreHandshake counts frames seen before any initialize or modern request.
 	PreHandshake int
 
@@ -188,6 +193,7 @@ func (t *Tracker) Close() {
 
 func (t *Tracker) start(key string, f *frame.Frame) *Session {
 	if old := t.streams[key]; old != nil {
+		old.EndedBy = f.Line
 		t.onEnd(old)
 	} else {
 		t.order = append(t.order, key)
@@ -226,10 +232,18 @@ func (t *Tracker) Frame(f *frame.Frame, visit func(*Message)) {
 		dir := spec.DirUnknown
 		for i := range f.Members {
 			msgs[i] = Message{Frame: &f.Members[i], Batch: f, Session: s}
-			s.track(&msgs[i])
+			if msgs[i].Dir == spec.DirUnknown {
+				s.inferDirection(&msgs[i])
+			}
 			if msgs[i].Dir != spec.DirUnknown {
 				dir = msgs[i].Dir
 			}
+		}
+		for i := range msgs {
+			if msgs[i].Dir == spec.DirUnknown && dir != spec.DirUnknown {
+				msgs[i].Dir, msgs[i].DirReason = dir, "inferred: travelled in a batch sent "+dir.String()
+			}
+			s.track(&msgs[i])
 		}
 		if f.Dir == spec.DirUnknown && dir != spec.DirUnknown {
 			f.Dir, f.DirReason = dir, "inferred from the batch's members"
@@ -250,9 +264,21 @@ func (t *Tracker) startsSession(s *Session, f *frame.Frame) bool {
 	first := f
 	if f.Kind == frame.KindBatch && len(f.Members) > 0 {
 		first = &f.Members[0]
+		for i := range f.Members {
+			if m := &f.Members[i]; m.Kind == frame.KindRequest && m.Method == "initialize" {
+				first = m
+				break
+			}
+		}
 	}
 	if first.Kind != frame.KindRequest || first.Dir == spec.S2C {
 		return false
+	}
+	if first.Method == "initialize" && s.Legacy == nil {
+		// Its result was logged first (concurrent loggers): it belongs here.
+		if o := s.orphans[requestKey{spec.C2S, first.ID}]; o != nil && f.Line-o.Line <= orphanWindow {
+			return false
+		}
 	}
 	switch first.Method {
 	case "initialize":
@@ -304,6 +330,9 @@ func (s *Session) track(m *Message) {
 		s.trackNotification(m)
 	case frame.KindResult, frame.KindError:
 		s.Responses++
+		if s.Era == EraUnknown {
+			s.PreHandshake++
+		}
 		s.trackResponse(m)
 	case frame.KindInvalid:
 		s.Invalid++
@@ -363,6 +392,8 @@ func (s *Session) trackRequest(m *Message) {
 		delete(s.orphans, key)
 		o.Paired, o.RequestLine = true, m.Line
 		r.ResponseLine, r.ResponseTime, r.ResponseErr = o.Line, o.Time, o.IsError
+		s.answered(r, o.Line, o.IsError, o.result)
+		o.result = nil
 		return
 	}
 	s.outstanding[key] = r
@@ -372,6 +403,11 @@ func (s *Session) trackRequest(m *Message) {
 // that may still come (bounded: the oldest waiting orphans are forgotten first).
 func (s *Session) orphan(m *Message) {
 	o := &Orphan{Line: m.Line, Time: m.Time, Dir: m.Dir, ID: strings.Clone(m.ID), IsError: m.Kind == frame.KindError}
+	if m.Kind == frame.KindResult && m.Dir == spec.S2C {
+		if res := gjson.ParseBytes(m.Result); res.Get("protocolVersion").Exists() || res.Get("supportedVersions").Exists() {
+			o.result = []byte(res.Raw)
+		}
+	}
 	m.Orphan = o
 	if s.orphans == nil {
 		s.orphans = map[requestKey]*Orphan{}
@@ -485,7 +521,14 @@ func (s *Session) trackNotification(m *Message) {
 		}
 	case "notifications/cancelled":
 		id := gjson.GetBytes(m.Params, "requestId").Raw
-		if r := s.outstanding[requestKey{m.Dir, id}]; r != nil && !r.Cancelled {
+		r := s.outstanding[requestKey{m.Dir, id}]
+		if r == nil && m.Dir == spec.S2C {
+			// 2026-07-28: a server ends the client's subscriptions/listen stream.
+			if l := s.outstanding[requestKey{spec.C2S, id}]; l != nil && l.LongLived {
+				r = l
+			}
+		}
+		if r != nil && !r.Cancelled {
 			r.Cancelled, r.CancelLine = true, m.Line
 		}
 	}
@@ -518,32 +561,37 @@ func (s *Session) trackResponse(m *Message) {
 	delete(s.outstanding, key)
 	r.ResponseLine, r.ResponseTime, r.ResponseErr = m.Line, m.Time, m.Kind == frame.KindError
 	m.Request, m.Contract = r, r.Contract
+	s.answered(r, m.Line, m.Kind == frame.KindError, m.Result)
+}
+
+// answered updates the contract from the response to r (initialize, server/discover).
+func (s *Session) answered(r *Request, line int, isErr bool, result []byte) {
 	switch r.Method {
 	case "initialize":
 		c := r.Contract
 		if c == nil {
 			return
 		}
-		if m.Kind == frame.KindError {
-			c.Verdict, c.ErrorLine = VerdictFailed, m.Line
+		if isErr {
+			c.Verdict, c.ErrorLine = VerdictFailed, line
 			return
 		}
-		res := gjson.ParseBytes(m.Result)
+		res := gjson.ParseBytes(result)
 		c.Answered = res.Get("protocolVersion").String()
 		if caps := res.Get("capabilities"); caps.Exists() {
 			c.ServerCaps = []byte(caps.Raw)
 		}
 		c.Server = implementation(res.Get("serverInfo"))
 		c.Instructions = res.Get("instructions").String()
-		c.ResultLine, c.ServerCapsLine = m.Line, m.Line
+		c.ResultLine, c.ServerCapsLine = line, line
 		c.Revision = ""
 		c.judgeVersion()
 	case "server/discover":
-		if m.Kind == frame.KindError {
+		if isErr {
 			return
 		}
-		res := gjson.ParseBytes(m.Result)
-		d := &Contract{Era: EraModern, ServerCapsLine: m.Line}
+		res := gjson.ParseBytes(result)
+		d := &Contract{Era: EraModern, ServerCapsLine: line}
 		if caps := res.Get("capabilities"); caps.Exists() {
 			d.ServerCaps = []byte(caps.Raw)
 		}
@@ -585,13 +633,22 @@ func (s *Session) inferDirection(m *Message) {
 		switch m.Method {
 		case "notifications/progress":
 			token := gjson.GetBytes(m.Params, "progressToken").Raw
+			var sent [3]bool
 			for _, r := range s.outstanding {
 				if r.ProgressToken == token && token != "" {
-					set(r.Dir.Opposite(), "progress for a request sent "+r.Dir.String())
-					return
+					sent[r.Dir] = true
 				}
 			}
-			set(spec.DirUnknown, "progress token "+token+" belongs to no outstanding request")
+			switch {
+			case sent[spec.C2S] && sent[spec.S2C]:
+				set(spec.DirUnknown, "progress token "+token+" is outstanding on both sides")
+			case sent[spec.C2S]:
+				set(spec.S2C, "progress for a request sent c2s")
+			case sent[spec.S2C]:
+				set(spec.C2S, "progress for a request sent s2c")
+			default:
+				set(spec.DirUnknown, "progress token "+token+" belongs to no outstanding request")
+			}
 		case "notifications/cancelled":
 			id := gjson.GetBytes(m.Params, "requestId").Raw
 			c2s, s2c := s.outstanding[requestKey{spec.C2S, id}], s.outstanding[requestKey{spec.S2C, id}]
