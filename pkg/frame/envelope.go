@@ -145,6 +145,8 @@ func parseTime(v gjson.Result) time.Time {
 	case gjson.Number:
 		n := v.Float()
 		switch {
+		case n > 1e17: // nanoseconds
+			return time.Unix(0, v.Int()).UTC()
 		case n > 1e14: // microseconds
 			return time.UnixMicro(int64(n)).UTC()
 		case n > 1e11: // milliseconds

@@ -3,6 +3,8 @@ package frame
 import (
 	"sort"
 	"strings"
+
+	"github.com/tidwall/gjson"
 )
 
 // decoders lists every line format in detection order.
@@ -40,7 +42,29 @@ func detect(line []byte) lineDecoder {
 	if isEnvelope(line) {
 		return envelopeDecoder{}
 	}
+	if !hasJSONRPCMember(line) {
+		return nil // a header, stderr or log record: not a frame, so it does not tell
+	}
 	return jsonrpcDecoder{}
+}
+
+// hasJSONRPCMember reports whether a valid JSON line is an array or an object with at
+// least one member of a JSON-RPC message.
+func hasJSONRPCMember(line []byte) bool {
+	v := gjson.Parse(view(line))
+	if !v.IsObject() {
+		return true
+	}
+	found := false
+	v.ForEach(func(k, _ gjson.Result) bool {
+		switch k.Str {
+		case "jsonrpc", "method", "id", "result", "error":
+			found = true
+			return false
+		}
+		return true
+	})
+	return found
 }
 
 // KnownFormat reports whether name is "auto" or a decoder name.

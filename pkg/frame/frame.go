@@ -129,7 +129,7 @@ func decodeMessage(f *Frame, raw []byte) {
 		f.Kind = KindBatch
 		f.Members = f.Members[:0]
 		v.ForEach(func(_, m gjson.Result) bool {
-			member := Frame{Source: f.Source, Line: f.Line, Time: f.Time, Dir: f.Dir, DirReason: f.DirReason, StreamKey: f.StreamKey}
+			member := Frame{Source: f.Source, Line: f.Line, Time: f.Time, Dir: f.Dir, DirReason: f.DirReason, StreamKey: f.StreamKey, Offset: -1}
 			if m.IsObject() {
 				decodeObject(&member, m)
 			} else {

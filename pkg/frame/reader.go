@@ -209,7 +209,7 @@ func (r *Reader) Next() (*Record, error) {
 		if rel != relNone && r.perspective == 0 {
 			r.perspective = inferPerspective(rec, rel)
 		}
-		if rel != relNone && r.perspective == 0 {
+		if r.perspective == 0 && (rel != relNone || len(r.pending) > 0) {
 			if len(r.pending) < maxPendingRecords && r.pendingSize+len(line) < maxPendingBytes {
 				r.hold(rec, rel)
 				continue
@@ -330,9 +330,15 @@ func (r *Reader) decodeLine(line []byte) (*Record, relative) {
 	if dec == nil {
 		dec = detect(line)
 		if dec == nil {
-			// Not recognisable yet: a text line is context, a broken JSON line is MCP0001.
-			if looksLikeJSON(line) {
+			// Not recognisable yet: a text line or a JSON record without a frame is
+			// context, a broken JSON line is MCP0001, a JSON scalar is MCP0002.
+			valid := validJSON(line)
+			if looksLikeJSON(line) && !valid {
 				r.fr.notJSON(line, "line")
+				return r.frameRecord(), relNone
+			}
+			if valid && !looksLikeJSON(line) {
+				decodeMessage(&r.fr, line)
 				return r.frameRecord(), relNone
 			}
 			r.stats.Context++
@@ -369,11 +375,19 @@ func (r *Reader) frameRecord() *Record {
 // the next call. Lines longer than MaxLine are drained and flagged with tooLong.
 func (r *Reader) readLine() ([]byte, error) {
 	r.tooLong = false
+	if cap(r.buf) > 64<<20 {
+		r.buf = nil // do not keep a huge buffer after a huge line
+	}
 	chunk, err := r.br.ReadSlice('\n')
 	if err == nil || (errors.Is(err, io.EOF) && len(chunk) > 0) {
 		r.line++
 		r.stats.Bytes += int64(len(chunk))
-		return trimEOL(chunk), nil
+		line := trimEOL(chunk)
+		if len(line) > r.opt.MaxLine {
+			r.tooLong = true
+			return nil, nil
+		}
+		return line, nil
 	}
 	if !errors.Is(err, bufio.ErrBufferFull) {
 		if errors.Is(err, io.EOF) {
@@ -387,7 +401,7 @@ func (r *Reader) readLine() ([]byte, error) {
 		chunk, err = r.br.ReadSlice('\n')
 		r.stats.Bytes += int64(len(chunk))
 		if !r.tooLong {
-			if len(r.buf)+len(chunk) > r.opt.MaxLine {
+			if len(r.buf)+len(chunk) > r.opt.MaxLine+2 { // room for a CRLF
 				r.tooLong = true
 				r.buf = r.buf[:0]
 			} else {
@@ -404,8 +418,8 @@ func (r *Reader) readLine() ([]byte, error) {
 	}
 	r.line++
 	line := trimEOL(r.buf)
-	if cap(r.buf) > 64<<20 && len(line) < 1<<20 {
-		r.buf = nil // do not keep a huge buffer after a huge line
+	if len(line) > r.opt.MaxLine {
+		r.tooLong, line = true, nil
 	}
 	return line, nil
 }
