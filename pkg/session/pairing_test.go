@@ -264,7 +264,7 @@ func TestOrphanWithoutRequest(t *testing.T) {
 }
 
 // The Go SDK's own documented client-side LoggingTransport output
-// (/work/shared/reference/formats.md section 3a) logs the initialize result before
+// (the formats reference, section 3a) logs the initialize result before
 // the initialize request. Paired late, the result must still make the contract:
 // one session, the answered revision, the server's capabilities, nothing outstanding.
 func TestOrphanInitializeResultBeforeRequest(t *testing.T) {
