@@ -138,7 +138,7 @@ func (r *SessionResult) finish(rules []*Rule) {
 			r.Notes = append(r.Notes, fmt.Sprintf("%s %s could not judge %s: %s", ru.ID, ru.Name, plural(reasons[k], "message"), k))
 		}
 		if n := r.suppressed[ru.ID]; n > 0 {
-			r.Notes = append(r.Notes, fmt.Sprintf("%s %s: %s more not listed (limit per rule and session reached)", ru.ID, ru.Name, plural(n, "finding")))
+			r.Notes = append(r.Notes, fmt.Sprintf("%s %s: %d more %s not listed (limit per rule and session reached)", ru.ID, ru.Name, n, strings.TrimPrefix(plural(n, "finding"), fmt.Sprint(n)+" ")))
 		}
 	}
 }

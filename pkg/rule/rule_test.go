@@ -1,0 +1,142 @@
+package rule_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/session"
+)
+
+func sample(id, name string) *rule.Rule {
+	return &rule.Rule{ID: id, Name: name, Severity: rule.SeverityError, Title: "t", Anchor: "a", Hint: "h",
+		New: rule.PerMessage(func(*rule.Pass, *session.Message) {})}
+}
+
+func TestValidate(t *testing.T) {
+	ok := []*rule.Rule{sample("MCP0001", "one"), sample("MCP0002", "two-words")}
+	if err := rule.Validate(ok); err != nil {
+		t.Fatalf("valid catalogue rejected: %v", err)
+	}
+	noNew := sample("MCP0003", "three")
+	noNew.New = nil
+	noHint := sample("MCP0003", "three")
+	noHint.Hint = ""
+	for _, c := range []struct {
+		rules []*rule.Rule
+		want  string
+	}{
+		{[]*rule.Rule{sample("MCP1", "x")}, "id must look like"},
+		{[]*rule.Rule{sample("MCP0001", "Bad_Name")}, "kebab-case"},
+		{[]*rule.Rule{sample("MCP0001", "a"), sample("MCP0001", "b")}, "id used twice"},
+		{[]*rule.Rule{sample("MCP0001", "a"), sample("MCP0002", "a")}, "used twice"},
+		{[]*rule.Rule{noNew}, "no constructor"},
+		{[]*rule.Rule{noHint}, "required"},
+	} {
+		err := rule.Validate(c.rules)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Validate: error %v, want one containing %q", err, c.want)
+		}
+	}
+}
+
+func TestSelect(t *testing.T) {
+	all := []*rule.Rule{sample("MCP0001", "one"), sample("MCP0002", "two"), sample("MCP0003", "three")}
+	ids := func(rs []*rule.Rule) string {
+		var out []string
+		for _, r := range rs {
+			out = append(out, r.ID)
+		}
+		return strings.Join(out, ",")
+	}
+	for _, c := range []struct {
+		enable, disable []string
+		want            string
+	}{
+		{nil, nil, "MCP0001,MCP0002,MCP0003"},
+		{[]string{"two", "mcp0003"}, nil, "MCP0002,MCP0003"},
+		{nil, []string{"MCP0001"}, "MCP0002,MCP0003"},
+		{[]string{"one", "two"}, []string{"two"}, "MCP0001"},
+	} {
+		got, err := rule.Select(all, c.enable, c.disable)
+		if err != nil || ids(got) != c.want {
+			t.Errorf("Select(%v, %v) = %s, %v; want %s", c.enable, c.disable, ids(got), err, c.want)
+		}
+	}
+	if _, err := rule.Select(all, []string{"nope"}, nil); err == nil || !strings.Contains(err.Error(), `unknown rule "nope"`) {
+		t.Errorf("unknown rule: %v", err)
+	}
+}
+
+const session20250326 = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}
+{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-03-26","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":1,"method":"ping"}
+{"jsonrpc":"2.0","id":2,"method":"ping"}
+{"jsonrpc":"2.0","id":3,"method":"ping"}
+`
+
+// everyPing reports each ping; scaled says whether it is a capability rule.
+func everyPing(scaled bool) *rule.Rule {
+	r := sample("MCP9001", "every-ping")
+	r.CapabilityScaled = scaled
+	r.New = rule.PerMessage(func(p *rule.Pass, m *session.Message) {
+		if m.Kind == frame.KindRequest && m.Method == "ping" {
+			p.Report(rule.At(m), fmt.Sprintf("ping %s", m.ID))
+		}
+	})
+	return r
+}
+
+func run(t *testing.T, rules []*rule.Rule, limit int) *rule.SessionResult {
+	t.Helper()
+	res, err := rule.Run("t.jsonl", strings.NewReader(session20250326), rules, rule.RunOptions{FindingLimit: limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Sessions) != 1 {
+		t.Fatalf("%d sessions", len(res.Sessions))
+	}
+	return res.Sessions[0]
+}
+
+// TestCapabilityScaling: a capability rule is a warning under 2025-03-26 (SHOULD),
+// other rules keep their severity.
+func TestCapabilityScaling(t *testing.T) {
+	for _, c := range []struct {
+		scaled bool
+		want   rule.Severity
+	}{{true, rule.SeverityWarning}, {false, rule.SeverityError}} {
+		s := run(t, []*rule.Rule{everyPing(c.scaled)}, 0)
+		if len(s.Findings) != 3 || s.Findings[0].Severity != c.want || s.Findings[0].Line != 4 || s.Findings[0].Message != "ping 1" {
+			t.Errorf("scaled=%v: findings %+v, want 3 at %s starting at line 4", c.scaled, s.Findings, c.want)
+		}
+	}
+}
+
+// TestFindingLimit: past the limit, findings are counted in a note, not listed.
+func TestFindingLimit(t *testing.T) {
+	s := run(t, []*rule.Rule{everyPing(false)}, 2)
+	if len(s.Findings) != 2 || s.Findings[1].Line != 5 {
+		t.Fatalf("findings %+v, want the first 2", s.Findings)
+	}
+	if len(s.Notes) != 1 || s.Notes[0] != "MCP9001 every-ping: 1 more finding not listed (limit per rule and session reached)" {
+		t.Errorf("notes %q", s.Notes)
+	}
+}
+
+// TestCannotJudgeNotes: the count per rule and reason becomes a note.
+func TestCannotJudgeNotes(t *testing.T) {
+	r := sample("MCP9002", "cannot")
+	r.New = rule.PerMessage(func(p *rule.Pass, m *session.Message) {
+		if m.Method == "ping" {
+			p.CannotJudge("pings are opaque")
+		}
+	})
+	s := run(t, []*rule.Rule{r}, 0)
+	if len(s.Notes) != 1 || s.Notes[0] != "MCP9002 cannot could not judge 3 messages: pings are opaque" {
+		t.Errorf("notes %q", s.Notes)
+	}
+}
