@@ -37,21 +37,23 @@ func (w *orphanWatch) Message(p *rule.Pass, m *session.Message) {
 	if !m.Kind.IsResponse() || m.Request != nil {
 		return
 	}
-	if m.Dir == spec.DirUnknown {
-		p.CannotJudge("direction unknown")
-		return
-	}
 	if (m.ID == "" || m.ID == "null") && m.Kind == frame.KindError {
 		return // an error about a request whose id could not be read
 	}
-	if m.Orphan != nil {
-		w.orphans = append(w.orphans, orphanResponse{orphan: m.Orphan, anchor: rule.At(m)})
+	if m.Orphan == nil {
+		p.CannotJudge("direction unknown and both sides have a request with that id outstanding")
+		return
 	}
+	w.orphans = append(w.orphans, orphanResponse{orphan: m.Orphan, anchor: rule.At(m)})
 }
 
 func (w *orphanWatch) End(p *rule.Pass) {
 	for _, o := range w.orphans {
 		if o.orphan.Paired {
+			continue
+		}
+		if o.orphan.Dir == spec.DirUnknown {
+			p.Report(o.anchor, fmt.Sprintf("response id=%s answers no request: neither side has an outstanding request with id %s", o.orphan.ID, o.orphan.ID))
 			continue
 		}
 		asker := spec.Sender(o.orphan.Dir.Opposite())

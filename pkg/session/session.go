@@ -61,8 +61,10 @@ type Orphan struct {
 // Limits of orphan pairing: how many orphans wait, and how many lines later the
 // request may come.
 const (
-	maxOrphans   = 256
-	orphanWindow = 64
+	maxOrphans = 256
+	// maxDoneTokens bounds the progress tokens of finished requests remembered.
+	maxDoneTokens = 1024
+	orphanWindow  = 64
 )
 
 // Session is one connection between one client and one server: from an initialize
@@ -102,6 +104,8 @@ type Session struct {
 	sentReqs    [3]int   // requests seen per direction
 	lastModern  *Contract
 	orphans     map[requestKey]*Orphan // keyed by the request they would answer
+	doneTokens  map[string]spec.Direction
+	doneOrder   []string
 	orphanOrder []*Orphan
 	// probeOnly stays true while the session holds nothing but server/discover
 	// requests and their responses (a dual-era client's probe).
@@ -389,14 +393,35 @@ func (s *Session) trackRequest(m *Message) {
 	}
 	key := requestKey{m.Dir, r.ID}
 	if o := s.orphans[key]; o != nil && m.Line-o.Line <= orphanWindow {
-		delete(s.orphans, key)
+		s.forgetOrphan(o)
 		o.Paired, o.RequestLine = true, m.Line
+		if o.Dir == spec.DirUnknown {
+			o.Dir = m.Dir.Opposite()
+		}
 		r.ResponseLine, r.ResponseTime, r.ResponseErr = o.Line, o.Time, o.IsError
 		s.answered(r, o.Line, o.IsError, o.result)
+		s.rememberToken(r)
 		o.result = nil
 		return
 	}
 	s.outstanding[key] = r
+}
+
+// orphanKeys are the requests an orphan could answer: the other side's request with
+// its id, or either side's when its own direction is unknown.
+func orphanKeys(o *Orphan) []requestKey {
+	if o.Dir == spec.DirUnknown {
+		return []requestKey{{spec.C2S, o.ID}, {spec.S2C, o.ID}}
+	}
+	return []requestKey{{o.Dir.Opposite(), o.ID}}
+}
+
+func (s *Session) forgetOrphan(o *Orphan) {
+	for _, k := range orphanKeys(o) {
+		if s.orphans[k] == o {
+			delete(s.orphans, k)
+		}
+	}
 }
 
 // orphan remembers a response that matched no outstanding request, for a request
@@ -412,14 +437,13 @@ func (s *Session) orphan(m *Message) {
 	if s.orphans == nil {
 		s.orphans = map[requestKey]*Orphan{}
 	}
-	s.orphans[requestKey{m.Dir.Opposite(), o.ID}] = o
+	for _, k := range orphanKeys(o) {
+		s.orphans[k] = o
+	}
 	s.orphanOrder = append(s.orphanOrder, o)
 	if len(s.orphanOrder) > maxOrphans {
-		old := s.orphanOrder[0]
+		s.forgetOrphan(s.orphanOrder[0])
 		s.orphanOrder = s.orphanOrder[1:]
-		if key := (requestKey{old.Dir.Opposite(), old.ID}); s.orphans[key] == old {
-			delete(s.orphans, key)
-		}
 	}
 }
 
@@ -549,6 +573,9 @@ func (s *Session) trackNotification(m *Message) {
 func (s *Session) trackResponse(m *Message) {
 	if m.Dir == spec.DirUnknown {
 		m.Contract = s.current()
+		if s.outstanding[requestKey{spec.C2S, m.ID}] == nil && s.outstanding[requestKey{spec.S2C, m.ID}] == nil {
+			s.orphan(m) // no request of either side has its id (yet)
+		}
 		return
 	}
 	key := requestKey{m.Dir.Opposite(), m.ID}
@@ -562,6 +589,24 @@ func (s *Session) trackResponse(m *Message) {
 	r.ResponseLine, r.ResponseTime, r.ResponseErr = m.Line, m.Time, m.Kind == frame.KindError
 	m.Request, m.Contract = r, r.Contract
 	s.answered(r, m.Line, m.Kind == frame.KindError, m.Result)
+	s.rememberToken(r)
+}
+
+// rememberToken keeps the progress token of a finished request for a while, so that
+// late progress in a log without directions can still be placed.
+func (s *Session) rememberToken(r *Request) {
+	if r.ProgressToken == "" {
+		return
+	}
+	if s.doneTokens == nil {
+		s.doneTokens = map[string]spec.Direction{}
+	}
+	s.doneTokens[r.ProgressToken] = r.Dir
+	s.doneOrder = append(s.doneOrder, r.ProgressToken)
+	if len(s.doneOrder) > maxDoneTokens {
+		delete(s.doneTokens, s.doneOrder[0])
+		s.doneOrder = s.doneOrder[1:]
+	}
 }
 
 // answered updates the contract from the response to r (initialize, server/discover).
@@ -646,6 +691,9 @@ func (s *Session) inferDirection(m *Message) {
 				set(spec.S2C, "progress for a request sent c2s")
 			case sent[spec.S2C]:
 				set(spec.C2S, "progress for a request sent s2c")
+			case s.doneTokens[token] != spec.DirUnknown:
+				d := s.doneTokens[token]
+				set(d.Opposite(), "progress for a finished request sent "+d.String())
 			default:
 				set(spec.DirUnknown, "progress token "+token+" belongs to no outstanding request")
 			}
