@@ -14,11 +14,12 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 )
 
-// TestBareMatchesEnvelope strips the envelope of every single-stream envelope fixture
-// (leaving bare JSON-RPC lines: no direction, no time) and checks that the error and
+// TestOtherFormsMatchEnvelope rewrites every single-stream envelope fixture as bare
+// JSON-RPC lines (no direction, no time) and as a Go SDK server log (read:/write:, no
+// time) and checks that the error and
 // warning findings stay the same (line, rule, severity): direction inference must not
 // change the verdict. Messages may differ where only the envelope says who sent what.
-func TestBareMatchesEnvelope(t *testing.T) {
+func TestOtherFormsMatchEnvelope(t *testing.T) {
 	var captures []string
 	for _, dir := range []string{"real", "seeds", "rules", "sessions"} {
 		m, _ := filepath.Glob(filepath.Join("../../fixtures", dir, "*.jsonl"))
@@ -28,22 +29,26 @@ func TestBareMatchesEnvelope(t *testing.T) {
 		t.Fatalf("only %d envelope fixtures found", len(captures))
 	}
 	for _, capture := range captures {
-		bare, ok := stripEnvelopes(t, capture)
-		if !ok {
-			continue // several streams: the bare form cannot keep them apart
-		}
-		t.Run(filepath.Base(capture), func(t *testing.T) {
-			want := summarise(t, capture, nil)
-			got := summarise(t, capture, bare)
-			if strings.Join(want, "\n") != strings.Join(got, "\n") {
-				t.Errorf("envelope findings:\n  %s\nbare findings:\n  %s", strings.Join(want, "\n  "), strings.Join(got, "\n  "))
+		for _, variant := range []string{"bare", "gosdk-log"} {
+			data, ok := stripEnvelopes(t, capture, variant)
+			if !ok {
+				continue // several streams: the other forms cannot keep them apart
 			}
-		})
+			t.Run(variant+"/"+filepath.Base(capture), func(t *testing.T) {
+				want := summarise(t, capture, nil)
+				got := summarise(t, capture, data)
+				if strings.Join(want, "\n") != strings.Join(got, "\n") {
+					t.Errorf("envelope findings:\n  %s\n%s findings:\n  %s", strings.Join(want, "\n  "), variant, strings.Join(got, "\n  "))
+				}
+			})
+		}
 	}
 }
 
-// stripEnvelopes returns the bare lines, or false when the capture has stream keys.
-func stripEnvelopes(t *testing.T, path string) ([]byte, bool) {
+// stripEnvelopes rewrites an envelope capture as bare JSON-RPC lines, or as the Go SDK
+// LoggingTransport log of the server (read: = client to server); false when the
+// capture has stream keys.
+func stripEnvelopes(t *testing.T, path, variant string) ([]byte, bool) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -55,9 +60,19 @@ func stripEnvelopes(t *testing.T, path string) ([]byte, bool) {
 	sc.Buffer(nil, 1<<24)
 	for sc.Scan() {
 		var env map[string]json.RawMessage
-		if json.Unmarshal(sc.Bytes(), &env) == nil && env["msg"] != nil {
+		if json.Unmarshal(sc.Bytes(), &env) != nil {
+			env = brokenEnvelope(sc.Text())
+		}
+		if env["msg"] != nil {
 			if env["server_label"] != nil || env["session_id"] != nil {
 				return nil, false
+			}
+			if variant == "gosdk-log" {
+				if string(env["dir"]) == `"c->s"` {
+					out.WriteString("read: ")
+				} else {
+					out.WriteString("write: ")
+				}
 			}
 			out.Write(env["msg"])
 		} else {
@@ -94,4 +109,18 @@ func summarise(t *testing.T, name string, data []byte) []string {
 		}
 	}
 	return out
+}
+
+// brokenEnvelope takes apart an envelope line that is not valid JSON (a truncated
+// record) by its text: the direction and whatever follows "msg":.
+func brokenEnvelope(line string) map[string]json.RawMessage {
+	_, msg, ok := strings.Cut(line, `"msg":`)
+	if !ok {
+		return nil
+	}
+	env := map[string]json.RawMessage{"msg": json.RawMessage(msg), "dir": json.RawMessage(`"s->c"`)}
+	if strings.Contains(line, `"dir":"c->s"`) {
+		env["dir"] = json.RawMessage(`"c->s"`)
+	}
+	return env
 }
