@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -39,15 +40,11 @@ func runCheck(env Env, c *cli.Context) error {
 		}
 		return nil
 	}
-	format := strings.ToLower(c.String("format"))
-	if format != "text" && format != "json" {
-		return usageErr("mcpsleuth: --format must be text or json, not %q", c.String("format"))
-	}
-	failOn, err := parseFailOn(c.String("fail-on"))
+	out, err := parseOutput(env, c, "text", "json")
 	if err != nil {
 		return err
 	}
-	colour, err := colorMode(env, c.String("color"), c.String("output") == "")
+	failOn, err := parseFailOn(c.String("fail-on"))
 	if err != nil {
 		return err
 	}
@@ -65,11 +62,11 @@ func runCheck(env Env, c *cli.Context) error {
 	}
 	results, unreadable := analyseAll(env, names, selected, fopt)
 	rep := report.Build(Version(), results)
-	if err := writeReport(env, c.String("output"), func(w io.Writer) error {
-		if format == "json" {
+	if err := out.write(env, func(w io.Writer) error {
+		if out.format == "json" {
 			return report.WriteJSON(w, rep)
 		}
-		return report.WriteText(w, rep, report.TextOptions{Color: colour})
+		return report.WriteText(w, rep, report.TextOptions{Color: out.colour})
 	}); err != nil {
 		return err
 	}
@@ -94,6 +91,24 @@ func parseFailOn(s string) (rule.Severity, error) {
 	return sev, nil
 }
 
+// output is where and how a command writes: --format, --output, --color.
+type output struct {
+	format string
+	path   string
+	colour bool
+}
+
+// parseOutput reads the output flags; formats lists the --format values the command takes.
+func parseOutput(env Env, c *cli.Context, formats ...string) (output, error) {
+	o := output{format: strings.ToLower(c.String("format")), path: c.String("output")}
+	if !slices.Contains(formats, o.format) {
+		return o, usageErr("mcpsleuth: --format must be %s, not %q", strings.Join(formats, " or "), c.String("format"))
+	}
+	var err error
+	o.colour, err = colorMode(env, c.String("color"), o.path == "" || o.path == "-")
+	return o, err
+}
+
 // colorMode decides colour: never through the global color.NoColor.
 func colorMode(env Env, mode string, toStdout bool) (bool, error) {
 	switch strings.ToLower(mode) {
@@ -107,21 +122,21 @@ func colorMode(env Env, mode string, toStdout bool) (bool, error) {
 	return false, usageErr("mcpsleuth: --color must be auto, always or never, not %q", mode)
 }
 
-// writeReport writes to --output or stdout.
-func writeReport(env Env, output string, write func(io.Writer) error) error {
-	if output == "" || output == "-" {
+// write writes to --output or stdout.
+func (o output) write(env Env, write func(io.Writer) error) error {
+	if o.path == "" || o.path == "-" {
 		return write(env.Stdout)
 	}
-	f, err := os.Create(output)
+	f, err := os.Create(o.path)
 	if err != nil {
-		return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: %s: cannot write the report: %v", output, unwrapPath(err))}
+		return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: %s: cannot write the report: %v", o.path, unwrapPath(err))}
 	}
 	if err := write(f); err != nil {
 		f.Close()
 		return &exitError{code: ExitUsage, msg: err.Error()}
 	}
 	if err := f.Close(); err != nil {
-		return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: %s: %v", output, err)}
+		return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: %s: %v", o.path, err)}
 	}
 	return nil
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -35,16 +34,12 @@ func handshakeCommand(env Env) *cli.Command {
 }
 
 func runHandshake(env Env, c *cli.Context) error {
-	format := strings.ToLower(c.String("format"))
-	if format != "text" && format != "json" {
-		return usageErr("mcpsleuth: --format must be text or json, not %q", c.String("format"))
+	out, err := parseOutput(env, c, "text", "json")
+	if err != nil {
+		return err
 	}
 	if c.Args().Len() > 1 {
 		return usageErr("mcpsleuth: handshake takes one input")
-	}
-	colour, err := colorMode(env, c.String("color"), c.String("output") == "")
-	if err != nil {
-		return err
 	}
 	fopt, err := frameOptions(c)
 	if err != nil {
@@ -80,11 +75,11 @@ func runHandshake(env Env, c *cli.Context) error {
 	if len(hs) == 0 {
 		return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: %s: no initialize exchange and no modern request found: nothing to negotiate", names[0])}
 	}
-	return writeReport(env, c.String("output"), func(w io.Writer) error {
-		if format == "json" {
+	return out.write(env, func(w io.Writer) error {
+		if out.format == "json" {
 			return report.WriteHandshakeJSON(w, hs)
 		}
-		return report.WriteHandshakeText(w, hs, report.TextOptions{Color: colour})
+		return report.WriteHandshakeText(w, hs, report.TextOptions{Color: out.colour})
 	})
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 )
 
 // TextOptions control the human-readable report.
@@ -167,15 +168,7 @@ func capsText(raw json.RawMessage) string {
 	if len(raw) == 0 || string(raw) == "null" {
 		return "(not declared in the capture)"
 	}
-	var b bytes.Buffer
-	if err := json.Compact(&b, raw); err != nil {
-		return Safe(string(raw))
-	}
-	s := b.String()
-	if len(s) > 160 {
-		s = s[:157] + "..."
-	}
-	return Safe(s)
+	return Safe(session.ShortJSON(string(raw), 160))
 }
 
 func orDash(s string) string {

@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -55,15 +53,4 @@ func roundDuration(d time.Duration) string {
 }
 
 // shortJSON compacts a captured JSON value and shortens it for a message.
-func shortJSON(raw string) string {
-	var b bytes.Buffer
-	if err := json.Compact(&b, []byte(raw)); err != nil {
-		b.Reset()
-		b.WriteString(raw)
-	}
-	s := b.String()
-	if len(s) > 120 {
-		s = s[:117] + "..."
-	}
-	return s
-}
+func shortJSON(raw string) string { return session.ShortJSON(raw, 120) }

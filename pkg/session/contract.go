@@ -159,10 +159,12 @@ func (c *Contract) CapabilitySummary(side spec.Side, top string) string {
 	if !v.Exists() {
 		return "no " + top
 	}
-	return top + ": " + compact(v.Raw)
+	return top + ": " + ShortJSON(v.Raw, 120)
 }
 
-func compact(raw string) string {
+// ShortJSON renders a captured JSON value for a message: compacted (whitespace
+// outside strings removed) and cut to at most max bytes on a character boundary.
+func ShortJSON(raw string, max int) string {
 	var b bytes.Buffer
 	inString, escaped := false, false
 	for i := 0; i < len(raw); i++ {
@@ -180,8 +182,8 @@ func compact(raw string) string {
 		b.WriteByte(ch)
 	}
 	s := b.String()
-	if len(s) > 120 {
-		cut := 117
+	if len(s) > max && max > 3 {
+		cut := max - 3
 		for cut > 0 && !utf8.RuneStart(s[cut]) {
 			cut--
 		}
