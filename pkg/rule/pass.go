@@ -1,6 +1,7 @@
 package rule
 
 import (
+	"bytes"
 	"fmt"
 	"sort"
 	"strings"
@@ -20,12 +21,14 @@ type Anchor struct {
 	Method   string
 	ID       string
 	Revision spec.Revision
+	// Raw is the anchor frame's bytes (copied into the finding as evidence).
+	Raw []byte
 }
 
 // At anchors a finding at a message; a batch member is anchored at its batch's line
 // (the same line), keeping the member's method and id.
 func At(m *session.Message) Anchor {
-	a := Anchor{Line: m.Line, Time: m.Time, Dir: m.Dir, Method: m.Method, ID: m.ID, Revision: m.Revision()}
+	a := Anchor{Line: m.Line, Time: m.Time, Dir: m.Dir, Method: m.Method, ID: m.ID, Revision: m.Revision(), Raw: m.Raw}
 	if m.Batch != nil {
 		a.Line = m.Batch.Line
 	}
@@ -37,7 +40,7 @@ func At(m *session.Message) Anchor {
 
 // AtRequest anchors a finding at a remembered request (for absences found later).
 func AtRequest(r *session.Request) Anchor {
-	a := Anchor{Line: r.Line, Time: r.Time, Dir: r.Dir, Method: r.Method, ID: r.ID}
+	a := Anchor{Line: r.Line, Time: r.Time, Dir: r.Dir, Method: r.Method, ID: r.ID, Raw: r.Raw}
 	if r.Contract != nil {
 		a.Revision = r.Contract.Revision
 	}
@@ -71,11 +74,23 @@ func (p *Pass) ReportSeverity(sev Severity, a Anchor, msg string, related ...Rel
 		p.result.suppressed[p.Rule.ID]++
 		return
 	}
+	evidence, truncated := capped(a.Raw)
+	for i := range related {
+		related[i].Raw, _ = capped(related[i].Raw)
+	}
 	p.result.Findings = append(p.result.Findings, Finding{
 		Rule: p.Rule.ID, Name: p.Rule.Name, Severity: sev, Message: msg,
-		Input: p.Session.Input, Line: a.Line, Time: a.Time, Dir: a.Dir, Method: a.Method, ID: a.ID,
-		Related: related, Hint: p.Rule.Hint,
+		Input: p.Session.Input, Line: a.Line, Time: a.Time, Dir: a.Dir, Method: a.Method, ID: strings.Clone(a.ID),
+		Related: related, Hint: p.Rule.Hint, Evidence: evidence, Truncated: truncated,
 	})
+}
+
+// capped copies at most MaxEvidence bytes of a frame (frames alias the reader's buffer).
+func capped(raw []byte) ([]byte, bool) {
+	if len(raw) > MaxEvidence {
+		return bytes.Clone(raw[:MaxEvidence]), true
+	}
+	return bytes.Clone(raw), false
 }
 
 func (p *Pass) severityAt(rev spec.Revision) Severity {

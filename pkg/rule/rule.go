@@ -53,6 +53,9 @@ func ParseSeverity(s string) (Severity, bool) {
 type Related struct {
 	Line int    `json:"line"`
 	Note string `json:"note"`
+	// Raw is the related frame's bytes when the rule has them (evidence for
+	// reports that show frames); never part of the JSON report.
+	Raw []byte `json:"-"`
 }
 
 // Finding is one thing a rule found, anchored to one frame.
@@ -69,7 +72,14 @@ type Finding struct {
 	ID       string // raw JSON token, "" when the frame has none
 	Related  []Related
 	Hint     string
+	// Evidence is a copy of the anchor frame (at most MaxEvidence bytes; Truncated
+	// says whether it was cut), for reports that show the offending frame.
+	Evidence  []byte
+	Truncated bool
 }
+
+// MaxEvidence bounds the copy of a frame a finding keeps as evidence.
+const MaxEvidence = 16 << 10
 
 // Checker is the per-session state of one rule.
 type Checker interface {
@@ -78,6 +88,37 @@ type Checker interface {
 	Message(p *Pass, m *session.Message)
 	// End runs when the session ends: the place to report absences.
 	End(p *Pass)
+}
+
+// Doc is a rule's documentation: what `mcpsleuth explain` prints and docs/rules.md
+// holds, written for a reader who has never read the spec.
+type Doc struct {
+	// Sees says what the rule looks at in a capture.
+	Sees string
+	// Why says why it matters: what breaks, for whom.
+	Why string
+	// Fix says how to fix it, on the side that must change.
+	Fix string
+	// Bad is a short example of frames that trigger the rule; Good the same fixed.
+	Bad  string
+	Good string
+	// Spec lists the specification sections the rule rests on.
+	Spec []SpecRef
+}
+
+// SpecRef is one specification section, in one revision.
+type SpecRef struct {
+	Revision spec.Revision
+	// Page is the path under docs/specification/<revision>/, with an anchor:
+	// "basic/lifecycle#capability-negotiation".
+	Page string
+	// Says quotes or summarises what the section requires.
+	Says string
+}
+
+// URL is the section's address on modelcontextprotocol.io.
+func (r SpecRef) URL() string {
+	return "https://modelcontextprotocol.io/specification/" + string(r.Revision) + "/" + r.Page
 }
 
 // Rule describes one check of the catalogue.
@@ -93,6 +134,8 @@ type Rule struct {
 	// CapabilityScaled rules are warnings under revisions whose lifecycle said
 	// SHOULD (2024-11-05, 2025-03-26) and errors from 2025-06-18 (MUST).
 	CapabilityScaled bool
+	// Doc is the full documentation.
+	Doc Doc
 	// New returns fresh per-session state.
 	New func() Checker
 }
@@ -144,6 +187,8 @@ func Validate(rules []*Rule) error {
 			return fmt.Errorf("mcpsleuth: rule %s: no severity", r.ID)
 		case r.Title == "" || r.Anchor == "" || r.Hint == "":
 			return fmt.Errorf("mcpsleuth: rule %s: title, anchor and hint are required", r.ID)
+		case r.Doc.Sees == "" || r.Doc.Why == "" || r.Doc.Fix == "" || r.Doc.Bad == "" || r.Doc.Good == "" || len(r.Doc.Spec) == 0:
+			return fmt.Errorf("mcpsleuth: rule %s: documentation incomplete (sees, why, fix, bad and good examples, spec references)", r.ID)
 		case r.New == nil:
 			return fmt.Errorf("mcpsleuth: rule %s: no constructor", r.ID)
 		}

@@ -12,6 +12,7 @@ import (
 
 func sample(id, name string) *rule.Rule {
 	return &rule.Rule{ID: id, Name: name, Severity: rule.SeverityError, Title: "t", Anchor: "a", Hint: "h",
+		Doc: rule.Doc{Sees: "s", Why: "w", Fix: "f", Bad: "b", Good: "g", Spec: []rule.SpecRef{{Revision: "2025-06-18", Page: "basic"}}},
 		New: rule.PerMessage(func(*rule.Pass, *session.Message) {})}
 }
 
@@ -24,6 +25,8 @@ func TestValidate(t *testing.T) {
 	noNew.New = nil
 	noHint := sample("MCP0003", "three")
 	noHint.Hint = ""
+	noDoc := sample("MCP0003", "three")
+	noDoc.Doc.Bad = ""
 	for _, c := range []struct {
 		rules []*rule.Rule
 		want  string
@@ -34,6 +37,7 @@ func TestValidate(t *testing.T) {
 		{[]*rule.Rule{sample("MCP0001", "a"), sample("MCP0002", "a")}, "used twice"},
 		{[]*rule.Rule{noNew}, "no constructor"},
 		{[]*rule.Rule{noHint}, "required"},
+		{[]*rule.Rule{noDoc}, "documentation incomplete"},
 	} {
 		err := rule.Validate(c.rules)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -10,9 +10,19 @@ import (
 // Explain renders one rule's documentation as plain text (mcpsleuth explain).
 func Explain(r *rule.Rule) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s (%s)\n\n%s\n\n", r.ID, r.Name, severityText(r), r.Title)
-	fmt.Fprintf(&b, "Anchored at: %s\n", r.Anchor)
-	fmt.Fprintf(&b, "What to do:  %s\n", r.Hint)
+	fmt.Fprintf(&b, "%s %s (%s)\n%s\n\n", r.ID, r.Name, severityText(r), r.Title)
+	section := func(title, text string) {
+		fmt.Fprintf(&b, "%s\n%s\n\n", title, indent(text, "  "))
+	}
+	section("What it sees", r.Doc.Sees)
+	section("Why it matters", r.Doc.Why)
+	section("How to fix it", r.Doc.Fix)
+	section("Example", r.Doc.Bad)
+	section("Fixed", r.Doc.Good)
+	fmt.Fprintf(&b, "Anchored at\n  %s\n\nSpecification\n", r.Anchor)
+	for _, ref := range r.Doc.Spec {
+		fmt.Fprintf(&b, "  %s  %s\n", ref.URL(), ref.Says)
+	}
 	return b.String()
 }
 
@@ -29,10 +39,24 @@ func Markdown(all []*rule.Rule) string {
 	for _, r := range all {
 		fmt.Fprintf(&b, "\n## %s %s\n\n", r.ID, r.Name)
 		fmt.Fprintf(&b, "**%s** (%s)\n\n", r.Title, severityText(r))
-		fmt.Fprintf(&b, "- Anchored at: %s\n", r.Anchor)
-		fmt.Fprintf(&b, "- What to do: %s\n", r.Hint)
+		fmt.Fprintf(&b, "**What it sees.** %s\n\n", r.Doc.Sees)
+		fmt.Fprintf(&b, "**Why it matters.** %s\n\n", r.Doc.Why)
+		fmt.Fprintf(&b, "**How to fix it.** %s\n\n", r.Doc.Fix)
+		fmt.Fprintf(&b, "Example:\n\n```\n%s\n```\n\nFixed:\n\n```\n%s\n```\n\n", strings.TrimRight(r.Doc.Bad, "\n"), strings.TrimRight(r.Doc.Good, "\n"))
+		fmt.Fprintf(&b, "Anchored at: %s.\n\nSpecification:\n\n", r.Anchor)
+		for _, ref := range r.Doc.Spec {
+			fmt.Fprintf(&b, "- [%s %s](%s): %s\n", ref.Revision, ref.Page, ref.URL(), ref.Says)
+		}
 	}
 	return b.String()
+}
+
+func indent(text, prefix string) string {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = prefix + l
+	}
+	return strings.Join(lines, "\n")
 }
 
 func severityText(r *rule.Rule) string {

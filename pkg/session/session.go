@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"sort"
 	"strconv"
 	"strings"
@@ -36,7 +37,13 @@ type Request struct {
 	ResponseLine int // 0 while no response was seen
 	ResponseTime time.Time
 	ResponseErr  bool
+	// Raw is a copy of the request frame, at most MaxRequestRaw bytes (evidence for
+	// findings reported after the frame has gone, such as an unanswered request).
+	Raw []byte
 }
+
+// MaxRequestRaw bounds the copy of a request kept with it.
+const MaxRequestRaw = 2 << 10
 
 // Answered reports whether a response was seen.
 func (r *Request) Answered() bool { return r.ResponseLine > 0 }
@@ -349,6 +356,7 @@ func (s *Session) track(m *Message) {
 
 func (s *Session) trackRequest(m *Message) {
 	r := &Request{Method: strings.Clone(m.Method), ID: strings.Clone(m.ID), Dir: m.Dir, Line: m.Line, Time: m.Time, Batch: m.Batch != nil}
+	r.Raw = bytes.Clone(m.Raw[:min(len(m.Raw), MaxRequestRaw)])
 	r.LongLived = m.Method == "subscriptions/listen"
 	meta := readParams(m.Params, r)
 	if m.Dir != spec.DirUnknown {
