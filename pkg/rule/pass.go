@@ -212,6 +212,7 @@ func (a *Analyzer) end(s *session.Session) {
 		c.End(run.passes[i])
 	}
 	run.result.finish(a.rules)
+	s.Release()
 	a.done = append(a.done, run.result)
 }
 

@@ -144,3 +144,29 @@ func TestCannotJudgeNotes(t *testing.T) {
 		t.Errorf("notes %q", s.Notes)
 	}
 }
+
+// TestSessionsReleased: once a session has ended and its rules have run, the state
+// kept to follow its traffic is dropped, so that memory does not grow with the
+// number of sessions in a capture.
+func TestSessionsReleased(t *testing.T) {
+	var capture strings.Builder
+	for s := 0; s < 3; s++ {
+		capture.WriteString(session20250326)
+		for i := 10; i < 20; i++ {
+			fmt.Fprintf(&capture, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"x","_meta":{"progressToken":%d}}}`+"\n", i, i)
+			fmt.Fprintf(&capture, `{"jsonrpc":"2.0","id":%d,"result":{"content":[]}}`+"\n", i)
+		}
+	}
+	res, err := rule.Run("t.jsonl", strings.NewReader(capture.String()), nil, rule.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Sessions) != 3 {
+		t.Fatalf("%d sessions, want 3", len(res.Sessions))
+	}
+	for _, s := range res.Sessions {
+		if n := s.Session.Tracked(); n != 0 {
+			t.Errorf("session %d still tracks %d items after it ended", s.Session.Index, n)
+		}
+	}
+}

@@ -124,6 +124,19 @@ type requestKey struct {
 	id  string
 }
 
+// Release drops the state kept to follow the session (pairing, orphans, remembered
+// tokens) once it has ended and its rules have run, so that a run over many sessions
+// keeps only their contracts and counts.
+func (s *Session) Release() {
+	s.outstanding, s.orphans, s.orphanOrder, s.doneTokens, s.doneOrder = nil, nil, nil, nil, nil
+}
+
+// Tracked counts the items the session holds to follow traffic (outstanding
+// requests, orphans, remembered tokens): bounded while it runs, 0 after Release.
+func (s *Session) Tracked() int {
+	return len(s.outstanding) + len(s.orphanOrder) + len(s.doneOrder)
+}
+
 // Outstanding returns the requests without a response, in line order.
 func (s *Session) Outstanding() []*Request {
 	out := make([]*Request, 0, len(s.outstanding))
