@@ -12,7 +12,7 @@ import (
 // gated is a message's capability gate under its governing revision, resolved
 // against the contract.
 type gated struct {
-	row      spec.Method
+	row      spec.MethodFacts
 	declared bool
 }
 
@@ -21,7 +21,7 @@ type gated struct {
 // means there is nothing to judge (no gate, unknown method) or the rule could not
 // judge (recorded through p.CannotJudge).
 func judgeGate(p *rule.Pass, m *session.Message, method string, d spec.Direction) (g gated, ok bool) {
-	if !gatedAnywhere(method) {
+	if !spec.GatedAnywhere(method) {
 		return g, false // unknown to the spec, or never capability-gated
 	}
 	if d == spec.DirUnknown {
@@ -37,7 +37,7 @@ func judgeGate(p *rule.Pass, m *session.Message, method string, d spec.Direction
 		p.CannotJudge("no governing revision (an unknown protocolVersion)")
 		return g, false
 	}
-	row, found := spec.LookupMethod(method, rev, d)
+	row, found := spec.Facts(method, rev, d)
 	if !found || row.Gate.None() {
 		return g, false // a method the revision lacks is MCP1008's; an ungated one needs no declaration
 	}
@@ -51,16 +51,6 @@ func judgeGate(p *rule.Pass, m *session.Message, method string, d spec.Direction
 		return g, false
 	}
 	return gated{row: row, declared: declared}, true
-}
-
-// gatedAnywhere reports whether a method has a capability gate in some revision.
-func gatedAnywhere(method string) bool {
-	for _, row := range spec.MethodRows(method) {
-		if !row.Gate.None() {
-			return true
-		}
-	}
-	return false
 }
 
 // declaration says what a side declared for a gate, as evidence in a message:

@@ -216,3 +216,33 @@ func RevisionsOf(name string, d Direction) []Revision {
 	}
 	return out
 }
+
+// MethodFacts is what the hot path needs of a row, without copying it.
+type MethodFacts struct {
+	Kind      Kind
+	Gate      Gate
+	Extension string
+}
+
+// Facts is LookupMethod without the copy of the row's revision list: the kind,
+// gate and extension of the method sent in direction d under revision r.
+func Facts(name string, r Revision, d Direction) (MethodFacts, bool) {
+	t := methodTable()
+	for _, i := range t.byName[name] {
+		if m := &t.rows[i]; m.Dir == d && m.In(r) {
+			return MethodFacts{Kind: m.Kind, Gate: m.Gate, Extension: m.Extension}, true
+		}
+	}
+	return MethodFacts{}, false
+}
+
+// GatedAnywhere reports whether a method needs a capability in some revision.
+func GatedAnywhere(name string) bool {
+	t := methodTable()
+	for _, i := range t.byName[name] {
+		if !t.rows[i].Gate.None() {
+			return true
+		}
+	}
+	return false
+}

@@ -311,3 +311,23 @@ func TestMethodRowsAndKnownMethod(t *testing.T) {
 		}
 	}
 }
+
+func TestFactsAgreeWithLookup(t *testing.T) {
+	for _, m := range Methods() {
+		for _, r := range m.Revisions {
+			row, ok := LookupMethod(m.Name, r, m.Dir)
+			f, fok := Facts(m.Name, r, m.Dir)
+			if ok != fok || row.Kind != f.Kind || row.Gate != f.Gate || row.Extension != f.Extension {
+				t.Errorf("%s %s %s: Facts %+v %v, LookupMethod %+v %v", m.Name, r, m.Dir, f, fok, row, ok)
+			}
+		}
+	}
+	if _, ok := Facts("ping", Rev20260728, C2S); ok {
+		t.Error("Facts: ping exists in 2026-07-28")
+	}
+	for name, want := range map[string]bool{"tools/list": true, "notifications/tools/list_changed": true, "ping": false, "initialize": false, "completion/complete": true, "nope": false} {
+		if got := GatedAnywhere(name); got != want {
+			t.Errorf("GatedAnywhere(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
