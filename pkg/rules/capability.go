@@ -68,7 +68,7 @@ func declaration(c *session.Contract, g spec.Gate) (string, rule.Related) {
 			text += " (capabilities: " + caps + ")"
 		}
 	}
-	return text, rule.Related{Line: c.DeclaredLine(g.Side), Note: c.DeclaredIn(g.Side) + ": " + summary}
+	return text, rule.Related{Line: c.DeclaredLine(g.Side), Note: c.DeclaredIn(g.Side) + ": " + summary, Raw: c.DeclaredRaw(g.Side)}
 }
 
 func capsOf(c *session.Contract, side spec.Side) string {

@@ -16,6 +16,22 @@ var InitializeFailed = &rule.Rule{
 	Title:    "initialize was answered with an error, or never answered",
 	Anchor:   "the error response; when no answer came, the initialize request",
 	Hint:     "read the error: an unsupported protocolVersion is answered with -32602 and data.supported; a server that never answers is usually blocked or writing to the wrong stream (stdout pollution, a crash on start)",
+	Doc: rule.Doc{
+		Sees: "An initialize request answered with a JSON-RPC error (any code), anchored at the error; or an initialize request that got no response at all before the session ended (the end of the capture, or another initialize on the same stream), anchored at the request, with how much traffic followed it.",
+		Why:  `Without a successful initialize there is no session: no agreed revision, no capabilities, nothing the client may call. Users see "failed to connect", or a client stuck on "connecting" when no answer comes. A common error case is a server that refuses a protocolVersion it does not support instead of offering one it does. A missing answer usually means the server crashed on start, is blocked, or wrote the result where the client does not read it (stdout polluted by logs: MCP0001).`,
+		Fix:  "On the server: when the client asks for a published revision you do not support, answer with a result carrying a revision you do support (your latest) and let the client decide; keep the -32602 error with data.supported for version strings that make no sense. If initialize is never answered, read the server's stderr, check that the initialize handler does not wait for anything the client only sends later, and that stdout carries nothing but JSON-RPC. On the client: when the server offers a revision you cannot speak, disconnect and say why instead of hanging.",
+		Bad: `c->s {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}
+s->c {"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Unsupported protocol version","data":{"supported":["2024-11-05"],"requested":"2025-11-25"}}}`,
+		Good: `c->s {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}
+# the server offers the revision it supports; the client decides whether it can speak it
+s->c {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2024-11-05","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}
+c->s {"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		Spec: []rule.SpecRef{
+			{Revision: "2025-06-18", Page: "basic/lifecycle#initialization", Says: "The client MUST initiate this phase by sending an initialize request; the server MUST respond with its own capabilities and information."},
+			{Revision: "2025-06-18", Page: "basic/lifecycle#version-negotiation", Says: "If the server supports the requested protocol version, it MUST respond with the same version. Otherwise, the server MUST respond with another protocol version it supports. If the client does not support the version in the server's response, it SHOULD disconnect."},
+			{Revision: "2025-06-18", Page: "basic/lifecycle#error-handling", Says: `Example initialization error: -32602 "Unsupported protocol version" with data.supported and data.requested, for a requested version "1.0.0".`},
+		},
+	},
 	New: func() rule.Checker {
 		return rule.Funcs{
 			OnMessage: func(p *rule.Pass, m *session.Message) {

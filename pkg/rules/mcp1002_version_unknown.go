@@ -17,6 +17,19 @@ var VersionUnknown = &rule.Rule{
 	Title:    "A protocolVersion that is not a published revision",
 	Anchor:   "the frame that carries the version (initialize request or result, or a modern request)",
 	Hint:     "send one of the published revisions exactly: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28 (dates compared as strings; no ranges, no semver)",
+	Doc: rule.Doc{
+		Sees: `A protocolVersion that is not one of the published revisions 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25 and 2026-07-28, compared exactly as a string: in the initialize request (what the client asks for), in the initialize result (what the server answers), or in the _meta["io.modelcontextprotocol/protocolVersion"] of a 2026-07-28 request (reported once per distinct value in a session). An initialize request or result without any protocolVersion is reported too. "draft" names the unreleased specification, not a version to send.`,
+		Why:  `Revisions are dates compared exactly: no ranges, no semver, no "latest". A server cannot honour "1.0.0" or "2025-06-18-beta"; it can only guess or refuse, and servers guess differently. When the server's answer is the unknown one, the client has no revision it can speak and should disconnect, and there is no revision to judge the session by: the revision and capability rules say "cannot judge" for all of it. Typical sources are a package version sent instead of a protocol revision, a constant edited by hand, a pre-release date and a typo.`,
+		Fix:  `On the side that wrote it: a client sends the newest published revision it implements, as the exact string (for example "2025-06-18"); a server echoes the requested string when it supports it and otherwise answers the newest published revision it supports; a 2026-07-28 client puts "2026-07-28" in the _meta of every request.`,
+		Bad: `c->s {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"1.0.0","capabilities":{},"clientInfo":{"name":"c","version":"1.0.0"}}}
+s->c {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}`,
+		Good: `c->s {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1.0.0"}}}
+s->c {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}`,
+		Spec: []rule.SpecRef{
+			{Revision: "2025-06-18", Page: "basic/lifecycle#version-negotiation", Says: "In the initialize request, the client MUST send a protocol version it supports (SHOULD be its latest). If the server supports it, it MUST respond with the same version; otherwise it MUST respond with another protocol version it supports."},
+			{Revision: "2026-07-28", Page: "basic/versioning#protocol-version-negotiation", Says: "Every request declares the protocol version it is using in its _meta field; a server that does not implement the requested version MUST respond with an UnsupportedProtocolVersionError (-32022) listing the versions it supports."},
+		},
+	},
 	New: func() rule.Checker {
 		seen := map[string]bool{}
 		return rule.Funcs{OnMessage: func(p *rule.Pass, m *session.Message) {

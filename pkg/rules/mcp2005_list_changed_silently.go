@@ -24,6 +24,29 @@ var ListChangedSilently = &rule.Rule{
 	Title:            "A list changed with no list_changed notification, although the server declared listChanged",
 	Anchor:           "the later list result",
 	Hint:             "send notifications/<kind>/list_changed whenever the list changes (clients that trust listChanged cache the list and never re-fetch on their own), or stop declaring listChanged",
+	Doc: rule.Doc{
+		Sees: "Two results of the same list method in one session (tools/list, prompts/list or resources/list) that differ, with no notifications/tools/list_changed (prompts/list_changed, resources/list_changed) between them, from a server that declared listChanged: true for that capability. Items are matched by name (tools, prompts) or uri (resources); an item counts as changed when its JSON differs at all (description, schema, annotations). The finding lists what was added, removed and changed. Paginated results (a cursor or a nextCursor) are not compared yet, and resources/templates/list is not watched. Without listChanged there is no promise and no finding: the client is expected to list again on its own.",
+		Why:  `listChanged: true is a promise: "I will send notifications/tools/list_changed when the list changes". A client that trusts it caches the list and stops re-listing. The change is visible in this capture only because this client happened to list again; a client that trusts the flag keeps the stale list until it reconnects, so the model calls tools that are gone and never sees the new ones. That is worse than not declaring the flag, since without it the client would have re-listed on its own.`,
+		Fix:  "On the server: send notifications/tools/list_changed (prompts, resources) every time the set of items or any item's definition changes: after registering or removing a tool, when a feature flag flips, when a backend comes up. If you cannot, stop declaring listChanged. If the difference is accidental (a timestamp in a description, object keys serialised in random order), make the list stable.",
+		Bad: `# the initialize result declared "tools":{"listChanged":true}
+c->s {"jsonrpc":"2.0","id":2,"method":"tools/list"}
+s->c {"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"search","inputSchema":{"type":"object"}}]}}
+c->s {"jsonrpc":"2.0","id":5,"method":"tools/list"}
+s->c {"jsonrpc":"2.0","id":5,"result":{"tools":[{"name":"search","inputSchema":{"type":"object"}},{"name":"deploy","inputSchema":{"type":"object"}}]}}`,
+		Good: `c->s {"jsonrpc":"2.0","id":2,"method":"tools/list"}
+s->c {"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"search","inputSchema":{"type":"object"}}]}}
+# the server registers deploy and says so
+s->c {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}
+c->s {"jsonrpc":"2.0","id":5,"method":"tools/list"}
+s->c {"jsonrpc":"2.0","id":5,"result":{"tools":[{"name":"search","inputSchema":{"type":"object"}},{"name":"deploy","inputSchema":{"type":"object"}}]}}`,
+		Spec: []rule.SpecRef{
+			{Revision: "2025-06-18", Page: "server/tools#capabilities", Says: "listChanged indicates whether the server will emit notifications when the list of available tools changes."},
+			{Revision: "2025-06-18", Page: "server/tools#list-changed-notification", Says: "When the list of available tools changes, servers that declared the listChanged capability SHOULD send a notification (notifications/tools/list_changed)."},
+			{Revision: "2025-06-18", Page: "server/prompts#list-changed-notification", Says: "The same for prompts: notifications/prompts/list_changed."},
+			{Revision: "2025-06-18", Page: "server/resources#list-changed-notification", Says: "The same for resources: notifications/resources/list_changed."},
+			{Revision: "2025-06-18", Page: "basic/lifecycle#operation", Says: "Both parties MUST only use capabilities that were successfully negotiated; like every capability rule, this one is an error from 2025-06-18 and a warning before, when the lifecycle said SHOULD."},
+		},
+	},
 	New: func() rule.Checker {
 		return &listWatch{lists: map[string]*listState{}}
 	},
@@ -45,9 +68,27 @@ type listState struct {
 
 type listWatch struct {
 	lists map[string]*listState // by capability
+	// granted records, in a modern session, the list_changed types a
+	// subscriptions/listen acknowledgement granted: only those are promised.
+	granted map[string]bool
 }
 
+// listenFlags maps the subscriptions/listen notification flags to capabilities.
+var listenFlags = map[string]string{"toolsListChanged": "tools", "promptsListChanged": "prompts", "resourcesListChanged": "resources"}
+
 func (w *listWatch) Message(p *rule.Pass, m *session.Message) {
+	if m.Kind == frame.KindNotification && m.Method == "notifications/subscriptions/acknowledged" {
+		gjson.GetBytes(m.Params, "notifications").ForEach(func(k, v gjson.Result) bool {
+			if capability, ok := listenFlags[k.Str]; ok && v.Type == gjson.True {
+				if w.granted == nil {
+					w.granted = map[string]bool{}
+				}
+				w.granted[capability] = true
+			}
+			return true
+		})
+		return
+	}
 	if m.Kind == frame.KindNotification && m.Dir != spec.C2S {
 		if kind, ok := strings.CutPrefix(m.Method, "notifications/"); ok {
 			if capability, ok := strings.CutSuffix(kind, "/list_changed"); ok {
@@ -93,6 +134,9 @@ func (w *listWatch) Message(p *rule.Pass, m *session.Message) {
 	if !declared {
 		return // no promise: a client must re-list on its own
 	}
+	if c.Era == session.EraModern && !w.granted[kind.capability] {
+		return // 2026-07-28: list_changed flows only on a listen stream that asked for it
+	}
 	p.Report(rule.At(m), fmt.Sprintf("%s result (line %d) differs from the one at line %d (%s) with no notifications/%s/list_changed between them, although the %s declared %s.listChanged: clients that trust it keep the stale list",
 		m.Request.Method, m.Line, prev.line, describeDiff(added, removed, changed), kind.capability, c.DeclaredIn(spec.Server), kind.capability),
 		rule.Related{Line: prev.line, Note: "the earlier list"},
@@ -104,8 +148,10 @@ func (w *listWatch) End(*rule.Pass) {}
 func fingerprint(list gjson.Result, key string) map[string]uint64 {
 	items := map[string]uint64{}
 	list.ForEach(func(_, item gjson.Result) bool {
+		// Hash the item with sorted keys and no whitespace, so that a server that
+		// re-serialises the same item differently does not count as a change.
 		h := fnv.New64a()
-		_, _ = h.Write([]byte(item.Raw))
+		_, _ = h.Write([]byte(gjson.Get(item.Raw, `@pretty:{"sortKeys":true}|@ugly`).Raw))
 		name := item.Get(key).String()
 		if name == "" {
 			name = item.Raw

@@ -15,6 +15,27 @@ var UnansweredRequest = &rule.Rule{
 	Title:    "A request with no response by the end of the capture",
 	Anchor:   "the request (a batch member: its batch)",
 	Hint:     "every request must be answered (or cancelled by its sender); look for a handler that blocks or panics, a dropped batch, or a response written to the wrong stream",
+	Doc: rule.Doc{
+		Sees: "At the end of a session (the end of the capture, or a new initialize on the same stream), every request that never got a response, neither a result nor an error. Left out: requests whose sender cancelled them with notifications/cancelled (a cancelled request may go unanswered), subscriptions/listen streams (2026-07-28: answered only when the server closes them) and initialize (MCP1001 reports it). The finding says who sent the request and how much traffic followed it: a request right at the end of the capture may simply still have been in flight; one followed by minutes of traffic was dropped. Requests inside a batch are anchored at their batch.",
+		Why:  `The sender is still waiting: a tool call that spins until the client's timeout, a model turn that never completes, a UI stuck on "running". When traffic went on long afterwards, the peer was alive and simply never answered: a handler that blocked, or failed without replying, an exception swallowed, a response written to the wrong stream, a batch member skipped. Nothing in the protocol flags it; the only evidence is the response that is not there.`,
+		Fix:  "On the side that received the request: answer every request exactly once, with a result or, on failure, a JSON-RPC error (for a tool, a result with isError: true), and put timeouts on the backend calls a handler waits for. On the side that sent it: set a timeout and, when it expires, send notifications/cancelled with the request's id and stop waiting.",
+		Bad: `c->s {"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"search","arguments":{"q":"mcp"}}}
+c->s {"jsonrpc":"2.0","id":5,"method":"ping"}
+s->c {"jsonrpc":"2.0","id":5,"result":{}}
+# traffic goes on for minutes; id 4 is never answered`,
+		Good: `c->s {"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"search","arguments":{"q":"mcp"}}}
+c->s {"jsonrpc":"2.0","id":5,"method":"ping"}
+s->c {"jsonrpc":"2.0","id":5,"result":{}}
+s->c {"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"search backend timed out"}],"isError":true}}
+# or, if the client gives up first, it says so:
+c->s {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4,"reason":"timed out"}}`,
+		Spec: []rule.SpecRef{
+			{Revision: "2025-06-18", Page: "basic#responses", Says: "Responses are sent in reply to requests and MUST include the same ID as the request they correspond to; all messages MUST follow JSON-RPC 2.0, in which every request (unlike a notification) gets a response."},
+			{Revision: "2025-06-18", Page: "basic/lifecycle#timeouts", Says: "Implementations SHOULD establish timeouts for all sent requests; when a request has not received a success or error response within the timeout period, the sender SHOULD issue a cancellation notification for that request and stop waiting for a response."},
+			{Revision: "2025-06-18", Page: "basic/utilities/cancellation#behavior-requirements", Says: "Receivers of a cancellation notification SHOULD stop processing the request and not send a response for it: a cancelled request may stay unanswered."},
+			{Revision: "2026-07-28", Page: "basic/patterns/subscriptions#graceful-closure", Says: "A subscriptions/listen request is answered only when the server ends the subscription on its own initiative; the response SHOULD come before the stream closes."},
+		},
+	},
 	New: func() rule.Checker {
 		return rule.Funcs{OnEnd: func(p *rule.Pass) {
 			for _, r := range p.Session.Outstanding() {

@@ -94,11 +94,28 @@ type Contract struct {
 	// SupportedVersions from a server/discover result.
 	SupportedVersions []string
 
+	// RequestRaw and ResultRaw are copies of the declaring frames (at most
+	// MaxContractRaw bytes), evidence for reports: the initialize request (or modern
+	// request) and the initialize (or server/discover) result.
+	RequestRaw []byte
+	ResultRaw  []byte
+
 	// Lines of the frames that declared each part (0 = none).
 	RequestLine    int // initialize request, or the modern request carrying the client's _meta
 	ResultLine     int // initialize result
 	ServerCapsLine int // initialize result or server/discover result
 	ErrorLine      int // initialize error response
+}
+
+// MaxContractRaw bounds the copies of declaring frames a contract keeps.
+const MaxContractRaw = 16 << 10
+
+// DeclaredRaw is the frame that carried side's declaration (nil when not kept).
+func (c *Contract) DeclaredRaw(side spec.Side) []byte {
+	if side == spec.Server {
+		return c.ResultRaw
+	}
+	return c.RequestRaw
 }
 
 // Declares reports whether side's capability object declares path ("resources",

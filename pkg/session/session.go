@@ -62,7 +62,7 @@ type Orphan struct {
 	Paired      bool
 	RequestLine int
 
-	result []byte // kept for the results that build a contract
+	raw []byte // the response frame, kept for the results that build a contract
 }
 
 // Limits of orphan pairing: how many orphans wait, and how many lines later the
@@ -380,7 +380,7 @@ func (s *Session) trackRequest(m *Message) {
 	}
 	switch {
 	case m.Method == "initialize" && m.Dir != spec.S2C:
-		c := &Contract{Era: EraLegacy, RequestLine: m.Line}
+		c := &Contract{Era: EraLegacy, RequestLine: m.Line, RequestRaw: r.Raw}
 		p := gjson.ParseBytes(m.Params)
 		c.Requested = p.Get("protocolVersion").String()
 		if caps := p.Get("capabilities"); caps.Exists() {
@@ -395,7 +395,7 @@ func (s *Session) trackRequest(m *Message) {
 		if s.Era == EraUnknown {
 			s.Era = EraModern
 		}
-		s.lastModern = s.modernContract(m, meta)
+		s.lastModern = s.modernContract(m, meta, r.Raw)
 	}
 	if s.Era == EraUnknown {
 		s.PreHandshake++
@@ -420,9 +420,9 @@ func (s *Session) trackRequest(m *Message) {
 			o.Dir = m.Dir.Opposite()
 		}
 		r.ResponseLine, r.ResponseTime, r.ResponseErr = o.Line, o.Time, o.IsError
-		s.answered(r, o.Line, o.IsError, o.result)
+		s.answered(r, o.Line, o.IsError, o.raw)
 		s.rememberToken(r)
-		o.result = nil
+		o.raw = nil
 		return
 	}
 	s.outstanding[key] = r
@@ -451,7 +451,7 @@ func (s *Session) orphan(m *Message) {
 	o := &Orphan{Line: m.Line, Time: m.Time, Dir: m.Dir, ID: strings.Clone(m.ID), IsError: m.Kind == frame.KindError}
 	if m.Kind == frame.KindResult && m.Dir == spec.S2C {
 		if res := gjson.ParseBytes(m.Result); res.Get("protocolVersion").Exists() || res.Get("supportedVersions").Exists() {
-			o.result = []byte(res.Raw)
+			o.raw = bytes.Clone(m.Raw)
 		}
 	}
 	m.Orphan = o
@@ -506,14 +506,14 @@ func readParams(params []byte, r *Request) requestMeta {
 
 // modernContract builds the contract of one modern request from its _meta and the
 // latest server/discover result. Consecutive requests with the same _meta share one.
-func (s *Session) modernContract(m *Message, meta requestMeta) *Contract {
+func (s *Session) modernContract(m *Message, meta requestMeta, raw []byte) *Contract {
 	version := meta.version.String()
 	if prev := s.lastModern; prev != nil && prev.Requested == version && string(prev.ClientCaps) == meta.caps.Raw && s.discoverLine() == prev.ServerCapsLine && prev.RequestLine != 0 {
 		c := *prev
-		c.RequestLine = m.Line
+		c.RequestLine, c.RequestRaw = m.Line, raw
 		return &c
 	}
-	c := &Contract{Era: EraModern, Requested: strings.Clone(version), RequestLine: m.Line}
+	c := &Contract{Era: EraModern, Requested: strings.Clone(version), RequestLine: m.Line, RequestRaw: raw}
 	if meta.caps.Exists() {
 		c.ClientCaps = []byte(meta.caps.Raw)
 	}
@@ -551,6 +551,7 @@ func (s *Session) discoverLine() int {
 func (s *Session) copyDiscover(c *Contract) {
 	if d := s.Discover; d != nil {
 		c.ServerCaps, c.ServerCapsLine, c.Server, c.Instructions, c.SupportedVersions = d.ServerCaps, d.ServerCapsLine, d.Server, d.Instructions, d.SupportedVersions
+		c.ResultRaw = d.ResultRaw
 	}
 }
 
@@ -609,7 +610,7 @@ func (s *Session) trackResponse(m *Message) {
 	delete(s.outstanding, key)
 	r.ResponseLine, r.ResponseTime, r.ResponseErr = m.Line, m.Time, m.Kind == frame.KindError
 	m.Request, m.Contract = r, r.Contract
-	s.answered(r, m.Line, m.Kind == frame.KindError, m.Result)
+	s.answered(r, m.Line, m.Kind == frame.KindError, m.Raw)
 	s.rememberToken(r)
 }
 
@@ -631,7 +632,8 @@ func (s *Session) rememberToken(r *Request) {
 }
 
 // answered updates the contract from the response to r (initialize, server/discover).
-func (s *Session) answered(r *Request, line int, isErr bool, result []byte) {
+func (s *Session) answered(r *Request, line int, isErr bool, raw []byte) {
+	result := []byte(gjson.GetBytes(raw, "result").Raw)
 	switch r.Method {
 	case "initialize":
 		c := r.Contract
@@ -650,6 +652,7 @@ func (s *Session) answered(r *Request, line int, isErr bool, result []byte) {
 		c.Server = implementation(res.Get("serverInfo"))
 		c.Instructions = res.Get("instructions").String()
 		c.ResultLine, c.ServerCapsLine = line, line
+		c.ResultRaw = bytes.Clone(raw[:min(len(raw), MaxContractRaw)])
 		c.Revision = ""
 		c.judgeVersion()
 	case "server/discover":
@@ -657,7 +660,7 @@ func (s *Session) answered(r *Request, line int, isErr bool, result []byte) {
 			return
 		}
 		res := gjson.ParseBytes(result)
-		d := &Contract{Era: EraModern, ServerCapsLine: line}
+		d := &Contract{Era: EraModern, ServerCapsLine: line, ResultRaw: bytes.Clone(raw[:min(len(raw), MaxContractRaw)])}
 		if caps := res.Get("capabilities"); caps.Exists() {
 			d.ServerCaps = []byte(caps.Raw)
 		}

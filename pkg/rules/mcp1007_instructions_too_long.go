@@ -1,0 +1,91 @@
+package rules
+
+import (
+	"fmt"
+	"hash/fnv"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/session"
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+)
+
+// instructionsTokenBudget is the estimated size above which a server's instructions
+// are reported. It repeats report.InstructionsTokenBudget (the handshake command's
+// budget): keep the two equal.
+const instructionsTokenBudget = 300
+
+// estimateTokens estimates the tokens of a text the way the handshake command does:
+// a token per 4 bytes, rounded up.
+func estimateTokens(text string) int { return (len(text) + 3) / 4 }
+
+// InstructionsTooLong reports server instructions large enough to cost on every turn.
+var InstructionsTooLong = &rule.Rule{
+	ID:       "MCP1007",
+	Name:     "instructions-too-long",
+	Severity: rule.SeverityInfo,
+	Title:    "Server instructions over 300 estimated tokens, paid on every turn",
+	Anchor:   "the initialize or server/discover result",
+	Hint:     "keep instructions to a few sentences about how the server's features fit together; move per-tool detail into tool descriptions, which clients load only when relevant",
+	Doc: rule.Doc{
+		Sees: fmt.Sprintf("The instructions string of an initialize result (legacy) or a server/discover result (2026-07-28). Its size is estimated "+
+			"at one token per 4 bytes (the estimate `mcpsleuth handshake` prints); over %d estimated tokens it is reported once per distinct text "+
+			"in a session. Info level: the specification sets no limit, so a long text breaks no contract.", instructionsTokenBudget),
+		Why: "Clients typically place the server's instructions in the model's context (often the system prompt) for the whole conversation, " +
+			"so every byte is paid on every turn, for every user, whether or not the server is used in that turn. Long instructions crowd out " +
+			"the user's own context, and with several servers connected they add up.",
+		Fix: "Cut the instructions to what the model needs to use the server well: how tools relate, in what order to call them, and constraints " +
+			"that span tools. Move per-tool explanations into each tool's description and examples into the input schema's descriptions; drop " +
+			"marketing text and changelogs.",
+		Bad: `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"},
+  "instructions":"# Server guide\n\n(2,000 bytes: every tool described again, examples, troubleshooting...)"}}`,
+		Good: `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"},
+  "instructions":"Call search before fetch; fetch only ids that search returned."}}`,
+		Spec: []rule.SpecRef{
+			{Revision: spec.Rev20250618, Page: "schema#initializeresult", Says: "InitializeResult.instructions: instructions describing how to use the server and its features; \"this information MAY be added to the system prompt\". No size limit is set."},
+			{Revision: spec.Rev20260728, Page: "schema#discoverresult", Says: "DiscoverResult.instructions: guidance that \"should focus on information that helps the model use the server effectively and should not duplicate information already in tool descriptions\"."},
+		},
+	},
+	New: func() rule.Checker { return &instructionsWatch{seen: map[uint64]bool{}} },
+}
+
+// maxInstructionTexts bounds the distinct instruction texts remembered per session.
+const maxInstructionTexts = 64
+
+type instructionsWatch struct {
+	seen map[uint64]bool // hashes of instruction texts already reported
+}
+
+func (w *instructionsWatch) Message(p *rule.Pass, m *session.Message) {
+	if m.Kind != frame.KindResult || m.Request == nil {
+		return
+	}
+	var text, what string
+	switch m.Request.Method {
+	case "initialize":
+		if c := m.Contract; c != nil && c.ResultLine == m.Line {
+			text, what = c.Instructions, "initialize result"
+		}
+	case "server/discover":
+		if d := m.Session.Discover; d != nil && d.ServerCapsLine == m.Line {
+			text, what = d.Instructions, "server/discover result"
+		}
+	}
+	tokens := estimateTokens(text)
+	if tokens <= instructionsTokenBudget {
+		return
+	}
+	h := fnv.New64a()
+	h.Write([]byte(text))
+	sum := h.Sum64()
+	if w.seen[sum] {
+		return
+	}
+	if len(w.seen) < maxInstructionTexts {
+		w.seen[sum] = true
+	}
+	p.Report(rule.At(m), fmt.Sprintf("the %s carries instructions of %d bytes, about %d tokens (4 bytes a token), over the %d-token budget: clients put them in the model's context on every turn; starts %s",
+		what, len(text), tokens, instructionsTokenBudget, quote(text)))
+}
+
+func (w *instructionsWatch) End(*rule.Pass) {}

@@ -1,0 +1,169 @@
+package rules
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/session"
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+)
+
+// ChangeNotRefetched reports a declared list_changed notification after which the
+// client never listed that kind again.
+var ChangeNotRefetched = &rule.Rule{
+	ID:       "MCP2007",
+	Name:     "change-not-refetched",
+	Severity: rule.SeverityInfo,
+	Title:    "The client received a declared list_changed and never listed again",
+	Anchor:   "the first list_changed notification the client did not react to",
+	Hint:     "on notifications/<kind>/list_changed, call <kind>/list again (tools/list, prompts/list, resources/list) and replace the cached list: the notification carries no data of its own",
+	Doc: rule.Doc{
+		Sees: "A notifications/tools/list_changed, notifications/prompts/list_changed or notifications/resources/list_changed " +
+			"from a server that declared the matching `listChanged`, followed by no tools/list, prompts/list or resources/list " +
+			"(resources/templates/list also counts for resources) from the client before the session ends. A list request " +
+			"sent before the notification does not count, even if its result arrives after it. When the capture ends less " +
+			"than one second after the notification (or, without timestamps, right after it), the client had no time to " +
+			"react and the rule says it cannot judge instead of reporting. Info: re-listing is what the notification is for, " +
+			"but the spec does not oblige the client to do it at once.",
+		Why: "list_changed carries no data: it only says the list the client holds is stale. A client that ignores it keeps " +
+			"offering the model tools that are gone and never offers the new ones, which looks like a server bug (\"my new " +
+			"tool never shows up\") although the server did its part. This is the usual cause when a server change is " +
+			"announced correctly but a host only picks it up after a restart.",
+		Fix: "Handle the notification in the client: on notifications/<kind>/list_changed call <kind>/list again (follow " +
+			"nextCursor to the end) and replace the cached list; under 2026-07-28, open subscriptions/listen with the matching " +
+			"flag so the notification arrives at all.",
+		Bad: `{"id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{"listChanged":true}},...}}
+{"id":1,"method":"tools/list"}
+{"id":1,"result":{"tools":[...]}}
+{"method":"notifications/tools/list_changed"}
+{"id":2,"method":"tools/call","params":{"name":"old_tool",...}}
+(no tools/list until the end)`,
+		Good: `{"id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{"listChanged":true}},...}}
+{"id":1,"method":"tools/list"}
+{"id":1,"result":{"tools":[...]}}
+{"method":"notifications/tools/list_changed"}
+{"id":2,"method":"tools/list"}
+{"id":2,"result":{"tools":[...]}}`,
+		Spec: []rule.SpecRef{
+			{Revision: spec.Rev20250618, Page: "server/tools#list-changed-notification", Says: "servers that declared listChanged SHOULD send notifications/tools/list_changed when the list changes; the message flow shows the client answering it with tools/list"},
+			{Revision: spec.Rev20250618, Page: "server/prompts#list-changed-notification", Says: "the same for prompts"},
+			{Revision: spec.Rev20250618, Page: "server/resources#list-changed-notification", Says: "the same for resources"},
+			{Revision: spec.Rev20260728, Page: "server/tools#list-changed-notification", Says: "the notification arrives on a subscriptions/listen stream; the message flow shows the client listing again after it"},
+		},
+	},
+	New: func() rule.Checker { return &refetchWatch{} },
+}
+
+// refetchGrace is how long a client is given to re-list before the capture ends.
+const refetchGrace = time.Second
+
+// refetchKinds are the list kinds whose change a client should re-fetch.
+var refetchKinds = [...]string{"tools", "prompts", "resources"}
+
+type pendingRefetch struct {
+	anchor rule.Anchor
+	count  int // list_changed notifications of the kind since the last list request
+}
+
+type refetchWatch struct {
+	pending [len(refetchKinds)]*pendingRefetch
+}
+
+func refetchKind(name string) int {
+	for i, k := range refetchKinds {
+		if k == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func (w *refetchWatch) Message(p *rule.Pass, m *session.Message) {
+	switch m.Kind {
+	case frame.KindRequest:
+		if m.Dir == spec.S2C {
+			return
+		}
+		kind, _, ok := strings.Cut(m.Method, "/")
+		if !ok || !(m.Method == kind+"/list" || m.Method == "resources/templates/list") {
+			return
+		}
+		if i := refetchKind(kind); i >= 0 {
+			w.pending[i] = nil
+		}
+	case frame.KindNotification:
+		kind, ok := strings.CutPrefix(m.Method, "notifications/")
+		if !ok {
+			return
+		}
+		if kind, ok = strings.CutSuffix(kind, "/list_changed"); !ok {
+			return
+		}
+		i := refetchKind(kind)
+		if i < 0 || m.Dir == spec.C2S {
+			return
+		}
+		if m.Dir == spec.DirUnknown {
+			p.CannotJudge("direction unknown")
+			return
+		}
+		if m.Contract == nil {
+			p.CannotJudge("no contract (no handshake before it)")
+			return
+		}
+		declared, known := m.Contract.Declares(spec.Server, kind+".listChanged", true)
+		switch {
+		case !known:
+			p.CannotJudge("the server's capabilities are unknown")
+			return
+		case !declared:
+			return // an undeclared notification (MCP2001): the client may rightly drop it
+		}
+		if pr := w.pending[i]; pr != nil {
+			pr.count++
+			return
+		}
+		a := rule.At(m)
+		a.Raw = bytes.Clone(m.Raw[:min(len(m.Raw), session.MaxRequestRaw)])
+		a.ID = strings.Clone(a.ID)
+		a.Method = strings.Clone(a.Method)
+		w.pending[i] = &pendingRefetch{anchor: a, count: 1}
+	}
+}
+
+func (w *refetchWatch) End(p *rule.Pass) {
+	s := p.Session
+	for i, pr := range w.pending {
+		if pr == nil {
+			continue
+		}
+		kind := refetchKinds[i]
+		a := pr.anchor
+		switch {
+		case !a.Time.IsZero() && !s.LastTime.IsZero() && s.LastTime.Sub(a.Time) < refetchGrace:
+			p.CannotJudge(fmt.Sprintf("the capture ends less than %s after notifications/%s/list_changed", refetchGrace, kind))
+			continue
+		case (a.Time.IsZero() || s.LastTime.IsZero()) && s.LastLine <= a.Line:
+			p.CannotJudge(fmt.Sprintf("the capture ends right after notifications/%s/list_changed", kind))
+			continue
+		}
+		times := ""
+		if pr.count > 1 {
+			times = fmt.Sprintf(" (and %d more after it)", pr.count-1)
+		}
+		end := "the capture ends"
+		if s.EndedBy > 0 {
+			end = fmt.Sprintf("the session ends (a new initialize at line %d)", s.EndedBy)
+		}
+		span := fmt.Sprintf("%d lines later", s.LastLine-a.Line)
+		if !a.Time.IsZero() && !s.LastTime.IsZero() {
+			span = roundDuration(s.LastTime.Sub(a.Time)) + " and " + span
+		}
+		p.Report(a, fmt.Sprintf("the client received notifications/%s/list_changed at line %d%s and never sent %s/list again; %s %s: it may be working from a stale %s list",
+			kind, a.Line, times, kind, end, span, kind))
+	}
+}

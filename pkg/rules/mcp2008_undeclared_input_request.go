@@ -1,0 +1,116 @@
+package rules
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/session"
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+)
+
+// UndeclaredInputRequest reports a 2026-07-28 InputRequiredResult that asks for input
+// the request's clientCapabilities did not declare, or that answers a method which
+// may not return one.
+var UndeclaredInputRequest = &rule.Rule{
+	ID:               "MCP2008",
+	Name:             "undeclared-input-request",
+	Severity:         rule.SeverityError,
+	CapabilityScaled: true,
+	Title:            "An InputRequiredResult asks for input the request did not declare, or answers a method that cannot take one",
+	Anchor:           "the InputRequiredResult",
+	Hint:             "read the clientCapabilities in the request's _meta before building inputRequests (roots/list needs roots, sampling/createMessage needs sampling, elicitation/create needs elicitation), and return input_required only from tools/call, prompts/get and resources/read",
+	Doc: rule.Doc{
+		Sees: "2026-07-28 results with `resultType: \"input_required\"`. Each `inputRequests` entry's `method` is matched " +
+			"against the `io.modelcontextprotocol/clientCapabilities` in the `_meta` of the request being answered (not " +
+			"those of any other request): roots/list needs `roots`, sampling/createMessage needs `sampling`, " +
+			"elicitation/create needs `elicitation`. The request's method must be tools/call, prompts/get or resources/read. " +
+			"A request without clientCapabilities cannot be judged (that is MCP1012's finding).",
+		Why: "In the stateless era each request carries its own declaration, and a client that did not declare a feature " +
+			"on this request has no way to fulfil the input request: it cannot retry with the inputResponses the server " +
+			"waits for, so the call fails after a round trip, or the client gives up on a result type it does not handle " +
+			"for that method.",
+		Fix: "Build inputRequests from the capabilities in the current request's `_meta` only, and fall back (answer without " +
+			"the input, or return a tool error explaining what is missing) when the capability is absent. Return " +
+			"InputRequiredResult only from tools/call, prompts/get and resources/read.",
+		Bad: `{"id":4,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities":{}},"name":"summarise","arguments":{...}}}
+{"id":4,"result":{"resultType":"input_required","inputRequests":{"s1":{"method":"sampling/createMessage","params":{...}}}}}`,
+		Good: `{"id":4,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities":{"sampling":{}}},"name":"summarise","arguments":{...}}}
+{"id":4,"result":{"resultType":"input_required","inputRequests":{"s1":{"method":"sampling/createMessage","params":{...}}}}}`,
+		Spec: []rule.SpecRef{
+			{Revision: spec.Rev20260728, Page: "basic/patterns/mrtr#server-requirements-basic-workflow", Says: "servers MUST NOT send an inputRequests entry that the client has not declared support for in its capabilities"},
+			{Revision: spec.Rev20260728, Page: "basic/patterns/mrtr#supported-requests", Says: "InputRequiredResult MAY answer prompts/get, resources/read and tools/call; servers MUST NOT send it on any other client request"},
+		},
+	},
+	New: rule.PerMessage(checkInputRequests),
+}
+
+// inputRequestCapability is the client capability each input request needs.
+var inputRequestCapability = map[string]string{
+	"roots/list":             "roots",
+	"sampling/createMessage": "sampling",
+	"elicitation/create":     "elicitation",
+}
+
+// inputRequiredMethods may be answered with an InputRequiredResult.
+var inputRequiredMethods = map[string]bool{"tools/call": true, "prompts/get": true, "resources/read": true}
+
+func checkInputRequests(p *rule.Pass, m *session.Message) {
+	if m.Kind != frame.KindResult || m.Request == nil || !bytes.Contains(m.Result, []byte(`input_required`)) {
+		return
+	}
+	res := gjson.ParseBytes(m.Result)
+	if res.Get("resultType").String() != "input_required" {
+		return
+	}
+	r := m.Request
+	c := r.Contract
+	if c == nil || c.Era != session.EraModern {
+		return // InputRequiredResult exists only in 2026-07-28 (MCP1010 reports it elsewhere)
+	}
+	if !inputRequiredMethods[r.Method] {
+		p.Report(rule.At(m), fmt.Sprintf("%s id=%s (line %d) was answered with an InputRequiredResult, which only tools/call, prompts/get and resources/read may return",
+			r.Method, r.ID, r.Line), rule.Related{Line: r.Line, Note: "the request"})
+	}
+	if c.ClientCaps == nil {
+		p.CannotJudge("the request carried no _meta clientCapabilities")
+		return
+	}
+	missing := map[string][]string{} // capability -> input request keys
+	res.Get("inputRequests").ForEach(func(key, entry gjson.Result) bool {
+		method := entry.Get("method").String()
+		capability, ok := inputRequestCapability[method]
+		if !ok {
+			return true // not an input request the spec defines: the schema rule's finding
+		}
+		if declared, _ := c.Declares(spec.Client, capability, false); !declared {
+			missing[capability] = append(missing[capability], fmt.Sprintf("%s (%s)", quote(key.String()), method))
+		}
+		return true
+	})
+	if len(missing) == 0 {
+		return
+	}
+	caps := make([]string, 0, len(missing))
+	for capability := range missing {
+		caps = append(caps, capability)
+	}
+	sort.Strings(caps)
+	for _, capability := range caps {
+		keys := missing[capability]
+		more := ""
+		if len(keys) > 3 {
+			keys, more = keys[:3], fmt.Sprintf(" and %d more", len(keys)-3)
+		}
+		p.Report(rule.At(m), fmt.Sprintf("InputRequiredResult for %s id=%s asks inputRequests %s%s, but the request's _meta clientCapabilities (line %d) declared no %s (capabilities: %s)",
+			r.Method, r.ID, strings.Join(keys, ", "), more, r.Line, capability, shortJSON(string(c.ClientCaps))),
+			rule.Related{Line: r.Line, Note: "the request's _meta clientCapabilities: " + shortJSON(string(c.ClientCaps))})
+	}
+}

@@ -1,0 +1,272 @@
+package rules
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/session"
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+)
+
+// UnsubscribedNotification reports, in 2026-07-28 sessions, a change notification the
+// client did not opt in to on a subscriptions/listen stream: outside any stream, before
+// the stream's acknowledgement, or of a type the acknowledgement did not grant.
+var UnsubscribedNotification = &rule.Rule{
+	ID:       "MCP2009",
+	Name:     "unsubscribed-notification",
+	Severity: rule.SeverityError,
+	Title:    "A change notification outside a subscriptions/listen stream, before its acknowledgement, or of a type it did not grant",
+	Anchor:   "the notification",
+	Hint:     "send list_changed and resources/updated only on a subscriptions/listen stream (with _meta io.modelcontextprotocol/subscriptionId set to the listen request's id), after notifications/subscriptions/acknowledged, and only for the types and URIs that acknowledgement granted",
+	Doc: rule.Doc{
+		Sees: "In 2026-07-28 sessions, every notifications/tools/list_changed, notifications/prompts/list_changed, " +
+			"notifications/resources/list_changed and notifications/resources/updated from the server. Its " +
+			"`_meta[\"io.modelcontextprotocol/subscriptionId\"]` must name a subscriptions/listen request; that stream's " +
+			"notifications/subscriptions/acknowledged must have come first; and the acknowledgement's `notifications` " +
+			"must grant the type: `toolsListChanged`, `promptsListChanged`, `resourcesListChanged`, or for " +
+			"resources/updated a `resourceSubscriptions` entry equal to the URI (or a parent of it). A notification without " +
+			"a subscriptionId is reported too: 2026-07-28 has no other channel for it.",
+		Why: "From 2026-07-28 notifications are opt-in per stream. A client routes stream notifications by subscriptionId; " +
+			"one without it, or on a stream that never granted the type, has no handler and is dropped, so the change it " +
+			"announces is lost. A client that did not ask for it may also treat the stream as broken and close it.",
+		Fix: "Open nothing on your own: wait for the client's subscriptions/listen, answer with " +
+			"notifications/subscriptions/acknowledged listing the types you will send (only those requested and supported), " +
+			"and tag every later notification of that stream with its subscriptionId. Send nothing the acknowledgement " +
+			"left out; with no open stream, send no change notifications at all (clients re-list or re-read on their own).",
+		Bad: `{"id":2,"method":"subscriptions/listen","params":{"_meta":{...},"notifications":{"toolsListChanged":true}}}
+{"method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":2},"notifications":{"toolsListChanged":true}}}
+{"method":"notifications/prompts/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":2}}}
+{"method":"notifications/tools/list_changed"}`,
+		Good: `{"id":2,"method":"subscriptions/listen","params":{"_meta":{...},"notifications":{"toolsListChanged":true}}}
+{"method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":2},"notifications":{"toolsListChanged":true}}}
+{"method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":2}}}`,
+		Spec: []rule.SpecRef{
+			{Revision: spec.Rev20260728, Page: "basic/patterns/subscriptions", Says: "each notification type is opt-in on subscriptions/listen: the server MUST NOT send notification types the client has not explicitly requested; the acknowledgement MUST be the first message carrying the subscription's id, and the server MUST NOT send any notification on the subscription before it"},
+			{Revision: spec.Rev20260728, Page: "server/tools#list-changed-notification", Says: "servers send notifications/tools/list_changed to clients that opened a subscriptions/listen stream with toolsListChanged: true"},
+		},
+	},
+	New: func() rule.Checker { return &listenWatch{streams: map[string]*listenStream{}} },
+}
+
+// listenFilter is a SubscriptionFilter: what a listen request asked for, or what its
+// acknowledgement granted.
+type listenFilter struct {
+	tools, prompts, resources bool
+	uris                      []string
+}
+
+// maxListenURIs bounds the resourceSubscriptions remembered per stream.
+const maxListenURIs = 256
+
+func readListenFilter(v gjson.Result) listenFilter {
+	f := listenFilter{
+		tools:     v.Get("toolsListChanged").Bool(),
+		prompts:   v.Get("promptsListChanged").Bool(),
+		resources: v.Get("resourcesListChanged").Bool(),
+	}
+	v.Get("resourceSubscriptions").ForEach(func(_, u gjson.Result) bool {
+		f.uris = append(f.uris, strings.Clone(u.String()))
+		return len(f.uris) < maxListenURIs
+	})
+	return f
+}
+
+func (f listenFilter) String() string {
+	var parts []string
+	for _, b := range []struct {
+		on   bool
+		name string
+	}{{f.tools, "toolsListChanged"}, {f.prompts, "promptsListChanged"}, {f.resources, "resourcesListChanged"}} {
+		if b.on {
+			parts = append(parts, b.name)
+		}
+	}
+	if len(f.uris) > 0 {
+		uris := f.uris
+		more := ""
+		if len(uris) > 3 {
+			uris, more = uris[:3], fmt.Sprintf(" and %d more", len(f.uris)-3)
+		}
+		quoted := make([]string, len(uris))
+		for i, u := range uris {
+			quoted[i] = quote(u)
+		}
+		parts = append(parts, "resourceSubscriptions ["+strings.Join(quoted, ", ")+more+"]")
+	}
+	if len(parts) == 0 {
+		return "nothing"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// grants says whether the filter covers a notification, and names the flag it needs.
+func (f listenFilter) grants(method, uri string) (ok bool, needs string) {
+	switch method {
+	case "notifications/tools/list_changed":
+		return f.tools, "toolsListChanged"
+	case "notifications/prompts/list_changed":
+		return f.prompts, "promptsListChanged"
+	case "notifications/resources/list_changed":
+		return f.resources, "resourcesListChanged"
+	}
+	for _, sub := range f.uris {
+		if resourceURICovers(sub, uri) {
+			return true, ""
+		}
+	}
+	return false, "resourceSubscriptions entry " + quote(uri)
+}
+
+type listenStream struct {
+	id        string // raw JSON id of the subscriptions/listen request
+	line      int
+	requested listenFilter
+	ackLine   int
+	granted   listenFilter
+}
+
+// maxListenStreams bounds the streams remembered per session (the oldest go first).
+const maxListenStreams = 256
+
+type listenWatch struct {
+	streams map[string]*listenStream // by raw listen request id
+	order   []string
+}
+
+// subscriptionNotifications are the notifications a listen stream carries by opt-in.
+var subscriptionNotifications = map[string]bool{
+	"notifications/tools/list_changed":     true,
+	"notifications/prompts/list_changed":   true,
+	"notifications/resources/list_changed": true,
+	"notifications/resources/updated":      true,
+}
+
+func (w *listenWatch) Message(p *rule.Pass, m *session.Message) {
+	switch {
+	case m.Kind == frame.KindRequest && m.Method == "subscriptions/listen" && m.Dir != spec.S2C && m.ID != "":
+		w.remember(&listenStream{id: strings.Clone(m.ID), line: m.Line, requested: readListenFilter(gjson.GetBytes(m.Params, "notifications"))})
+	case m.Kind == frame.KindNotification && m.Method == "notifications/subscriptions/acknowledged" && m.Dir != spec.C2S:
+		params := gjson.ParseBytes(m.Params)
+		sid := params.Get(`_meta.io\.modelcontextprotocol/subscriptionId`)
+		if !sid.Exists() {
+			return
+		}
+		st := w.lookup(sid)
+		if st == nil {
+			st = &listenStream{id: strings.Clone(sid.Raw)} // its listen request is not in the capture
+			w.remember(st)
+		}
+		if st.ackLine == 0 {
+			st.ackLine = m.Line
+			st.granted = readListenFilter(params.Get("notifications"))
+		}
+	case m.Kind == frame.KindNotification && subscriptionNotifications[m.Method]:
+		w.notification(p, m)
+	}
+}
+
+func (w *listenWatch) remember(st *listenStream) {
+	if _, ok := w.streams[st.id]; !ok {
+		w.order = append(w.order, st.id)
+	}
+	w.streams[st.id] = st
+	if len(w.order) > maxListenStreams {
+		delete(w.streams, w.order[0])
+		w.order = w.order[1:]
+	}
+}
+
+// lookup finds the stream a subscriptionId names: by its raw JSON token, or leniently
+// by the same value written as a number or as a string.
+func (w *listenWatch) lookup(sid gjson.Result) *listenStream {
+	if st := w.streams[sid.Raw]; st != nil {
+		return st
+	}
+	switch sid.Type {
+	case gjson.String:
+		return w.streams[sid.Str]
+	case gjson.Number:
+		return w.streams[strconv.Quote(sid.Raw)]
+	}
+	return nil
+}
+
+func (w *listenWatch) notification(p *rule.Pass, m *session.Message) {
+	switch {
+	case m.Dir == spec.DirUnknown:
+		p.CannotJudge("direction unknown")
+		return
+	case m.Dir != spec.S2C:
+		return
+	case m.Session.Era == session.EraUnknown:
+		p.CannotJudge("era unknown (no initialize and no modern request before it)")
+		return
+	case m.Session.Era != session.EraModern:
+		return // legacy sessions: MCP2001 and MCP2006
+	}
+	params := gjson.ParseBytes(m.Params)
+	uri := params.Get("uri").String()
+	what := m.Method
+	if m.Method == "notifications/resources/updated" {
+		what += " for " + quote(uri)
+	}
+	sid := params.Get(`_meta.io\.modelcontextprotocol/subscriptionId`)
+	if !sid.Exists() {
+		p.Report(rule.At(m), fmt.Sprintf("server sent %s without _meta io.modelcontextprotocol/subscriptionId in a 2026-07-28 session: change notifications travel only on a subscriptions/listen stream the client opened (%s)",
+			what, w.openedSummary()))
+		return
+	}
+	st := w.lookup(sid)
+	switch {
+	case st == nil:
+		p.CannotJudge("a subscriptionId that names no subscriptions/listen request in the capture")
+	case st.ackLine == 0:
+		p.Report(rule.At(m), fmt.Sprintf("server sent %s on subscriptions/listen stream id=%s (line %d) before notifications/subscriptions/acknowledged: nothing may be sent on a subscription before its acknowledgement",
+			what, st.id, st.line), rule.Related{Line: st.line, Note: "subscriptions/listen requesting " + st.requested.String()})
+	default:
+		ok, needs := st.granted.grants(m.Method, uri)
+		if ok {
+			return
+		}
+		related := []rule.Related{{Line: st.ackLine, Note: "acknowledgement granting " + st.granted.String()}}
+		requested := "the listen request is not in the capture"
+		if st.line > 0 {
+			requested = fmt.Sprintf("the client asked for %s at line %d", st.requested.String(), st.line)
+			related = append(related, rule.Related{Line: st.line, Note: "subscriptions/listen requesting " + st.requested.String()})
+		}
+		p.Report(rule.At(m), fmt.Sprintf("server sent %s on subscriptions/listen stream id=%s, but its acknowledgement (line %d) granted %s, not %s (%s)",
+			what, st.id, st.ackLine, st.granted.String(), needs, requested), related...)
+	}
+}
+
+// openedSummary says which listen streams the client opened, for a message about a
+// notification that named none.
+func (w *listenWatch) openedSummary() string {
+	if len(w.order) == 0 {
+		return "this client opened none"
+	}
+	var parts []string
+	for _, id := range w.order {
+		st := w.streams[id]
+		if st.line > 0 {
+			parts = append(parts, fmt.Sprintf("id %s at line %d", st.id, st.line))
+		} else {
+			parts = append(parts, "id "+st.id)
+		}
+		if len(parts) == 3 {
+			break
+		}
+	}
+	more := ""
+	if len(w.order) > 3 {
+		more = fmt.Sprintf(" and %d more", len(w.order)-3)
+	}
+	return "the client opened " + strings.Join(parts, ", ") + more
+}
+
+func (w *listenWatch) End(*rule.Pass) {}

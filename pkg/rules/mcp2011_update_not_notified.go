@@ -1,0 +1,174 @@
+package rules
+
+import (
+	"fmt"
+	"hash/fnv"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/session"
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+)
+
+// UpdateNotNotified reports a subscribed resource whose contents changed between two
+// reads with no notifications/resources/updated between them.
+var UpdateNotNotified = &rule.Rule{
+	ID:               "MCP2011",
+	Name:             "update-not-notified",
+	Severity:         rule.SeverityError,
+	CapabilityScaled: true,
+	Title:            "A subscribed resource changed between two reads with no notifications/resources/updated",
+	Anchor:           "the later resources/read result",
+	Hint:             "send notifications/resources/updated to every session subscribed to a URI whenever its contents change (after the change is visible to resources/read), or stop accepting resources/subscribe",
+	Doc: rule.Doc{
+		Sees: "Legacy sessions (2024-11-05 to 2025-11-25): after a resources/subscribe answered with a result, each " +
+			"resources/read result for exactly that URI is fingerprinted (a hash of each content's uri, mimeType, text and " +
+			"blob; `_meta` is ignored and nothing is kept but the hash). When two reads of the subscribed URI differ and no " +
+			"notifications/resources/updated for it (or for a URI it contains, or one containing it) came between them, the " +
+			"promise the subscription made was broken. Reads before the subscribe and after the client's " +
+			"resources/unsubscribe do not count.",
+		Why: "A client subscribes so that it can cache the resource and re-read only when told. A server that changes the " +
+			"resource silently leaves every subscribed client working from stale contents until it happens to read again, " +
+			"and the capture here shows it only because the client did read again.",
+		Fix: "Call your SDK's resource-updated hook (Go SDK: Server.ResourceUpdated; TypeScript: server.sendResourceUpdated; " +
+			"mcp-go: the resource-updated notification) wherever the resource's contents change, for every subscribed " +
+			"session; if changes cannot be detected, do not declare `resources.subscribe`.",
+		Bad: `{"id":2,"method":"resources/subscribe","params":{"uri":"file:///srv/notes/todo.md"}}
+{"id":2,"result":{}}
+{"id":3,"method":"resources/read","params":{"uri":"file:///srv/notes/todo.md"}}
+{"id":3,"result":{"contents":[{"uri":"file:///srv/notes/todo.md","text":"- [ ] ship 1.0\n"}]}}
+{"id":4,"method":"resources/read","params":{"uri":"file:///srv/notes/todo.md"}}
+{"id":4,"result":{"contents":[{"uri":"file:///srv/notes/todo.md","text":"- [x] ship 1.0\n"}]}}`,
+		Good: `{"id":2,"method":"resources/subscribe","params":{"uri":"file:///srv/notes/todo.md"}}
+{"id":2,"result":{}}
+{"id":3,"method":"resources/read","params":{"uri":"file:///srv/notes/todo.md"}}
+{"id":3,"result":{"contents":[{"uri":"file:///srv/notes/todo.md","text":"- [ ] ship 1.0\n"}]}}
+{"method":"notifications/resources/updated","params":{"uri":"file:///srv/notes/todo.md"}}
+{"id":4,"method":"resources/read","params":{"uri":"file:///srv/notes/todo.md"}}
+{"id":4,"result":{"contents":[{"uri":"file:///srv/notes/todo.md","text":"- [x] ship 1.0\n"}]}}`,
+		Spec: []rule.SpecRef{
+			{Revision: spec.Rev20250618, Page: "server/resources#subscriptions", Says: "clients can subscribe to specific resources and receive notifications when they change (notifications/resources/updated); resources.subscribe declares that promise"},
+			{Revision: spec.Rev20251125, Page: "server/resources#subscriptions", Says: "unchanged in 2025-11-25 (removed in 2026-07-28, where subscriptions/listen resourceSubscriptions replaces resources/subscribe)"},
+			{Revision: spec.Rev20250618, Page: "basic/lifecycle#operation", Says: "both parties MUST respect the negotiated protocol version and only use capabilities that were successfully negotiated (SHOULD before 2025-06-18): the severity of this rule follows that revision split"},
+		},
+	},
+	New: func() rule.Checker {
+		return &readWatch{subscribed: map[string]int{}, reads: map[string]*readState{}}
+	},
+}
+
+type readState struct {
+	line     int
+	hash     uint64
+	size     int
+	notified bool // an updated notification for the URI came since this read
+}
+
+type readWatch struct {
+	inflight   inflightURIs          // subscribe, unsubscribe and read requests -> URI
+	subscribed map[string]int        // URI -> line of the successful resources/subscribe
+	reads      map[string]*readState // subscribed URI -> its last read
+}
+
+func (w *readWatch) Message(p *rule.Pass, m *session.Message) {
+	switch {
+	case m.Kind == frame.KindRequest && m.Dir != spec.S2C:
+		switch m.Method {
+		case "resources/unsubscribe":
+			// From the moment the client asks, it no longer relies on the promise.
+			uri := gjson.GetBytes(m.Params, "uri").String()
+			delete(w.subscribed, uri)
+			delete(w.reads, uri)
+		case "resources/subscribe", "resources/read":
+			uri := gjson.GetBytes(m.Params, "uri").String()
+			if m.Request.Answered() {
+				if m.Method == "resources/subscribe" {
+					w.subscribe(m.Request, uri)
+				} else if _, ok := w.subscribed[uri]; ok {
+					p.CannotJudge("a resources/read result logged before its request")
+				}
+				return
+			}
+			if _, ok := w.subscribed[uri]; ok || m.Method == "resources/subscribe" {
+				w.inflight.put(m.Request, uri)
+			}
+		}
+	case m.Kind.IsResponse() && m.Request != nil && (m.Request.Method == "resources/subscribe" || m.Request.Method == "resources/read"):
+		uri, ok := w.inflight.take(m.Request)
+		if !ok {
+			return
+		}
+		if m.Request.Method == "resources/subscribe" {
+			w.subscribe(m.Request, uri)
+			return
+		}
+		if m.Kind == frame.KindResult {
+			w.read(p, m, uri)
+		}
+	case m.Kind == frame.KindNotification && m.Method == "notifications/resources/updated" && m.Dir != spec.C2S:
+		uri := gjson.GetBytes(m.Params, "uri").String()
+		for read, st := range w.reads {
+			if resourceURICovers(read, uri) || resourceURICovers(uri, read) {
+				st.notified = true
+			}
+		}
+	}
+}
+
+func (w *readWatch) subscribe(r *session.Request, uri string) {
+	if r.ResponseErr || len(w.subscribed) >= maxSubscriptions {
+		return
+	}
+	w.subscribed[uri] = r.Line
+	delete(w.reads, uri) // reads before the subscription promised nothing
+}
+
+func (w *readWatch) read(p *rule.Pass, m *session.Message, uri string) {
+	subLine, ok := w.subscribed[uri]
+	if !ok {
+		return // unsubscribed while the read was in flight
+	}
+	c := m.Contract
+	switch {
+	case c == nil:
+		p.CannotJudge("no contract (no handshake before it)")
+		return
+	case c.Era != session.EraLegacy:
+		return
+	}
+	hash, size := contentsFingerprint(gjson.GetBytes(m.Result, "contents"))
+	prev := w.reads[uri]
+	w.reads[uri] = &readState{line: m.Line, hash: hash, size: size}
+	if prev == nil || prev.notified || prev.hash == hash {
+		return
+	}
+	p.Report(rule.At(m), fmt.Sprintf("resources/read of %s returned different contents at line %d (%d bytes) than at line %d (%d bytes), and no notifications/resources/updated for it came between them, although the client subscribed to it (resources/subscribe at line %d)",
+		quote(uri), m.Line, size, prev.line, prev.size, subLine),
+		rule.Related{Line: prev.line, Note: "the earlier read"},
+		rule.Related{Line: subLine, Note: "resources/subscribe"})
+}
+
+// contentsFingerprint hashes what a reader sees of a resource (uri, mimeType, text,
+// blob of each content) and counts its text and blob bytes.
+func contentsFingerprint(contents gjson.Result) (uint64, int) {
+	h := fnv.New64a()
+	size := 0
+	contents.ForEach(func(_, item gjson.Result) bool {
+		for _, k := range [...]string{"uri", "mimeType", "text", "blob"} {
+			v := item.Get(k)
+			_, _ = h.Write([]byte(k))
+			_, _ = h.Write([]byte{0})
+			_, _ = h.Write([]byte(v.Raw))
+			_, _ = h.Write([]byte{0})
+			if k == "text" || k == "blob" {
+				size += len(v.Str)
+			}
+		}
+		return true
+	})
+	return h.Sum64(), size
+}
+
+func (w *readWatch) End(*rule.Pass) {}

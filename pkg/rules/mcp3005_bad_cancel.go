@@ -1,0 +1,204 @@
+package rules
+
+import (
+	"fmt"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/session"
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+)
+
+// cancelRaceFrames is how many frames a response may precede a cancellation of its
+// request and still count as a race (the canceller had not seen it yet).
+const cancelRaceFrames = 3
+
+// BadCancel reports cancellations of requests that are not in flight from the
+// canceller, and cancellations of initialize.
+var BadCancel = &rule.Rule{
+	ID:       "MCP3005",
+	Name:     "bad-cancel",
+	Severity: rule.SeverityWarning,
+	Title:    "notifications/cancelled for a request not in flight from the same side, or for initialize",
+	Anchor:   "the notifications/cancelled",
+	Hint:     "cancel only your own requests that are still unanswered, never initialize; in 2026-07-28 a server cancels only to end a client's subscriptions/listen stream",
+	Doc: rule.Doc{
+		Sees: fmt.Sprintf("Each notifications/cancelled and the request its params.requestId names. Reported (warning): an id the sender "+
+			"never used for a request; a request the sender's own side did not send (a side may cancel only its own requests); a request already "+
+			"answered more than %d frames before the cancellation; and in 2026-07-28, a server cancellation of anything but the client's "+
+			"subscriptions/listen request. Reported as an error: a cancellation of initialize. A response that arrives at most %d frames "+
+			"before the cancellation is a race the specification tolerates (both were in flight at once: the canceller had not read the "+
+			"response yet) and is not reported.", cancelRaceFrames, cancelRaceFrames),
+		Why: "A receiver may ignore a cancellation it cannot match, so a wrong requestId usually means the work the sender wanted stopped keeps " +
+			"running (and is billed, or changes data). Worse, when the id matches another request, the wrong work is stopped. A cancelled " +
+			"initialize leaves the session without a contract. In 2026-07-28 a server cancellation has one meaning only: the end of a " +
+			"subscriptions/listen stream.",
+		Fix: "Keep the id of each request you send until its response arrives, and cancel only with that id, only while it is unanswered. " +
+			"Never cancel initialize: close the connection instead. A server that wants to stop work the client asked for simply answers " +
+			"(an error if needed); it does not send notifications/cancelled for the client's request.",
+		Bad: `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"slow","arguments":{}}}
+{"jsonrpc":"2.0","id":4,"result":{"content":[]}}
+(ten frames later, long after the answer)
+{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4,"reason":"user cancelled"}}`,
+		Good: `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"slow","arguments":{}}}
+{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4,"reason":"user cancelled"}}`,
+		Spec: []rule.SpecRef{
+			{Revision: spec.Rev20250618, Page: "basic/utilities/cancellation#behavior-requirements", Says: "Cancellation notifications MUST only reference requests that were previously issued in the same direction and are believed to still be in-progress. The initialize request MUST NOT be cancelled by clients."},
+			{Revision: spec.Rev20250618, Page: "basic/utilities/cancellation#timing-considerations", Says: "Due to network latency, cancellation notifications may arrive after request processing has completed: both parties MUST handle these race conditions gracefully."},
+			{Revision: spec.Rev20260728, Page: "basic/patterns/cancellation", Says: "Server-sent cancellation notifications MUST reference a subscriptions/listen request."},
+		},
+	},
+	New: func() rule.Checker { return &cancelWatch{answered: map[idKey]answeredRequest{}} },
+}
+
+// maxAnsweredRemembered bounds the answered requests remembered per session.
+const maxAnsweredRemembered = 4096
+
+type answeredRequest struct {
+	method       string
+	line         int
+	responseLine int
+	frame        int // frame count at the response
+}
+
+type cancelWatch struct {
+	frames   int // frames seen (a batch counts once)
+	answered map[idKey]answeredRequest
+	order    []idKey
+}
+
+func (w *cancelWatch) Message(p *rule.Pass, m *session.Message) {
+	if m.Batch == nil {
+		w.frames++
+	}
+	switch {
+	case m.Kind.IsResponse() && m.Request != nil:
+		w.remember(m.Request, m.Line)
+	case m.Kind == frame.KindRequest && m.Request != nil && m.Request.Answered():
+		w.remember(m.Request, m.Request.ResponseLine) // its response was logged first
+	case m.Kind == frame.KindNotification && m.Method == "notifications/cancelled":
+		w.cancel(p, m)
+	}
+}
+
+func (w *cancelWatch) remember(r *session.Request, responseLine int) {
+	if r.Dir == spec.DirUnknown {
+		return
+	}
+	key := idKey{r.Dir, r.ID}
+	if _, ok := w.answered[key]; !ok {
+		w.order = append(w.order, key)
+		if len(w.order) > maxAnsweredRemembered {
+			delete(w.answered, w.order[0])
+			w.order = w.order[1:]
+		}
+	}
+	w.answered[key] = answeredRequest{method: r.Method, line: r.Line, responseLine: responseLine, frame: w.frames}
+}
+
+func (w *cancelWatch) cancel(p *rule.Pass, m *session.Message) {
+	requestID := gjson.GetBytes(m.Params, "requestId")
+	if !requestID.Exists() {
+		p.CannotJudge("no requestId (a 2025-11-25 task cancellation must use tasks/cancel instead)")
+		return
+	}
+	id := requestID.Raw
+	s := m.Session
+	if m.Dir == spec.DirUnknown {
+		w.cancelUnknownDirection(p, m, id)
+		return
+	}
+	sender, other := m.Sender(), spec.Sender(m.Dir.Opposite())
+	modern := m.Contract != nil && m.Contract.Era == session.EraModern
+	if r := s.Pending(m.Dir, id); r != nil {
+		if r.Method == "initialize" {
+			w.cancelledInitialize(p, m, r.Line)
+		}
+		return // in flight: a proper cancellation
+	}
+	if theirs := s.Pending(m.Dir.Opposite(), id); theirs != nil {
+		switch {
+		case modern && m.Dir == spec.S2C && theirs.LongLived:
+			return // 2026-07-28: the server ends the client's subscriptions/listen stream
+		case modern && m.Dir == spec.S2C:
+			p.Report(rule.At(m), fmt.Sprintf("the server cancelled the client's %s id=%s (line %d): in 2026-07-28 a server may send notifications/cancelled only to end a subscriptions/listen stream; to stop other work it answers the request",
+				theirs.Method, id, theirs.Line), rule.Related{Line: theirs.Line, Note: "the client's " + theirs.Method})
+		default:
+			p.Report(rule.At(m), fmt.Sprintf("the %s cancelled requestId %s, but the only request in flight with that id is the %s's %s (line %d): a side may cancel only requests it sent itself (the two sides' ids are separate)",
+				sender, shortJSON(id), other, theirs.Method, theirs.Line), rule.Related{Line: theirs.Line, Note: "the " + other.String() + "'s " + theirs.Method})
+		}
+		return
+	}
+	if a, ok := w.answered[idKey{m.Dir, id}]; ok {
+		w.cancelledAnswered(p, m, a, sender, id)
+		return
+	}
+	if a, ok := w.answered[idKey{m.Dir.Opposite(), id}]; ok {
+		if w.frames-a.frame <= cancelRaceFrames && modern && m.Dir == spec.S2C && a.method == "subscriptions/listen" {
+			return
+		}
+		p.Report(rule.At(m), fmt.Sprintf("the %s cancelled requestId %s, which only the %s used, for %s (line %d, answered at line %d): a side may cancel only requests it sent itself, and only while they are in flight",
+			sender, shortJSON(id), other, a.method, a.line, a.responseLine), rule.Related{Line: a.line, Note: "the " + other.String() + "'s " + a.method})
+		return
+	}
+	p.Report(rule.At(m), fmt.Sprintf("the %s cancelled requestId %s, but it has no request with that id in flight (none sent, or answered too long ago to remember): the receiver will ignore it, and the work meant to stop goes on",
+		sender, shortJSON(id)))
+}
+
+// cancelledAnswered judges a cancellation of the sender's own request that was
+// already answered: a race when the response came just before.
+func (w *cancelWatch) cancelledAnswered(p *rule.Pass, m *session.Message, a answeredRequest, sender spec.Side, id string) {
+	if a.method == "initialize" {
+		w.cancelledInitialize(p, m, a.line)
+		return
+	}
+	ago := w.frames - a.frame
+	if ago <= cancelRaceFrames {
+		return // the response crossed the cancellation on the wire
+	}
+	p.Report(rule.At(m), fmt.Sprintf("the %s cancelled its %s id=%s (line %d), which had been answered at line %d, %d frames earlier: a cancellation must reference a request still in flight",
+		sender, a.method, shortJSON(id), a.line, a.responseLine, ago), rule.Related{Line: a.responseLine, Note: "the response to " + a.method})
+}
+
+func (w *cancelWatch) cancelledInitialize(p *rule.Pass, m *session.Message, line int) {
+	p.ReportSeverity(rule.SeverityError, rule.At(m), fmt.Sprintf("notifications/cancelled names the initialize request (line %d): initialize must never be cancelled; close the connection instead", line),
+		rule.Related{Line: line, Note: "initialize request"})
+}
+
+// cancelUnknownDirection judges a cancellation whose sender the log does not show:
+// the session could not place it, so no request of either side with that id is in
+// flight (or both are).
+func (w *cancelWatch) cancelUnknownDirection(p *rule.Pass, m *session.Message, id string) {
+	s := m.Session
+	if s.Pending(spec.C2S, id) != nil || s.Pending(spec.S2C, id) != nil {
+		p.CannotJudge("direction unknown and both sides have a request with that id in flight")
+		return
+	}
+	c, cok := w.answered[idKey{spec.C2S, id}]
+	sv, sok := w.answered[idKey{spec.S2C, id}]
+	switch {
+	case cok && c.method == "initialize":
+		w.cancelledInitialize(p, m, c.line)
+		return
+	case (cok && w.frames-c.frame <= cancelRaceFrames) || (sok && w.frames-sv.frame <= cancelRaceFrames):
+		return // a race with a response
+	}
+	last := 0
+	switch {
+	case cok && sok:
+		last = max(c.responseLine, sv.responseLine)
+	case cok:
+		last = c.responseLine
+	case sok:
+		last = sv.responseLine
+	}
+	text := fmt.Sprintf("notifications/cancelled for requestId %s, but no request with that id is in flight on either side", shortJSON(id))
+	if last > 0 {
+		text += fmt.Sprintf(" (the last one was answered at line %d)", last)
+	}
+	p.Report(rule.At(m), text+": a cancellation must reference a request its sender still has in flight")
+}
+
+func (w *cancelWatch) End(*rule.Pass) {}

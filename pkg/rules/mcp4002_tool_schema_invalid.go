@@ -1,0 +1,180 @@
+package rules
+
+import (
+	"fmt"
+	"hash/maphash"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/schema"
+	"github.com/mcpsleuth/mcpsleuth/pkg/session"
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+)
+
+// ToolSchemaInvalid reports a published inputSchema or outputSchema that strict
+// clients cannot use: it does not compile, or breaks what the revision's Tool
+// definition requires of it (an object schema at the root).
+var ToolSchemaInvalid = &rule.Rule{
+	ID:       "MCP4002",
+	Name:     "tool-schema-invalid",
+	Severity: rule.SeverityError,
+	Title:    "A published inputSchema/outputSchema does not compile or is not an object schema",
+	Anchor:   "the tools/list result that publishes the schema",
+	Hint:     "publish a schema that compiles in the dialect clients read it in (its $schema, else draft-07 before 2025-11-25 and 2020-12 from it) with \"type\": \"object\" at the root: strict clients refuse every call to a tool whose schema they cannot compile",
+	Doc: rule.Doc{
+		Sees: "Each tool in a tools/list result: its inputSchema (and outputSchema from 2025-06-18) is checked against what the governing revision's Tool definition requires of it (inputSchema: \"type\": \"object\" at the root, properties an object of schemas, required a list of names; outputSchema the same up to 2025-11-25) and compiled as a strict client compiles it: in the dialect its $schema names, or by default draft-07 before 2025-11-25 and JSON Schema 2020-12 from 2025-11-25, with no reference to another document resolved. Each broken schema is reported once per session.",
+		Why:  "Clients compile a tool's inputSchema to validate the model's arguments before they send a call, and its outputSchema to validate structured results. A schema that does not compile, or whose root is not an object, makes strict clients (the TypeScript SDK with Ajv, for instance) throw on every call to that tool: the call never reaches the server, whose log stays empty, while the user sees a tool that always fails. Lenient clients send anything, so the same tool works in one host and not in another.",
+		Fix:  "Fix the schema at the reported place: put \"type\": \"object\" at the root of inputSchema (tool arguments are always an object), use keywords with the right types (\"required\" is a list of names, \"properties\" an object of schemas), declare \"$schema\" when you write a dialect other than the revision's default, and inline what a \"$ref\" to another document would fetch. Generating the schema from the handler's argument type (zod, pydantic, the Go SDK's jsonschema) avoids most of these.",
+		Bad: `s->c {"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"search_invoices","inputSchema":{"type":"array","items":{"type":"string"}}}]}}
+s->c {"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"search_invoices","inputSchema":{"type":"object","properties":{"since":{"type":"date"}}}}]}}`,
+		Good: `s->c {"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"search_invoices","inputSchema":{"type":"object","properties":{"since":{"type":"string","format":"date","description":"ISO date, e.g. 2025-06-01"}}}}]}}`,
+		Spec: []rule.SpecRef{
+			{Revision: "2025-06-18", Page: "server/tools#tool", Says: "inputSchema is a JSON Schema defining the expected parameters, and schema.json requires \"type\": \"object\" at its root; outputSchema (optional) defines the structure of structuredContent, also an object schema."},
+			{Revision: "2025-11-25", Page: "server/tools#tool", Says: "inputSchema MUST be a valid JSON Schema object (not null); a schema without $schema defaults to JSON Schema 2020-12."},
+			{Revision: "2025-11-25", Page: "basic#json-schema-usage", Says: "Schemas without a $schema field are JSON Schema 2020-12; implementations MUST support 2020-12."},
+		},
+	},
+	New: func() rule.Checker {
+		return &toolSchemaWatch{seen: map[uint64]bool{}, seed: maphash.MakeSeed(), tools: schema.NewTools()}
+	},
+}
+
+// maxCheckedSchemas bounds the published schemas remembered as checked in a session.
+const maxCheckedSchemas = 4096
+
+type toolSchemaWatch struct {
+	seen  map[uint64]bool // tool name, member, revision and content already checked
+	seed  maphash.Seed
+	tools *schema.Tools // compiled schemas, cached by content
+}
+
+func (w *toolSchemaWatch) End(*rule.Pass) {}
+
+func (w *toolSchemaWatch) Message(p *rule.Pass, m *session.Message) {
+	if !isToolsListResult(m) {
+		return
+	}
+	rev := m.Revision()
+	if rev == "" {
+		p.CannotJudge("no governing revision for a tools/list result")
+		return
+	}
+	wire, err := schema.For(rev)
+	if err != nil {
+		p.CannotJudge(err.Error())
+		return
+	}
+	gjson.GetBytes(m.Result, "tools").ForEach(func(_, tool gjson.Result) bool {
+		name := tool.Get("name").String()
+		for _, member := range []string{"inputSchema", "outputSchema"} {
+			published := tool.Get(member)
+			target, defined := wire.Doc().ToolSchema(member)
+			if !published.Exists() || !defined {
+				continue // a missing inputSchema is MCP4001's, an undefined outputSchema MCP1010's
+			}
+			if !w.firstTime(name, member, rev, published.Raw) {
+				continue
+			}
+			if problem := w.judge(wire, target, []byte(published.Raw), rev); problem != "" {
+				p.Report(rule.At(m), fmt.Sprintf("tools/list result (line %d): tool %s publishes an %s that strict clients reject: %s; %s",
+					m.Line, quote(name), member, problem, consequence(member)))
+			}
+		}
+		return true
+	})
+}
+
+// firstTime reports whether this tool's schema (by content) is seen for the first
+// time in the session; a list repeated unchanged is not reported again.
+func (w *toolSchemaWatch) firstTime(name, member string, rev spec.Revision, raw string) bool {
+	var h maphash.Hash
+	h.SetSeed(w.seed)
+	h.WriteString(name)
+	h.WriteByte(0)
+	h.WriteString(member)
+	h.WriteByte(0)
+	h.WriteString(string(rev))
+	h.WriteByte(0)
+	h.WriteString(raw)
+	key := h.Sum64()
+	if w.seen[key] {
+		return false
+	}
+	if len(w.seen) >= maxCheckedSchemas {
+		clear(w.seen)
+	}
+	w.seen[key] = true
+	return true
+}
+
+// judge says what is wrong with a published schema ("" when nothing is).
+func (w *toolSchemaWatch) judge(wire *schema.Wire, target schema.Target, raw []byte, rev spec.Revision) string {
+	violations, err := wire.Check(target, raw)
+	if err != nil {
+		return "it could not be checked: " + err.Error()
+	}
+	if len(violations) > 0 {
+		return fmt.Sprintf("it breaks the %s Tool definition: %s", rev, listViolations(violations, "the root"))
+	}
+	compiled := w.tools.Compile(raw, rev)
+	if compiled.Err != nil {
+		return fmt.Sprintf("it does not compile as JSON Schema %s: %v", compiled.Dialect, compiled.Err)
+	}
+	return ""
+}
+
+func consequence(member string) string {
+	if member == "inputSchema" {
+		return "they refuse every call to this tool before it is sent"
+	}
+	return "they cannot check its structured results and fail its calls"
+}
+
+// isToolsListResult reports whether a message is the result of a client's tools/list.
+func isToolsListResult(m *session.Message) bool {
+	return m.Kind == frame.KindResult && m.Request != nil && m.Request.Method == "tools/list" && m.Request.Dir != spec.S2C
+}
+
+// isToolsCall reports whether a message is a client's tools/call request.
+func isToolsCall(m *session.Message) bool {
+	return m.Kind == frame.KindRequest && m.Method == "tools/call" && m.Dir != spec.S2C
+}
+
+// listedTool finds the tool a tools/call names in a session's registry, saying why
+// it cannot be judged when it is not there.
+func listedTool(p *rule.Pass, tools *schema.Tools, listed bool, name string) *schema.Tool {
+	if !listed {
+		p.CannotJudge("tools/call before any tools/list result: the tool's schemas are unknown")
+		return nil
+	}
+	tool := tools.Lookup(name)
+	if tool == nil {
+		if tools.Dropped > 0 {
+			p.CannotJudge(fmt.Sprintf("tools/call for a tool not remembered (more than %d tools listed)", schema.MaxTools))
+		} else {
+			p.CannotJudge("tools/call for a tool no tools/list result listed")
+		}
+	}
+	return tool
+}
+
+// toolLabel names a tool and where it was listed, for messages.
+func toolLabel(t *schema.Tool) string {
+	return fmt.Sprintf("%s (tools/list result line %d)", quote(t.Name), t.Line)
+}
+
+// clientLog renders violations the way a strict client logs a rejected call.
+func clientLog(vs []schema.Violation) string {
+	parts := make([]string, 0, len(vs))
+	for i, v := range vs {
+		if i == maxListedViolations {
+			parts = append(parts, fmt.Sprintf("and %d more", len(vs)-maxListedViolations))
+			break
+		}
+		parts = append(parts, v.ClientStyle())
+	}
+	return strings.Join(parts, "; ")
+}

@@ -1,0 +1,97 @@
+package rules
+
+import (
+	"fmt"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/schema"
+	"github.com/mcpsleuth/mcpsleuth/pkg/session"
+)
+
+// ArgumentsRejected reports tools/call arguments that break the tool's published
+// inputSchema: a strict client would have refused to send the call.
+var ArgumentsRejected = &rule.Rule{
+	ID:       "MCP4003",
+	Name:     "arguments-rejected",
+	Severity: rule.SeverityError,
+	Title:    "tools/call arguments violate the tool's published inputSchema",
+	Anchor:   "the tools/call request",
+	Hint:     "a strict client refuses these arguments before they reach the server (whose log then stays empty): say the expected format with an example in the field's description, or widen the schema and normalise on the server",
+	Doc: rule.Doc{
+		Sees: "Each tools/call request, with the arguments checked against the inputSchema of the tool as the latest tools/list result of the session published it, the way a client validator checks them: in the schema's dialect (its $schema, else draft-07 before 2025-11-25 and 2020-12 from it), with formats asserted (date, date-time, time, email, uri, uuid, ...). Missing arguments are checked as {}. The finding prints what the client's log would say: instancePath, keyword, message and data. A call to a tool no tools/list result listed, or before any, is not judged; a schema that does not compile is MCP4002's.",
+		Why:  "Strict clients validate the model's arguments against the published inputSchema and do not send the call when they fail: the user hears that the arguments were invalid and the server's log has nothing, at any level. That capture shows the call only because this client was lenient: the same arguments from a strict client are the empty log everyone misreads. The server's own validation may also answer -32602 for them.",
+		Fix:  "Decide which side is wrong. If the schema is right, the model had no instruction: state the expected format in the field's description and give an example (\"ISO date, e.g. 2025-06-01\"), and in the tool's description too. If the schema is stricter than the tool needs, widen it (accept a relative expression as well as a date) and normalise on the server.",
+		Bad: `s->c {"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"search_invoices","inputSchema":{"type":"object","properties":{"since":{"type":"string","format":"date"}}}}]}}
+c->s {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_invoices","arguments":{"since":"last month"}}}`,
+		Good: `s->c {"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"search_invoices","inputSchema":{"type":"object","properties":{"since":{"type":"string","format":"date","description":"ISO date, e.g. 2025-06-01"}}}}]}}
+c->s {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_invoices","arguments":{"since":"2025-06-01"}}}`,
+		Spec: []rule.SpecRef{
+			{Revision: "2025-06-18", Page: "server/tools#tool", Says: "inputSchema is the JSON Schema defining the expected parameters of the tool: the contract SDK clients check the model's arguments against before they send tools/call."},
+			{Revision: "2025-06-18", Page: "server/tools#error-handling", Says: "Invalid arguments are a protocol error (-32602 Invalid params); servers MUST validate all tool inputs (security considerations)."},
+			{Revision: "2025-11-25", Page: "basic#json-schema-usage", Says: "A schema without $schema is JSON Schema 2020-12."},
+		},
+	},
+	New: func() rule.Checker {
+		return &argumentsWatch{tools: schema.NewTools(), memo: schema.NewMemo(maxRememberedShapes)}
+	},
+}
+
+type argumentsWatch struct {
+	tools  *schema.Tools
+	listed bool         // a tools/list result was seen
+	memo   *schema.Memo // shapes of arguments that validated
+}
+
+func (w *argumentsWatch) End(*rule.Pass) {}
+
+func (w *argumentsWatch) Message(p *rule.Pass, m *session.Message) {
+	switch {
+	case isToolsListResult(m):
+		w.tools.Listed(m.Result, m.Line, m.Revision(), m.Request.Paginated)
+		w.listed = true
+	case isToolsCall(m):
+		w.call(p, m)
+	}
+}
+
+func (w *argumentsWatch) call(p *rule.Pass, m *session.Message) {
+	params := gjson.ParseBytes(m.Params)
+	name := params.Get("name")
+	if name.Type != gjson.String {
+		return // a call without a name breaks the wire schema (MCP4001)
+	}
+	args := []byte("{}")
+	if a := params.Get("arguments"); a.Exists() {
+		if !a.IsObject() {
+			return // arguments that are not an object break the wire schema (MCP4001)
+		}
+		args = []byte(a.Raw)
+	}
+	tool := listedTool(p, w.tools, w.listed, name.Str)
+	if tool == nil {
+		return
+	}
+	if tool.Input == nil {
+		if tool.TooLarge {
+			p.CannotJudge(fmt.Sprintf("inputSchema larger than %d bytes", schema.MaxSchemaBytes))
+		}
+		return
+	}
+	compiled := w.tools.Compile(tool.Input, tool.Revision)
+	if compiled.Err != nil {
+		return // MCP4002 reports the schema
+	}
+	violations, err := compiled.ValidateWith(w.memo, args)
+	if err != nil {
+		p.CannotJudge("arguments could not be checked: " + err.Error())
+		return
+	}
+	if len(violations) == 0 {
+		return
+	}
+	p.Report(rule.At(m), fmt.Sprintf("tools/call %s (line %d): the arguments break the inputSchema of %s; a strict client would not have sent this call and would have logged \"tool call validation failed: %s\" with %s",
+		quote(name.Str), m.Line, toolLabel(tool), name.Str, clientLog(violations)),
+		rule.Related{Line: tool.Line, Note: "tools/list result that published the inputSchema"})
+}

@@ -1,0 +1,130 @@
+package rules
+
+import (
+	"fmt"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/schema"
+	"github.com/mcpsleuth/mcpsleuth/pkg/session"
+)
+
+// StructuredContentMismatch reports a tools/call result of a tool that published an
+// outputSchema, without structuredContent or with one that breaks the schema.
+var StructuredContentMismatch = &rule.Rule{
+	ID:       "MCP4004",
+	Name:     "structured-content-mismatch",
+	Severity: rule.SeverityError,
+	Title:    "A tool with an outputSchema returned no structuredContent, or one that violates it",
+	Anchor:   "the tools/call result",
+	Hint:     "when a tool publishes an outputSchema, every successful result must carry structuredContent that validates against it: fix the value (a number, not a numeric string) or the schema, and keep the text content for older clients",
+	Doc: rule.Doc{
+		Sees: "Each successful result (isError not true) of a tools/call for a tool whose latest tools/list entry in the session published an outputSchema, under a revision that defines outputSchema (2025-06-18 on): the result must carry structuredContent, and it is validated against the outputSchema the way a client does (the schema's dialect, formats asserted). Error results, task and input-required results are left alone, as are tools never listed and schemas that do not compile (MCP4002).",
+		Why:  "A tool that declares an outputSchema promises typed data: clients and agents read structuredContent instead of parsing text, and SDK clients validate it. A missing structuredContent or a value of the wrong type makes the TypeScript SDK client throw (\"Tool ... has an output schema but did not return structured content\", or an Ajv error) and the call fails for the user although the server did its work; clients that trust the schema without checking hand the model a string where a number was promised.",
+		Fix:  "Return structuredContent on every successful result, built from the same type the outputSchema was generated from; send numbers as JSON numbers, not formatted strings (\"129.90\"), and every required member. If the tool cannot always produce it, drop the outputSchema, or return the failure as isError: true.",
+		Bad: `s->c {"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"get_invoice","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{"total":{"type":"number"}},"required":["total"]}}]}}
+c->s {"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_invoice","arguments":{}}}
+s->c {"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"129.90 EUR"}],"structuredContent":{"total":"129.90"}}}`,
+		Good: `s->c {"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"{\"total\":129.9}"}],"structuredContent":{"total":129.9}}}`,
+		Spec: []rule.SpecRef{
+			{Revision: "2025-06-18", Page: "server/tools#output-schema", Says: "If an output schema is provided, servers MUST provide structured results that conform to this schema; clients SHOULD validate structured results against it."},
+			{Revision: "2025-06-18", Page: "server/tools#structured-content", Says: "Structured content is returned as a JSON object in the structuredContent field of a result."},
+			{Revision: "2025-11-25", Page: "server/tools#output-schema", Says: "The same requirement; schemas default to JSON Schema 2020-12."},
+		},
+	},
+	New: func() rule.Checker {
+		return &structuredWatch{tools: schema.NewTools(), calls: map[*session.Request]*schema.Tool{}, memo: schema.NewMemo(maxRememberedShapes)}
+	},
+}
+
+// maxPendingCalls bounds the tools/call requests remembered until their result.
+const maxPendingCalls = 4096
+
+type structuredWatch struct {
+	tools  *schema.Tools
+	listed bool
+	// calls are the tools/call requests in flight whose result must be checked.
+	calls map[*session.Request]*schema.Tool
+	memo  *schema.Memo // shapes of structuredContent that validated
+}
+
+func (w *structuredWatch) End(*rule.Pass) {}
+
+func (w *structuredWatch) Message(p *rule.Pass, m *session.Message) {
+	switch {
+	case isToolsListResult(m):
+		w.tools.Listed(m.Result, m.Line, m.Revision(), m.Request.Paginated)
+		w.listed = true
+	case isToolsCall(m) && m.Request != nil:
+		w.call(p, m)
+	case m.Kind.IsResponse() && m.Request != nil && m.Request.Method == "tools/call":
+		tool, ok := w.calls[m.Request]
+		if !ok {
+			return
+		}
+		delete(w.calls, m.Request)
+		if m.Kind == frame.KindResult {
+			w.result(p, m, tool)
+		}
+	}
+}
+
+// call remembers a tools/call whose result will need checking: a call to a listed
+// tool that published an outputSchema, under a revision that defines outputSchema.
+func (w *structuredWatch) call(p *rule.Pass, m *session.Message) {
+	name := gjson.GetBytes(m.Params, "name")
+	if name.Type != gjson.String {
+		return
+	}
+	if d, err := schema.DocFor(m.Revision()); err != nil {
+		p.CannotJudge("no governing revision for a tools/call")
+		return
+	} else if _, defined := d.ToolSchema("outputSchema"); !defined {
+		return // no outputSchema in this revision (MCP1010 notes one sent anyway)
+	}
+	tool := listedTool(p, w.tools, w.listed, name.Str)
+	if tool == nil {
+		return
+	}
+	if tool.Output == nil {
+		if tool.TooLarge {
+			p.CannotJudge(fmt.Sprintf("outputSchema larger than %d bytes", schema.MaxSchemaBytes))
+		}
+		return
+	}
+	if len(w.calls) >= maxPendingCalls {
+		clear(w.calls) // requests never answered; their results are not judged
+	}
+	w.calls[m.Request] = tool
+}
+
+func (w *structuredWatch) result(p *rule.Pass, m *session.Message, tool *schema.Tool) {
+	res := gjson.ParseBytes(m.Result)
+	if res.Get("isError").Bool() || res.Get("task").Exists() || res.Get("resultType").String() == "input_required" {
+		return
+	}
+	name := tool.Name
+	sc := res.Get("structuredContent")
+	if !sc.Exists() {
+		p.Report(rule.At(m), fmt.Sprintf("tools/call %s result (line %d) has no structuredContent although the tool published an outputSchema (tools/list result line %d): clients that validate it fail the call",
+			quote(name), m.Line, tool.Line), rule.Related{Line: tool.Line, Note: "tools/list result that published the outputSchema"})
+		return
+	}
+	compiled := w.tools.Compile(tool.Output, tool.Revision)
+	if compiled.Err != nil {
+		return // MCP4002 reports the schema
+	}
+	violations, err := compiled.ValidateWith(w.memo, []byte(sc.Raw))
+	if err != nil {
+		p.CannotJudge("structuredContent could not be checked: " + err.Error())
+		return
+	}
+	if len(violations) == 0 {
+		return
+	}
+	p.Report(rule.At(m), fmt.Sprintf("tools/call %s result (line %d): structuredContent breaks the outputSchema of %s: %s",
+		quote(name), m.Line, toolLabel(tool), listViolations(violations, "its root")),
+		rule.Related{Line: tool.Line, Note: "tools/list result that published the outputSchema"})
+}

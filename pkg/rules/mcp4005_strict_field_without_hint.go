@@ -1,0 +1,197 @@
+package rules
+
+import (
+	"fmt"
+	"hash/maphash"
+	"regexp"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/session"
+)
+
+// StrictFieldWithoutHint reports an input field constrained by format, pattern or
+// enum whose description gives the model no example or format hint.
+var StrictFieldWithoutHint = &rule.Rule{
+	ID:       "MCP4005",
+	Name:     "strict-field-without-hint",
+	Severity: rule.SeverityInfo,
+	Title:    "A field constrained by format, pattern or enum whose description gives no example or format hint",
+	Anchor:   "the tools/list result that publishes the schema",
+	Hint:     "say the expected format in the field's description and give an example (\"ISO date, e.g. 2025-06-01\"): the description is the only instruction the model gets, and strict clients reject what it guesses",
+	Doc: rule.Doc{
+		Sees: "Each field of a published inputSchema (nested objects and array items included) that carries a format, a pattern or an enum, and whose description is missing or gives no hint: no example value that satisfies the constraint, no mention of the format (\"ISO 8601\", \"YYYY-MM-DD\", the format's name), no \"e.g.\" or \"for example\", and for an enum none of its values. Reported once per session and field.",
+		Why:  "The model fills the arguments from the tool's and the fields' descriptions. A field typed format: date with the description \"Start of the period\" gets \"last month\" as often as \"2025-06-01\", and a strict client then refuses the call before it is sent: the user is told the filter was invalid and the server's log is empty. The stricter the schema, the more the description has to carry.",
+		Fix:  "Describe the expected value concretely in the field's description, with an example that satisfies the constraint: \"ISO date (YYYY-MM-DD), e.g. 2025-06-01\", \"Invoice number like INV-0042\", \"one of: open, paid, void\". Mention the format in the tool's description too when the field matters.",
+		Bad:  `s->c {"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"search_invoices","inputSchema":{"type":"object","properties":{"since":{"type":"string","format":"date","description":"Start of the period"}}}}]}}`,
+		Good: `s->c {"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"search_invoices","inputSchema":{"type":"object","properties":{"since":{"type":"string","format":"date","description":"Start of the period, ISO date, e.g. 2025-06-01"}}}}]}}`,
+		Spec: []rule.SpecRef{
+			{Revision: "2025-06-18", Page: "server/tools#tool", Says: "A tool definition has a description (a human-readable description of its functionality) and an inputSchema (a JSON Schema defining the expected parameters): both are what the language model is given to call the tool."},
+			{Revision: "2025-11-25", Page: "basic#json-schema-usage", Says: "Input schemas are JSON Schema 2020-12 by default, where format, pattern and enum constrain a string beyond its type."},
+		},
+	},
+	New: func() rule.Checker { return &hintWatch{seen: map[uint64]bool{}, seed: maphash.MakeSeed()} },
+}
+
+type hintWatch struct {
+	seen map[uint64]bool // tool, field and field schema already judged
+	seed maphash.Seed
+}
+
+func (w *hintWatch) End(*rule.Pass) {}
+
+// maxHintFields bounds the fields examined in one schema.
+const maxHintFields = 512
+
+func (w *hintWatch) Message(p *rule.Pass, m *session.Message) {
+	if !isToolsListResult(m) {
+		return
+	}
+	gjson.GetBytes(m.Result, "tools").ForEach(func(_, tool gjson.Result) bool {
+		name := tool.Get("name").String()
+		var fields []strictField
+		collectStrictFields(tool.Get("inputSchema"), "", &fields, 0)
+		for _, f := range fields {
+			if hasHint(f) || !w.firstTime(name, f) {
+				continue
+			}
+			desc := "it has no description"
+			if f.description != "" {
+				desc = "its description is " + quote(f.description)
+			}
+			p.Report(rule.At(m), fmt.Sprintf("tools/list result (line %d): tool %s, field %s is constrained by %s but %s, with no example or format hint: the model has no instruction and strict clients reject the values it guesses",
+				m.Line, quote(name), f.pointer, f.constraint, desc))
+		}
+		return true
+	})
+}
+
+func (w *hintWatch) firstTime(tool string, f strictField) bool {
+	var h maphash.Hash
+	h.SetSeed(w.seed)
+	h.WriteString(tool)
+	h.WriteByte(0)
+	h.WriteString(f.pointer)
+	h.WriteByte(0)
+	h.WriteString(f.raw)
+	key := h.Sum64()
+	if w.seen[key] {
+		return false
+	}
+	if len(w.seen) >= maxCheckedSchemas {
+		clear(w.seen)
+	}
+	w.seen[key] = true
+	return true
+}
+
+// strictField is a field whose schema constrains its value beyond its type.
+type strictField struct {
+	pointer     string // in the arguments: /since, /filters/status, /ids/*
+	constraint  string // `format "date"`, `pattern "^INV-"`, `enum ["open","paid"]`
+	format      string
+	pattern     string
+	enum        []string
+	description string
+	raw         string
+}
+
+// collectStrictFields walks an object schema's properties (and array items) for
+// fields with a format, pattern or enum.
+func collectStrictFields(s gjson.Result, ptr string, out *[]strictField, depth int) {
+	if !s.IsObject() || depth > 16 || len(*out) >= maxHintFields {
+		return
+	}
+	s.Get("properties").ForEach(func(k, field gjson.Result) bool {
+		fieldPtr := ptr + "/" + k.String()
+		if f, ok := strictOf(field, fieldPtr); ok {
+			*out = append(*out, f)
+		}
+		collectStrictFields(field, fieldPtr, out, depth+1)
+		if items := field.Get("items"); items.IsObject() {
+			if f, ok := strictOf(items, fieldPtr+"/*"); ok {
+				if f.description == "" {
+					f.description = field.Get("description").String()
+				}
+				*out = append(*out, f)
+			}
+			collectStrictFields(items, fieldPtr+"/*", out, depth+1)
+		}
+		return true
+	})
+}
+
+func strictOf(field gjson.Result, ptr string) (strictField, bool) {
+	f := strictField{pointer: ptr, description: strings.TrimSpace(field.Get("description").String()), raw: field.Raw}
+	var parts []string
+	if v := field.Get("format"); v.Type == gjson.String {
+		f.format = v.Str
+		parts = append(parts, "format "+quote(v.Str))
+	}
+	if v := field.Get("pattern"); v.Type == gjson.String {
+		f.pattern = v.Str
+		parts = append(parts, "pattern "+quote(v.Str))
+	}
+	if v := field.Get("enum"); v.IsArray() {
+		v.ForEach(func(_, e gjson.Result) bool {
+			f.enum = append(f.enum, e.String())
+			return true
+		})
+		parts = append(parts, "enum "+shortJSON(v.Raw))
+	}
+	f.constraint = strings.Join(parts, " and ")
+	return f, len(parts) > 0
+}
+
+// hintWords say "here is how the value looks" in a description.
+var hintWords = []string{"e.g", "eg.", "for example", "example", "such as", "format", "iso", "rfc", "yyyy", "mm-dd", "hh:mm", "like ", "one of"}
+
+// formatSamples recognise an example value of a format inside a description.
+var formatSamples = map[string]*regexp.Regexp{
+	"date":      regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}\b`),
+	"date-time": regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}`),
+	"time":      regexp.MustCompile(`\b\d{2}:\d{2}(:\d{2})?`),
+	"email":     regexp.MustCompile(`\S+@\S+\.\S+`),
+	"uri":       regexp.MustCompile(`[a-z][a-z0-9+.-]*://\S+`),
+	"url":       regexp.MustCompile(`[a-z][a-z0-9+.-]*://\S+`),
+	"uuid":      regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`),
+}
+
+// hasHint reports whether a field's description tells the model what to send.
+func hasHint(f strictField) bool {
+	d := f.description
+	if d == "" {
+		return false
+	}
+	lower := strings.ToLower(d)
+	for _, w := range hintWords {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	if f.format != "" {
+		if strings.Contains(lower, strings.ToLower(f.format)) && f.format != "date" {
+			return true // "an email address", "a uri": the name is the instruction
+		}
+		if re := formatSamples[f.format]; re != nil && re.MatchString(d) {
+			return true
+		}
+	}
+	if f.pattern != "" {
+		if re, err := regexp.Compile(f.pattern); err == nil {
+			for _, word := range strings.FieldsFunc(d, func(r rune) bool { return strings.ContainsRune(" \t\n,;()\"'`", r) }) {
+				if re.MatchString(strings.TrimRight(word, ".:")) {
+					return true
+				}
+			}
+		}
+	}
+	for _, e := range f.enum {
+		if e != "" && strings.Contains(d, e) {
+			return true
+		}
+	}
+	return false
+}
