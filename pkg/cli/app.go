@@ -85,6 +85,7 @@ func newApp(env Env) *cli.App {
 			handshakeCommand(env),
 			rulesCommand(env),
 			explainCommand(env),
+			validateArgsCommand(env),
 		},
 		HideHelpCommand: true,
 	}

@@ -1,0 +1,124 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/tidwall/gjson"
+	"github.com/urfave/cli/v2"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/schema"
+	"github.com/mcpsleuth/mcpsleuth/pkg/session"
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+)
+
+func validateArgsCommand(env Env) *cli.Command {
+	return &cli.Command{
+		Name:      "validate-args",
+		Usage:     "what a strict client would say about these arguments for a tool of a capture",
+		ArgsUsage: "CAPTURE TOOL JSON",
+		Description: "Takes the inputSchema TOOL published in the capture (the last tools/list result that lists it)\n" +
+			"and validates the JSON arguments against it the way a strict client does before sending a\n" +
+			"tools/call: in the schema's dialect ($schema, else draft-07 before 2025-11-25 and 2020-12 from\n" +
+			"it), with formats asserted. Prints what the client would log. Exit 1 when the arguments are\n" +
+			"rejected, 0 when accepted, 2 on a usage error, an unreadable capture or a tool it never listed.",
+		Flags:  readFlags,
+		Action: func(c *cli.Context) error { return runValidateArgs(env, c) },
+	}
+}
+
+// publishedInput is the inputSchema of a tool as a capture published it.
+type publishedInput struct {
+	found    bool
+	schema   []byte // nil when the tool was listed without one
+	line     int
+	revision spec.Revision
+}
+
+func runValidateArgs(env Env, c *cli.Context) error {
+	if c.Args().Len() != 3 {
+		return usageErr("mcpsleuth: validate-args takes CAPTURE TOOL JSON (got %d arguments)", c.Args().Len())
+	}
+	capture, tool, args := c.Args().Get(0), c.Args().Get(1), []byte(c.Args().Get(2))
+	if !json.Valid(args) {
+		return usageErr("mcpsleuth: validate-args: the arguments are not valid JSON: %s", args)
+	}
+	fopt, err := frameOptions(c)
+	if err != nil {
+		return err
+	}
+	in, err := openInput(env, capture)
+	if err != nil {
+		return &exitError{code: ExitUsage, msg: err.Error()}
+	}
+	defer in.Close()
+	var found publishedInput
+	collector := &rule.Rule{ID: "MCP0000", Name: "published-input-schema", New: func() rule.Checker {
+		return rule.Funcs{OnMessage: func(_ *rule.Pass, m *session.Message) { found.observe(m, tool) }}
+	}}
+	res, err := rule.Run(capture, in, []*rule.Rule{collector}, rule.RunOptions{Frame: fopt})
+	if err != nil {
+		return &exitError{code: ExitUsage, msg: err.Error()}
+	}
+	if res.Broken != nil {
+		return &exitError{code: ExitUsage, msg: fmt.Sprintf("%v", res.Broken)}
+	}
+	switch {
+	case !found.found:
+		return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: %s: no tools/list result lists a tool named %q", capture, tool)}
+	case found.schema == nil:
+		return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: %s:%d: tool %q is listed without an inputSchema: there is nothing to validate against", capture, found.line, tool)}
+	}
+	published := schema.CompilePublished(found.schema, found.revision)
+	fmt.Fprintf(env.Stderr, "inputSchema of %s from the tools/list result at %s:%d (%s, read as JSON Schema %s, formats asserted)\n",
+		tool, capture, found.line, revisionName(found.revision), published.Dialect)
+	if published.Err != nil {
+		fmt.Fprintf(env.Stdout, "tool call validation failed: %s\nschema: %v\n", tool, published.Err)
+		return &exitError{code: ExitFindings}
+	}
+	violations, err := published.Validate(args)
+	if err != nil {
+		return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: validate-args: %v", err)}
+	}
+	if len(violations) == 0 {
+		fmt.Fprintf(env.Stdout, "tool call validation passed: %s\n", tool)
+		return nil
+	}
+	fmt.Fprintf(env.Stdout, "tool call validation failed: %s\n", tool)
+	for i, v := range violations {
+		if i > 0 {
+			fmt.Fprintln(env.Stdout)
+		}
+		for _, line := range v.ClientLines() {
+			fmt.Fprintln(env.Stdout, line)
+		}
+	}
+	return &exitError{code: ExitFindings}
+}
+
+// observe remembers the tool's inputSchema from a tools/list result that lists it
+// (the last one wins). Frame bytes are copied: they alias the reader's buffer.
+func (p *publishedInput) observe(m *session.Message, tool string) {
+	if m.Kind != frame.KindResult || m.Request == nil || m.Request.Method != "tools/list" {
+		return
+	}
+	gjson.GetBytes(m.Result, "tools").ForEach(func(_, t gjson.Result) bool {
+		if t.Get("name").String() != tool {
+			return true
+		}
+		*p = publishedInput{found: true, line: m.Line, revision: m.Revision()}
+		if s := t.Get("inputSchema"); s.Exists() {
+			p.schema = []byte(s.Raw)
+		}
+		return false
+	})
+}
+
+func revisionName(rev spec.Revision) string {
+	if rev == "" {
+		return "revision unknown"
+	}
+	return "revision " + string(rev)
+}

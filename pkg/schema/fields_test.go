@@ -1,0 +1,83 @@
+package schema_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/schema"
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+)
+
+// The fields a revision lacks are derived from the schemas of the later revisions.
+func TestLaterFields(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		rev  spec.Revision
+		msg  schema.Message
+		want string // "pointer since" lines
+	}{
+		{"tool title and outputSchema before 2025-06-18", "2025-03-26",
+			schema.Message{Kind: schema.KindResult, Method: "tools/list", Sender: spec.Client,
+				Raw: []byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","title":"A","inputSchema":{"type":"object"},"outputSchema":{"type":"object"}},{"name":"b","inputSchema":{"type":"object"},"icons":[]}]}}`)},
+			"/result/tools/0/title 2025-06-18\n/result/tools/0/outputSchema 2025-06-18\n/result/tools/1/icons 2025-11-25"},
+		{"audio content before 2025-03-26", "2024-11-05",
+			schema.Message{Kind: schema.KindResult, Method: "tools/call", Sender: spec.Client,
+				Raw: []byte(`{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"audio","data":"AA==","mimeType":"audio/wav"}]}}`)},
+			`/result/content/0/type "audio" 2025-03-26`},
+		{"resource_link content before 2025-06-18", "2025-03-26",
+			schema.Message{Kind: schema.KindResult, Method: "tools/call", Sender: spec.Client,
+				Raw: []byte(`{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"x"},{"type":"resource_link","uri":"file:///a","name":"a"}]}}`)},
+			`/result/content/1/type "resource_link" 2025-06-18`},
+		{"a type no revision defines", "2025-06-18",
+			schema.Message{Kind: schema.KindResult, Method: "tools/call", Sender: spec.Client,
+				Raw: []byte(`{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"video","text":"x"}]}}`)},
+			""},
+		{"annotations on text content before 2025-03-26 are defined", "2024-11-05",
+			schema.Message{Kind: schema.KindResult, Method: "tools/call", Sender: spec.Client,
+				Raw: []byte(`{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"x","annotations":{"priority":1}}]}}`)},
+			""},
+		{"cache fields before 2026-07-28", "2025-11-25",
+			schema.Message{Kind: schema.KindResult, Method: "tools/list", Sender: spec.Client,
+				Raw: []byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":[],"ttlMs":0,"cacheScope":"public"}}`)},
+			"/result/ttlMs 2026-07-28\n/result/cacheScope 2026-07-28"},
+		{"tasks capability in 2025-06-18", "2025-06-18",
+			schema.Message{Kind: schema.KindResult, Method: "initialize", Sender: spec.Client,
+				Raw: []byte(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{},"tasks":{}},"serverInfo":{"name":"s","version":"1"}}}`)},
+			"/result/capabilities/tasks 2025-11-25"},
+		{"envelope members are not fields of a later revision", "2025-06-18",
+			schema.Message{Kind: schema.KindRequest, Method: "tools/call", Sender: spec.Client,
+				Raw: []byte(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"a","arguments":{"anything":1},"_meta":{"progressToken":1}}}`)},
+			""},
+		{"vendor fields are left alone", "2025-03-26",
+			schema.Message{Kind: schema.KindResult, Method: "tools/list", Sender: spec.Client,
+				Raw: []byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","inputSchema":{"type":"object"},"x-vendor":1}],"x-other":2}}`)},
+			""},
+		{"structuredContent before 2025-06-18", "2025-03-26",
+			schema.Message{Kind: schema.KindResult, Method: "tools/call", Sender: spec.Client,
+				Raw: []byte(`{"jsonrpc":"2.0","id":2,"result":{"content":[],"structuredContent":{"total":1}}}`)},
+			"/result/structuredContent 2025-06-18"},
+		{"the newest revision has nothing later", "draft",
+			schema.Message{Kind: schema.KindResult, Method: "tools/list", Sender: spec.Client,
+				Raw: []byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":[],"resultType":"complete"}}`)},
+			""},
+		{"a method the revision lacks", "2025-03-26",
+			schema.Message{Kind: schema.KindRequest, Method: "elicitation/create", Sender: spec.Server,
+				Raw: []byte(`{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{"message":"m","requestedSchema":{"type":"object","properties":{}}}}`)},
+			""},
+	} {
+		var got []string
+		for _, f := range schema.LaterFields(c.rev, c.msg) {
+			line := f.Pointer + " " + string(f.Since)
+			if f.Value != "" {
+				line = f.Pointer + " " + f.Value + " " + string(f.Since)
+			}
+			got = append(got, line)
+			if !strings.HasPrefix(f.Pattern, "/") || strings.ContainsAny(f.Pattern, "0123456789") && strings.Contains(f.Pointer, "/tools/") {
+				t.Errorf("%s: pattern %q keeps an index", c.name, f.Pattern)
+			}
+		}
+		if strings.Join(got, "\n") != c.want {
+			t.Errorf("%s:\n got %q\nwant %q", c.name, strings.Join(got, "\n"), c.want)
+		}
+	}
+}

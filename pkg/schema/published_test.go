@@ -1,0 +1,172 @@
+package schema_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/schema"
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+)
+
+func TestDefaultDialect(t *testing.T) {
+	for rev, want := range map[spec.Revision]schema.Dialect{
+		"2024-11-05": schema.Draft07, "2025-03-26": schema.Draft07, "2025-06-18": schema.Draft07,
+		"2025-11-25": schema.Draft2020, "2026-07-28": schema.Draft2020, "draft": schema.Draft2020, "": schema.Draft07,
+	} {
+		if got := schema.DefaultDialect(rev); got != want {
+			t.Errorf("DefaultDialect(%q) = %s, want %s", rev, got, want)
+		}
+	}
+}
+
+// Formats are asserted as strict clients assert them, in both dialects.
+func TestPublishedFormatsAsserted(t *testing.T) {
+	for _, rev := range []spec.Revision{spec.Rev20250618, spec.Rev20251125} {
+		for _, c := range []struct {
+			format, good, bad string
+		}{
+			{"date", `"2025-06-01"`, `"last month"`},
+			{"date-time", `"2025-06-01T10:00:00Z"`, `"2025-06-01"`},
+			{"email", `"ops@example.com"`, `"ops at example"`},
+			{"uri", `"https://example.com/a"`, `"/a"`},
+			{"uuid", `"123e4567-e89b-12d3-a456-426614174000"`, `"123"`},
+		} {
+			p := schema.CompilePublished([]byte(`{"type":"object","properties":{"v":{"type":"string","format":"`+c.format+`"}}}`), rev)
+			if p.Err != nil {
+				t.Fatalf("%s: %v", c.format, p.Err)
+			}
+			if vs, err := p.Validate([]byte(`{"v":` + c.good + `}`)); err != nil || len(vs) != 0 {
+				t.Errorf("%s %s: %s rejected: %v %v", rev, c.format, c.good, vs, err)
+			}
+			vs, err := p.Validate([]byte(`{"v":` + c.bad + `}`))
+			if err != nil || len(vs) != 1 || vs[0].Keyword != "format" || vs[0].Pointer != "/v" || vs[0].Message != `must match format "`+c.format+`"` {
+				t.Errorf("%s %s: %s: %+v %v", rev, c.format, c.bad, vs, err)
+			}
+		}
+	}
+}
+
+func TestPublishedDialects(t *testing.T) {
+	tuple := []byte(`{"type":"object","properties":{"pair":{"type":"array","items":[{"type":"string"},{"type":"integer"}]}}}`)
+	if p := schema.CompilePublished(tuple, spec.Rev20250618); p.Err != nil || p.Dialect != "draft-07" {
+		t.Errorf("draft-07 tuple items: %v (%s)", p.Err, p.Dialect)
+	}
+	p := schema.CompilePublished(tuple, spec.Rev20251125)
+	if p.Err == nil || p.Dialect != "2020-12" || !strings.Contains(p.Err.Error(), "/properties/pair/items") {
+		t.Errorf("2020-12 tuple items compiled: %v (%s)", p.Err, p.Dialect)
+	}
+	// A declared $schema wins over the revision's default.
+	declared := []byte(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"pair":{"type":"array","items":[{"type":"string"}]}}}`)
+	if p := schema.CompilePublished(declared, spec.Rev20251125); p.Err != nil || p.Dialect != "draft-07" {
+		t.Errorf("declared draft-07 under 2025-11-25: %v (%s)", p.Err, p.Dialect)
+	}
+	prefix := []byte(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"pair":{"type":"array","prefixItems":[{"type":"string"},{"type":"integer"}]}}}`)
+	p = schema.CompilePublished(prefix, spec.Rev20250618)
+	if p.Err != nil || p.Dialect != "2020-12" {
+		t.Fatalf("declared 2020-12 under 2025-06-18: %v (%s)", p.Err, p.Dialect)
+	}
+	if vs, _ := p.Validate([]byte(`{"pair":["a","b"]}`)); len(vs) != 1 || vs[0].Pointer != "/pair/1" || vs[0].Keyword != "type" {
+		t.Errorf("prefixItems not applied: %+v", vs)
+	}
+}
+
+// Nothing outside the schema is loaded: neither files nor the network.
+func TestPublishedLoadsNothing(t *testing.T) {
+	secret := filepath.Join(t.TempDir(), "secret.json")
+	if err := os.WriteFile(secret, []byte(`{"type":"string"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, ref := range []string{"file://" + secret, "https://example.com/schema.json", "other.json"} {
+		p := schema.CompilePublished([]byte(`{"type":"object","properties":{"a":{"$ref":"`+ref+`"}}}`), spec.Rev20250618)
+		if p.Err == nil {
+			t.Errorf("$ref %s compiled: something was loaded", ref)
+		}
+	}
+	if p := schema.CompilePublished([]byte(`{"type":"object","properties":{"a":{"$ref":"#/definitions/A"}},"definitions":{"A":{"type":"string"}}}`), spec.Rev20250618); p.Err != nil {
+		t.Errorf("a local $ref must compile: %v", p.Err)
+	}
+}
+
+func TestPublishedBroken(t *testing.T) {
+	for _, c := range []struct {
+		raw, want string
+	}{
+		{`{"type":"object","properties":{"since":{"type":"date"}}}`, `at /properties/since/type enum`},
+		{`{"type":"object","required":"since"}`, `at /required type: must be array`},
+		{`{"type":"object",`, `not JSON`},
+		{`{"type":"object","properties":{"a":{"pattern":"(unclosed"}}}`, `pattern`},
+	} {
+		p := schema.CompilePublished([]byte(c.raw), spec.Rev20250618)
+		if p.Err == nil || !strings.Contains(p.Err.Error(), c.want) {
+			t.Errorf("%s: error %v, want it to mention %q", c.raw, p.Err, c.want)
+		}
+		if _, err := p.Validate([]byte(`{}`)); err == nil {
+			t.Errorf("%s: Validate on a schema that did not compile must fail", c.raw)
+		}
+	}
+}
+
+// Patterns are ECMA-262: lookarounds compile (and are not asserted), broken ones do not.
+func TestPublishedPatterns(t *testing.T) {
+	p := schema.CompilePublished([]byte(`{"type":"object","properties":{"pw":{"type":"string","pattern":"^(?=.*[0-9]).{8,}$"},"id":{"type":"string","pattern":"^INV-[0-9]{4}$"}}}`), spec.Rev20251125)
+	if p.Err != nil {
+		t.Fatalf("a lookahead pattern must compile: %v", p.Err)
+	}
+	vs, err := p.Validate([]byte(`{"pw":"x","id":"INV-12"}`))
+	if err != nil || len(vs) != 1 || vs[0].Pointer != "/id" || vs[0].Message != `must match pattern "^INV-[0-9]{4}$"` {
+		t.Errorf("patterns: %+v %v", vs, err)
+	}
+}
+
+func TestToolsRegistry(t *testing.T) {
+	tools := schema.NewTools()
+	tools.Listed([]byte(`{"tools":[{"name":"a","inputSchema":{"type":"object"}},{"name":"b","inputSchema":{"type":"object"},"outputSchema":{"type":"object"}}]}`), 5, spec.Rev20250618, false)
+	if tools.Len() != 2 || tools.Lookup("a") == nil || tools.Lookup("b").Output == nil || tools.Lookup("b").Line != 5 {
+		t.Fatalf("after the first list: %d tools", tools.Len())
+	}
+	// A later page adds; a new listing starts again.
+	tools.Listed([]byte(`{"tools":[{"name":"c","inputSchema":{"type":"object"}}]}`), 7, spec.Rev20250618, true)
+	if tools.Len() != 3 {
+		t.Errorf("a page did not add: %d tools", tools.Len())
+	}
+	tools.Listed([]byte(`{"tools":[{"name":"c","inputSchema":{"type":"object"}}]}`), 9, spec.Rev20250618, false)
+	if tools.Len() != 1 || tools.Lookup("a") != nil || tools.Lookup("c").Line != 9 {
+		t.Errorf("a new listing kept old tools: %d", tools.Len())
+	}
+	// Compiled once per content and dialect.
+	raw := []byte(`{"type":"object"}`)
+	if tools.Compile(raw, spec.Rev20250618) != tools.Compile([]byte(`{"type":"object"}`), spec.Rev20250618) {
+		t.Error("the same schema was compiled twice")
+	}
+	if tools.Compile(raw, spec.Rev20250618) == tools.Compile(raw, spec.Rev20251125) {
+		t.Error("one compilation shared by two dialects")
+	}
+	// Bounded.
+	var b strings.Builder
+	b.WriteString(`{"tools":[`)
+	for i := range schema.MaxTools + 10 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"name":"t` + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + itoa(i) + `","inputSchema":{"type":"object"}}`)
+	}
+	b.WriteString(`]}`)
+	big := schema.NewTools()
+	big.Listed([]byte(b.String()), 3, spec.Rev20250618, false)
+	if big.Len() != schema.MaxTools || big.Dropped != 10 {
+		t.Errorf("%d tools kept, %d dropped", big.Len(), big.Dropped)
+	}
+}
+
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var d []byte
+	for ; i > 0; i /= 10 {
+		d = append([]byte{byte('0' + i%10)}, d...)
+	}
+	return string(d)
+}

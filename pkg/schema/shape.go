@@ -1,0 +1,477 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"hash/maphash"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+)
+
+// Shapes: the verdict of validating a frame against an official definition depends
+// on the frame's values only through a few properties, because the official schemas
+// use few value-sensitive keywords (checked when the vocabulary is built): const and
+// enum compare strings with a handful of literals, "format" (uri, uri-template) looks
+// at the strings of a few named members, minimum/maximum compare numbers with a few
+// bounds, and "integer" looks at integrality. Everything else (types, member names,
+// array lengths, required members, anyOf branches) is structure. A frame's shape keeps
+// the structure and exactly those properties of the values, and drops the rest:
+// frames of the same shape have the same verdict, so a frame whose shape already
+// validated need not be validated again. This keeps validation cheap on long
+// captures, where most frames repeat a few shapes with different ids, tokens and text.
+
+// vocabulary is what a set of schemas can observe of values.
+type vocabulary struct {
+	// usable is false when a schema uses a keyword the shape does not preserve
+	// (pattern, lengths, uniqueItems, multipleOf, object-valued const/enum, a format
+	// outside a named member, a $ref into the middle of a schema): shapes are then
+	// not used at all.
+	usable   bool
+	literals map[string]bool // every string const and enum member
+	// longest is the length of the longest literal: longer strings are no literal.
+	longest int
+	// formatMembers are the member names whose schema carries a format, with
+	// whether a plain string's verdict is known for every format they carry.
+	formatMembers map[string]formatVerdict
+	bounds        []float64 // every minimum/maximum/exclusive bound and numeric literal, sorted
+}
+
+// formatVerdict says whether the formats of a member decide a plain string alike.
+type formatVerdict uint8
+
+const (
+	plainDecided formatVerdict = iota + 1 // only URI formats (and unknown ones)
+	valueDecided                          // some format looks at the value itself
+)
+
+// plainFormats are the formats whose verdict on a plain string (see keepString) is
+// the same for every plain string: never an absolute URI, always a valid relative
+// reference and URI template. Formats the validator does not know ("byte") assert
+// nothing.
+var plainFormats = map[string]bool{"uri": true, "iri": true, "uri-reference": true, "iri-reference": true, "uri-template": true, "byte": true}
+
+// The vocabulary of the official schemas, all revisions together.
+var shapeVocabulary = sync.OnceValue(buildVocabulary)
+
+func buildVocabulary() *vocabulary {
+	v := newVocabulary()
+	for _, rev := range spec.Revisions() {
+		d, err := DocFor(rev)
+		if err != nil {
+			v.usable = false
+			return v
+		}
+		for _, def := range d.defs {
+			v.scan(def, "")
+		}
+	}
+	v.finish()
+	return v
+}
+
+func newVocabulary() *vocabulary {
+	return &vocabulary{usable: true, literals: map[string]bool{}, formatMembers: map[string]formatVerdict{}}
+}
+
+// vocabularyOf builds the vocabulary of one schema document (a published schema).
+func vocabularyOf(doc any) *vocabulary {
+	v := newVocabulary()
+	v.scan(doc, "")
+	v.finish()
+	return v
+}
+
+func (v *vocabulary) finish() {
+	slices.Sort(v.bounds)
+	for l := range v.literals {
+		v.longest = max(v.longest, len(l))
+	}
+}
+
+// scan walks one schema. member is the property name the schema is the value of
+// ("" when it is not directly a member: a definition, an item, the root...).
+func (v *vocabulary) scan(schema any, member string) {
+	s, ok := schema.(map[string]any)
+	if !ok {
+		return // boolean schema
+	}
+	for kw, val := range s {
+		switch kw {
+		case "const":
+			v.literal(val)
+		case "enum":
+			list, _ := val.([]any)
+			for _, item := range list {
+				v.literal(item)
+			}
+		case "format":
+			f, _ := val.(string)
+			if member == "" {
+				v.usable = false
+			}
+			verdict := plainDecided
+			if !plainFormats[f] {
+				verdict = valueDecided
+			}
+			v.formatMembers[member] = max(v.formatMembers[member], verdict)
+		case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
+			v.bound(val)
+		case "$ref":
+			// Only whole definitions: a definition is scanned with no member name, so a
+			// format in it makes the vocabulary unusable. A reference into a member's
+			// schema would apply its format to a member of another name.
+			ref, _ := val.(string)
+			if ref != "#" && !strings.HasPrefix(ref, "#/$defs/") && !strings.HasPrefix(ref, "#/definitions/") {
+				v.usable = false
+			} else if rest := strings.TrimPrefix(strings.TrimPrefix(ref, "#/$defs/"), "#/definitions/"); strings.Contains(rest, "/") {
+				v.usable = false
+			}
+		case "pattern", "minLength", "maxLength", "uniqueItems", "multipleOf", "contentEncoding", "contentMediaType", "contentSchema",
+			"$dynamicRef", "$recursiveRef", "$id", "id", "$anchor", "$dynamicAnchor", "$recursiveAnchor", "$vocabulary":
+			v.usable = false
+		case "properties":
+			props, _ := val.(map[string]any)
+			for name, sub := range props {
+				v.scan(sub, name)
+			}
+		case "patternProperties", "dependentSchemas", "dependencies", "$defs", "definitions":
+			subs, _ := val.(map[string]any)
+			for _, sub := range subs {
+				v.scan(sub, "")
+			}
+		case "additionalProperties", "items", "prefixItems", "additionalItems", "contains", "propertyNames", "not", "if", "then", "else", "unevaluatedProperties", "unevaluatedItems":
+			if list, ok := val.([]any); ok {
+				for _, sub := range list {
+					v.scan(sub, "")
+				}
+			} else {
+				v.scan(val, "")
+			}
+		case "anyOf", "allOf", "oneOf":
+			// A branch of a member's schema applies to the same member.
+			list, _ := val.([]any)
+			for _, sub := range list {
+				v.scan(sub, member)
+			}
+		}
+	}
+}
+
+func (v *vocabulary) literal(val any) {
+	switch x := val.(type) {
+	case string:
+		v.literals[x] = true
+	case bool, nil:
+		// compared exactly: booleans and null are kept in every shape
+	case json.Number:
+		// A number is kept as its place among the bounds: equality with the literal
+		// included.
+		v.bound(x)
+	default:
+		v.usable = false // composite values are not kept
+	}
+}
+
+func (v *vocabulary) bound(n any) {
+	num, ok := n.(json.Number)
+	if !ok {
+		v.usable = false
+		return
+	}
+	f, err := num.Float64()
+	if err != nil || len(num) > 15 {
+		v.usable = false
+		return
+	}
+	if !slices.Contains(v.bounds, f) {
+		v.bounds = append(v.bounds, f)
+	}
+}
+
+// shapeHash hashes the shape of raw JSON (see above) together with its context
+// (revision, definition...); scratch is reused between calls. ok=false when shapes
+// cannot be used.
+func shapeHash(voc *vocabulary, seed maphash.Seed, scratch *[]byte, raw []byte, context ...string) (uint64, bool) {
+	if !voc.usable {
+		return 0, false
+	}
+	out := (*scratch)[:0]
+	for _, c := range context {
+		out = append(out, c...)
+		out = append(out, 0)
+	}
+	s := shaper{voc: voc, buf: raw, out: out}
+	s.space()
+	ok := s.value("", 0)
+	*scratch = s.out
+	if !ok {
+		return 0, false
+	}
+	return maphash.Bytes(seed, s.out), true
+}
+
+// shaper writes the shape of a JSON value as a compact byte string.
+type shaper struct {
+	voc *vocabulary
+	buf []byte
+	pos int
+	out []byte
+}
+
+func (s *shaper) space() {
+	for s.pos < len(s.buf) {
+		switch s.buf[s.pos] {
+		case ' ', '\t', '\n', '\r':
+			s.pos++
+		default:
+			return
+		}
+	}
+}
+
+// value hashes one value; member is the name it is the value of ("" otherwise).
+func (s *shaper) value(member string, depth int) bool {
+	if s.pos >= len(s.buf) || depth > maxDepth {
+		return false
+	}
+	switch c := s.buf[s.pos]; {
+	case c == '{':
+		s.pos++
+		s.put('{')
+		s.space()
+		if s.pos < len(s.buf) && s.buf[s.pos] == '}' {
+			s.pos++
+			s.put('}')
+			return true
+		}
+		for {
+			s.space()
+			key, ok := s.str()
+			if !ok || bytes.IndexByte(key, '\\') >= 0 {
+				return false // an escaped member name could hide a format member
+			}
+			s.put('k')
+			s.write(key)
+			s.put(0)
+			s.space()
+			if s.pos >= len(s.buf) || s.buf[s.pos] != ':' {
+				return false
+			}
+			s.pos++
+			s.space()
+			if !s.value(viewString(key), depth+1) {
+				return false
+			}
+			s.space()
+			if s.pos >= len(s.buf) {
+				return false
+			}
+			s.pos++
+			switch s.buf[s.pos-1] {
+			case ',':
+			case '}':
+				s.put('}')
+				return true
+			default:
+				return false
+			}
+		}
+	case c == '[':
+		s.pos++
+		s.put('[')
+		s.space()
+		if s.pos < len(s.buf) && s.buf[s.pos] == ']' {
+			s.pos++
+			s.put(']')
+			return true
+		}
+		for {
+			s.space()
+			if !s.value("", depth+1) {
+				return false
+			}
+			s.put(',')
+			s.space()
+			if s.pos >= len(s.buf) {
+				return false
+			}
+			s.pos++
+			switch s.buf[s.pos-1] {
+			case ',':
+			case ']':
+				s.put(']')
+				return true
+			default:
+				return false
+			}
+		}
+	case c == '"':
+		str, ok := s.str()
+		if !ok {
+			return false
+		}
+		if s.keepString(str, member) {
+			s.put('"')
+			s.write(str)
+			s.put('"')
+		} else {
+			s.put('s')
+		}
+		return true
+	case c == 't' || c == 'f' || c == 'n':
+		start := s.pos
+		for s.pos < len(s.buf) && s.buf[s.pos] >= 'a' && s.buf[s.pos] <= 'z' {
+			s.pos++
+		}
+		s.write(s.buf[start:s.pos])
+		return true
+	case c == '-' || (c >= '0' && c <= '9'):
+		start := s.pos
+		for s.pos < len(s.buf) && strings.IndexByte("+-.eE0123456789", s.buf[s.pos]) >= 0 {
+			s.pos++
+		}
+		s.number(s.buf[start:s.pos])
+		return true
+	}
+	return false
+}
+
+func (s *shaper) put(c byte)     { s.out = append(s.out, c) }
+func (s *shaper) write(b []byte) { s.out = append(s.out, b...) }
+
+// str reads a string and returns its raw bytes (escapes left as they are).
+func (s *shaper) str() ([]byte, bool) {
+	if s.pos >= len(s.buf) || s.buf[s.pos] != '"' {
+		return nil, false
+	}
+	s.pos++
+	start := s.pos
+	for {
+		i := bytes.IndexByte(s.buf[s.pos:], '"')
+		if i < 0 {
+			return nil, false
+		}
+		end := s.pos + i
+		backslashes := 0
+		for j := end - 1; j >= start && s.buf[j] == '\\'; j-- {
+			backslashes++
+		}
+		s.pos = end + 1
+		if backslashes%2 == 0 {
+			return s.buf[start:end], true
+		}
+	}
+}
+
+// keepString says whether a string's exact value belongs to the shape: a literal
+// some const or enum compares with, anything with escapes, and the value of a member
+// that carries a format, unless every format it carries decides plain strings alike
+// (with no ':', '%', braces, brackets, backslash or control character and not
+// starting with "//", a string is never an absolute URI, and always a valid relative
+// reference and URI template).
+func (s *shaper) keepString(raw []byte, member string) bool {
+	if len(raw) <= s.voc.longest && s.voc.literals[viewString(raw)] {
+		return true
+	}
+	if bytes.IndexByte(raw, '\\') >= 0 {
+		return true
+	}
+	switch s.voc.formatMembers[member] {
+	case 0:
+		return false
+	case valueDecided:
+		return true
+	}
+	if len(raw) >= 2 && raw[0] == '/' && raw[1] == '/' {
+		return true
+	}
+	for _, c := range raw {
+		if c < 0x20 || c == 0x7f || strings.IndexByte(`:%{}[]`, c) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// number writes a number's class: integral or not, and its place among the bounds
+// (how many are below it, and whether it equals the next). Numbers too long to
+// classify exactly are kept as they are.
+func (s *shaper) number(lit []byte) {
+	f, err := strconv.ParseFloat(viewString(lit), 64)
+	if len(lit) > 15 || err != nil {
+		s.put('#')
+		s.write(lit)
+		return
+	}
+	if f == math.Trunc(f) {
+		s.put('i')
+	} else {
+		s.put('n')
+	}
+	i, eq := slices.BinarySearch(s.voc.bounds, f)
+	s.out = binary.AppendUvarint(s.out, uint64(i))
+	if eq {
+		s.put('=')
+	} else {
+		s.put('~')
+	}
+}
+
+// Memo remembers the shapes of values that validated against a definition, so that
+// a value of a known-good shape is not validated again. It belongs to one user (a
+// rule's per-session state): it is not safe for concurrent use. Bounded: when full
+// it starts again empty.
+type Memo struct {
+	seed    maphash.Seed
+	valid   map[uint64]struct{}
+	max     int
+	scratch []byte
+}
+
+// NewMemo returns a memo that holds at most max shapes.
+func NewMemo(max int) *Memo {
+	return &Memo{seed: maphash.MakeSeed(), valid: map[uint64]struct{}{}, max: max}
+}
+
+// Shape is a value's shape in a context, as a memo keys it.
+type Shape struct {
+	hash uint64
+	ok   bool // false: the value has no usable shape, it is never known
+}
+
+// Shape computes the shape of raw JSON in a context (the strings name what the
+// verdict is about: revision, definition, rule...).
+func (m *Memo) Shape(raw []byte, context ...string) Shape {
+	return m.shapeWith(shapeVocabulary(), raw, context...)
+}
+
+func (m *Memo) shapeWith(voc *vocabulary, raw []byte, context ...string) Shape {
+	h, ok := shapeHash(voc, m.seed, &m.scratch, raw, context...)
+	return Shape{hash: h, ok: ok}
+}
+
+// Known reports whether a value of this shape was remembered.
+func (m *Memo) Known(s Shape) bool {
+	if !s.ok {
+		return false
+	}
+	_, ok := m.valid[s.hash]
+	return ok
+}
+
+// Remember records a shape (ignored when it is not usable).
+func (m *Memo) Remember(s Shape) {
+	if !s.ok {
+		return
+	}
+	if len(m.valid) >= m.max {
+		clear(m.valid)
+	}
+	m.valid[s.hash] = struct{}{}
+}

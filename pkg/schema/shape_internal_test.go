@@ -1,0 +1,300 @@
+package schema
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"hash/maphash"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+)
+
+func TestVocabularyUsable(t *testing.T) {
+	v := shapeVocabulary()
+	if !v.usable {
+		t.Fatal("the official schemas use a keyword shapes do not preserve")
+	}
+	if !v.literals["tools/call"] || !v.literals["text"] || v.formatMembers["uri"] != plainDecided {
+		t.Errorf("vocabulary misses literals or format members: %v", v.formatMembers)
+	}
+	for _, c := range []struct {
+		schema string
+		usable bool
+	}{
+		{`{"type":"object","properties":{"a":{"type":"string","format":"date"}}}`, true},
+		{`{"type":"object","properties":{"a":{"type":"string","pattern":"^x"}}}`, false},
+		{`{"type":"array","items":{"type":"string","format":"date"}}`, false},
+		{`{"type":"object","properties":{"a":{"$ref":"#/properties/b"},"b":{"format":"date"}}}`, false},
+		{`{"type":"object","properties":{"a":{"$ref":"#/$defs/D"}},"$defs":{"D":{"type":"string"}}}`, true},
+		{`{"type":"object","properties":{"a":{"enum":[{"x":1}]}}}`, false},
+		{`{"type":"object","properties":{"n":{"type":"integer","minimum":1,"maximum":5}}}`, true},
+	} {
+		var doc any
+		if err := json.Unmarshal([]byte(c.schema), &doc); err != nil {
+			t.Fatal(err)
+		}
+		dec := json.NewDecoder(strings.NewReader(c.schema))
+		dec.UseNumber()
+		_ = dec.Decode(&doc)
+		if got := vocabularyOf(doc).usable; got != c.usable {
+			t.Errorf("%s: usable %v, want %v", c.schema, got, c.usable)
+		}
+	}
+}
+
+func TestShapeHash(t *testing.T) {
+	seed := maphash.MakeSeed()
+	h := func(raw string) uint64 {
+		var scratch []byte
+		x, ok := shapeHash(shapeVocabulary(), seed, &scratch, []byte(raw), "rev", "def")
+		if !ok {
+			t.Fatalf("no shape for %s", raw)
+		}
+		return x
+	}
+	same := [][2]string{
+		{`{"id":101,"method":"tools/call","params":{"name":"a","arguments":{"x":"y"}}}`, `{"id":202,"method":"tools/call","params":{"name":"bbb","arguments":{"x":"zzz"}}}`},
+		{`{"progress":0.5,"progressToken":"p1"}`, `{"progress":0.75,"progressToken":"p2"}`},
+		{`{"content":[{"type":"text","text":"a: b"}]}`, `{"content":[{"type":"text","text":"c: d"}]}`},
+		{`{"uri":"relative-name"}`, `{"uri":"other"}`},
+	}
+	for _, p := range same {
+		if h(p[0]) != h(p[1]) {
+			t.Errorf("shapes differ:\n%s\n%s", p[0], p[1])
+		}
+	}
+	differ := [][2]string{
+		{`{"method":"tools/call"}`, `{"method":"tools/list"}`},
+		{`{"progress":1}`, `{"progress":0.5}`},
+		{`{"priority":0.5}`, `{"priority":1.5}`},
+		{`{"uri":"file:///a"}`, `{"uri":"file:///b"}`},
+		{`{"uri":"//host"}`, `{"uri":"//other"}`},
+		{`{"a":"x"}`, `{"b":"x"}`},
+		{`{"a":["x"]}`, `{"a":["x","y"]}`},
+		{`{"a":true}`, `{"a":false}`},
+		{`{"a":"x"}`, `{"a":1}`},
+		{`{"type":"text"}`, `{"type":"image"}`},
+		{`{"text":"a\"b"}`, `{"text":"a\"c"}`},
+	}
+	for _, p := range differ {
+		if h(p[0]) == h(p[1]) {
+			t.Errorf("same shape:\n%s\n%s", p[0], p[1])
+		}
+	}
+	var scratch []byte
+	if _, ok := shapeHash(shapeVocabulary(), seed, &scratch, []byte(`{"u\u0072i":"x"}`), "rev", "def"); ok {
+		t.Error("an escaped member name must not have a shape")
+	}
+}
+
+// The memo must never accept what full validation rejects. Every frame of every
+// fixture, and random variants of them (strings and numbers swapped for literals,
+// URIs, bounds and plain values), are checked against every message definition of
+// every revision, with one memo shared by all: the verdicts must agree.
+func TestMemoAgreesWithFullValidation(t *testing.T) {
+	frames := fixtureMessages(t)
+	rng := rand.New(rand.NewPCG(1, 2))
+	checked, skipped := 0, 0
+	for _, rev := range spec.Revisions() {
+		w, err := For(rev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		memo := NewMemo(1 << 16)
+		for _, f := range frames {
+			variants := [][]byte{f}
+			for range 4 {
+				variants = append(variants, mutate(t, f, rng))
+			}
+			for _, v := range variants {
+				for _, c := range candidates(w, v) {
+					full, err := w.Check(c.target, c.raw)
+					if err != nil {
+						t.Fatal(err)
+					}
+					memoed, err := w.CheckWith(memo, c.target, c.raw)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if (len(full) == 0) != (len(memoed) == 0) {
+						t.Fatalf("%s %s: full validation says %v, the memo %v, for\n%s", rev, c.target.Definition, full, memoed, c.raw)
+					}
+					if len(full) == 0 {
+						checked++
+					} else {
+						skipped++
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d valid and %d invalid (value, definition) pairs agree", checked, skipped)
+}
+
+type candidate struct {
+	target Target
+	raw    []byte
+}
+
+// candidates are the definitions a message could be checked against: those of its
+// method, or every result (on its result member) and response definition, or the
+// error definitions.
+func candidates(w *Wire, msg []byte) []candidate {
+	m := gjson.ParseBytes(msg)
+	var out []candidate
+	for name := range w.compiled {
+		switch {
+		case m.Get("method").Exists():
+			if c, ok := w.doc.methodConst(name); ok && c == m.Get("method").String() {
+				out = append(out, candidate{Target{Definition: name}, msg})
+			}
+		case m.Get("result").IsObject():
+			if strings.HasSuffix(name, "Result") {
+				out = append(out, candidate{Target{Definition: name, Member: "result"}, []byte(m.Get("result").Raw)})
+			}
+			if strings.HasSuffix(name, "ResultResponse") {
+				out = append(out, candidate{Target{Definition: name}, msg})
+			}
+		case m.Get("error").Exists():
+			if strings.HasPrefix(name, "JSONRPCError") || strings.HasSuffix(name, "Error") {
+				out = append(out, candidate{Target{Definition: name}, msg})
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].target.Definition < out[j].target.Definition })
+	return out
+}
+
+// fixtureMessages reads the JSON-RPC messages of the envelope fixtures.
+func fixtureMessages(t *testing.T) [][]byte {
+	t.Helper()
+	var out [][]byte
+	seen := map[string]bool{}
+	files, _ := filepath.Glob("../../fixtures/*/*.jsonl")
+	more, _ := filepath.Glob("../../fixtures/real/*/*.jsonl")
+	for _, name := range append(files, more...) {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(bytes.NewReader(data))
+		sc.Buffer(nil, 1<<24)
+		for sc.Scan() {
+			line := sc.Bytes()
+			msg := gjson.GetBytes(line, "msg")
+			raw := line
+			if msg.IsObject() {
+				raw = []byte(msg.Raw)
+			}
+			if !gjson.ValidBytes(raw) || !gjson.ParseBytes(raw).IsObject() || seen[string(raw)] {
+				continue
+			}
+			seen[string(raw)] = true
+			out = append(out, bytes.Clone(raw))
+		}
+	}
+	if len(out) < 100 {
+		t.Fatalf("only %d fixture messages", len(out))
+	}
+	return out
+}
+
+var (
+	someStrings = []string{"text", "image", "audio", "resource_link", "tools/call", "2.0", "info", "verbose", "object", "user",
+		"file:///a", "https://example.com/x", "notes.txt", "//host/a", "a:b", "{x}", "/a/{id}", "%zz", "a b", "", "x\u0001y", "[::1]", "ü"}
+	someNumbers = []string{"-1", "0", "0.5", "1", "1.5", "2", "3.0", "100", "101", "-32601", "-32602", "1e400", "12345678901234567890"}
+)
+
+// mutate swaps a few leaves of a message for values that test the shape's rules.
+func mutate(t *testing.T, raw []byte, rng *rand.Rand) []byte {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	var walk func(any) any
+	walk = func(x any) any {
+		switch x := x.(type) {
+		case map[string]any:
+			for k, e := range x {
+				x[k] = walk(e)
+			}
+			return x
+		case []any:
+			for i, e := range x {
+				x[i] = walk(e)
+			}
+			return x
+		case string:
+			if rng.IntN(3) == 0 {
+				return someStrings[rng.IntN(len(someStrings))]
+			}
+		case json.Number:
+			if rng.IntN(2) == 0 {
+				return json.Number(someNumbers[rng.IntN(len(someNumbers))])
+			}
+		}
+		return x
+	}
+	out, err := json.Marshal(walk(v))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// The same guarantee for published schemas, whose vocabulary is their own.
+func TestPublishedMemoAgreesWithFullValidation(t *testing.T) {
+	schemas := []string{
+		`{"type":"object","properties":{"since":{"type":"string","format":"date"},"customer":{"type":"string"}},"required":["customer"]}`,
+		`{"type":"object","properties":{"status":{"enum":["open","paid"]},"n":{"type":"integer","minimum":1,"maximum":100},"tags":{"type":"array","items":{"type":"string"},"maxItems":2}}}`,
+		`{"type":"object","properties":{"site":{"type":"string","format":"uri"},"mail":{"type":"string","format":"email"},"nested":{"type":"object","properties":{"when":{"type":"string","format":"date-time"}},"additionalProperties":false}}}`,
+		`{"type":"object","properties":{"kind":{"const":"a"},"x":{"type":"number","exclusiveMinimum":0}},"oneOf":[{"required":["kind"]},{"required":["x"]}]}`,
+	}
+	values := []string{`"2025-06-01"`, `"last month"`, `"ACME"`, `"open"`, `"void"`, `"a"`, `"https://x.test/a"`, `"x.test"`, `"ops@example.com"`, `"2025-06-01T10:00:00Z"`,
+		`1`, `0`, `0.5`, `100`, `101`, `-3`, `true`, `null`, `["a"]`, `["a","b","c"]`, `{}`, `{"when":"2025-06-01T10:00:00Z"}`, `{"when":"soon"}`, `{"other":1}`}
+	members := []string{"since", "customer", "status", "n", "tags", "site", "mail", "nested", "kind", "x", "other"}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, src := range schemas {
+		for _, rev := range []spec.Revision{spec.Rev20250618, spec.Rev20251125} {
+			p := CompilePublished([]byte(src), rev)
+			if p.Err != nil {
+				t.Fatal(p.Err)
+			}
+			memo := NewMemo(1 << 12)
+			for range 3000 {
+				var b strings.Builder
+				b.WriteByte('{')
+				for i, m := range rng.Perm(len(members))[:rng.IntN(4)] {
+					if i > 0 {
+						b.WriteByte(',')
+					}
+					b.WriteString(`"` + members[m] + `":` + values[rng.IntN(len(values))])
+				}
+				b.WriteByte('}')
+				raw := []byte(b.String())
+				full, err := p.Validate(raw)
+				if err != nil {
+					t.Fatal(err)
+				}
+				memoed, err := p.ValidateWith(memo, raw)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if (len(full) == 0) != (len(memoed) == 0) {
+					t.Fatalf("%s under %s: full validation says %v, the memo %v, for %s", src, rev, full, memoed, raw)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,110 @@
+package schema
+
+import (
+	"hash/maphash"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+)
+
+// Tools remembers the tools one session's server listed (from tools/list results):
+// name -> published schemas, compiled on first use and cached by content. It is
+// per-session state of a rule, not safe for concurrent use, and bounded: at most
+// MaxTools tools and MaxCompiled compiled schemas are kept.
+type Tools struct {
+	byName   map[string]*Tool
+	compiled map[uint64]*Published
+	seed     maphash.Seed
+	// Dropped counts tools not remembered because MaxTools was reached.
+	Dropped int
+}
+
+// Limits of a Tools registry.
+const (
+	MaxTools    = 1024
+	MaxCompiled = 256
+	// MaxSchemaBytes bounds the size of a published schema kept for compilation.
+	MaxSchemaBytes = 256 << 10
+)
+
+// Tool is one listed tool.
+type Tool struct {
+	Name string
+	// Line is the line of the tools/list result that listed it.
+	Line int
+	// Revision governed that result (it decides the default dialect).
+	Revision spec.Revision
+	// Input and Output are the raw published schemas (copies; nil when absent).
+	Input, Output []byte
+	// TooLarge is set when a schema exceeded MaxSchemaBytes and was not kept.
+	TooLarge bool
+}
+
+// NewTools returns an empty registry.
+func NewTools() *Tools {
+	return &Tools{byName: map[string]*Tool{}, compiled: map[uint64]*Published{}, seed: maphash.MakeSeed()}
+}
+
+// Listed records the tools of a tools/list result. A result that answers a request
+// without a cursor starts the list again; a later page adds to it.
+func (t *Tools) Listed(result []byte, line int, rev spec.Revision, paginated bool) {
+	if !paginated {
+		clear(t.byName)
+	}
+	gjson.GetBytes(result, "tools").ForEach(func(_, item gjson.Result) bool {
+		name := item.Get("name")
+		if name.Type != gjson.String {
+			return true
+		}
+		if _, known := t.byName[name.Str]; !known && len(t.byName) >= MaxTools {
+			t.Dropped++
+			return true
+		}
+		tool := &Tool{Name: name.Str, Line: line, Revision: rev}
+		tool.Input, tool.TooLarge = keepSchema(item.Get("inputSchema"))
+		var large bool
+		tool.Output, large = keepSchema(item.Get("outputSchema"))
+		tool.TooLarge = tool.TooLarge || large
+		t.byName[tool.Name] = tool
+		return true
+	})
+}
+
+func keepSchema(v gjson.Result) ([]byte, bool) {
+	if !v.Exists() {
+		return nil, false
+	}
+	if len(v.Raw) > MaxSchemaBytes {
+		return nil, true
+	}
+	return []byte(v.Raw), false
+}
+
+// Lookup returns a listed tool (nil when none of that name was listed).
+func (t *Tools) Lookup(name string) *Tool {
+	return t.byName[name]
+}
+
+// Len is the number of remembered tools.
+func (t *Tools) Len() int { return len(t.byName) }
+
+// Compile returns the compiled form of a published schema under a revision,
+// compiling it once per content and dialect.
+func (t *Tools) Compile(raw []byte, rev spec.Revision) *Published {
+	var h maphash.Hash
+	h.SetSeed(t.seed)
+	h.WriteString(string(DefaultDialect(rev)))
+	h.WriteByte(0)
+	h.Write(raw)
+	key := h.Sum64()
+	if p, ok := t.compiled[key]; ok {
+		return p
+	}
+	if len(t.compiled) >= MaxCompiled {
+		clear(t.compiled)
+	}
+	p := CompilePublished(raw, rev)
+	t.compiled[key] = p
+	return p
+}

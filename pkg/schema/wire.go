@@ -1,0 +1,398 @@
+// Package schema checks JSON values against JSON Schemas: the official schema.json of
+// each MCP revision (the wire schema every frame must follow, chosen per message by
+// method, kind and sender) and the schemas tools publish in tools/list (inputSchema,
+// outputSchema), validated the way strict clients validate them.
+//
+// Compiled schemas are immutable and safe for concurrent use. The wire schema of a
+// revision is compiled once per process, the first time a frame of that revision is
+// checked (For); a published tool schema is compiled once per content in a Tools
+// registry, which the caller owns.
+package schema
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+)
+
+// Wire is the official schema of one revision, compiled: every definition, and the
+// tables that say which definition a message is checked against. It is built once
+// per revision and never changes afterwards.
+type Wire struct {
+	Revision spec.Revision
+	doc      *Doc
+	compiled map[string]*jsonschema.Schema // definition name -> compiled schema
+}
+
+// Doc is the parsed official schema of one revision with its selection tables: the
+// request and notification definitions by method and sender (from the ClientRequest,
+// ServerRequest, ClientNotification and ServerNotification unions). It is cheap to
+// build (no compilation) and immutable.
+type Doc struct {
+	Revision spec.Revision
+	// defsKey is where the definitions are: "definitions" (draft-07, up to
+	// 2025-06-18) or "$defs" (2020-12, from 2025-11-25).
+	defsKey       string
+	defs          map[string]any
+	requests      map[string]bySender
+	notifications map[string]bySender
+	root          any // the whole document, for compilation
+}
+
+// bySender holds a definition name per sending side; "" where that side does not
+// send the method in this revision.
+type bySender struct{ client, server string }
+
+func (b bySender) pick(sender spec.Side) string {
+	switch sender {
+	case spec.Client:
+		return b.client
+	case spec.Server:
+		return b.server
+	}
+	if b.client != "" {
+		return b.client
+	}
+	return b.server
+}
+
+// The per-revision builders: package-level tables of sync.OnceValues, filled at
+// start-up and never modified; each builds its value on first use and returns the
+// same immutable value afterwards.
+var (
+	docs  = perRevision(loadDoc)
+	wires = perRevision(compileWire)
+)
+
+func perRevision[T any](build func(spec.Revision) (T, error)) map[spec.Revision]func() (T, error) {
+	m := map[spec.Revision]func() (T, error){}
+	for _, rev := range spec.Revisions() {
+		m[rev] = sync.OnceValues(func() (T, error) { return build(rev) })
+	}
+	return m
+}
+
+// For returns the compiled wire schema of a revision (compiled on first use, then
+// shared). An unknown revision is an error.
+func For(rev spec.Revision) (*Wire, error) {
+	build, ok := wires[rev]
+	if !ok {
+		return nil, fmt.Errorf("schema: unknown revision %q", rev)
+	}
+	return build()
+}
+
+// DocFor returns the parsed schema of a revision, without compiling it.
+func DocFor(rev spec.Revision) (*Doc, error) {
+	build, ok := docs[rev]
+	if !ok {
+		return nil, fmt.Errorf("schema: unknown revision %q", rev)
+	}
+	return build()
+}
+
+func loadDoc(rev spec.Revision) (*Doc, error) {
+	raw := spec.Schema(rev)
+	if raw == nil {
+		return nil, fmt.Errorf("schema: no embedded schema for %s", rev)
+	}
+	root, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("schema: %s schema.json: %w", rev, err)
+	}
+	top, _ := root.(map[string]any)
+	d := &Doc{Revision: rev, root: root, defsKey: "definitions", requests: map[string]bySender{}, notifications: map[string]bySender{}}
+	if _, ok := top["$defs"]; ok {
+		d.defsKey = "$defs"
+	}
+	d.defs, _ = top[d.defsKey].(map[string]any)
+	if len(d.defs) == 0 {
+		return nil, fmt.Errorf("schema: %s schema.json has no %s", rev, d.defsKey)
+	}
+	for _, u := range []struct {
+		union  string
+		table  map[string]bySender
+		sender spec.Side
+	}{
+		{"ClientRequest", d.requests, spec.Client},
+		{"ServerRequest", d.requests, spec.Server},
+		{"ClientNotification", d.notifications, spec.Client},
+		{"ServerNotification", d.notifications, spec.Server},
+	} {
+		for _, name := range d.unionMembers(u.union) {
+			method, ok := d.methodConst(name)
+			if !ok {
+				return nil, fmt.Errorf("schema: %s: %s member %s has no method const", rev, u.union, name)
+			}
+			b := u.table[method]
+			if u.sender == spec.Client {
+				b.client = name
+			} else {
+				b.server = name
+			}
+			u.table[method] = b
+		}
+	}
+	if len(d.requests) == 0 || len(d.notifications) == 0 {
+		return nil, fmt.Errorf("schema: %s: no request or notification unions", rev)
+	}
+	return d, nil
+}
+
+// unionMembers lists the definitions an anyOf union refers to (none when the
+// revision has no such union, as 2026-07-28 has no ServerRequest). A "union" of one
+// member is written as that member itself (2026-07-28's ClientNotification is the
+// cancelled notification): the definition of the same method is used, by name.
+func (d *Doc) unionMembers(union string) []string {
+	def, _ := d.defs[union].(map[string]any)
+	if method, ok := d.methodConst(union); ok && def["anyOf"] == nil {
+		names := make([]string, 0, len(d.defs))
+		for name := range d.defs {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			if m, ok := d.methodConst(name); ok && m == method && name != union && !strings.HasPrefix(name, "Client") && !strings.HasPrefix(name, "Server") {
+				return []string{name}
+			}
+		}
+		return []string{union}
+	}
+	branches, _ := def["anyOf"].([]any)
+	var out []string
+	for _, b := range branches {
+		if name := d.refName(b); name != "" {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// refName is the definition a {"$ref": "#/definitions/X"} schema points at.
+func (d *Doc) refName(schema any) string {
+	m, _ := schema.(map[string]any)
+	ref, _ := m["$ref"].(string)
+	name, ok := strings.CutPrefix(ref, "#/"+d.defsKey+"/")
+	if !ok {
+		return ""
+	}
+	return name
+}
+
+// Definition returns a definition of the document (nil if absent).
+func (d *Doc) Definition(name string) map[string]any {
+	m, _ := d.defs[name].(map[string]any)
+	return m
+}
+
+// methodConst reads properties.method.const of a request or notification definition.
+func (d *Doc) methodConst(name string) (string, bool) {
+	props, _ := d.Definition(name)["properties"].(map[string]any)
+	method, _ := props["method"].(map[string]any)
+	c, ok := method["const"].(string)
+	return c, ok
+}
+
+// Target is the definition a message is checked against, and which part of the
+// message it covers.
+type Target struct {
+	// Definition is the name in the revision's schema.json ("CallToolRequest").
+	Definition string
+	// Member is "result" when the definition covers the message's result member
+	// (legacy results); "" when it covers the whole message.
+	Member string
+}
+
+// String names the target for messages: "CallToolResult (the result member)".
+func (t Target) String() string {
+	if t.Member != "" {
+		return t.Definition + " (the " + t.Member + " member)"
+	}
+	return t.Definition
+}
+
+// Request is the definition of a request sent by sender (0: either side).
+func (d *Doc) Request(method string, sender spec.Side) (Target, bool) {
+	name := d.requests[method].pick(sender)
+	return Target{Definition: name}, name != ""
+}
+
+// Notification is the definition of a notification sent by sender (0: either side).
+func (d *Doc) Notification(method string, sender spec.Side) (Target, bool) {
+	name := d.notifications[method].pick(sender)
+	return Target{Definition: name}, name != ""
+}
+
+// Result is the definition of the result of a request (method, sent by
+// requestSender). The name is derived from the request's definition: XRequest is
+// answered by XResultResponse (a whole-message definition, from 2026-07-28) or
+// XResult, else by EmptyResult. task says whether the result carries a "task"
+// member: a task-augmented request (its params accept "task") is answered by a
+// CreateTaskResult.
+func (d *Doc) Result(method string, requestSender spec.Side, task bool) (Target, bool) {
+	req := d.requests[method].pick(requestSender)
+	if req == "" {
+		return Target{}, false
+	}
+	if task && d.Definition("CreateTaskResult") != nil && d.acceptsTask(req) {
+		return Target{Definition: "CreateTaskResult", Member: "result"}, true
+	}
+	base := strings.TrimSuffix(req, "Request")
+	if d.Definition(base+"ResultResponse") != nil {
+		return Target{Definition: base + "ResultResponse"}, true
+	}
+	for _, name := range []string{base + "Result", "EmptyResult", "Result"} {
+		if d.Definition(name) != nil {
+			return Target{Definition: name, Member: "result"}, true
+		}
+	}
+	return Target{}, false
+}
+
+// acceptsTask reports whether a request definition's params define a "task" member.
+func (d *Doc) acceptsTask(request string) bool {
+	params := d.resolve(d.property(d.Definition(request), "params"))
+	props, _ := params["properties"].(map[string]any)
+	_, ok := props["task"]
+	return ok
+}
+
+// Error is the definition of an error response: JSONRPCError up to 2025-06-18,
+// JSONRPCErrorResponse from 2025-11-25.
+func (d *Doc) Error() Target {
+	if d.Definition("JSONRPCErrorResponse") != nil {
+		return Target{Definition: "JSONRPCErrorResponse"}
+	}
+	return Target{Definition: "JSONRPCError"}
+}
+
+// property returns the schema of a named property of an object schema.
+func (d *Doc) property(schema map[string]any, name string) map[string]any {
+	props, _ := schema["properties"].(map[string]any)
+	m, _ := props[name].(map[string]any)
+	return m
+}
+
+// resolve follows $ref chains to the referenced definition.
+func (d *Doc) resolve(schema map[string]any) map[string]any {
+	for range 16 {
+		name := d.refName(schema)
+		if name == "" {
+			return schema
+		}
+		schema = d.Definition(name)
+	}
+	return schema
+}
+
+// Doc returns the parsed document the wire schema was compiled from.
+func (w *Wire) Doc() *Doc { return w.doc }
+
+func compileWire(rev spec.Revision) (*Wire, error) {
+	d, err := DocFor(rev)
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	c.UseLoader(noRemoteLoader{})
+	// The official schemas constrain URIs with format "uri" and "uri-template":
+	// asserted in every revision, as strict decoders (the Python SDK's URL types)
+	// reject a relative or malformed URI. "byte" is not a format the validator
+	// knows and stays an annotation.
+	c.AssertFormat()
+	url := wireURL(rev)
+	if err := c.AddResource(url, d.root); err != nil {
+		return nil, fmt.Errorf("schema: %s: %w", rev, err)
+	}
+	w := &Wire{Revision: rev, doc: d, compiled: make(map[string]*jsonschema.Schema, len(d.defs))}
+	for name := range d.defs {
+		s, err := c.Compile(url + "#/" + d.defsKey + "/" + escapeToken(name))
+		if err != nil {
+			return nil, fmt.Errorf("schema: %s: compiling %s: %w", rev, name, err)
+		}
+		w.compiled[name] = s
+	}
+	for _, member := range toolSchemaMembers {
+		if d.property(d.Definition("Tool"), member) == nil {
+			continue
+		}
+		s, err := c.Compile(url + "#/" + d.defsKey + "/Tool/properties/" + member)
+		if err != nil {
+			return nil, fmt.Errorf("schema: %s: compiling Tool.%s: %w", rev, member, err)
+		}
+		w.compiled[toolSchemaDefinition(member)] = s
+	}
+	return w, nil
+}
+
+// toolSchemaMembers are the members of a Tool that hold a published schema.
+var toolSchemaMembers = [...]string{"inputSchema", "outputSchema"}
+
+func toolSchemaDefinition(member string) string { return "Tool/properties/" + member }
+
+// ToolSchema is the target that checks a published schema (member "inputSchema" or
+// "outputSchema") against what the revision's Tool definition requires of it (for
+// example "type": "object" at its root); ok=false when the revision's Tool has no
+// such member (outputSchema before 2025-06-18).
+func (d *Doc) ToolSchema(member string) (Target, bool) {
+	if d.property(d.Definition("Tool"), member) == nil {
+		return Target{}, false
+	}
+	return Target{Definition: toolSchemaDefinition(member)}, true
+}
+
+func wireURL(rev spec.Revision) string {
+	return "https://modelcontextprotocol.io/schema/" + string(rev) + "/schema.json"
+}
+
+// noRemoteLoader refuses to load anything: every schema mcpsleuth compiles is
+// complete in itself (a capture must never make it read files or the network).
+type noRemoteLoader struct{}
+
+func (noRemoteLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("%s: external references are not loaded", url)
+}
+
+// escapeToken escapes a JSON pointer token (RFC 6901).
+func escapeToken(s string) string {
+	if !strings.ContainsAny(s, "~/") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+// Check validates JSON against a target: raw is the whole message, or its result
+// member when t.Member is "result" (the pointers then start with /result). A
+// definition the revision lacks is an error.
+func (w *Wire) Check(t Target, raw []byte) ([]Violation, error) {
+	s := w.compiled[t.Definition]
+	if s == nil {
+		return nil, fmt.Errorf("schema: %s defines no %s", w.Revision, t.Definition)
+	}
+	prefix := ""
+	if t.Member != "" {
+		prefix = "/" + t.Member
+	}
+	return validate(s, raw, prefix)
+}
+
+// CheckWith is Check with a memo of shapes that validated before: a value of a
+// known-good shape is accepted without validating it again (see shape.go for why
+// that gives the same verdict).
+func (w *Wire) CheckWith(memo *Memo, t Target, raw []byte) ([]Violation, error) {
+	shape := memo.Shape(raw, string(w.Revision), t.Definition)
+	if memo.Known(shape) {
+		return nil, nil
+	}
+	vs, err := w.Check(t, raw)
+	if err == nil && len(vs) == 0 {
+		memo.Remember(shape)
+	}
+	return vs, err
+}
