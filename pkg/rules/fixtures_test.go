@@ -74,6 +74,9 @@ func captureFor(t *testing.T, want string) string {
 
 // unsupported says why a fixture cannot be checked yet, or "".
 func unsupported(capture string, wants []expectation, catalogue map[string]bool) string {
+	if strings.HasSuffix(capture, ".har") {
+		return "HAR input is not read yet (issue: read the logs users already have)"
+	}
 	for _, w := range wants {
 		if !w.optional && !catalogue[w.rule] {
 			return "expects " + w.rule + ", which is not in the catalogue yet"
