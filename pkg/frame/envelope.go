@@ -15,23 +15,55 @@ const envelopeName = "envelope-jsonl"
 // envelopeDecoder reads recorder JSONL: one object per line wrapping the frame, such as
 // {"ts":..., "dir":"c->s", "msg":{...}}, with the aliases recorders use for each field
 // (DESIGN.md section 7). Lines without a payload (headers, summaries, stderr) are context.
-type envelopeDecoder struct{}
+//
+// The recorders of formats.md section 8 are read with their exact shapes:
+//   - mcpsnoop: {"session_id","server_label","seq","ts","direction":"c2s"|"s2c"|"stderr"|"meta",
+//     "transport","raw":{...}} (stderr and meta records are context; a protocol line that
+//     was not JSON is kept as "text" and is a frame that is not JSON; an HTTP batch is
+//     split into one record per message with "batch":true and is put back together);
+//   - mcp-trace-validator: {"seq","direction":"client-to-server","transport","kind":"message",
+//     "payload":{...}} (kind "http" and "lifecycle" records are context);
+//   - mcp-cassette: a {"type":"header","startedAt":...} line, then {"type":"frame","t":ms,
+//     "dir","frame":{...}}, {"type":"raw","dir","data":"line"} for protocol lines that are
+//     not a JSON-RPC object (a batch array lands there), and {"type":"chunks","chunks":
+//     [{"t","frame"}]} for an SSE answer; "t" counts milliseconds from startedAt.
+type envelopeDecoder struct {
+	// start is mcp-cassette's header startedAt: "t" offsets count from it.
+	start time.Time
+}
 
-func (envelopeDecoder) name() string { return envelopeName }
+func (*envelopeDecoder) name() string { return envelopeName }
 
-// Field aliases, by role.
-var (
-	payloadKeys = map[string]bool{"msg": true, "message": true, "payload": true, "raw": true, "frame": true, "body": true, "json": true}
-	dirKeys     = map[string]bool{"dir": true, "direction": true, "origin": true}
-	timeKeys    = map[string]bool{"ts": true, "time": true, "timestamp": true, "t": true, "elapsed_ms": true, "startedDateTime": true}
-	streamKeys  = map[string]bool{"session_id": true, "session": true, "server_label": true, "server_name": true, "serverName": true, "conn_id": true}
-)
+func isPayloadKey(k string) bool {
+	switch k {
+	case "msg", "message", "payload", "raw", "frame", "body", "json":
+		return true
+	}
+	return false
+}
 
-// isEnvelope reports whether a valid JSON line is an envelope rather than a bare message:
+func isDirKey(k string) bool { return k == "dir" || k == "direction" || k == "origin" }
+
+func isTimeKey(k string) bool {
+	switch k {
+	case "ts", "time", "timestamp", "t", "elapsed_ms", "startedDateTime":
+		return true
+	}
+	return false
+}
+
+func isStreamKey(k string) bool {
+	switch k {
+	case "session_id", "session", "server_label", "server_name", "serverName", "conn_id":
+		return true
+	}
+	return false
+}
+
+// isEnvelope reports whether a JSON value is an envelope rather than a bare message:
 // an object with a payload field holding an object, an array or a JSON string, and no
 // top-level "jsonrpc".
-func isEnvelope(line []byte) bool {
-	v := gjson.Parse(view(line))
+func isEnvelope(v gjson.Result) bool {
 	if !v.IsObject() {
 		return false
 	}
@@ -41,7 +73,7 @@ func isEnvelope(line []byte) bool {
 			envelope = false
 			return false
 		}
-		if payloadKeys[k.Str] && (val.IsObject() || val.IsArray() || (val.Type == gjson.String && looksLikeJSON([]byte(val.Str)))) {
+		if isPayloadKey(k.Str) && (val.IsObject() || val.IsArray() || (val.Type == gjson.String && looksLikeJSON([]byte(val.Str)))) {
 			envelope = true
 		}
 		return true
@@ -49,7 +81,13 @@ func isEnvelope(line []byte) bool {
 	return envelope
 }
 
-func (envelopeDecoder) decode(line []byte, f *Frame) (RecordKind, relative) {
+// envelopeFields are the members of one record that matter.
+type envelopeFields struct {
+	payload, dir, ts, typ, text, data, chunks, started, seq gjson.Result
+	batch, truncated, bare                                  bool
+}
+
+func (d *envelopeDecoder) decode(line []byte, f *Frame, x *lineExtras) (RecordKind, relative) {
 	if !looksLikeJSON(line) {
 		return RecordContext, relNone
 	}
@@ -62,43 +100,95 @@ func (envelopeDecoder) decode(line []byte, f *Frame) (RecordKind, relative) {
 		decodeMessage(f, line) // a bare batch among envelopes
 		return RecordFrame, relNone
 	}
-	var payload, dir, ts gjson.Result
-	bare := false
+	var e envelopeFields
 	v.ForEach(func(k, val gjson.Result) bool {
-		switch {
-		case k.Str == "jsonrpc":
-			bare = true
-		case payloadKeys[k.Str] && !payload.Exists() && val.Type != gjson.Null:
-			payload = val
-		case dirKeys[k.Str] && !dir.Exists():
-			dir = val
-		case timeKeys[k.Str] && !ts.Exists():
-			ts = val
-		case streamKeys[k.Str] && f.StreamKey == "":
-			if val.Type == gjson.String {
-				f.StreamKey = strings.Clone(val.Str)
-			} else if val.Exists() && val.Type != gjson.Null {
-				f.StreamKey = strings.Clone(val.Raw)
+		switch key := k.Str; {
+		case key == "jsonrpc":
+			e.bare = true
+		case isPayloadKey(key):
+			if !e.payload.Exists() && val.Type != gjson.Null {
+				e.payload = val
+			}
+		case isDirKey(key):
+			if !e.dir.Exists() {
+				e.dir = val
+			}
+		case isTimeKey(key):
+			if !e.ts.Exists() {
+				e.ts = val
+			}
+		case isStreamKey(key):
+			if f.StreamKey == "" {
+				if val.Type == gjson.String {
+					f.StreamKey = strings.Clone(val.Str)
+				} else if val.Exists() && val.Type != gjson.Null {
+					f.StreamKey = strings.Clone(val.Raw)
+				}
+			}
+		default:
+			switch key {
+			case "type":
+				e.typ = val
+			case "text":
+				e.text = val
+			case "data":
+				e.data = val
+			case "chunks":
+				e.chunks = val
+			case "startedAt":
+				e.started = val
+			case "seq":
+				e.seq = val
+			case "batch":
+				e.batch = val.Type == gjson.True
+			case "truncated":
+				e.truncated = val.Type == gjson.True
 			}
 		}
 		return true
 	})
-	if bare {
+	if e.bare {
 		f.StreamKey = ""
 		decodeMessage(f, line)
 		return RecordFrame, relNone
 	}
-	if !payload.Exists() {
+	if e.typ.Exists() {
+		switch e.typ.Str {
+		case "header":
+			if t := parseTime(e.started, time.Time{}); !t.IsZero() {
+				d.start = t
+			}
+			return RecordContext, relNone
+		case "raw":
+			return d.cassetteRaw(f, e)
+		case "chunks":
+			return d.cassetteChunks(f, x, e)
+		}
+	}
+	if e.dir.Type == gjson.String && e.dir.Str == "meta" {
+		return RecordContext, relNone // mcpsnoop's session description
+	}
+	if !e.payload.Exists() {
+		if e.text.Type == gjson.String && e.seq.Exists() && !e.truncated && (e.dir.Str == "c2s" || e.dir.Str == "s2c") {
+			// mcpsnoop: a line on the protocol channel that was not JSON.
+			f.Time = parseTime(e.ts, d.start)
+			f.Dir, _, f.DirReason = parseDirection(e.dir)
+			f.notJSON([]byte(e.text.Str), "protocol line")
+			return RecordFrame, relNone
+		}
 		return RecordContext, relNone // header, summary, lifecycle or stderr record
 	}
-	f.Time = parseTime(ts)
-	d, rel, reason := parseDirection(dir)
-	f.Dir, f.DirReason = d, reason
+	f.Time = parseTime(e.ts, d.start)
+	dir, rel, reason := parseDirection(e.dir)
+	f.Dir, f.DirReason = dir, reason
 	switch {
-	case payload.IsObject() || payload.IsArray():
-		decodeMessage(f, bytesOf(payload.Raw))
-	case payload.Type == gjson.String:
-		body := []byte(payload.Str) // JSON carried as a string: unescaped copy
+	case e.payload.IsObject() || e.payload.IsArray():
+		decodeMessage(f, bytesOf(e.payload.Raw))
+		if e.batch && e.payload.IsObject() {
+			x.batchKey = "batch\x00" + e.dir.Str + "\x00" + f.StreamKey
+		}
+	case e.payload.Type == gjson.String:
+		body := []byte(e.payload.Str) // JSON carried as a string: unescaped copy
 		if !looksLikeJSON(body) {
 			return RecordContext, relNone // a text message, e.g. stderr
 		}
@@ -108,7 +198,52 @@ func (envelopeDecoder) decode(line []byte, f *Frame) (RecordKind, relative) {
 		}
 		decodeMessage(f, body)
 	default:
-		decodeMessage(f, bytesOf(payload.Raw))
+		decodeMessage(f, bytesOf(e.payload.Raw))
+	}
+	return RecordFrame, rel
+}
+
+// cassetteRaw reads an mcp-cassette "raw" record: a line on the protocol channel that
+// was not a JSON-RPC object, such as a batch array or stray output.
+func (d *envelopeDecoder) cassetteRaw(f *Frame, e envelopeFields) (RecordKind, relative) {
+	dir, rel, reason := parseDirection(e.dir)
+	if e.data.Type != gjson.String || (dir == spec.DirUnknown && rel == relNone) {
+		return RecordContext, relNone
+	}
+	f.Time = parseTime(e.ts, d.start)
+	f.Dir, f.DirReason = dir, reason
+	body := []byte(e.data.Str)
+	if !validJSON(body) {
+		f.notJSON(body, "protocol line")
+		return RecordFrame, rel
+	}
+	decodeMessage(f, body)
+	return RecordFrame, rel
+}
+
+// cassetteChunks reads an mcp-cassette "chunks" record: the frames of one SSE answer,
+// each with its own "t".
+func (d *envelopeDecoder) cassetteChunks(f *Frame, x *lineExtras, e envelopeFields) (RecordKind, relative) {
+	dir, rel, reason := parseDirection(e.dir)
+	first := true
+	e.chunks.ForEach(func(_, c gjson.Result) bool {
+		payload := c.Get("frame")
+		if !payload.IsObject() && !payload.IsArray() {
+			return true
+		}
+		target := f
+		if !first {
+			x.more = append(x.more, Frame{Source: f.Source, Line: f.Line, StreamKey: f.StreamKey, Offset: -1})
+			target = &x.more[len(x.more)-1]
+		}
+		first = false
+		target.Time = parseTime(c.Get("t"), d.start)
+		target.Dir, target.DirReason = dir, reason
+		decodeMessage(target, bytesOf(payload.Raw))
+		return true
+	})
+	if first {
+		return RecordContext, relNone
 	}
 	return RecordFrame, rel
 }
@@ -132,9 +267,10 @@ func parseDirection(v gjson.Result) (spec.Direction, relative, string) {
 	return spec.DirUnknown, relNone, "unrecognised direction value " + quoteShort(v.Raw)
 }
 
-// parseTime accepts RFC 3339 strings and epoch numbers (seconds, milliseconds);
-// small numbers are offsets in milliseconds from the start of the recording.
-func parseTime(v gjson.Result) time.Time {
+// parseTime accepts RFC 3339 strings and epoch numbers (seconds, milliseconds,
+// microseconds, nanoseconds); small numbers are offsets in milliseconds from start
+// (the recording's start when the file has said it, else the epoch).
+func parseTime(v gjson.Result, start time.Time) time.Time {
 	switch v.Type {
 	case gjson.String:
 		for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02T15:04:05.999999999"} {
@@ -155,7 +291,10 @@ func parseTime(v gjson.Result) time.Time {
 			sec, frac := math.Modf(n)
 			return time.Unix(int64(sec), int64(frac*1e9)).UTC()
 		case n >= 0: // offset in ms
-			return time.Unix(0, 0).UTC().Add(time.Duration(n * float64(time.Millisecond)))
+			if start.IsZero() {
+				start = time.Unix(0, 0).UTC()
+			}
+			return start.Add(time.Duration(n * float64(time.Millisecond)))
 		}
 	}
 	return time.Time{}

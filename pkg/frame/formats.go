@@ -7,64 +7,127 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// decoders lists every line format in detection order.
-var decoderNames = []string{envelopeName, jsonrpcName, gosdkName}
+// lineFormats lists the line formats; documentFormats the whole-document ones.
+var (
+	lineFormats = []string{
+		envelopeName, jsonrpcName, gosdkName, claudeName, vscodeName, mcpgoName,
+		cursorName, mcpRemoteName, pythonName,
+	}
+	documentFormats = []string{harName, inspectorName}
+)
 
-func decoderNamed(name string) (lineDecoder, bool) {
+// decoderNamed returns a fresh decoder for a format name: a line decoder or a
+// document decoder.
+func decoderNamed(name string) (lineDecoder, docDecoder, bool) {
 	switch name {
 	case envelopeName:
-		return envelopeDecoder{}, true
+		return &envelopeDecoder{}, nil, true
 	case jsonrpcName:
-		return jsonrpcDecoder{}, true
+		return jsonrpcDecoder{}, nil, true
 	case gosdkName:
-		return gosdkDecoder{}, true
+		return gosdkDecoder{}, nil, true
+	case claudeName:
+		return &claudeDecoder{}, nil, true
+	case vscodeName:
+		return &vscodeDecoder{}, nil, true
+	case mcpgoName:
+		return &mcpgoDecoder{}, nil, true
+	case cursorName:
+		return lossyDecoder{family: familyCursor}, nil, true
+	case mcpRemoteName:
+		return lossyDecoder{family: familyMCPRemote}, nil, true
+	case pythonName:
+		return lossyDecoder{family: familyPython}, nil, true
+	}
+	if d, ok := docNamed(name); ok {
+		return nil, d, true
+	}
+	return nil, nil, false
+}
+
+func docNamed(name string) (docDecoder, bool) {
+	switch name {
+	case harName:
+		return &harDecoder{}, true
+	case inspectorName:
+		return &inspectorDecoder{}, true
 	}
 	return nil, false
 }
 
 // Formats returns the names accepted by Options.Format, sorted.
 func Formats() []string {
-	names := append([]string(nil), decoderNames...)
+	names := append(append([]string(nil), lineFormats...), documentFormats...)
 	sort.Strings(names)
 	return names
 }
 
 func formatList() string { return strings.Join(Formats(), ", ") }
 
-// detect picks the decoder for a line, or nil when the line does not tell.
-func detect(line []byte) lineDecoder {
+// detect picks the decoder for a line, or nil when the line does not tell. weak is
+// set for the formats that hold no frames (a later line of a format with frames
+// still takes over).
+func detect(line []byte) (dec lineDecoder, weak bool) {
+	if len(line) > 0 && line[0] >= '0' && line[0] <= '9' {
+		if _, ok := parseClaudeLine(line); ok {
+			return &claudeDecoder{}, false
+		}
+		if isVSCodeLine(line) {
+			return &vscodeDecoder{}, false
+		}
+	}
 	if _, _, ok := splitGoSDK(line); ok {
-		return gosdkDecoder{}
+		return gosdkDecoder{}, false
 	}
-	if !looksLikeJSON(line) || !validJSON(line) {
-		return nil
+	if looksLikeJSON(line) && validJSON(line) {
+		v := gjson.Parse(view(line))
+		switch {
+		case isMCPGoRecord(v):
+			return &mcpgoDecoder{}, false
+		case isEnvelope(v), isCassetteHeader(v):
+			return &envelopeDecoder{}, false
+		case isFrameCandidate(v):
+			return jsonrpcDecoder{}, false
+		}
+		return nil, false // a header, stderr or log record: not a frame, so it does not tell
 	}
-	if isEnvelope(line) {
-		return envelopeDecoder{}
+	if isMCPGoTextLine(line) {
+		return &mcpgoDecoder{}, true
 	}
-	if !hasJSONRPCMember(line) {
-		return nil // a header, stderr or log record: not a frame, so it does not tell
+	if fam := lossyFamilyOf(line); fam != familyNone {
+		return lossyDecoder{family: fam}, true
 	}
-	return jsonrpcDecoder{}
+	return nil, false
 }
 
-// hasJSONRPCMember reports whether a valid JSON line is an array or an object with at
-// least one member of a JSON-RPC message.
-func hasJSONRPCMember(line []byte) bool {
-	v := gjson.Parse(view(line))
+// isCassetteHeader recognises mcp-cassette's first line: the envelope decoder must
+// see it, for the recording's start that the "t" offsets count from.
+func isCassetteHeader(v gjson.Result) bool {
+	return v.IsObject() && v.Get("type").Str == "header" && v.Get("cassetteVersion").Exists()
+}
+
+// isFrameCandidate reports whether a valid JSON value could be a JSON-RPC message:
+// an array (a batch), or an object with "jsonrpc", or with a member of a message
+// (method, id, result, error) and no member a message never has (see decodeObject).
+func isFrameCandidate(v gjson.Result) bool {
 	if !v.IsObject() {
 		return true
 	}
-	found := false
+	member, foreign, version := false, false, false
 	v.ForEach(func(k, _ gjson.Result) bool {
 		switch k.Str {
-		case "jsonrpc", "method", "id", "result", "error":
-			found = true
+		case "jsonrpc":
+			version = true
 			return false
+		case "method", "id", "result", "error":
+			member = true
+		case "params":
+		default:
+			foreign = true
 		}
 		return true
 	})
-	return found
+	return version || (member && !foreign)
 }
 
 // KnownFormat reports whether name is "auto" or a decoder name.
@@ -72,6 +135,6 @@ func KnownFormat(name string) bool {
 	if name == "" || name == "auto" {
 		return true
 	}
-	_, ok := decoderNamed(name)
+	_, _, ok := decoderNamed(name)
 	return ok
 }

@@ -87,14 +87,37 @@ type Frame struct {
 	ErrorMessage string
 
 	// Members are the messages of a batch (KindBatch), each with this frame's
-	// source, line, time and direction.
+	// source, line, time, direction, stream key and HTTP exchange.
 	Members []Frame
+
+	// HTTP is the Streamable HTTP exchange that carried the frame (HAR captures);
+	// nil for every other input.
+	HTTP *HTTP
 
 	// Problem and Detail describe a KindInvalid frame; Offset is the byte offset
 	// inside the line where JSON parsing failed (ProblemNotJSON), or -1.
 	Problem Problem
 	Detail  string
 	Offset  int64
+}
+
+// HTTP describes the HTTP exchange (one HAR entry) a frame travelled in: the request
+// and response line and the request headers MCP defines. Header values are "" when the
+// request did not carry the header.
+type HTTP struct {
+	Entry      int    // 1-based index of the entry in the capture
+	Method     string // request method: POST, GET, DELETE
+	Path       string // request URL path
+	Status     int    // response status; 0 when the capture has no response
+	StatusText string
+	// InResponse is set for a frame that travelled in the response body (JSON or an
+	// SSE event) rather than in the request body.
+	InResponse bool
+
+	SessionID       string // Mcp-Session-Id request header
+	ProtocolVersion string // MCP-Protocol-Version request header
+	McpMethod       string // Mcp-Method request header (2026-07-28)
+	McpName         string // Mcp-Name request header (2026-07-28), as sent
 }
 
 // Size is the frame's size in bytes on the wire.
@@ -120,8 +143,9 @@ func bytesOf(s string) []byte {
 }
 
 // decodeMessage fills f from one JSON payload: a JSON-RPC message or a batch of them.
-// raw must already be known to be valid JSON. Fields alias raw.
-func decodeMessage(f *Frame, raw []byte) {
+// raw must already be known to be valid JSON. Fields alias raw. candidate is false for
+// an object that cannot have been meant as a JSON-RPC message (see decodeObject).
+func decodeMessage(f *Frame, raw []byte) (candidate bool) {
 	f.Raw = raw
 	v := gjson.Parse(view(raw))
 	switch {
@@ -129,7 +153,7 @@ func decodeMessage(f *Frame, raw []byte) {
 		f.Kind = KindBatch
 		f.Members = f.Members[:0]
 		v.ForEach(func(_, m gjson.Result) bool {
-			member := Frame{Source: f.Source, Line: f.Line, Time: f.Time, Dir: f.Dir, DirReason: f.DirReason, StreamKey: f.StreamKey, Offset: -1}
+			member := Frame{Source: f.Source, Line: f.Line, Time: f.Time, Dir: f.Dir, DirReason: f.DirReason, StreamKey: f.StreamKey, HTTP: f.HTTP, Offset: -1}
 			if m.IsObject() {
 				decodeObject(&member, m)
 			} else {
@@ -143,10 +167,11 @@ func decodeMessage(f *Frame, raw []byte) {
 			f.invalid(ProblemNotJSONRPC, "empty batch: JSON-RPC requires at least one message in an array")
 		}
 	case v.IsObject():
-		decodeObject(f, v)
+		return decodeObject(f, v)
 	default:
 		f.invalid(ProblemNotJSONRPC, fmt.Sprintf("a JSON %s, not a JSON-RPC object", jsonType(v)))
 	}
+	return true
 }
 
 func jsonType(v gjson.Result) string {
@@ -166,13 +191,18 @@ func jsonType(v gjson.Result) string {
 	return "object"
 }
 
-// decodeObject reads the members of one JSON-RPC object in a single pass.
-func decodeObject(f *Frame, v gjson.Result) {
+// decodeObject reads the members of one JSON-RPC object in a single pass. candidate
+// is false for an object with no "jsonrpc" that has no member of a message (method,
+// id, result, error) or has members no message has (a JSON log record, a recorder's
+// header or envelope): that is not a broken message.
+func decodeObject(f *Frame, v gjson.Result) (candidate bool) {
 	f.Raw = bytesOf(v.Raw)
 	var version, method, id, errObj gjson.Result
-	var hasResult, hasError bool
+	var hasResult, hasError, foreign bool
 	v.ForEach(func(k, val gjson.Result) bool {
 		switch k.Str {
+		default:
+			foreign = true
 		case "jsonrpc":
 			version = val
 		case "method":
@@ -193,22 +223,23 @@ func decodeObject(f *Frame, v gjson.Result) {
 	if id.Exists() {
 		f.ID = id.Raw
 	}
+	candidate = version.Exists() || ((method.Exists() || id.Exists() || hasResult || hasError) && !foreign)
 	switch {
 	case !version.Exists():
 		f.invalid(ProblemNotJSONRPC, `no "jsonrpc" member: not a JSON-RPC 2.0 message`)
-		return
+		return candidate
 	case version.Type != gjson.String || version.Str != "2.0":
 		f.invalid(ProblemNotJSONRPC, fmt.Sprintf(`"jsonrpc" is %s, not "2.0"`, version.Raw))
-		return
+		return candidate
 	case method.Exists() && method.Type != gjson.String:
 		f.invalid(ProblemNotJSONRPC, fmt.Sprintf(`"method" is %s, not a string`, method.Raw))
-		return
+		return candidate
 	case method.Exists() && (hasResult || hasError):
 		f.invalid(ProblemNotJSONRPC, `both "method" and a result/error: neither a request nor a response`)
-		return
+		return candidate
 	case hasResult && hasError:
 		f.invalid(ProblemNotJSONRPC, `both "result" and "error": a response carries exactly one`)
-		return
+		return candidate
 	case method.Exists():
 		f.Method = method.Str
 		if id.Exists() {
@@ -228,6 +259,7 @@ func decodeObject(f *Frame, v gjson.Result) {
 	default:
 		f.invalid(ProblemNotJSONRPC, `no "method", "result" or "error": neither a request, a notification nor a response`)
 	}
+	return candidate
 }
 
 func (f *Frame) invalid(p Problem, detail string) {

@@ -11,7 +11,7 @@ type gosdkDecoder struct{}
 
 func (gosdkDecoder) name() string { return gosdkName }
 
-func (gosdkDecoder) decode(line []byte, f *Frame) (RecordKind, relative) {
+func (gosdkDecoder) decode(line []byte, f *Frame, _ *lineExtras) (RecordKind, relative) {
 	payload, rel, ok := splitGoSDK(line)
 	if !ok {
 		return RecordContext, relNone

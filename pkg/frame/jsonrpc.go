@@ -10,7 +10,7 @@ type jsonrpcDecoder struct{}
 
 func (jsonrpcDecoder) name() string { return jsonrpcName }
 
-func (jsonrpcDecoder) decode(line []byte, f *Frame) (RecordKind, relative) {
+func (jsonrpcDecoder) decode(line []byte, f *Frame, _ *lineExtras) (RecordKind, relative) {
 	if !looksLikeJSON(line) {
 		if validJSON(line) {
 			decodeMessage(f, line) // a scalar: reported as not JSON-RPC
@@ -22,7 +22,9 @@ func (jsonrpcDecoder) decode(line []byte, f *Frame) (RecordKind, relative) {
 		f.notJSON(line, "line")
 		return RecordFrame, relNone
 	}
-	decodeMessage(f, line)
+	if !decodeMessage(f, line) {
+		return RecordContext, relNone // a JSON log record or a recorder's header: not a frame
+	}
 	f.DirReason = "bare JSON-RPC line: direction inferred"
 	return RecordFrame, relNone
 }

@@ -56,15 +56,42 @@ type Stats struct {
 	Rejected int // frames that are not valid JSON-RPC (MCP0001/MCP0002)
 	Context  int
 	Blank    int
-	Bytes    int64 // decompressed bytes read
+	// Folded counts lines merged into the frame of an earlier line: the messages of a
+	// batch that a recorder wrote one record each (mcpsnoop "batch": true).
+	Folded int
+	Bytes  int64 // decompressed bytes read
+	// Lossy is set once the input has been read to its end without a single frame:
+	// "cannot judge: this log holds no frames", what kind of log it is and what it
+	// does show (lifecycle lines, the methods named). A report must show it as a
+	// verdict of its own: an input without frames is never a clean pass.
+	Lossy string
 }
 
 // lineDecoder interprets the lines of one log format.
 type lineDecoder interface {
 	name() string
 	// decode fills f from line and reports what the line is. A relative direction
-	// (read/write, send/receive) is returned as rel; the Reader resolves it.
-	decode(line []byte, f *Frame) (kind RecordKind, rel relative)
+	// (read/write, send/receive) is returned as rel; the Reader resolves it. x is
+	// for the rare line that is part of a frame or holds several (see lineExtras).
+	decode(line []byte, f *Frame, x *lineExtras) (kind RecordKind, rel relative)
+}
+
+// lineExtras is what a line decoder can say beyond one frame per line.
+type lineExtras struct {
+	// batchKey marks the frame as one message of a batch that the recorder split
+	// into one record per message (mcpsnoop "batch": true): consecutive records with
+	// the same key are put back together into one batch frame, at the first line.
+	batchKey string
+	// more holds further frames of the line, after the one decode filled
+	// (mcp-cassette "chunks" records). They may alias the line.
+	more []Frame
+}
+
+// noFramesNote is implemented by decoders of logs that can hold no frames at all
+// (lifecycle-only logs, logs at a level that leaves frames out): it says what the log
+// is, for Stats.Lossy.
+type noFramesNote interface {
+	noFrames() string
 }
 
 // relative is a direction as seen by the process that wrote the log.
@@ -84,6 +111,21 @@ type Reader struct {
 	opt     Options
 	dec     lineDecoder
 	fixed   bool // the format was given, not detected
+	// weak is set while the detected format is a lossy one (no frames): a line of a
+	// format with frames, further on, still takes over.
+	weak bool
+	// doc reads whole-document formats (HAR, Inspector export) entry by entry; nil
+	// for line formats.
+	doc      docDecoder
+	docInput *jsonDoc
+
+	x        lineExtras
+	ready    []pendingRecord // records to hand out before reading on
+	readyPos int
+	group    *batchGroup // a recorder-split batch being put back together
+	lineEOF  error       // the line input ended (io.EOF or an error) while a group was open
+	finished bool        // Next returned io.EOF
+	lossy    lossyScanner
 
 	line    int
 	buf     []byte
@@ -143,12 +185,34 @@ func NewReader(name string, r io.Reader, opt Options) (*Reader, error) {
 	if bom, err := br.Peek(3); err == nil && bytes.Equal(bom, []byte{0xef, 0xbb, 0xbf}) {
 		_, _ = br.Discard(3)
 	}
-	if opt.Format != "" && opt.Format != "auto" {
-		dec, ok := decoderNamed(opt.Format)
+	forced := opt.Format != "" && opt.Format != "auto"
+	var line lineDecoder
+	var doc docDecoder
+	if forced {
+		var ok bool
+		line, doc, ok = decoderNamed(opt.Format)
 		if !ok {
 			return nil, fmt.Errorf("mcpsleuth: %s: unknown input format %q (known: %s)", name, opt.Format, formatList())
 		}
-		rd.dec, rd.fixed = dec, true
+	}
+	sniffed, why := sniffDocument(br)
+	switch {
+	case doc != nil && doc.name() != sniffed:
+		if sd, ok := docNamed(sniffed); ok {
+			why = "it is " + sd.describe()
+		}
+		return nil, fmt.Errorf("mcpsleuth: %s: not %s: %s (try --input-format auto)", name, doc.describe(), why)
+	case line != nil && sniffed != "":
+		sd, _ := docNamed(sniffed)
+		return nil, fmt.Errorf("mcpsleuth: %s: this input is %s, one JSON document, not %s lines (use --input-format %s or auto)", name, sd.describe(), line.name(), sniffed)
+	case line != nil:
+		rd.dec, rd.fixed = line, true
+	case sniffed != "":
+		doc, _ = docNamed(sniffed)
+	}
+	if doc != nil {
+		rd.doc = doc
+		rd.docInput = newJSONDoc(name, br, int64(opt.MaxLine))
 	}
 	return rd, nil
 }
@@ -167,10 +231,17 @@ func (r *Reader) Close() error {
 // Stats returns what was read so far.
 func (r *Reader) Stats() Stats {
 	s := r.stats
-	if r.dec != nil {
+	switch {
+	case r.doc != nil:
+		s.Format = r.doc.name()
+		s.Bytes = r.docInput.bytesRead()
+	case r.dec != nil:
 		s.Format = r.dec.name()
-	} else {
+	default:
 		s.Format = "unknown"
+	}
+	if r.finished && s.Frames == 0 {
+		s.Lossy = r.lossyNote(s)
 	}
 	return s
 }
@@ -191,12 +262,18 @@ func (r *Reader) Next() (*Record, error) {
 				return &p.rec, nil
 			}
 			r.pending, r.pendingSize, r.flushing = r.pending[:0], 0, -1
+			if r.eof != nil && errors.Is(r.eof, io.EOF) {
+				r.finished = true
+			}
 		}
 		if r.eof != nil {
 			return nil, r.eof
 		}
-		line, err := r.readLine()
+		rec, rel, err := r.nextRecord()
 		if err != nil {
+			if errors.Is(err, io.EOF) {
+				r.finished = true
+			}
 			if len(r.pending) > 0 {
 				// The perspective never became known: hand out what was held.
 				r.eof = err
@@ -205,12 +282,11 @@ func (r *Reader) Next() (*Record, error) {
 			}
 			return nil, err
 		}
-		rec, rel := r.decodeLine(line)
 		if rel != relNone && r.perspective == 0 {
 			r.perspective = inferPerspective(rec, rel)
 		}
 		if r.perspective == 0 && (rel != relNone || len(r.pending) > 0) {
-			if len(r.pending) < maxPendingRecords && r.pendingSize+len(line) < maxPendingBytes {
+			if len(r.pending) < maxPendingRecords && r.pendingSize+recordSize(rec) < maxPendingBytes {
 				r.hold(rec, rel)
 				continue
 			}
@@ -251,7 +327,7 @@ func cloneFrame(f *Frame) Frame {
 	}
 	// Re-decode from the copy so every sub-slice points into it.
 	dir, reason := c.Dir, c.DirReason
-	c = Frame{Source: f.Source, Line: f.Line, Time: f.Time, Dir: dir, DirReason: reason, StreamKey: f.StreamKey, Offset: -1}
+	c = Frame{Source: f.Source, Line: f.Line, Time: f.Time, Dir: dir, DirReason: reason, StreamKey: f.StreamKey, HTTP: f.HTTP, Offset: -1}
 	decodeMessage(&c, raw)
 	return c
 }
@@ -317,6 +393,9 @@ func (r *Reader) decodeLine(line []byte) (*Record, relative) {
 	r.rec = Record{Line: r.line}
 	members := r.fr.Members[:0]
 	r.fr = Frame{Source: r.name, Line: r.line, Members: members, Offset: -1}
+	if r.x.batchKey != "" || len(r.x.more) > 0 {
+		r.x.batchKey, r.x.more = "", r.x.more[:0]
+	}
 	if r.tooLong {
 		r.fr.invalid(ProblemNotJSON, fmt.Sprintf("line longer than the %d-byte limit: skipped without reading it into memory", r.opt.MaxLine))
 		return r.frameRecord(), relNone
@@ -327,9 +406,12 @@ func (r *Reader) decodeLine(line []byte) (*Record, relative) {
 		return &r.rec, relNone
 	}
 	dec := r.dec
-	if dec == nil {
-		dec = detect(line)
-		if dec == nil {
+	if dec == nil || r.weak {
+		found, weak := detect(line)
+		switch {
+		case found != nil && (dec == nil || !weak):
+			dec, r.dec, r.weak = found, found, weak
+		case dec == nil:
 			// Not recognisable yet: a text line or a JSON record without a frame is
 			// context, a broken JSON line is MCP0001, a JSON scalar is MCP0002.
 			valid := validJSON(line)
@@ -341,25 +423,28 @@ func (r *Reader) decodeLine(line []byte) (*Record, relative) {
 				decodeMessage(&r.fr, line)
 				return r.frameRecord(), relNone
 			}
-			r.stats.Context++
-			r.rec.Kind, r.rec.Text = RecordContext, line
-			return &r.rec, relNone
+			return r.contextRecord(line), relNone
 		}
-		r.dec = dec
 	}
-	kind, rel := dec.decode(line, &r.fr)
+	kind, rel := dec.decode(line, &r.fr, &r.x)
 	switch kind {
 	case RecordFrame:
 		return r.frameRecord(), rel
 	case RecordBlank:
 		r.stats.Blank++
-	default:
-		kind = RecordContext
-		r.stats.Context++
-		r.rec.Text = line
+		r.rec.Kind = kind
+		return &r.rec, relNone
 	}
-	r.rec.Kind = kind
-	return &r.rec, relNone
+	return r.contextRecord(line), relNone
+}
+
+func (r *Reader) contextRecord(line []byte) *Record {
+	r.stats.Context++
+	r.rec.Kind, r.rec.Text = RecordContext, line
+	if r.stats.Frames == 0 {
+		r.lossy.observe(line)
+	}
+	return &r.rec
 }
 
 func (r *Reader) frameRecord() *Record {
@@ -429,8 +514,216 @@ func trimEOL(b []byte) []byte {
 	return bytes.TrimSuffix(b, []byte{'\r'})
 }
 
-// looksLikeJSON reports whether a line starts like a JSON object or array.
+// looksLikeJSON reports whether a line starts like a JSON object or array, and not
+// like a log line behind a bracketed tag ("[48213] Connecting...", "[supergateway] ...").
 func looksLikeJSON(line []byte) bool {
 	t := bytes.TrimLeft(line, " \t")
-	return len(t) > 0 && (t[0] == '{' || t[0] == '[')
+	return len(t) > 0 && (t[0] == '{' || (t[0] == '[' && !isBracketTag(t)))
+}
+
+// isBracketTag reports whether b starts with "[tag] " where tag holds no JSON structure.
+func isBracketTag(b []byte) bool {
+	for i := 1; i < len(b); i++ {
+		switch b[i] {
+		case ']':
+			return i > 1 && i+1 < len(b) && b[i+1] == ' '
+		case '[', '{', '"', ',':
+			return false
+		}
+	}
+	return false
+}
+
+// nextRecord returns the next record before the perspective is applied: a queued
+// one, the next entry of a document, or the next line.
+func (r *Reader) nextRecord() (*Record, relative, error) {
+	for {
+		if r.readyPos < len(r.ready) {
+			p := &r.ready[r.readyPos]
+			r.readyPos++
+			if p.rec.Kind == RecordFrame {
+				p.rec.Frame = &p.frame
+			}
+			return &p.rec, p.rel, nil
+		}
+		if len(r.ready) > 0 {
+			clear(r.ready) // drop references to the handed-out frames
+			r.ready, r.readyPos = r.ready[:0], 0
+		}
+		if r.doc != nil {
+			if err := r.doc.next(r); err != nil {
+				return nil, relNone, err
+			}
+			continue
+		}
+		if r.lineEOF != nil {
+			if r.group != nil {
+				r.flushGroup()
+				continue
+			}
+			return nil, relNone, r.lineEOF
+		}
+		line, err := r.readLine()
+		if err != nil {
+			if r.group != nil {
+				r.lineEOF = err
+				continue
+			}
+			return nil, relNone, err
+		}
+		rec, rel := r.decodeLine(line)
+		if r.group == nil && r.x.batchKey == "" && len(r.x.more) == 0 {
+			return rec, rel, nil // the common case: one line, one record
+		}
+		if r.regroup(rec, rel) {
+			return rec, rel, nil
+		}
+	}
+}
+
+// regroup handles a line that is part of a recorder-split batch, ends one, or holds
+// several frames. It reports whether rec can be handed out as it is; otherwise the
+// records to hand out are queued.
+func (r *Reader) regroup(rec *Record, rel relative) bool {
+	key := r.x.batchKey
+	if r.group != nil && rec.Kind == RecordFrame && key == r.group.key && rel == r.group.rel && len(r.group.raw)+len(rec.Frame.Raw) < r.opt.MaxLine {
+		r.group.add(rec.Frame)
+		r.foldFrame(rec.Frame)
+		return false
+	}
+	if r.group != nil {
+		r.flushGroup() // the batch ended (or reached MaxLine: memory stays bounded)
+		if key == "" {
+			r.queue(rec, rel)
+			r.queueExtras(rel)
+			return false
+		}
+	}
+	if key != "" && rec.Kind == RecordFrame {
+		r.group = &batchGroup{key: key, rel: rel}
+		r.group.add(rec.Frame)
+		r.foldFrame(rec.Frame)
+		return false
+	}
+	if len(r.x.more) == 0 {
+		return true
+	}
+	r.queue(rec, rel)
+	r.queueExtras(rel)
+	return false
+}
+
+// foldFrame takes a frame's line out of the frame count: it is now part of a batch.
+func (r *Reader) foldFrame(f *Frame) {
+	r.stats.Frames--
+	if f.Kind == KindInvalid {
+		r.stats.Rejected--
+	}
+	r.stats.Folded++
+}
+
+// queue appends a record that aliases the current line; the queue is drained before
+// the next line is read.
+func (r *Reader) queue(rec *Record, rel relative) {
+	p := pendingRecord{rec: *rec, rel: rel}
+	if rec.Kind == RecordFrame {
+		p.frame = *rec.Frame
+		p.rec.Frame = nil
+	}
+	r.ready = append(r.ready, p)
+}
+
+func (r *Reader) queueExtras(rel relative) {
+	for i := range r.x.more {
+		f := r.x.more[i]
+		r.stats.Frames++
+		if f.Kind == KindInvalid {
+			r.stats.Rejected++
+		}
+		r.ready = append(r.ready, pendingRecord{rec: Record{Kind: RecordFrame, Line: f.Line}, frame: f, rel: rel})
+	}
+}
+
+// flushGroup queues the batch put back together from its members.
+func (r *Reader) flushGroup() {
+	g := r.group
+	r.group = nil
+	f := g.head
+	g.raw = append(g.raw, ']')
+	decodeMessage(&f, g.raw)
+	r.stats.Frames++
+	r.stats.Folded--
+	if f.Kind == KindInvalid {
+		r.stats.Rejected++
+	}
+	r.ready = append(r.ready, pendingRecord{rec: Record{Kind: RecordFrame, Line: f.Line}, frame: f, rel: g.rel})
+}
+
+// batchGroup collects the messages of a batch that a recorder wrote as one record each.
+type batchGroup struct {
+	key  string
+	rel  relative
+	head Frame  // the first member's source, line, time, direction and stream
+	raw  []byte // "[m1,m2,..." (owned)
+}
+
+func (g *batchGroup) add(f *Frame) {
+	if g.raw == nil {
+		g.head = Frame{Source: f.Source, Line: f.Line, Time: f.Time, Dir: f.Dir, DirReason: f.DirReason, StreamKey: f.StreamKey, HTTP: f.HTTP, Offset: -1}
+		g.raw = append(g.raw, '[')
+	} else {
+		g.raw = append(g.raw, ',')
+	}
+	g.raw = append(g.raw, f.Raw...)
+}
+
+// queueFrame queues a frame of a document entry; f must not alias anything reused.
+func (r *Reader) queueFrame(f Frame) {
+	r.stats.Frames++
+	if f.Kind == KindInvalid {
+		r.stats.Rejected++
+	}
+	r.ready = append(r.ready, pendingRecord{rec: Record{Kind: RecordFrame, Line: f.Line}, frame: f})
+}
+
+// queueContext queues a document entry that carried no frame, described by text.
+func (r *Reader) queueContext(line int, text string) {
+	r.stats.Context++
+	r.ready = append(r.ready, pendingRecord{rec: Record{Kind: RecordContext, Line: line, Text: []byte(text)}})
+}
+
+// lossyNote says why an input that ended without a frame cannot be judged.
+func (r *Reader) lossyNote(s Stats) string {
+	const prefix = "cannot judge: this log holds no frames"
+	var what string
+	if n, ok := r.dec.(noFramesNote); ok && r.dec != nil {
+		what = n.noFrames()
+	}
+	if n, ok := r.doc.(noFramesNote); ok && r.doc != nil {
+		what = n.noFrames()
+	}
+	shown := r.lossy.summary()
+	switch {
+	case what == "" && shown == "" && s.Lines == 0:
+		what = "the input is empty"
+	case what == "" && shown == "":
+		what = fmt.Sprintf("no line is a frame in any known format (%d lines, %d of context)", s.Lines, s.Context)
+	}
+	out := prefix
+	if what != "" {
+		out += ": " + what
+	}
+	if shown != "" {
+		out += "; it shows " + shown
+	}
+	return out
+}
+
+// recordSize is the bytes a held record keeps.
+func recordSize(rec *Record) int {
+	n := len(rec.Text)
+	if rec.Frame != nil {
+		n += len(rec.Frame.Raw)
+	}
+	return n
 }

@@ -142,15 +142,17 @@ func TestOptionsFormat(t *testing.T) {
 	env := string(fixture(t, "ts-everything-killed-midcall.jsonl"))
 	bare := string(fixture(t, "bare/ts-client-go-server-sampling-undeclared.jsonl"))
 
+	// An envelope record has no member of a JSON-RPC message at its top level: it is
+	// not a broken message, so bare JSON-RPC reading keeps it as context.
 	t.Run("jsonrpc-jsonl on envelopes", func(t *testing.T) {
 		recs, st := read(t, env, frame.Options{Format: "jsonrpc-jsonl"})
 		checkStats(t, recs, st)
-		if st.Format != "jsonrpc-jsonl" || st.Frames != 5 || st.Rejected != 5 {
+		if st.Format != "jsonrpc-jsonl" || st.Frames != 0 || st.Context != 5 {
 			t.Errorf("stats %+v", st)
 		}
 		for _, r := range recs {
-			if r.Frame.Problem != frame.ProblemNotJSONRPC {
-				t.Errorf("line %d: %s", r.Line, describe(r.Frame))
+			if r.Kind != frame.RecordContext {
+				t.Errorf("line %d: %v %s", r.Line, r.Kind, describeOrNil(r.Frame))
 			}
 		}
 	})
@@ -189,7 +191,7 @@ func TestOptionsFormat(t *testing.T) {
 	})
 	t.Run("Formats", func(t *testing.T) {
 		got := strings.Join(frame.Formats(), ",")
-		if got != "envelope-jsonl,gosdk-log,jsonrpc-jsonl" {
+		if got != "claude-desktop-log,cursor-mcp-log,envelope-jsonl,gosdk-log,har,inspector-json,jsonrpc-jsonl,mcp-remote-log,mcpgo-slog,python-sdk-log,vscode-mcp-log" {
 			t.Errorf("Formats() = %s", got)
 		}
 	})

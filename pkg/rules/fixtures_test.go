@@ -74,9 +74,6 @@ func captureFor(t *testing.T, want string) string {
 
 // unsupported says why a fixture cannot be checked yet, or "".
 func unsupported(capture string, wants []expectation, catalogue map[string]bool) string {
-	if strings.HasSuffix(capture, ".har") {
-		return "HAR input is not read yet (issue: read the logs users already have)"
-	}
 	for _, w := range wants {
 		if !w.optional && !catalogue[w.rule] {
 			return "expects " + w.rule + ", which is not in the catalogue yet"
@@ -116,6 +113,7 @@ func TestFixtures(t *testing.T) {
 			}
 			findings := analyse(t, capture)
 			checkFindings(t, exps, findings)
+			checkSilentTwin(t, capture, findings)
 		})
 	}
 }
@@ -164,6 +162,24 @@ func checkFindings(t *testing.T, exps []expectation, findings []rule.Finding) {
 	if t.Failed() {
 		for _, f := range findings {
 			t.Logf("reported: %d %s %s %s", f.Line, f.Rule, f.Severity, f.Message)
+		}
+	}
+}
+
+var silentTwin = regexp.MustCompile(`^(MCP\d{4})-silent`)
+
+// checkSilentTwin: a fixture named MCPnnnn-silent* must not produce that rule's
+// finding at any severity (info findings are otherwise free, which would let an info
+// rule's twin prove nothing).
+func checkSilentTwin(t *testing.T, capture string, findings []rule.Finding) {
+	t.Helper()
+	m := silentTwin.FindStringSubmatch(filepath.Base(capture))
+	if m == nil {
+		return
+	}
+	for _, f := range findings {
+		if f.Rule == m[1] {
+			t.Errorf("silent twin of %s reports it: line %d %s: %s", m[1], f.Line, f.Severity, f.Message)
 		}
 	}
 }

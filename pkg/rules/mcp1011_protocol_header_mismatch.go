@@ -1,0 +1,171 @@
+package rules
+
+import (
+	"encoding/base64"
+	"fmt"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/session"
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+)
+
+// ProtocolHeaderMismatch reports Streamable HTTP requests whose MCP headers are
+// missing or disagree with the protocol version in force (HTTP captures only).
+var ProtocolHeaderMismatch = &rule.Rule{
+	ID:       "MCP1011",
+	Name:     "protocol-header-mismatch",
+	Severity: rule.SeverityError,
+	Title:    "An HTTP request's MCP-Protocol-Version header is missing or differs from the negotiated (or _meta) version; 2026-07-28: Mcp-Method or Mcp-Name missing or wrong",
+	Anchor:   "the message the HTTP request carried (its HAR entry)",
+	Hint:     "send MCP-Protocol-Version: <negotiated revision> on every HTTP request after initialize (2026-07-28: the request's _meta protocolVersion, plus Mcp-Method, and Mcp-Name for tools/call, resources/read and prompts/get)",
+	Doc: rule.Doc{
+		Sees: "The HTTP request headers of every client message in an HTTP capture (HAR): MCP-Protocol-Version on each POST after the " +
+			"initialize request, compared with the revision the initialize result settled. In a 2026-07-28 session, also Mcp-Method (every " +
+			"request and notification) and Mcp-Name (tools/call: params.name, resources/read: params.uri, prompts/get: params.name), and " +
+			"MCP-Protocol-Version against the message's own _meta io.modelcontextprotocol/protocolVersion. Only messages a request body " +
+			"carried are judged; GET and DELETE requests without a body carry no message and are not seen. Captures of other transports " +
+			"have no headers and are never judged.",
+		Why: "The header is how an HTTP server knows which revision governs a request before it parses the body: a server that sees no " +
+			"MCP-Protocol-Version assumes 2025-03-26, so a 2025-06-18 or 2025-11-25 client without it is judged by older rules (no " +
+			"structured tool output, no elicitation), and a header that names another revision than the one negotiated makes the server " +
+			"answer 400 Bad Request. In 2026-07-28 load balancers and gateways route by Mcp-Method and Mcp-Name without reading the body; " +
+			"a server must reject a request whose headers disagree with its body (400, -32020 HeaderMismatch).",
+		Fix: "In the client's HTTP transport, set MCP-Protocol-Version to the protocolVersion of the initialize result on every request " +
+			"after initialize (most SDKs do once the transport is told the negotiated version: check that your custom transport or proxy " +
+			"forwards the header). For 2026-07-28, set MCP-Protocol-Version from the same value as _meta, Mcp-Method to the JSON-RPC " +
+			"method and Mcp-Name to the tool or prompt name or resource URI (=?base64?...?= when it is not ASCII).",
+		Bad: `POST /mcp   Mcp-Session-Id: 3V2C...   (no MCP-Protocol-Version)
+{"jsonrpc":"2.0","id":1,"method":"tools/list"}
+  after an initialize result with "protocolVersion":"2025-11-25"`,
+		Good: `POST /mcp   Mcp-Session-Id: 3V2C...   MCP-Protocol-Version: 2025-11-25
+{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
+		Spec: []rule.SpecRef{
+			{Revision: spec.Rev20250618, Page: "basic/transports#protocol-version-header", Says: "If using HTTP, the client MUST include the MCP-Protocol-Version: <protocol-version> HTTP header on all subsequent requests to the MCP server; it SHOULD be the version negotiated during initialization. Without it the server SHOULD assume 2025-03-26; an invalid or unsupported value MUST get 400 Bad Request."},
+			{Revision: spec.Rev20251125, Page: "basic/transports#protocol-version-header", Says: "The same requirement: MCP-Protocol-Version on every request after initialization."},
+			{Revision: spec.Rev20260728, Page: "basic/transports/streamable-http", Says: "MCP-Protocol-Version is required on every POST and must equal the request's _meta protocol version; Mcp-Method is required on every request and Mcp-Name on tools/call, resources/read and prompts/get; a mismatch is answered 400 with -32020 (HeaderMismatch)."},
+		},
+	},
+	New: rule.PerMessage(checkProtocolHeaders),
+}
+
+func checkProtocolHeaders(p *rule.Pass, m *session.Message) {
+	h := m.HTTP
+	if h == nil || h.InResponse || m.Batch != nil || m.Dir != spec.C2S || m.Kind == frame.KindInvalid {
+		return
+	}
+	if m.Session.Era == session.EraModern || (m.Contract != nil && m.Contract.Era == session.EraModern) {
+		checkModernHeaders(p, m, h)
+		return
+	}
+	if startsSession(m) {
+		return // the initialize request itself: no version is negotiated yet
+	}
+	c := m.Session.Legacy
+	if c == nil {
+		p.CannotJudge("no initialize in the capture: the negotiated revision is unknown")
+		return
+	}
+	rev := c.Revision
+	if rev == "" {
+		p.CannotJudge("the initialize result did not settle a published revision")
+		return
+	}
+	where := fmt.Sprintf("%s %s (entry %d) carrying %s", h.Method, h.Path, h.Entry, rule.Describe(m))
+	settled := fmt.Sprintf("the session negotiated %s (initialize result, line %d)", rev, c.ResultLine)
+	switch {
+	case h.ProtocolVersion == "" && rev.Before(spec.Rev20250618):
+		return // the header did not exist yet
+	case h.ProtocolVersion == "":
+		p.Report(rule.At(m), fmt.Sprintf("%s has no MCP-Protocol-Version header, but %s: from 2025-06-18 every request after initialize must carry MCP-Protocol-Version: %s, and a server that sees none assumes 2025-03-26", where, settled, rev))
+	case h.ProtocolVersion != string(rev):
+		p.Report(rule.At(m), fmt.Sprintf("%s has MCP-Protocol-Version: %s, but %s: the server judges the request by the header (or rejects it with 400)", where, h.ProtocolVersion, settled))
+	}
+}
+
+// startsSession reports whether m is (or is a batch holding) the initialize request.
+func startsSession(m *session.Message) bool {
+	if m.Kind == frame.KindRequest && m.Method == "initialize" {
+		return true
+	}
+	for i := range m.Members {
+		if m.Members[i].Method == "initialize" {
+			return true
+		}
+	}
+	return false
+}
+
+// checkModernHeaders judges a 2026-07-28 POST: MCP-Protocol-Version equal to the
+// message's _meta version, Mcp-Method, and Mcp-Name where the method names a target.
+func checkModernHeaders(p *rule.Pass, m *session.Message, h *frame.HTTP) {
+	if m.Kind != frame.KindRequest && m.Kind != frame.KindNotification {
+		return
+	}
+	version := gjson.GetBytes(m.Params, `_meta.io\.modelcontextprotocol/protocolVersion`).String()
+	from := "its _meta io.modelcontextprotocol/protocolVersion"
+	if version == "" {
+		version, from = string(m.Session.ModernRevision), "the session's revision"
+	}
+	var problems []string
+	switch {
+	case h.ProtocolVersion == "":
+		problems = append(problems, fmt.Sprintf("no MCP-Protocol-Version header (%s is %s)", from, orNone(version)))
+	case version != "" && h.ProtocolVersion != version:
+		problems = append(problems, fmt.Sprintf("MCP-Protocol-Version: %s, but %s is %s", h.ProtocolVersion, from, version))
+	}
+	switch {
+	case h.McpMethod == "":
+		problems = append(problems, "no Mcp-Method header (want "+m.Method+")")
+	case h.McpMethod != m.Method:
+		problems = append(problems, fmt.Sprintf("Mcp-Method: %s, but the body's method is %s", h.McpMethod, m.Method))
+	}
+	if field := nameParam(m.Method); field != "" && m.Kind == frame.KindRequest {
+		want := gjson.GetBytes(m.Params, field).String()
+		got := decodeHeaderValue(h.McpName)
+		switch {
+		case h.McpName == "":
+			problems = append(problems, fmt.Sprintf("no Mcp-Name header (want params.%s %q)", field, want))
+		case got != want:
+			problems = append(problems, fmt.Sprintf("Mcp-Name: %q, but params.%s is %q", got, field, want))
+		}
+	}
+	if len(problems) == 0 {
+		return
+	}
+	p.Report(rule.At(m), fmt.Sprintf("%s %s (entry %d) carrying %s: %s; a 2026-07-28 server must reject it with 400 and -32020 (HeaderMismatch)",
+		h.Method, h.Path, h.Entry, rule.Describe(m), strings.Join(problems, "; ")))
+}
+
+// nameParam is the params member Mcp-Name must repeat for a method ("" for none).
+func nameParam(method string) string {
+	switch method {
+	case "tools/call", "prompts/get":
+		return "name"
+	case "resources/read":
+		return "uri"
+	}
+	return ""
+}
+
+// decodeHeaderValue undoes the =?base64?...?= encoding of a non-ASCII header value.
+func decodeHeaderValue(v string) string {
+	if inner, ok := strings.CutPrefix(v, "=?base64?"); ok {
+		if inner, ok = strings.CutSuffix(inner, "?="); ok {
+			if b, err := base64.StdEncoding.DecodeString(inner); err == nil {
+				return string(b)
+			}
+		}
+	}
+	return v
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
