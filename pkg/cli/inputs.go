@@ -18,7 +18,7 @@ import (
 )
 
 // captureExtensions are the files a directory argument contributes.
-var captureExtensions = []string{".jsonl", ".ndjson", ".log", ".txt", ".json"}
+var captureExtensions = []string{".jsonl", ".ndjson", ".log", ".txt", ".json", ".har"}
 
 // expandInputs turns the arguments into input names: "-" for stdin, files as given,
 // directories walked for capture files (sorted). No argument reads a piped stdin.

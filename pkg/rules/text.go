@@ -27,8 +27,10 @@ func after(s *session.Session, r *session.Request) string {
 		parts = append(parts, roundDuration(s.LastTime.Sub(r.Time))+" later")
 	}
 	switch {
+	case lines <= 0 && s.StreamKey != "":
+		parts = append(parts, "with it (its last frame on stream "+s.StreamKey+")")
 	case lines <= 0:
-		parts = append(parts, "right after it")
+		parts = append(parts, "with it (its last frame)")
 	case lines == 1:
 		parts = append(parts, "1 line later")
 	default:
