@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"bytes"
 	"fmt"
 
 	"github.com/tidwall/gjson"
@@ -140,7 +139,7 @@ func checkSubfeatures(p *rule.Pass, m *session.Message) {
 		case "sampling/createMessage", "elicitation/create", "tools/call":
 			checkSubfeatureRequest(p, m)
 		}
-	case m.Kind == frame.KindResult && m.Request != nil && bytes.Contains(m.Result, []byte(`input_required`)):
+	case m.Kind == frame.KindResult && m.Request != nil && isInputRequired(m):
 		checkSubfeatureInputRequests(p, m)
 	}
 }

@@ -63,7 +63,7 @@ var inputRequestCapability = map[string]string{
 var inputRequiredMethods = map[string]bool{"tools/call": true, "prompts/get": true, "resources/read": true}
 
 func checkInputRequests(p *rule.Pass, m *session.Message) {
-	if m.Kind != frame.KindResult || m.Request == nil || !bytes.Contains(m.Result, []byte(`input_required`)) {
+	if m.Kind != frame.KindResult || m.Request == nil || !isInputRequired(m) {
 		return
 	}
 	res := gjson.ParseBytes(m.Result)
@@ -113,4 +113,14 @@ func checkInputRequests(p *rule.Pass, m *session.Message) {
 			r.Method, r.ID, strings.Join(keys, ", "), more, r.Line, capability, shortJSON(string(c.ClientCaps))),
 			rule.Related{Line: r.Line, Note: "the request's _meta clientCapabilities: " + shortJSON(string(c.ClientCaps))})
 	}
+}
+
+// isInputRequired reports whether a result is an InputRequiredResult: only the modern
+// era has them, so legacy results are not even scanned.
+func isInputRequired(m *session.Message) bool {
+	rev := m.Revision()
+	if rev != "" && !rev.Modern() {
+		return false
+	}
+	return bytes.Contains(m.Result, []byte(`input_required`))
 }
