@@ -83,6 +83,7 @@ func newApp(env Env) *cli.App {
 		Commands: []*cli.Command{
 			checkCommand(env),
 			handshakeCommand(env),
+			timelineCommand(env),
 			rulesCommand(env),
 			explainCommand(env),
 			validateArgsCommand(env),

@@ -20,7 +20,8 @@ func checkCommand(env Env) *cli.Command {
 		Usage:     "analyse captures: rebuild each session's contract and report what broke it",
 		ArgsUsage: "[FILE|DIR|-]...",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "format", Value: "text", Usage: "report format: text or json"},
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "report format: text, json, jsonl (one finding a line, for a warehouse), markdown (a ticket attachment), sarif (SARIF 2.1.0, for code scanning) or junit (a test suite per session, for CI)"},
+			&cli.BoolFlag{Name: "redact", Usage: "replace the values in params and results with their type and length and mask secret-looking strings everywhere; methods, ids, capabilities, versions, error codes and messages, tool names and schemas stay"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the report to `FILE` instead of stdout"},
 			&cli.StringFlag{Name: "fail-on", Value: "error", Usage: "exit 1 when a finding is at or above this severity: error, warning, info or never"},
 			&cli.StringSliceFlag{Name: "enable", Usage: "run only these rules (IDs or names, comma-separated)"},
@@ -40,7 +41,7 @@ func runCheck(env Env, c *cli.Context) error {
 		}
 		return nil
 	}
-	out, err := parseOutput(env, c, "text", "json")
+	out, err := parseOutput(env, c, checkFormats...)
 	if err != nil {
 		return err
 	}
@@ -60,11 +61,35 @@ func runCheck(env Env, c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	results, unreadable := analyseAll(env, names, selected, fopt)
-	rep := report.Build(Version(), results)
+	var observer *report.Observer
+	if out.format == "markdown" {
+		// The Markdown report shows what each side used and a sequence diagram:
+		// an observer keeps per session the frames the diagram draws.
+		observer = report.NewObserver(report.ObserveOptions{Frames: true, Diagram: true})
+	}
+	var results []*rule.InputResult
+	var unreadable bool
+	if observer == nil {
+		results, unreadable = analyseAll(env, names, selected, fopt)
+	} else {
+		results, unreadable = analyseObserved(env, names, selected, fopt, observer)
+	}
+	rep := report.BuildWith(Version(), results, report.Options{Rules: selected, Observer: observer})
+	if c.Bool("redact") {
+		report.Redact(rep)
+	}
 	if err := out.write(env, func(w io.Writer) error {
-		if out.format == "json" {
-			return report.WriteJSON(w, rep)
+		switch out.format {
+		case "json":
+			return report.WriteJSON(report.SafeJSONWriter(w), rep)
+		case "jsonl":
+			return report.WriteJSONL(w, rep)
+		case "markdown":
+			return report.WriteMarkdown(w, rep)
+		case "sarif":
+			return report.WriteSARIF(w, rep)
+		case "junit":
+			return report.WriteJUnit(w, rep, report.JUnitOptions{FailOn: failOn})
 		}
 		return report.WriteText(w, rep, report.TextOptions{Color: out.colour})
 	}); err != nil {
@@ -78,6 +103,9 @@ func runCheck(env Env, c *cli.Context) error {
 	}
 	return nil
 }
+
+// checkFormats are the --format values of check (DESIGN.md section 5).
+var checkFormats = []string{"text", "json", "jsonl", "markdown", "sarif", "junit"}
 
 // parseFailOn reads --fail-on; 0 means never.
 func parseFailOn(s string) (rule.Severity, error) {
@@ -102,11 +130,50 @@ type output struct {
 func parseOutput(env Env, c *cli.Context, formats ...string) (output, error) {
 	o := output{format: strings.ToLower(c.String("format")), path: c.String("output")}
 	if !slices.Contains(formats, o.format) {
-		return o, usageErr("mcpsleuth: --format must be %s, not %q", strings.Join(formats, " or "), c.String("format"))
+		return o, usageErr("mcpsleuth: --format must be %s, not %q", formatList(formats), c.String("format"))
 	}
 	var err error
 	o.colour, err = colorMode(env, c.String("color"), o.path == "" || o.path == "-")
 	return o, err
+}
+
+// formatList names the formats: "text or json", "text or json, or jsonl, markdown, sarif or junit".
+func formatList(formats []string) string {
+	if len(formats) <= 2 {
+		return strings.Join(formats, " or ")
+	}
+	rest := formats[2:]
+	list := formats[0] + " or " + formats[1] + ", or "
+	if len(rest) > 1 {
+		list += strings.Join(rest[:len(rest)-1], ", ") + " or "
+	}
+	return list + rest[len(rest)-1]
+}
+
+// analyseObserved is analyseAll with an observer running next to the rules
+// (report.Analyse): what the Markdown report shows beyond findings.
+func analyseObserved(env Env, names []string, selected []*rule.Rule, fopt frame.Options, observer *report.Observer) (results []*rule.InputResult, unreadable bool) {
+	for _, name := range names {
+		in, err := openInput(env, name)
+		if err != nil {
+			fmt.Fprintln(env.Stderr, err)
+			unreadable = true
+			continue
+		}
+		res, err := report.Analyse(name, in, selected, report.AnalyseOptions{Run: rule.RunOptions{Frame: fopt}, Observer: observer})
+		in.Close()
+		if err != nil {
+			fmt.Fprintln(env.Stderr, err)
+			unreadable = true
+			continue
+		}
+		if res.Broken != nil {
+			fmt.Fprintf(env.Stderr, "%v (the report covers what was read before)\n", res.Broken)
+			unreadable = true
+		}
+		results = append(results, res)
+	}
+	return results, unreadable
 }
 
 // colorMode decides colour: never through the global color.NoColor.

@@ -18,6 +18,22 @@ type Report struct {
 	Inputs   []Input   `json:"inputs"`
 	Sessions []Session `json:"sessions"`
 	Summary  Summary   `json:"summary"`
+
+	// Rules are the rules that ran, with their documentation (SARIF rule metadata,
+	// JUnit test cases, the Markdown "what to do"); nil when the caller did not say.
+	Rules []*rule.Rule `json:"-"`
+	// Redacted is set once Redact has run over the report.
+	Redacted bool `json:"-"`
+}
+
+// Options add to a report what the formats beyond JSON and text show.
+type Options struct {
+	// Rules are the rules that ran.
+	Rules []*rule.Rule
+	// Observer, when one ran with the rules (Analyse), holds what it kept of each
+	// session: method usage, the declaring frames, the frames the Markdown
+	// sequence diagram draws.
+	Observer *Observer
 }
 
 // Tool names the program that wrote the report.
@@ -73,6 +89,16 @@ type Session struct {
 	Notifications int `json:"-"`
 	Responses     int `json:"-"`
 	Invalid       int `json:"-"`
+
+	// Declared lines of the contract: the frames that carried each side's
+	// capabilities (0 = not seen). Shown in Markdown.
+	ClientLine int `json:"-"`
+	ServerLine int `json:"-"`
+	// Trace is what an Observer kept of the session (nil when none ran).
+	Trace *Trace `json:"-"`
+
+	revision spec.Revision
+	contract bool
 }
 
 // Finding is one finding as reported.
@@ -89,6 +115,11 @@ type Finding struct {
 	ID        json.RawMessage `json:"id"`
 	Related   []rule.Related  `json:"related"`
 
+	// Evidence is a copy of the anchor frame (cut at rule.MaxEvidence bytes when
+	// Truncated), shown by the formats that show frames; never in JSON.
+	Evidence  []byte `json:"-"`
+	Truncated bool   `json:"-"`
+
 	severity rule.Severity
 	hint     string
 }
@@ -101,14 +132,22 @@ type Summary struct {
 
 // Build assembles a report from the results of each input, in input order.
 func Build(version string, inputs []*rule.InputResult) *Report {
+	return BuildWith(version, inputs, Options{})
+}
+
+// BuildWith assembles a report with the rule metadata and observations that the
+// Markdown, SARIF and JUnit formats show.
+func BuildWith(version string, inputs []*rule.InputResult, opt Options) *Report {
 	r := &Report{Version: 1, Tool: Tool{Name: "mcpsleuth", Version: version},
 		Inputs: []Input{}, Sessions: []Session{},
-		Summary: Summary{Findings: map[string]int{"error": 0, "warning": 0, "info": 0}}}
+		Summary: Summary{Findings: map[string]int{"error": 0, "warning": 0, "info": 0}},
+		Rules:   opt.Rules}
 	for _, in := range inputs {
 		st := in.Stats
 		r.Inputs = append(r.Inputs, Input{Name: in.Name, Format: st.Format, Lines: st.Lines, Frames: st.Frames, Rejected: st.Rejected, Context: st.Context})
 		for _, sr := range in.Sessions {
 			s := buildSession(sr)
+			s.Trace = opt.Observer.Trace(sr.Session)
 			for _, f := range s.Findings {
 				r.Summary.Findings[f.Severity]++
 			}
@@ -117,6 +156,14 @@ func Build(version string, inputs []*rule.InputResult) *Report {
 	}
 	r.Summary.Sessions = len(r.Sessions)
 	return r
+}
+
+// SessionOf builds one session of a report from its result, with what an
+// observer kept of it (the timeline writes sessions one by one as they end).
+func SessionOf(sr *rule.SessionResult, trace *Trace) Session {
+	s := buildSession(sr)
+	s.Trace = trace
+	return s
 }
 
 func buildSession(sr *rule.SessionResult) Session {
@@ -132,6 +179,8 @@ func buildSession(sr *rule.SessionResult) Session {
 		if c.Era == session.EraModern {
 			out.ProtocolVersion.Verdict = "per request"
 		}
+		out.ClientLine, out.ServerLine = c.DeclaredLine(spec.Client), c.DeclaredLine(spec.Server)
+		out.revision, out.contract = c.Revision, true
 	}
 	for _, f := range sr.Findings {
 		out.Findings = append(out.Findings, buildFinding(f))
@@ -148,10 +197,8 @@ func rawOrNull(b []byte) json.RawMessage {
 
 func buildFinding(f rule.Finding) Finding {
 	out := Finding{Rule: f.Rule, Name: f.Name, Severity: f.Severity.String(), Message: f.Message, Input: f.Input, Line: f.Line,
-		ID: json.RawMessage("null"), Related: f.Related, severity: f.Severity, hint: f.Hint}
-	if out.Related == nil {
-		out.Related = []rule.Related{}
-	}
+		ID: json.RawMessage("null"), Related: append([]rule.Related{}, f.Related...), severity: f.Severity, hint: f.Hint,
+		Evidence: f.Evidence, Truncated: f.Truncated}
 	if !f.Time.IsZero() {
 		t := f.Time.UTC().Format(time.RFC3339Nano)
 		out.Time = &t
@@ -181,4 +228,21 @@ func (r *Report) Worst() rule.Severity {
 		}
 	}
 	return w
+}
+
+// Revision is the session's governing revision ("" when unknown).
+func (s Session) Revision() spec.Revision { return s.revision }
+
+// HasContract reports whether the session's contract is known (a handshake or a
+// modern request was seen).
+func (s Session) HasContract() bool { return s.contract }
+
+// rule returns the metadata of a rule that ran, by ID (nil when unknown).
+func (r *Report) rule(id string) *rule.Rule {
+	for _, ru := range r.Rules {
+		if ru.ID == id {
+			return ru
+		}
+	}
+	return nil
 }

@@ -61,6 +61,9 @@ func (p Palette) Severity(s string) string {
 	return s
 }
 
+// Warn renders something that went wrong but is not an error.
+func (p Palette) Warn(s string) string { return p.warn.Sprint(s) }
+
 // Bad renders a negative verdict.
 func (p Palette) Bad(s string) string { return p.err.Sprint(s) }
 

@@ -93,6 +93,7 @@ type Capture struct {
 	mu    sync.Mutex
 	buf   bytes.Buffer
 	lines []Line
+	added chan struct{} // closed (and dropped) by the next Add; see Await
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 }
@@ -118,6 +119,38 @@ func (c *Capture) Add(dir string, msg []byte) {
 	}
 	fmt.Fprintf(&c.buf, `{"ts":%q,"dir":%q,"msg":%s}`+"\n", ts, dir, payload)
 	c.lines = append(c.lines, Line{N: len(c.lines) + 1, Dir: dir, Msg: bytes.Clone(msg)})
+	if c.added != nil {
+		close(c.added)
+		c.added = nil
+	}
+}
+
+// Await blocks until a recorded frame matches and returns the first one that
+// does (a frame recorded before the call counts), or fails when ctx ends. Tests
+// use it to wait for a message the peers exchange asynchronously (a
+// notification, a late response) instead of sleeping.
+func (c *Capture) Await(ctx context.Context, match func(Line) bool) (Line, error) {
+	next := 0
+	for {
+		c.mu.Lock()
+		pending := c.lines[next:len(c.lines):len(c.lines)]
+		next = len(c.lines)
+		if c.added == nil {
+			c.added = make(chan struct{})
+		}
+		added := c.added
+		c.mu.Unlock()
+		for _, l := range pending {
+			if match(l) {
+				return l, nil
+			}
+		}
+		select {
+		case <-added:
+		case <-ctx.Done():
+			return Line{}, fmt.Errorf("sdktest: no matching frame among the %d recorded: %w", next, ctx.Err())
+		}
+	}
 }
 
 // Bytes returns a copy of the capture.

@@ -1,0 +1,149 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/report"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+)
+
+func timelineCommand(env Env) *cli.Command {
+	return &cli.Command{
+		Name:      "timeline",
+		Usage:     "the frame log as a timeline: findings inline, (no response), (no reaction), response latency",
+		ArgsUsage: "[FILE|-]",
+		Description: "One line per frame, as the seed articles print a frame log:\n" +
+			"    14:22:01.007  s->c  ntf  notifications/resources/list_changed   62B\n" +
+			"preceded by the line number and followed, for a response, by the time since its request.\n" +
+			"Under a frame: the findings anchored at it; (no response) under a request never answered;\n" +
+			"(no reaction) under a notification its receiver did not act on: a list_changed followed by\n" +
+			"no list request from the receiver (tools/list, prompts/list, resources/list or\n" +
+			"resources/templates/list, roots/list) before the next list_changed of the same kind or the\n" +
+			"end of the session, a resources/updated followed by no resources/read of that URI before\n" +
+			"its next update or the end, and any notification its sender's own declaration does not cover\n" +
+			"(the receiver may drop it). Context lines (stderr, banners) are dimmed.\n\n" +
+			"Sessions are printed as they end, so the output streams. Memory: a session's frame summaries\n" +
+			"(about 250 bytes a frame, never the frames) are held until the session ends, because what did\n" +
+			"not happen after a frame is known only then; at most 250000 per session are kept (the rest are\n" +
+			"counted), and --around and --method keep only the frames they show.",
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of stdout"},
+			&cli.StringFlag{Name: "color", Value: "auto", Usage: "auto, always or never (NO_COLOR is honoured)"},
+			&cli.IntFlag{Name: "around", Usage: "show only the frames within --context lines of `LINE`"},
+			&cli.IntFlag{Name: "context", Value: 10, Usage: "with --around: how many lines before and after"},
+			&cli.StringSliceFlag{Name: "method", Usage: "show only frames of these methods (names or patterns such as 'tools/*', comma-separated); a response shows with its request's method"},
+			&cli.BoolFlag{Name: "redact", Usage: "mask secret-looking strings (tokens, keys, cookies) everywhere, and the values findings quote from params and results"},
+			&cli.StringSliceFlag{Name: "enable", Usage: "run only these rules (IDs or names, comma-separated)"},
+			&cli.StringSliceFlag{Name: "disable", Usage: "do not run these rules (IDs or names, comma-separated)"},
+		}, readFlags...),
+		Action: func(c *cli.Context) error { return runTimeline(env, c) },
+	}
+}
+
+func runTimeline(env Env, c *cli.Context) error {
+	out := output{path: c.String("output")}
+	var err error
+	if out.colour, err = colorMode(env, c.String("color"), out.path == "" || out.path == "-"); err != nil {
+		return err
+	}
+	if c.Args().Len() > 1 {
+		return usageErr("mcpsleuth: timeline takes one input")
+	}
+	around, context := c.Int("around"), c.Int("context")
+	if c.IsSet("around") && around < 1 {
+		return usageErr("mcpsleuth: --around takes a line number (1 or more), not %d", around)
+	}
+	if context < 0 {
+		return usageErr("mcpsleuth: --context must not be negative")
+	}
+	selected, err := selectRules(c)
+	if err != nil {
+		return err
+	}
+	fopt, err := frameOptions(c)
+	if err != nil {
+		return err
+	}
+	names, err := expandInputs(env, c.Args().Slice())
+	if err != nil {
+		return err
+	}
+	if len(names) != 1 {
+		return usageErr("mcpsleuth: timeline takes one capture file, not a directory of %d", len(names))
+	}
+	methods := report.MethodFilter(c.StringSlice("method"))
+	keep := func(line int, method string) bool {
+		if around > 0 && (line < around-context || line > around+context) {
+			return false
+		}
+		return methods == nil || (method != "" && methods(method))
+	}
+	filtered := around > 0 || methods != nil
+	oopt := report.ObserveOptions{Frames: true, Context: true}
+	if filtered {
+		oopt.Keep = keep
+	}
+	observer := report.NewObserver(oopt)
+	in, err := openInput(env, names[0])
+	if err != nil {
+		return &exitError{code: ExitUsage, msg: err.Error()}
+	}
+	defer in.Close()
+	redact := c.Bool("redact")
+	topt := report.TextOptions{Color: out.colour}
+	var broken error
+	err = out.write(env, func(w io.Writer) error {
+		var werr error
+		preamble := false
+		res, err := report.Analyse(names[0], in, selected, report.AnalyseOptions{
+			Run: rule.RunOptions{Frame: fopt}, Observer: observer, Stream: true,
+			OnSession: func(sr *rule.SessionResult, trace *report.Trace) {
+				if werr != nil {
+					return
+				}
+				if !preamble {
+					preamble = true
+					if redact {
+						report.RedactContext(observer.Preamble)
+					}
+					werr = report.WriteTimelinePreamble(w, observer, report.TimelineOptions{Color: topt.Color, Filtered: filtered})
+				}
+				s := report.SessionOf(sr, trace)
+				if redact {
+					report.RedactSession(&s)
+				}
+				if werr == nil {
+					werr = report.WriteTimelineSession(w, s, report.TimelineOptions{Color: topt.Color, Filtered: filtered})
+				}
+			}})
+		if err != nil {
+			return err
+		}
+		broken = res.Broken
+		if werr != nil {
+			return werr
+		}
+		if !preamble {
+			if redact {
+				report.RedactContext(observer.Preamble)
+			}
+			return report.WriteTimelinePreamble(w, observer, report.TimelineOptions{Color: topt.Color, Filtered: filtered})
+		}
+		return nil
+	})
+	if err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			return ee
+		}
+		return &exitError{code: ExitUsage, msg: err.Error()}
+	}
+	if broken != nil {
+		return &exitError{code: ExitUsage, msg: fmt.Sprintf("%v (the timeline covers what was read before)", broken)}
+	}
+	return nil
+}

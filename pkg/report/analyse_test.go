@@ -1,0 +1,203 @@
+package report_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/report"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+)
+
+// findingKeys renders what a run found, session by session, to compare runs.
+func findingKeys(res *rule.InputResult) []string {
+	var out []string
+	for _, s := range res.Sessions {
+		out = append(out, fmt.Sprintf("session %d lines %d-%d frames %d", s.Session.Index, s.Session.FirstLine, s.Session.LastLine, s.Session.Frames))
+		for _, f := range s.Findings {
+			out = append(out, fmt.Sprintf("  %d %s %s %s", f.Line, f.Rule, f.Severity, f.Message))
+		}
+		for _, n := range s.Notes {
+			out = append(out, "  note "+n)
+		}
+	}
+	return out
+}
+
+// TestAnalyseMatchesRun: Analyse (sessions handed over as they end, one analyzer
+// per stream closed at each new session) finds exactly what rule.Run finds, with
+// the same session numbering, on every fixture and the test captures.
+func TestAnalyseMatchesRun(t *testing.T) {
+	paths := reportCaptures(t)
+	more, _ := filepath.Glob("../../fixtures/*/*.log")
+	paths = append(paths, more...)
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := rule.Run(path, strings.NewReader(string(data)), rules.All(), rule.RunOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ended []int
+		got, err := report.Analyse(path, strings.NewReader(string(data)), rules.All(), report.AnalyseOptions{
+			Observer:  report.NewObserver(report.ObserveOptions{Frames: true}),
+			OnSession: func(sr *rule.SessionResult, _ *report.Trace) { ended = append(ended, sr.Session.Index) },
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w, g := findingKeys(want), findingKeys(got); !reflect.DeepEqual(w, g) {
+			t.Errorf("%s: Analyse and rule.Run differ:\nrule.Run:\n%s\nAnalyse:\n%s", path, strings.Join(w, "\n"), strings.Join(g, "\n"))
+		}
+		if len(ended) != len(want.Sessions) {
+			t.Errorf("%s: OnSession called for %d sessions, want %d", path, len(ended), len(want.Sessions))
+		}
+		if got.Stats != want.Stats {
+			t.Errorf("%s: stats %+v, want %+v", path, got.Stats, want.Stats)
+		}
+	}
+}
+
+// TestAnalyseStreams: with Stream, each session is handed over when the next one
+// begins, before the input ends, and none is kept.
+func TestAnalyseStreams(t *testing.T) {
+	const capture = "testdata/golden/session.jsonl"
+	f, err := os.Open(capture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var contextSeen []int
+	var endedAt []int
+	obs := report.NewObserver(report.ObserveOptions{Frames: true})
+	res, err := report.Analyse(capture, f, goldenRules, report.AnalyseOptions{Observer: obs, Stream: true,
+		Run: rule.RunOptions{OnContext: func(line int, _ []byte) { contextSeen = append(contextSeen, line) }},
+		OnSession: func(sr *rule.SessionResult, tr *report.Trace) {
+			endedAt = append(endedAt, sr.Session.LastLine)
+			if tr == nil || tr.Total != sr.Session.Frames {
+				t.Errorf("session %d: trace %+v for %d frames", sr.Session.Index, tr, sr.Session.Frames)
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Sessions) != 0 {
+		t.Errorf("Stream kept %d sessions", len(res.Sessions))
+	}
+	if !reflect.DeepEqual(endedAt, []int{53, 59}) || !reflect.DeepEqual(contextSeen, []int{4}) {
+		t.Errorf("sessions ended at %v, context lines %v", endedAt, contextSeen)
+	}
+}
+
+// TestObserverUsesAndReactions: what the observer keeps of the golden session.
+func TestObserverUsesAndReactions(t *testing.T) {
+	res, obs := analyseFile(t, "testdata/golden/session.jsonl", goldenRules, report.ObserveOptions{Frames: true, Context: true})
+	first := obs.Trace(res.Sessions[0].Session)
+	uses := map[string]report.MethodUse{}
+	for _, u := range first.Uses {
+		uses[u.Dir.String()+" "+u.Method] = u
+	}
+	for key, want := range map[string]int{"c2s tools/call": 22, "c2s tools/list": 1, "s2c notifications/resources/list_changed": 2, "c2s prompts/list": 1} {
+		if uses[key].Count != want {
+			t.Errorf("%s counted %d times, want %d", key, uses[key].Count, want)
+		}
+	}
+	if got := uses["s2c notifications/resources/list_changed"].Lines; !reflect.DeepEqual(got, []int{43, 53}) {
+		t.Errorf("list_changed lines %v", got)
+	}
+	if raw := first.Declaring[2]; !strings.Contains(string(raw), `"serverInfo":{"name":"invoices"`) {
+		t.Errorf("declaring frame at line 2 = %q", raw)
+	}
+	byLine := map[int]report.FrameSummary{}
+	for _, fs := range first.Frames {
+		byLine[fs.Line] = fs
+	}
+	if fs := byLine[4]; !fs.Context || fs.Text != "invoices: cache warmed in 12ms (stderr)" {
+		t.Errorf("line 4 = %+v", fs)
+	}
+	if fs := byLine[43]; !fs.Reaction.Missing() || fs.Reaction.Until != 53 || fs.Reaction.Undeclared != "the server declared resources without listChanged" {
+		t.Errorf("line 43 reaction = %+v", fs.Reaction)
+	}
+	if fs := byLine[52]; !fs.Unanswered || fs.ResponseLine != 0 {
+		t.Errorf("line 52 = %+v", fs)
+	}
+	if fs := byLine[51]; fs.Method != "prompts/list" || !fs.HasLatency || fs.Latency.Milliseconds() != 2 || fs.ErrorCode != -32601 || fs.Dir != spec.S2C {
+		t.Errorf("line 51 = %+v", fs)
+	}
+	if fs := byLine[7]; fs.Subject != "get_invoice" || fs.ResponseLine != 8 {
+		t.Errorf("line 7 = %+v", fs)
+	}
+	second := obs.Trace(res.Sessions[1].Session)
+	for _, fs := range second.Frames {
+		if fs.Line == 57 && (fs.Reaction == nil || fs.Reaction.Missing() || fs.Reaction.Line != 58 || fs.Reaction.By != "resources/list") {
+			t.Errorf("line 57 reaction = %+v", fs.Reaction)
+		}
+	}
+}
+
+// TestObserverCap: beyond MaxFrames the summaries are counted, not kept, and the
+// diagram says so.
+func TestObserverCap(t *testing.T) {
+	res, obs := analyseFile(t, "testdata/golden/session.jsonl", goldenRules, report.ObserveOptions{Frames: true, MaxFrames: 10, Diagram: true})
+	tr := obs.Trace(res.Sessions[0].Session)
+	if !tr.Capped || tr.CappedAt != 12 || tr.Total != 52 || tr.Omitted != 42 {
+		t.Fatalf("trace capped=%v at %d, total %d", tr.Capped, tr.CappedAt, tr.Total)
+	}
+	rep := report.BuildWith("test", []*rule.InputResult{res}, report.Options{Rules: goldenRules, Observer: obs})
+	var b strings.Builder
+	if err := report.WriteMarkdown(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	for _, want := range []string{
+		"Note over C,S: #8230; 42 frames from line 12 on not kept#58; the session is longer than the frames an observer keeps #8230;",
+		"Note over C,S: s2c notifications/resources/list_changed (summary not kept) (line 43)",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("Markdown lacks %q", want)
+		}
+	}
+}
+
+// TestAnalyseNumbersPerInput: one observer over several inputs, sessions numbered
+// per input as rule.Run numbers them.
+func TestAnalyseNumbersPerInput(t *testing.T) {
+	obs := report.NewObserver(report.ObserveOptions{Frames: true, Diagram: true})
+	var inputs []*rule.InputResult
+	for _, path := range []string{"testdata/golden/session.jsonl", "testdata/golden/session.jsonl"} {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := report.Analyse(path, f, goldenRules, report.AnalyseOptions{Observer: obs})
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, res)
+	}
+	for i, in := range inputs {
+		for j, s := range in.Sessions {
+			if s.Session.Index != j || obs.Trace(s.Session) == nil {
+				t.Errorf("input %d session %d: index %d, trace %v", i, j, s.Session.Index, obs.Trace(s.Session) != nil)
+			}
+		}
+	}
+	rep := report.BuildWith("test", inputs, report.Options{Rules: goldenRules, Observer: obs})
+	var b strings.Builder
+	if err := report.WriteMarkdown(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## Session 4\n", "| [4](#session-4) | `testdata/golden/session.jsonl` |", "- Capture: `testdata/golden/session.jsonl` (its session 2), lines 54–59"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("Markdown of two inputs lacks %q", want)
+		}
+	}
+}

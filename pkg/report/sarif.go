@@ -1,0 +1,291 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"path/filepath"
+	"strings"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+)
+
+// SARIF 2.1.0 (OASIS): the subset mcpsleuth writes.
+type sarifLog struct {
+	Schema  string     `json:"$schema"`
+	Version string     `json:"version"`
+	Runs    []sarifRun `json:"runs"`
+}
+
+type sarifRun struct {
+	Tool        sarifTool         `json:"tool"`
+	Invocations []sarifInvocation `json:"invocations"`
+	Artifacts   []sarifArtifact   `json:"artifacts"`
+	Results     []sarifResult     `json:"results"`
+}
+
+type sarifTool struct {
+	Driver sarifDriver `json:"driver"`
+}
+
+type sarifDriver struct {
+	Name           string      `json:"name"`
+	Version        string      `json:"version,omitempty"`
+	InformationURI string      `json:"informationUri"`
+	Rules          []sarifRule `json:"rules"`
+}
+
+type sarifRule struct {
+	ID                   string            `json:"id"`
+	Name                 string            `json:"name"`
+	ShortDescription     sarifText         `json:"shortDescription"`
+	FullDescription      sarifText         `json:"fullDescription"`
+	Help                 sarifMarkdown     `json:"help"`
+	HelpURI              string            `json:"helpUri,omitempty"`
+	DefaultConfiguration sarifRuleConfig   `json:"defaultConfiguration"`
+	Properties           sarifRuleProperty `json:"properties"`
+}
+
+type sarifText struct {
+	Text string `json:"text"`
+}
+
+type sarifMarkdown struct {
+	Text     string `json:"text"`
+	Markdown string `json:"markdown,omitempty"`
+}
+
+type sarifRuleConfig struct {
+	Level string `json:"level"`
+}
+
+type sarifRuleProperty struct {
+	Tags             []string `json:"tags"`
+	Anchor           string   `json:"anchor"`
+	CapabilityScaled bool     `json:"capabilityScaled"`
+}
+
+type sarifInvocation struct {
+	ExecutionSuccessful        bool                `json:"executionSuccessful"`
+	ToolExecutionNotifications []sarifNotification `json:"toolExecutionNotifications"`
+}
+
+type sarifNotification struct {
+	Level     string          `json:"level"`
+	Message   sarifText       `json:"message"`
+	Locations []sarifLocation `json:"locations,omitempty"`
+}
+
+type sarifArtifact struct {
+	Location sarifArtifactLocation `json:"location"`
+	Roles    []string              `json:"roles"`
+}
+
+type sarifResult struct {
+	RuleID           string                `json:"ruleId"`
+	RuleIndex        int                   `json:"ruleIndex"`
+	Level            string                `json:"level"`
+	Message          sarifText             `json:"message"`
+	Locations        []sarifLocation       `json:"locations"`
+	RelatedLocations []sarifLocation       `json:"relatedLocations,omitempty"`
+	Properties       sarifResultProperties `json:"properties"`
+}
+
+type sarifResultProperties struct {
+	Session   int             `json:"session"`
+	StreamKey string          `json:"streamKey,omitempty"`
+	Client    string          `json:"client"`
+	Server    string          `json:"server"`
+	Revision  string          `json:"protocolVersion"`
+	Time      *string         `json:"time,omitempty"`
+	Direction *string         `json:"direction,omitempty"`
+	Method    *string         `json:"method,omitempty"`
+	ID        json.RawMessage `json:"id,omitempty"`
+}
+
+type sarifLocation struct {
+	ID               *int                  `json:"id,omitempty"`
+	PhysicalLocation sarifPhysicalLocation `json:"physicalLocation"`
+	Message          *sarifText            `json:"message,omitempty"`
+}
+
+type sarifPhysicalLocation struct {
+	ArtifactLocation sarifArtifactLocation `json:"artifactLocation"`
+	Region           *sarifRegion          `json:"region,omitempty"`
+}
+
+type sarifArtifactLocation struct {
+	URI   string `json:"uri"`
+	Index int    `json:"index"`
+}
+
+type sarifRegion struct {
+	StartLine int `json:"startLine"`
+}
+
+// sarifSchema is the $schema a SARIF 2.1.0 log names.
+const sarifSchema = "https://json.schemastore.org/sarif-2.1.0.json"
+
+// WriteSARIF writes the report as a SARIF 2.1.0 log: one run, the rules that ran
+// (from their metadata) as the driver's rules, one result per finding located at
+// its input and line, with the frames it relates to (the declaring frame) as
+// related locations, and the notes (what could not be judged) as notifications.
+func WriteSARIF(w io.Writer, r *Report) error {
+	run := sarifRun{
+		Tool: sarifTool{Driver: sarifDriver{Name: r.Tool.Name, Version: r.Tool.Version,
+			InformationURI: "https://github.com/mcpsleuth/mcpsleuth", Rules: []sarifRule{}}},
+		Invocations: []sarifInvocation{{ExecutionSuccessful: true, ToolExecutionNotifications: []sarifNotification{}}},
+		Artifacts:   []sarifArtifact{}, Results: []sarifResult{},
+	}
+	ruleIndex := map[string]int{}
+	addRule := func(ru *rule.Rule) {
+		if _, ok := ruleIndex[ru.ID]; ok {
+			return
+		}
+		ruleIndex[ru.ID] = len(run.Tool.Driver.Rules)
+		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRuleOf(ru))
+	}
+	for _, ru := range r.Rules {
+		addRule(ru)
+	}
+	artifactIndex := map[string]int{}
+	artifact := func(name string) sarifArtifactLocation {
+		i, ok := artifactIndex[name]
+		if !ok {
+			i = len(run.Artifacts)
+			artifactIndex[name] = i
+			run.Artifacts = append(run.Artifacts, sarifArtifact{Location: sarifArtifactLocation{URI: artifactURI(name), Index: i}, Roles: []string{"analysisTarget"}})
+		}
+		return sarifArtifactLocation{URI: artifactURI(name), Index: i}
+	}
+	for _, in := range r.Inputs {
+		artifact(in.Name)
+	}
+	for _, s := range r.Sessions {
+		for _, n := range s.Notes {
+			run.Invocations[0].ToolExecutionNotifications = append(run.Invocations[0].ToolExecutionNotifications,
+				sarifNotification{Level: "note", Message: sarifText{Text: fmt.Sprintf("%s, session %d: %s", Safe(s.Input), s.Index+1, Safe(n))},
+					Locations: []sarifLocation{{PhysicalLocation: sarifPhysicalLocation{ArtifactLocation: artifact(s.Input), Region: region(s.FirstLine)}}}})
+		}
+		for _, f := range s.Findings {
+			if _, ok := ruleIndex[f.Rule]; !ok {
+				addRule(&rule.Rule{ID: f.Rule, Name: f.Name, Severity: f.severity, Title: f.Name, Hint: f.hint})
+			}
+			res := sarifResult{RuleID: f.Rule, RuleIndex: ruleIndex[f.Rule], Level: sarifLevel(f.severity),
+				Message:   sarifText{Text: Safe(f.Message)},
+				Locations: []sarifLocation{{PhysicalLocation: sarifPhysicalLocation{ArtifactLocation: artifact(f.Input), Region: region(f.Line)}}},
+				Properties: sarifResultProperties{Session: s.Index, StreamKey: Safe(s.StreamKey), Client: Safe(peerLabel(s.Client)), Server: Safe(peerLabel(s.Server)),
+					Revision: Safe(s.ProtocolVersion.Negotiated), Time: f.Time, Direction: f.Direction, Method: safePtr(f.Method), ID: f.ID}}
+			if string(res.Properties.ID) == "null" {
+				res.Properties.ID = nil
+			}
+			for i, rel := range f.Related {
+				id := i + 1
+				res.RelatedLocations = append(res.RelatedLocations, sarifLocation{ID: &id,
+					PhysicalLocation: sarifPhysicalLocation{ArtifactLocation: artifact(f.Input), Region: region(rel.Line)},
+					Message:          &sarifText{Text: Safe(rel.Note)}})
+			}
+			run.Results = append(run.Results, res)
+		}
+	}
+	enc := json.NewEncoder(SafeJSONWriter(w))
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(sarifLog{Schema: sarifSchema, Version: "2.1.0", Runs: []sarifRun{run}}); err != nil {
+		return fmt.Errorf("mcpsleuth: writing the SARIF report: %w", err)
+	}
+	return nil
+}
+
+func sarifRuleOf(ru *rule.Rule) sarifRule {
+	sr := sarifRule{ID: ru.ID, Name: ru.Name,
+		ShortDescription:     sarifText{Text: ru.Title},
+		FullDescription:      sarifText{Text: firstNonEmpty(oneParagraph(ru.Doc.Sees), ru.Title)},
+		DefaultConfiguration: sarifRuleConfig{Level: sarifLevel(ru.Severity)},
+		Properties:           sarifRuleProperty{Tags: []string{"mcp", ruleFamily(ru.ID)}, Anchor: ru.Anchor, CapabilityScaled: ru.CapabilityScaled},
+	}
+	text := firstNonEmpty(oneParagraph(ru.Doc.Fix), ru.Hint)
+	if ru.Doc.Why != "" {
+		text = "Why it matters: " + oneParagraph(ru.Doc.Why) + "\nHow to fix it: " + text
+	}
+	sr.Help = sarifMarkdown{Text: text}
+	if ru.Doc.Fix != "" {
+		var md strings.Builder
+		fmt.Fprintf(&md, "**%s**\n\n**What it sees.** %s\n\n**Why it matters.** %s\n\n**How to fix it.** %s\n", ru.Title, oneParagraph(ru.Doc.Sees), oneParagraph(ru.Doc.Why), oneParagraph(ru.Doc.Fix))
+		for _, ref := range ru.Doc.Spec {
+			fmt.Fprintf(&md, "\n- [%s %s](%s): %s", ref.Revision, ref.Page, ref.URL(), oneParagraph(ref.Says))
+		}
+		sr.Help.Markdown = md.String()
+	}
+	if len(ru.Doc.Spec) > 0 {
+		sr.HelpURI = ru.Doc.Spec[0].URL()
+	}
+	return sr
+}
+
+// ruleFamily tags a rule by the hundreds of its ID (DESIGN.md section 4).
+func ruleFamily(id string) string {
+	switch {
+	case strings.HasPrefix(id, "MCP0"):
+		return "input"
+	case strings.HasPrefix(id, "MCP1"):
+		return "lifecycle"
+	case strings.HasPrefix(id, "MCP2"):
+		return "capabilities"
+	case strings.HasPrefix(id, "MCP3"):
+		return "messaging"
+	case strings.HasPrefix(id, "MCP4"):
+		return "schema"
+	}
+	return "other"
+}
+
+func firstNonEmpty(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func sarifLevel(s rule.Severity) string {
+	switch s {
+	case rule.SeverityError:
+		return "error"
+	case rule.SeverityWarning:
+		return "warning"
+	}
+	return "note"
+}
+
+func region(line int) *sarifRegion {
+	if line < 1 {
+		return nil
+	}
+	return &sarifRegion{StartLine: line}
+}
+
+func safePtr(s *string) *string {
+	if s == nil {
+		return nil
+	}
+	v := Safe(*s)
+	return &v
+}
+
+// artifactURI turns an input name into a URI reference: relative paths stay
+// relative (percent-encoded), absolute ones become file URIs, stdin is "stdin".
+func artifactURI(name string) string {
+	if name == "-" {
+		return "stdin"
+	}
+	u := url.URL{Path: filepath.ToSlash(name)}
+	if filepath.IsAbs(name) {
+		u.Scheme = "file"
+		if !strings.HasPrefix(u.Path, "/") {
+			u.Path = "/" + u.Path
+		}
+	}
+	return u.String() // a first segment with a colon gets "./", not to read as a scheme
+}
