@@ -90,6 +90,11 @@ type Frame struct {
 	// source, line, time, direction, stream key and HTTP exchange.
 	Members []Frame
 
+	// Unordered is set by formats whose two directions are logged from concurrent
+	// goroutines (the Go SDK LoggingTransport logs a write after it completed): the
+	// order between a message and one going the other way is not causal.
+	Unordered bool
+
 	// HTTP is the Streamable HTTP exchange that carried the frame (HAR captures);
 	// nil for every other input.
 	HTTP *HTTP
@@ -153,7 +158,7 @@ func decodeMessage(f *Frame, raw []byte) (candidate bool) {
 		f.Kind = KindBatch
 		f.Members = f.Members[:0]
 		v.ForEach(func(_, m gjson.Result) bool {
-			member := Frame{Source: f.Source, Line: f.Line, Time: f.Time, Dir: f.Dir, DirReason: f.DirReason, StreamKey: f.StreamKey, HTTP: f.HTTP, Offset: -1}
+			member := Frame{Source: f.Source, Line: f.Line, Time: f.Time, Dir: f.Dir, DirReason: f.DirReason, StreamKey: f.StreamKey, HTTP: f.HTTP, Unordered: f.Unordered, Offset: -1}
 			if m.IsObject() {
 				decodeObject(&member, m)
 			} else {

@@ -16,6 +16,7 @@ func (gosdkDecoder) decode(line []byte, f *Frame, _ *lineExtras) (RecordKind, re
 	if !ok {
 		return RecordContext, relNone
 	}
+	f.Unordered = true
 	if !validJSON(payload) {
 		f.notJSON(payload, "logged message")
 		return RecordFrame, relNone

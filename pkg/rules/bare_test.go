@@ -35,8 +35,8 @@ func TestOtherFormsMatchEnvelope(t *testing.T) {
 				continue // several streams: the other forms cannot keep them apart
 			}
 			t.Run(variant+"/"+filepath.Base(capture), func(t *testing.T) {
-				want := summarise(t, capture, nil)
-				got := summarise(t, capture, data)
+				want := summarise(t, capture, nil, variant)
+				got := summarise(t, capture, data, variant)
 				if strings.Join(want, "\n") != strings.Join(got, "\n") {
 					t.Errorf("envelope findings:\n  %s\n%s findings:\n  %s", strings.Join(want, "\n  "), variant, strings.Join(got, "\n  "))
 				}
@@ -83,7 +83,11 @@ func stripEnvelopes(t *testing.T, path, variant string) ([]byte, bool) {
 	return out.Bytes(), true
 }
 
-func summarise(t *testing.T, name string, data []byte) []string {
+// orderRules judge the order of messages going opposite ways, which a Go SDK log does
+// not keep (it logs each direction from its own goroutine): they cannot judge there.
+var orderRules = map[string]bool{"MCP1006": true}
+
+func summarise(t *testing.T, name string, data []byte, variant string) []string {
 	t.Helper()
 	var res *rule.InputResult
 	var err error
@@ -103,7 +107,7 @@ func summarise(t *testing.T, name string, data []byte) []string {
 	var out []string
 	for _, s := range res.Sessions {
 		for _, f := range s.Findings {
-			if f.Severity >= rule.SeverityWarning {
+			if f.Severity >= rule.SeverityWarning && !(variant == "gosdk-log" && orderRules[f.Rule]) {
 				out = append(out, strings.Join([]string{strconv.Itoa(f.Line), f.Rule, f.Severity.String()}, " "))
 			}
 		}

@@ -84,6 +84,14 @@ func (w *earlyTrafficWatch) Message(p *rule.Pass, m *session.Message) {
 		return
 	}
 	answered := legacy.ResultLine != 0 || legacy.ErrorLine != 0
+	if m.Session.Unordered && (m.Dir == spec.C2S && !answered || m.Dir == spec.S2C && m.Session.InitializedLine == 0) {
+		// The log's two directions are not in causal order: "before the result" or
+		// "before notifications/initialized" cannot be told from line order.
+		if m.Kind == frame.KindRequest && m.Method != "ping" && m.Method != "initialize" || m.Dir == spec.S2C && earlyServerMessage(m) {
+			p.CannotJudge("the log writes the two directions from concurrent goroutines (Go SDK LoggingTransport): their order is not causal")
+		}
+		return
+	}
 	switch m.Dir {
 	case spec.C2S:
 		if m.Kind != frame.KindRequest || m.Method == "ping" || m.Method == "initialize" || answered {

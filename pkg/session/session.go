@@ -94,6 +94,10 @@ type Session struct {
 	ModernRevision spec.Revision
 	// InitializedLine is the line of notifications/initialized (0 if not seen).
 	InitializedLine int
+	// Unordered is set when the capture's format does not order the two directions
+	// causally (see frame.Frame.Unordered): rules that judge cross-direction order
+	// must not rely on line order there.
+	Unordered bool
 	// EndedBy is the line of the initialize that replaced this session on its
 	// stream (0 when the session ran to the end of the capture).
 	EndedBy int
@@ -239,6 +243,7 @@ func (t *Tracker) Frame(f *frame.Frame, visit func(*Message)) {
 	}
 	s.Frames++
 	s.LastLine = f.Line
+	s.Unordered = s.Unordered || f.Unordered
 	if !f.Time.IsZero() {
 		if s.FirstTime.IsZero() {
 			s.FirstTime = f.Time
