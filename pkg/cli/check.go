@@ -12,6 +12,7 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 )
 
 func checkCommand(env Env) *cli.Command {
@@ -26,6 +27,7 @@ func checkCommand(env Env) *cli.Command {
 			&cli.StringFlag{Name: "fail-on", Value: "error", Usage: "exit 1 when a finding is at or above this severity: error, warning, info or never"},
 			&cli.StringSliceFlag{Name: "enable", Usage: "run only these rules (IDs or names, comma-separated)"},
 			&cli.StringSliceFlag{Name: "disable", Usage: "do not run these rules (IDs or names, comma-separated)"},
+			&cli.DurationFlag{Name: "slow", Value: rules.DefaultSlowThreshold, Usage: "report responses slower than this (MCP3008 slow-response)"},
 			&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour the text report: auto, always or never (NO_COLOR is honoured)"},
 			&cli.BoolFlag{Name: "list-formats", Usage: "list the input formats and exit"},
 		}, readFlags...),
@@ -53,6 +55,10 @@ func runCheck(env Env, c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if c.Duration("slow") <= 0 {
+		return usageErr("mcpsleuth: --slow must be a positive duration such as 30s or 2m, not %s", c.Duration("slow"))
+	}
+	selected = rules.WithSlowThreshold(selected, c.Duration("slow"))
 	fopt, err := frameOptions(c)
 	if err != nil {
 		return err
@@ -95,11 +101,17 @@ func runCheck(env Env, c *cli.Context) error {
 	}); err != nil {
 		return err
 	}
+	unjudged := rep.Unjudged()
+	for _, in := range unjudged {
+		fmt.Fprintf(env.Stderr, "mcpsleuth: %s: %s\n", report.Safe(in.Name), report.Safe(in.Lossy))
+	}
 	switch {
 	case unreadable:
 		return &exitError{code: ExitUsage}
 	case failOn != 0 && rep.Worst() >= failOn:
 		return &exitError{code: ExitFindings}
+	case failOn != 0 && len(unjudged) > 0:
+		return &exitError{code: ExitFindings} // a log without frames is never a clean pass
 	}
 	return nil
 }

@@ -17,7 +17,7 @@ import (
 
 // InstructionsTokenBudget is the estimated size above which instructions are
 // flagged: they are paid on every turn.
-const InstructionsTokenBudget = 300
+const InstructionsTokenBudget = session.InstructionsTokenBudget
 
 // Handshake is the negotiated contract of one session, spelled out: the revision
 // verdict, both declarations, who may send each gated message, the promises made,
@@ -99,7 +99,7 @@ func BuildHandshake(s *session.Session) (*Handshake, bool) {
 	}
 	if c.Instructions != "" {
 		n := len(c.Instructions)
-		tokens := (n + 3) / 4
+		tokens := session.EstimateTokens(c.Instructions)
 		h.Instructions = Instructions{Present: true, Bytes: n, EstimatedTokens: tokens, OverBudget: tokens > InstructionsTokenBudget}
 	}
 	return h, true
@@ -318,7 +318,7 @@ func WriteHandshakeText(w io.Writer, hs []*Handshake, opt TextOptions) error {
 		case !in.Present:
 			fmt.Fprintf(&b, "\n  instructions: none\n")
 		case in.OverBudget:
-			fmt.Fprintf(&b, "\n  instructions: %d bytes, ~%d tokens: %s\n", in.Bytes, in.EstimatedTokens, pal.Severity("warning")+" over the "+fmt.Sprint(InstructionsTokenBudget)+"-token budget, paid on every turn; move detail into tool descriptions")
+			fmt.Fprintf(&b, "\n  instructions: %d bytes, ~%d tokens: %s\n", in.Bytes, in.EstimatedTokens, pal.Warn("over the "+fmt.Sprint(InstructionsTokenBudget)+"-token budget")+", paid on every turn; move detail into tool descriptions (MCP1007)")
 		default:
 			fmt.Fprintf(&b, "\n  instructions: %d bytes, ~%d tokens (estimated at 4 bytes a token), paid on every turn\n", in.Bytes, in.EstimatedTokens)
 		}

@@ -57,6 +57,9 @@ func writeMarkdownHeader(b *strings.Builder, r *Report) {
 			fmt.Fprintf(b, "| %s | %s | %d | %d | %d | %d |\n", cell(mdCode(in.Name)), cell(mdText(in.Format)), in.Lines, in.Frames, in.Rejected, in.Context)
 		}
 		b.WriteString("\n")
+		for _, in := range r.Unjudged() {
+			fmt.Fprintf(b, "> ⚠️ %s: %s\n\n", mdCode(in.Name), mdText(in.Lossy))
+		}
 	}
 	if len(r.Sessions) == 0 {
 		b.WriteString("No session was found in the input: nothing to judge.\n\n")

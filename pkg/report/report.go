@@ -51,6 +51,20 @@ type Input struct {
 	Rejected int    `json:"rejected"`
 	// Context counts non-frame lines (stderr, banners): shown in text, not in JSON.
 	Context int `json:"-"`
+	// Lossy says why an input could not be judged at all: a log that holds no
+	// frames (Cursor, mcp-remote, Python reprs), with what it does show.
+	Lossy string `json:"lossy,omitempty"`
+}
+
+// Unjudged lists the inputs that could not be judged at all (lossy logs).
+func (r *Report) Unjudged() []Input {
+	var out []Input
+	for _, in := range r.Inputs {
+		if in.Lossy != "" {
+			out = append(out, in)
+		}
+	}
+	return out
 }
 
 // Peer is one side of a session.
@@ -144,7 +158,7 @@ func BuildWith(version string, inputs []*rule.InputResult, opt Options) *Report 
 		Rules:   opt.Rules}
 	for _, in := range inputs {
 		st := in.Stats
-		r.Inputs = append(r.Inputs, Input{Name: in.Name, Format: st.Format, Lines: st.Lines, Frames: st.Frames, Rejected: st.Rejected, Context: st.Context})
+		r.Inputs = append(r.Inputs, Input{Name: in.Name, Format: st.Format, Lines: st.Lines, Frames: st.Frames, Rejected: st.Rejected, Context: st.Context, Lossy: st.Lossy})
 		for _, sr := range in.Sessions {
 			s := buildSession(sr)
 			s.Trace = opt.Observer.Trace(sr.Session)

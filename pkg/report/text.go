@@ -84,6 +84,9 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 	for _, in := range r.Inputs {
 		fmt.Fprintf(&b, "%s  %s\n", pal.Bold(Safe(in.Name)), pal.Dim(fmt.Sprintf("(%s, %s, %s, %s rejected, %s of context)",
 			in.Format, count(in.Lines, "line"), count(in.Frames, "frame"), fmt.Sprint(in.Rejected), count(in.Context, "line"))))
+		if in.Lossy != "" {
+			fmt.Fprintf(&b, "  %s\n", pal.Warn(Safe(in.Lossy)))
+		}
 	}
 	for _, s := range r.Sessions {
 		b.WriteString("\n")

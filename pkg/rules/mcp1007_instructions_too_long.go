@@ -10,15 +10,6 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
 
-// instructionsTokenBudget is the estimated size above which a server's instructions
-// are reported. It repeats report.InstructionsTokenBudget (the handshake command's
-// budget): keep the two equal.
-const instructionsTokenBudget = 300
-
-// estimateTokens estimates the tokens of a text the way the handshake command does:
-// a token per 4 bytes, rounded up.
-func estimateTokens(text string) int { return (len(text) + 3) / 4 }
-
 // InstructionsTooLong reports server instructions large enough to cost on every turn.
 var InstructionsTooLong = &rule.Rule{
 	ID:       "MCP1007",
@@ -30,7 +21,7 @@ var InstructionsTooLong = &rule.Rule{
 	Doc: rule.Doc{
 		Sees: fmt.Sprintf("The instructions string of an initialize result (legacy) or a server/discover result (2026-07-28). Its size is estimated "+
 			"at one token per 4 bytes (the estimate `mcpsleuth handshake` prints); over %d estimated tokens it is reported once per distinct text "+
-			"in a session. Info level: the specification sets no limit, so a long text breaks no contract.", instructionsTokenBudget),
+			"in a session. Info level: the specification sets no limit, so a long text breaks no contract.", session.InstructionsTokenBudget),
 		Why: "Clients typically place the server's instructions in the model's context (often the system prompt) for the whole conversation, " +
 			"so every byte is paid on every turn, for every user, whether or not the server is used in that turn. Long instructions crowd out " +
 			"the user's own context, and with several servers connected they add up.",
@@ -71,8 +62,8 @@ func (w *instructionsWatch) Message(p *rule.Pass, m *session.Message) {
 			text, what = d.Instructions, "server/discover result"
 		}
 	}
-	tokens := estimateTokens(text)
-	if tokens <= instructionsTokenBudget {
+	tokens := session.EstimateTokens(text)
+	if tokens <= session.InstructionsTokenBudget {
 		return
 	}
 	h := fnv.New64a()
@@ -85,7 +76,7 @@ func (w *instructionsWatch) Message(p *rule.Pass, m *session.Message) {
 		w.seen[sum] = true
 	}
 	p.Report(rule.At(m), fmt.Sprintf("the %s carries instructions of %d bytes, about %d tokens (4 bytes a token), over the %d-token budget: clients put them in the model's context on every turn; starts %s",
-		what, len(text), tokens, instructionsTokenBudget, quote(text)))
+		what, len(text), tokens, session.InstructionsTokenBudget, quote(text)))
 }
 
 func (w *instructionsWatch) End(*rule.Pass) {}

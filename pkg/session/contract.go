@@ -107,6 +107,14 @@ type Contract struct {
 	ErrorLine      int // initialize error response
 }
 
+// InstructionsTokenBudget is the estimated size above which a server's instructions
+// are flagged (MCP1007, handshake): they are paid on every turn.
+const InstructionsTokenBudget = 300
+
+// EstimateTokens estimates the tokens of a text at 4 bytes a token, the rule of thumb
+// for English text and JSON; the handshake report and MCP1007 both use it.
+func EstimateTokens(text string) int { return (len(text) + 3) / 4 }
+
 // MaxContractRaw bounds the copies of declaring frames a contract keeps.
 const MaxContractRaw = 16 << 10
 
