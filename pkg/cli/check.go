@@ -73,13 +73,13 @@ func runCheck(env Env, c *cli.Context) error {
 		// an observer keeps per session the frames the diagram draws.
 		observer = report.NewObserver(report.ObserveOptions{Frames: true, Diagram: true})
 	}
-	var results []*rule.InputResult
-	var unreadable bool
-	if observer == nil {
-		results, unreadable = analyseAll(env, names, selected, fopt)
-	} else {
-		results, unreadable = analyseObserved(env, names, selected, fopt, observer)
+	analyse := runRules(selected, fopt)
+	if observer != nil {
+		analyse = func(name string, r io.Reader) (*rule.InputResult, error) {
+			return report.Analyse(name, r, selected, report.AnalyseOptions{Run: rule.RunOptions{Frame: fopt}, Observer: observer})
+		}
 	}
+	results, unreadable := analyseAll(env, names, analyse)
 	rep := report.BuildWith(Version(), results, report.Options{Rules: selected, Observer: observer})
 	if c.Bool("redact") {
 		report.Redact(rep)
@@ -160,32 +160,6 @@ func formatList(formats []string) string {
 		list += strings.Join(rest[:len(rest)-1], ", ") + " or "
 	}
 	return list + rest[len(rest)-1]
-}
-
-// analyseObserved is analyseAll with an observer running next to the rules
-// (report.Analyse): what the Markdown report shows beyond findings.
-func analyseObserved(env Env, names []string, selected []*rule.Rule, fopt frame.Options, observer *report.Observer) (results []*rule.InputResult, unreadable bool) {
-	for _, name := range names {
-		in, err := openInput(env, name)
-		if err != nil {
-			fmt.Fprintln(env.Stderr, err)
-			unreadable = true
-			continue
-		}
-		res, err := report.Analyse(name, in, selected, report.AnalyseOptions{Run: rule.RunOptions{Frame: fopt}, Observer: observer})
-		in.Close()
-		if err != nil {
-			fmt.Fprintln(env.Stderr, err)
-			unreadable = true
-			continue
-		}
-		if res.Broken != nil {
-			fmt.Fprintf(env.Stderr, "%v (the report covers what was read before)\n", res.Broken)
-			unreadable = true
-		}
-		results = append(results, res)
-	}
-	return results, unreadable
 }
 
 // colorMode decides colour: never through the global color.NoColor.

@@ -111,9 +111,19 @@ func frameOptions(c *cli.Context) (frame.Options, error) {
 	return opt, nil
 }
 
-// analyseAll runs the rules over every input in order. Inputs that cannot be read
-// are reported on stderr and make the exit code 2.
-func analyseAll(env Env, names []string, selected []*rule.Rule, fopt frame.Options) (results []*rule.InputResult, unreadable bool) {
+// analyser analyses one input (rule.Run, or report.Analyse with an observer).
+type analyser func(name string, r io.Reader) (*rule.InputResult, error)
+
+// runRules is the plain analyser: the selected rules, nothing else.
+func runRules(selected []*rule.Rule, fopt frame.Options) analyser {
+	return func(name string, r io.Reader) (*rule.InputResult, error) {
+		return rule.Run(name, r, selected, rule.RunOptions{Frame: fopt})
+	}
+}
+
+// analyseAll analyses every input in order. Inputs that cannot be read are reported
+// on stderr and make the exit code 2.
+func analyseAll(env Env, names []string, analyse analyser) (results []*rule.InputResult, unreadable bool) {
 	for _, name := range names {
 		in, err := openInput(env, name)
 		if err != nil {
@@ -121,7 +131,7 @@ func analyseAll(env Env, names []string, selected []*rule.Rule, fopt frame.Optio
 			unreadable = true
 			continue
 		}
-		res, err := rule.Run(name, in, selected, rule.RunOptions{Frame: fopt})
+		res, err := analyse(name, in)
 		in.Close()
 		if err != nil {
 			fmt.Fprintln(env.Stderr, err)

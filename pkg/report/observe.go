@@ -64,11 +64,7 @@ type ObserveOptions struct {
 type Observer struct {
 	opt    ObserveOptions
 	traces map[*session.Session]*Trace
-	// ended lists the sessions that ended since the driver last looked.
-	ended []*session.Session
-	// order numbers sessions in order of appearance.
-	order int
-	last  *Trace
+	last   *Trace
 	// Preamble holds context lines seen before the first frame.
 	Preamble        []FrameSummary
 	PreambleOmitted int
@@ -121,8 +117,6 @@ func (o *Observer) context(line int, text []byte) {
 
 // Trace is what an Observer kept of one session.
 type Trace struct {
-	// Index is the session's order of appearance among the sessions the observer saw.
-	Index int
 	// Uses counts the requests and notifications each side sent, by method.
 	Uses []MethodUse
 	// OtherMethods counts messages of methods beyond the counted ones.
@@ -281,8 +275,7 @@ type sessionObserver struct {
 
 func (so *sessionObserver) trace(s *session.Session) *Trace {
 	if so.t == nil {
-		so.t = &Trace{Index: so.o.order, uses: map[useKey]int{}, pending: map[*session.Request]int{}, Declaring: map[int][]byte{}, methods: map[string]string{}}
-		so.o.order++
+		so.t = &Trace{uses: map[useKey]int{}, pending: map[*session.Request]int{}, Declaring: map[int][]byte{}, methods: map[string]string{}}
 		so.o.traces[s] = so.t
 	}
 	return so.t
@@ -556,7 +549,6 @@ func (so *sessionObserver) End(p *rule.Pass) {
 		}
 		return t.Uses[i].Method < t.Uses[j].Method
 	})
-	so.o.ended = append(so.o.ended, p.Session)
 }
 
 // finish runs when a session's result is complete: with ObserveOptions.Diagram

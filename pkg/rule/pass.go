@@ -175,6 +175,9 @@ type Analyzer struct {
 	tracker *session.Tracker
 	open    map[*session.Session]*running
 	done    []*SessionResult
+
+	onSession func(*SessionResult)
+	discard   bool
 }
 
 type running struct {
@@ -213,7 +216,12 @@ func (a *Analyzer) end(s *session.Session) {
 	}
 	run.result.finish(a.rules)
 	s.Release()
-	a.done = append(a.done, run.result)
+	if a.onSession != nil {
+		a.onSession(run.result)
+	}
+	if !a.discard {
+		a.done = append(a.done, run.result)
+	}
 }
 
 // Frame feeds one frame (in capture order).

@@ -170,3 +170,25 @@ func TestSessionsReleased(t *testing.T) {
 		}
 	}
 }
+
+// TestOnSessionDiscard: each session is handed over as it ends, and Discard keeps
+// none in the result.
+func TestOnSessionDiscard(t *testing.T) {
+	capture := session20250326 + session20250326
+	var ended []int
+	res, err := rule.Run("t.jsonl", strings.NewReader(capture), []*rule.Rule{everyPing(false)}, rule.RunOptions{
+		OnSession: func(sr *rule.SessionResult) {
+			ended = append(ended, sr.Session.Index)
+			if len(sr.Findings) != 3 || sr.Findings[0].Line != sr.Session.FirstLine+3 {
+				t.Errorf("session %d: findings %+v", sr.Session.Index, sr.Findings)
+			}
+		},
+		Discard: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(ended) != "[0 1]" || len(res.Sessions) != 0 {
+		t.Errorf("ended %v, kept %d sessions; want [0 1] and none kept", ended, len(res.Sessions))
+	}
+}

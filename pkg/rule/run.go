@@ -24,6 +24,12 @@ type RunOptions struct {
 	FindingLimit int
 	// OnContext, when set, receives each non-frame line (valid only during the call).
 	OnContext func(line int, text []byte)
+	// OnSession, when set, receives each session's result as soon as the session
+	// ends and its rules have run (in the order sessions end).
+	OnSession func(*SessionResult)
+	// Discard drops each session's result after OnSession instead of keeping it in
+	// the InputResult: memory then stays bounded by the open sessions.
+	Discard bool
 }
 
 // Run reads one input to its end and analyses it with the given rules. The error is
@@ -35,6 +41,7 @@ func Run(name string, r io.Reader, rules []*Rule, opt RunOptions) (*InputResult,
 	}
 	defer rd.Close()
 	a := NewAnalyzer(name, rules, opt.FindingLimit)
+	a.onSession, a.discard = opt.OnSession, opt.Discard
 	res := &InputResult{Name: name}
 	for {
 		rec, err := rd.Next()
