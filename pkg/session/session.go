@@ -115,6 +115,7 @@ type Session struct {
 	sentReqs    [3]int   // requests seen per direction
 	lastModern  *Contract
 	orphans     map[requestKey]*Orphan // keyed by the request they would answer
+	unplaced    map[string]*Request    // requests whose direction is unknown, by id
 	doneTokens  map[string]spec.Direction
 	doneOrder   []string
 	orphanOrder []*Orphan
@@ -132,13 +133,13 @@ type requestKey struct {
 // tokens) once it has ended and its rules have run, so that a run over many sessions
 // keeps only their contracts and counts.
 func (s *Session) Release() {
-	s.outstanding, s.orphans, s.orphanOrder, s.doneTokens, s.doneOrder = nil, nil, nil, nil, nil
+	s.outstanding, s.orphans, s.orphanOrder, s.doneTokens, s.doneOrder, s.unplaced = nil, nil, nil, nil, nil, nil
 }
 
 // Tracked counts the items the session holds to follow traffic (outstanding
 // requests, orphans, remembered tokens): bounded while it runs, 0 after Release.
 func (s *Session) Tracked() int {
-	return len(s.outstanding) + len(s.orphanOrder) + len(s.doneOrder)
+	return len(s.outstanding) + len(s.orphanOrder) + len(s.doneOrder) + len(s.unplaced)
 }
 
 // Outstanding returns the requests without a response, in line order.
@@ -414,7 +415,17 @@ func (s *Session) trackRequest(m *Message) {
 		r.Contract = s.Legacy
 	}
 	m.Request, m.Contract = r, r.Contract
-	if m.Dir == spec.DirUnknown || m.ID == "" || m.ID == "null" {
+	if m.ID == "" || m.ID == "null" {
+		return
+	}
+	if m.Dir == spec.DirUnknown {
+		// Neither side can be named: a response with this id still answers it.
+		if s.unplaced == nil {
+			s.unplaced = map[string]*Request{}
+		}
+		if len(s.unplaced) < maxOrphans {
+			s.unplaced[r.ID] = r
+		}
 		return
 	}
 	key := requestKey{m.Dir, r.ID}
@@ -600,6 +611,13 @@ func (s *Session) trackNotification(m *Message) {
 func (s *Session) trackResponse(m *Message) {
 	if m.Dir == spec.DirUnknown {
 		m.Contract = s.current()
+		if r := s.unplaced[m.ID]; r != nil {
+			// It answers a request whose direction is unknown too.
+			delete(s.unplaced, m.ID)
+			r.ResponseLine, r.ResponseTime, r.ResponseErr = m.Line, m.Time, m.Kind == frame.KindError
+			m.Request, m.Contract = r, r.Contract
+			return
+		}
 		if s.outstanding[requestKey{spec.C2S, m.ID}] == nil && s.outstanding[requestKey{spec.S2C, m.ID}] == nil {
 			s.orphan(m) // no request of either side has its id (yet)
 		}
