@@ -4,34 +4,24 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-
-	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 )
 
 // JSONLFinding is one line of the jsonl format: a finding with its session's
 // input, index, client and server inlined, the flat shape a warehouse (DuckDB,
 // BigQuery, ClickHouse) loads without joins.
 type JSONLFinding struct {
-	Input           string          `json:"input"`
-	Session         int             `json:"session"`
-	StreamKey       string          `json:"streamKey"`
-	Era             string          `json:"era"`
-	ClientName      string          `json:"clientName"`
-	ClientVersion   string          `json:"clientVersion"`
-	ServerName      string          `json:"serverName"`
-	ServerVersion   string          `json:"serverVersion"`
-	ProtocolVersion string          `json:"protocolVersion"`
-	Rule            string          `json:"rule"`
-	Name            string          `json:"name"`
-	Severity        string          `json:"severity"`
-	Message         string          `json:"message"`
-	Line            int             `json:"line"`
-	Time            *string         `json:"time"`
-	Direction       *string         `json:"direction"`
-	Method          *string         `json:"method"`
-	ID              json.RawMessage `json:"id"`
-	Related         []rule.Related  `json:"related"`
-	Tool            string          `json:"tool"`
+	Input           string `json:"input"`
+	Session         int    `json:"session"`
+	StreamKey       string `json:"streamKey"`
+	Era             string `json:"era"`
+	ClientName      string `json:"clientName"`
+	ClientVersion   string `json:"clientVersion"`
+	ServerName      string `json:"serverName"`
+	ServerVersion   string `json:"serverVersion"`
+	ProtocolVersion string `json:"protocolVersion"`
+	Tool            string `json:"tool"`
+	// Finding is the finding as the JSON report has it, its members inlined.
+	Finding
 }
 
 // WriteJSONL writes one finding per line (nothing for a report without findings).
@@ -45,8 +35,7 @@ func WriteJSONL(w io.Writer, r *Report) error {
 		for _, f := range s.Findings {
 			line := JSONLFinding{Input: s.Input, Session: s.Index, StreamKey: s.StreamKey, Era: s.Era,
 				ClientName: s.Client.Name, ClientVersion: s.Client.Version, ServerName: s.Server.Name, ServerVersion: s.Server.Version,
-				ProtocolVersion: version, Rule: f.Rule, Name: f.Name, Severity: f.Severity, Message: f.Message, Line: f.Line,
-				Time: f.Time, Direction: f.Direction, Method: f.Method, ID: f.ID, Related: f.Related, Tool: r.Tool.Name + " " + r.Tool.Version}
+				ProtocolVersion: version, Tool: r.Tool.Name + " " + r.Tool.Version, Finding: f}
 			if err := enc.Encode(line); err != nil {
 				return fmt.Errorf("mcpsleuth: writing the jsonl report: %w", err)
 			}
