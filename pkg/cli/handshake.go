@@ -38,23 +38,13 @@ func runHandshake(env Env, c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if c.Args().Len() > 1 {
-		return usageErr("mcpsleuth: handshake takes one input")
-	}
 	fopt, err := frameOptions(c)
 	if err != nil {
 		return err
 	}
-	names, err := expandInputs(env, c.Args().Slice())
+	name, in, err := openSingle(env, c, "handshake")
 	if err != nil {
 		return err
-	}
-	if len(names) != 1 {
-		return usageErr("mcpsleuth: handshake takes one capture file, not a directory of %d", len(names))
-	}
-	in, err := openInput(env, names[0])
-	if err != nil {
-		return &exitError{code: ExitUsage, msg: err.Error()}
 	}
 	defer in.Close()
 	br := bufio.NewReaderSize(in, 1<<20)
@@ -62,7 +52,7 @@ func runHandshake(env Env, c *cli.Context) error {
 	if pasted, ok := pastedDocuments(br); ok {
 		src, fopt.Format = bytes.NewReader(pasted), "jsonrpc-jsonl"
 	}
-	res, err := rule.Run(names[0], src, nil, rule.RunOptions{Frame: fopt})
+	res, err := rule.Run(name, src, nil, rule.RunOptions{Frame: fopt})
 	if err != nil {
 		return &exitError{code: ExitUsage, msg: err.Error()}
 	}
@@ -73,7 +63,7 @@ func runHandshake(env Env, c *cli.Context) error {
 		}
 	}
 	if len(hs) == 0 {
-		return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: %s: no initialize exchange and no modern request found: nothing to negotiate", names[0])}
+		return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: %s: no initialize exchange and no modern request found: nothing to negotiate", name)}
 	}
 	return out.write(env, func(w io.Writer) error {
 		if out.format == "json" {

@@ -69,6 +69,26 @@ func isCaptureName(path string) bool {
 	return false
 }
 
+// openSingle opens the one capture a command takes (handshake, timeline): the
+// argument, or a piped stdin. The caller closes it.
+func openSingle(env Env, c *cli.Context, command string) (name string, in io.ReadCloser, err error) {
+	if c.Args().Len() > 1 {
+		return "", nil, usageErr("mcpsleuth: %s takes one input", command)
+	}
+	names, err := expandInputs(env, c.Args().Slice())
+	if err != nil {
+		return "", nil, err
+	}
+	if len(names) != 1 {
+		return "", nil, usageErr("mcpsleuth: %s takes one capture file, not a directory of %d", command, len(names))
+	}
+	in, err = openInput(env, names[0])
+	if err != nil {
+		return "", nil, &exitError{code: ExitUsage, msg: err.Error()}
+	}
+	return names[0], in, nil
+}
+
 // openInput opens one input by name ("-" is stdin).
 func openInput(env Env, name string) (io.ReadCloser, error) {
 	if name == "-" {

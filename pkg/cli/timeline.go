@@ -50,9 +50,6 @@ func runTimeline(env Env, c *cli.Context) error {
 	if out.colour, err = colorMode(env, c.String("color"), out.path == "" || out.path == "-"); err != nil {
 		return err
 	}
-	if c.Args().Len() > 1 {
-		return usageErr("mcpsleuth: timeline takes one input")
-	}
 	around, context := c.Int("around"), c.Int("context")
 	if c.IsSet("around") && around < 1 {
 		return usageErr("mcpsleuth: --around takes a line number (1 or more), not %d", around)
@@ -68,13 +65,6 @@ func runTimeline(env Env, c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	names, err := expandInputs(env, c.Args().Slice())
-	if err != nil {
-		return err
-	}
-	if len(names) != 1 {
-		return usageErr("mcpsleuth: timeline takes one capture file, not a directory of %d", len(names))
-	}
 	methods := report.MethodFilter(c.StringSlice("method"))
 	keep := func(line int, method string) bool {
 		if around > 0 && (line < around-context || line > around+context) {
@@ -88,9 +78,9 @@ func runTimeline(env Env, c *cli.Context) error {
 		oopt.Keep = keep
 	}
 	observer := report.NewObserver(oopt)
-	in, err := openInput(env, names[0])
+	name, in, err := openSingle(env, c, "timeline")
 	if err != nil {
-		return &exitError{code: ExitUsage, msg: err.Error()}
+		return err
 	}
 	defer in.Close()
 	redact := c.Bool("redact")
@@ -99,7 +89,7 @@ func runTimeline(env Env, c *cli.Context) error {
 	err = out.write(env, func(w io.Writer) error {
 		var werr error
 		preamble := false
-		res, err := report.Analyse(names[0], in, selected, report.AnalyseOptions{
+		res, err := report.Analyse(name, in, selected, report.AnalyseOptions{
 			Run: rule.RunOptions{Frame: fopt}, Observer: observer, Stream: true,
 			OnSession: func(sr *rule.SessionResult, trace *report.Trace) {
 				if werr != nil {
