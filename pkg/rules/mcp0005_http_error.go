@@ -23,7 +23,8 @@ var HTTPError = &rule.Rule{
 		Sees: "The response status of every HTTP request whose body carried an MCP message (a request, notification, response or batch) in " +
 			"an HTTP capture (HAR). A status of 400 or more means the server did not process the message: the finding names the status, " +
 			"the request, its Mcp-Session-Id and what the status means for MCP. GET and DELETE requests carry no message and are not " +
-			"judged (a 405 there is allowed: a server need not offer a GET stream or session deletion).",
+			"judged (a 405 there is allowed: a server need not offer a GET stream or session deletion), nor is a server/discover " +
+			"refused with a 4xx status: that is how a dual-era client's probe of a legacy server ends before it falls back to initialize.",
 		Why: "A message the server refused never took part in the session: a request answered 404 or 400 gets no JSON-RPC response, a " +
 			"notification is lost. The status is often the whole diagnosis: 404 on a request with Mcp-Session-Id means the server " +
 			"forgot the session (it expired, restarted, or was deleted), and the client must start again with initialize; 400 is a " +
@@ -43,6 +44,7 @@ POST /mcp   Mcp-Session-Id: 9f2e...             ->  200
 			{Revision: spec.Rev20250326, Page: "basic/transports#session-management", Says: "The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found. When a client receives HTTP 404 in response to a request containing an Mcp-Session-Id, it MUST start a new session by sending a new InitializeRequest without a session ID attached."},
 			{Revision: spec.Rev20251125, Page: "basic/transports#sending-messages-to-the-server", Says: "The client MUST include an Accept header listing both application/json and text/event-stream; if the server cannot accept a POSTed request it MUST return an HTTP error status (e.g. 400 Bad Request)."},
 			{Revision: spec.Rev20260728, Page: "basic/transports/streamable-http", Says: "A request whose MCP-Protocol-Version, Mcp-Method or Mcp-Name headers disagree with its body is rejected with 400 Bad Request and -32020 (HeaderMismatch)."},
+			{Revision: spec.Rev20260728, Page: "basic/versioning", Says: "Dual-era clients SHOULD probe with server/discover first and fall back to initialize on any non-modern error; an unsupported version is answered with UnsupportedProtocolVersionError (-32022), HTTP 400."},
 		},
 	},
 	New: rule.PerMessage(checkHTTPStatus),
@@ -51,6 +53,12 @@ POST /mcp   Mcp-Session-Id: 9f2e...             ->  200
 func checkHTTPStatus(p *rule.Pass, m *session.Message) {
 	h := m.HTTP
 	if h == nil || h.InResponse || m.Batch != nil || h.Status < 400 {
+		return
+	}
+	if m.Kind == frame.KindRequest && m.Method == "server/discover" && h.Status < 500 {
+		// A dual-era client's probe: a legacy server refuses it (400, 404, 405) and
+		// the client falls back to initialize, as 2026-07-28 tells it to; a modern
+		// server refuses an unsupported version with 400 and -32022.
 		return
 	}
 	text := h.StatusText

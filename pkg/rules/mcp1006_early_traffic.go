@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"bytes"
 	"fmt"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
@@ -25,7 +24,8 @@ var EarlyTraffic = &rule.Rule{
 			"notifications/initialized. Progress and cancellation notifications are left out (they refer to a request that is judged itself). " +
 			"Server traffic after the initialize result is judged only once notifications/initialized arrives: when it never comes, MCP1005 " +
 			"reports the missing notification and this rule notes that it could not judge. Modern (2026-07-28) sessions have no handshake and " +
-			"are not judged.",
+			"are not judged, nor are server messages that came on a Streamable HTTP GET stream (a capture records the whole stream as " +
+			"one exchange at the time it started, with no time for each event).",
 		Why: "Until the handshake completes, the receiver does not know the protocol revision or the sender's capabilities, so it cannot know " +
 			"whether it may even answer. Many implementations drop or reject requests that arrive before initialization (\"server not initialized\"), " +
 			"and a server that pushes list_changed or sampling requests before initialized talks to a client that has not yet set up its handlers: " +
@@ -83,6 +83,14 @@ func (w *earlyTrafficWatch) Message(p *rule.Pass, m *session.Message) {
 		}
 		return
 	}
+	if m.Unplaced() {
+		// An HTTP GET stream's events carry no time of their own: whether one came
+		// before notifications/initialized cannot be told.
+		if earlyServerMessage(m) && m.Session.InitializedLine == 0 {
+			p.CannotJudge("a server message on an HTTP GET stream, whose time the capture does not record")
+		}
+		return
+	}
 	answered := legacy.ResultLine != 0 || legacy.ErrorLine != 0
 	if m.Session.Unordered && (m.Dir == spec.C2S && !answered || m.Dir == spec.S2C && m.Session.InitializedLine == 0) {
 		// The log's two directions are not in causal order: "before the result" or
@@ -115,9 +123,7 @@ func (w *earlyTrafficWatch) Message(p *rule.Pass, m *session.Message) {
 			w.dropped++
 			return
 		}
-		a := rule.At(m)
-		a.Raw = bytes.Clone(a.Raw)
-		w.deferred = append(w.deferred, earlyFinding{anchor: a, text: rule.Describe(m)})
+		w.deferred = append(w.deferred, earlyFinding{anchor: kept(rule.At(m)), text: rule.Describe(m)})
 	}
 }
 

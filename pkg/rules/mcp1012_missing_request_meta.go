@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 
@@ -88,9 +87,7 @@ func (w *requestMetaWatch) Message(p *rule.Pass, m *session.Message) {
 			w.dropped++
 			return
 		}
-		a := rule.At(m)
-		a.Raw = bytes.Clone(a.Raw)
-		w.pending = append(w.pending, metaPending{anchor: a, text: text})
+		w.pending = append(w.pending, metaPending{anchor: kept(rule.At(m)), text: text})
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/tidwall/gjson"
 
@@ -25,7 +26,7 @@ var ListChangedSilently = &rule.Rule{
 	Anchor:           "the later list result",
 	Hint:             "send notifications/<kind>/list_changed whenever the list changes (clients that trust listChanged cache the list and never re-fetch on their own), or stop declaring listChanged",
 	Doc: rule.Doc{
-		Sees: "Two results of the same list method in one session (tools/list, prompts/list or resources/list) that differ, with no notifications/tools/list_changed (prompts/list_changed, resources/list_changed) between them, from a server that declared listChanged: true for that capability. Items are matched by name (tools, prompts) or uri (resources); an item counts as changed when its JSON differs at all (description, schema, annotations). The finding lists what was added, removed and changed. Paginated results (a cursor or a nextCursor) are not compared yet, and resources/templates/list is not watched. Without listChanged there is no promise and no finding: the client is expected to list again on its own.",
+		Sees: "Two results of the same list method in one session (tools/list, prompts/list or resources/list) that differ, with no notifications/tools/list_changed (prompts/list_changed, resources/list_changed) between them, from a server that declared listChanged: true for that capability. Items are matched by name (tools, prompts) or uri (resources); an item counts as changed when its JSON differs at all (description, schema, annotations). The finding lists what was added, removed and changed. A list_changed that came on a long-lived Streamable HTTP stream (the GET stream, or the response of a 2026-07-28 subscriptions/listen request: recorded as one exchange, with no time for each event) may have come between any two lists: the rule then cannot judge that kind. A list_changed that arrives shortly after the later result (within 1s, or within 10 frames when the capture has no timestamps) still counts: servers debounce these notifications (the Go SDK sends one 10 ms after the last change), so a list requested right after a change can be answered before the notification goes out. Paginated results (a cursor or a nextCursor) are not compared yet, and resources/templates/list is not watched. Without listChanged there is no promise and no finding: the client is expected to list again on its own.",
 		Why:  `listChanged: true is a promise: "I will send notifications/tools/list_changed when the list changes". A client that trusts it caches the list and stops re-listing. The change is visible in this capture only because this client happened to list again; a client that trusts the flag keeps the stale list until it reconnects, so the model calls tools that are gone and never sees the new ones. That is worse than not declaring the flag, since without it the client would have re-listed on its own.`,
 		Fix:  "On the server: send notifications/tools/list_changed (prompts, resources) every time the set of items or any item's definition changes: after registering or removing a tool, when a feature flag flips, when a backend comes up. If you cannot, stop declaring listChanged. If the difference is accidental (a timestamp in a description, object keys serialised in random order), make the list stable.",
 		Bad: `# the initialize result declared "tools":{"listChanged":true}
@@ -71,12 +72,66 @@ type listWatch struct {
 	// granted records, in a modern session, the list_changed types a
 	// subscriptions/listen acknowledgement granted: only those are promised.
 	granted map[string]bool
+	// pending holds, by capability, a change not announced before the later list
+	// result: reported once the grace for a late (debounced) notification is over.
+	pending map[string]*silentChange
+	frames  int // messages seen, batch members not counted
+	// unplaced records the capabilities whose list_changed came on a long-lived HTTP
+	// stream, whose place among the frames is unknown: it may have come between.
+	unplaced map[string]bool
+}
+
+// A list_changed this close after the later list result still announces the change:
+// servers debounce the notification (the Go SDK sends it 10 ms after the last
+// change), so a list requested right after a change can overtake it.
+const (
+	listChangedGrace       = time.Second
+	listChangedGraceFrames = 10
+)
+
+type silentChange struct {
+	anchor  rule.Anchor
+	text    string
+	related []rule.Related
+	frame   int
+}
+
+// due reports whether the grace for a late notification is over at message m.
+func (c *silentChange) due(m *session.Message, frames int) bool {
+	if !c.anchor.Time.IsZero() && !m.Time.IsZero() {
+		return m.Time.Sub(c.anchor.Time) > listChangedGrace
+	}
+	return frames-c.frame > listChangedGraceFrames
+}
+
+// settle reports the pending changes whose grace is over at m.
+func (w *listWatch) settle(p *rule.Pass, m *session.Message) {
+	for capability, c := range w.pending {
+		if c.due(m, w.frames) {
+			w.report(p, capability, c)
+			delete(w.pending, capability)
+		}
+	}
+}
+
+func (w *listWatch) report(p *rule.Pass, capability string, c *silentChange) {
+	if w.unplaced[capability] {
+		p.CannotJudge("a list_changed came on a long-lived HTTP stream (the GET stream or a subscriptions/listen response), whose time the capture does not record: it may have come between the two lists")
+		return
+	}
+	p.Report(c.anchor, c.text, c.related...)
 }
 
 // listenFlags maps the subscriptions/listen notification flags to capabilities.
 var listenFlags = map[string]string{"toolsListChanged": "tools", "promptsListChanged": "prompts", "resourcesListChanged": "resources"}
 
 func (w *listWatch) Message(p *rule.Pass, m *session.Message) {
+	if m.Batch == nil {
+		w.frames++
+	}
+	if len(w.pending) > 0 {
+		w.settle(p, m)
+	}
 	if m.Kind == frame.KindNotification && m.Method == "notifications/subscriptions/acknowledged" {
 		gjson.GetBytes(m.Params, "notifications").ForEach(func(k, v gjson.Result) bool {
 			if capability, ok := listenFlags[k.Str]; ok && v.Type == gjson.True {
@@ -94,6 +149,13 @@ func (w *listWatch) Message(p *rule.Pass, m *session.Message) {
 			if capability, ok := strings.CutSuffix(kind, "/list_changed"); ok {
 				if st := w.lists[capability]; st != nil {
 					st.notified = true
+				}
+				delete(w.pending, capability) // a late, debounced announcement of the change
+				if m.Unplaced() {
+					if w.unplaced == nil {
+						w.unplaced = map[string]bool{}
+					}
+					w.unplaced[capability] = true
 				}
 			}
 		}
@@ -137,13 +199,30 @@ func (w *listWatch) Message(p *rule.Pass, m *session.Message) {
 	if c.Era == session.EraModern && !w.granted[kind.capability] {
 		return // 2026-07-28: list_changed flows only on a listen stream that asked for it
 	}
-	p.Report(rule.At(m), fmt.Sprintf("%s result (line %d) differs from the one at line %d (%s) with no notifications/%s/list_changed between them, although the %s declared %s.listChanged: clients that trust it keep the stale list",
-		m.Request.Method, m.Line, prev.line, describeDiff(added, removed, changed), kind.capability, c.DeclaredIn(spec.Server), kind.capability),
-		rule.Related{Line: prev.line, Note: "the earlier list"},
-		rule.Related{Line: c.DeclaredLine(spec.Server), Note: c.DeclaredIn(spec.Server) + ": " + c.CapabilitySummary(spec.Server, kind.capability)})
+	if old := w.pending[kind.capability]; old != nil {
+		w.report(p, kind.capability, old)
+	}
+	a := kept(rule.At(m))
+	if w.pending == nil {
+		w.pending = map[string]*silentChange{}
+	}
+	w.pending[kind.capability] = &silentChange{anchor: a, frame: w.frames,
+		text: fmt.Sprintf("%s result (line %d) differs from the one at line %d (%s) with no notifications/%s/list_changed between them, although the %s declared %s.listChanged: clients that trust it keep the stale list",
+			m.Request.Method, m.Line, prev.line, describeDiff(added, removed, changed), kind.capability, c.DeclaredIn(spec.Server), kind.capability),
+		related: []rule.Related{
+			{Line: prev.line, Note: "the earlier list"},
+			{Line: c.DeclaredLine(spec.Server), Note: c.DeclaredIn(spec.Server) + ": " + c.CapabilitySummary(spec.Server, kind.capability)},
+		}}
 }
 
-func (w *listWatch) End(*rule.Pass) {}
+// End reports the changes still pending: no notification came before the end.
+func (w *listWatch) End(p *rule.Pass) {
+	for _, capability := range []string{"tools", "prompts", "resources"} {
+		if c := w.pending[capability]; c != nil {
+			w.report(p, capability, c)
+		}
+	}
+}
 
 func fingerprint(list gjson.Result, key string) map[string]uint64 {
 	items := map[string]uint64{}

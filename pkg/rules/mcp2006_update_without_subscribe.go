@@ -28,7 +28,7 @@ var UpdateWithoutSubscribe = &rule.Rule{
 			"with a result adds its URI, a resources/unsubscribe answered with a result removes it, a subscribe answered with " +
 			"an error adds nothing. A subscribe still in flight counts as subscribed (the server may notify before its answer " +
 			"is logged), and an update for a sub-resource of a subscribed URI (`file:///notes/a.md` under `file:///notes`) " +
-			"counts, as the schema allows. An update from a server that never declared `resources.subscribe` is MCP2001's finding.",
+			"counts, as the schema allows. An update that came on a Streamable HTTP GET stream (recorded as one exchange, with no time for each event) cannot be placed before or after a subscribe: it is reported only if the client never subscribed to its URI during the session. An update from a server that never declared `resources.subscribe` is MCP2001's finding.",
 		Why: "A client that did not subscribe has no handler waiting for the URI: the update is dropped, or worse, triggers " +
 			"re-reads of resources the user never opened. A server that keeps notifying after resources/unsubscribe keeps " +
 			"per-URI state it was told to release, which usually means the subscription table is keyed wrongly (by URI " +
@@ -62,6 +62,15 @@ type subscribeWatch struct {
 	subscribed map[string]int    // URI -> line of the resources/subscribe that created it
 	ended      map[string]string // URI -> why it is not subscribed (for messages)
 	full       bool
+	// ever holds the URIs subscribed at any time in the session, and unplaced the
+	// uncovered updates whose place is unknown (an HTTP GET stream): judged at the end.
+	ever     map[string]bool
+	unplaced []unplacedUpdate
+}
+
+type unplacedUpdate struct {
+	anchor rule.Anchor
+	uri    string
 }
 
 func (w *subscribeWatch) Message(p *rule.Pass, m *session.Message) {
@@ -92,6 +101,12 @@ func (w *subscribeWatch) outcome(r *session.Request, uri string) {
 		}
 		w.subscribed[uri] = r.Line
 		delete(w.ended, uri)
+		if w.ever == nil {
+			w.ever = map[string]bool{}
+		}
+		if len(w.ever) < maxSubscriptions {
+			w.ever[uri] = true
+		}
 	case r.Method == "resources/subscribe":
 		if _, ok := w.subscribed[uri]; !ok && len(w.ended) < maxSubscriptions {
 			w.ended[uri] = fmt.Sprintf("its resources/subscribe id=%s (line %d) was answered with an error (line %d), so no subscription exists", r.ID, r.Line, r.ResponseLine)
@@ -140,6 +155,13 @@ func (w *subscribeWatch) updated(p *rule.Pass, m *session.Message) {
 			return // subscribe not answered yet, or unsubscribe not yet effective
 		}
 	}
+	if m.Unplaced() {
+		// Its time is unknown: judged at the end, against every subscription.
+		if len(w.unplaced) < maxSubscriptions {
+			w.unplaced = append(w.unplaced, unplacedUpdate{anchor: kept(rule.At(m)), uri: strings.Clone(uri)})
+		}
+		return
+	}
 	why := w.ended[uri]
 	if why == "" {
 		why = "the client never sent resources/subscribe for it"
@@ -148,7 +170,29 @@ func (w *subscribeWatch) updated(p *rule.Pass, m *session.Message) {
 		quote(uri), why, subscribedList(w.subscribed)))
 }
 
-func (w *subscribeWatch) End(*rule.Pass) {}
+// End judges the updates whose place is unknown: one for a URI the client subscribed
+// to at some time may have come while it was subscribed.
+func (w *subscribeWatch) End(p *rule.Pass) {
+	for _, u := range w.unplaced {
+		covered := false
+		for sub := range w.ever {
+			if resourceURICovers(sub, u.uri) {
+				covered = true
+				break
+			}
+		}
+		if covered || w.full {
+			p.CannotJudge("an update on an HTTP GET stream, whose time the capture does not record, for a URI the client subscribed to during the session")
+			continue
+		}
+		ever := make(map[string]int, len(w.ever))
+		for uri := range w.ever {
+			ever[uri] = 0
+		}
+		p.Report(u.anchor, fmt.Sprintf("server sent notifications/resources/updated for %s (on the HTTP GET stream) but the client never subscribed to it during the session; URIs it subscribed to: %s",
+			quote(u.uri), subscribedList(ever)))
+	}
+}
 
 // subscribedList names the subscribed URIs for a message (at most 3).
 func subscribedList(subs map[string]int) string {

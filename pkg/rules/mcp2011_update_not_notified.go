@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"hash/fnv"
+	"strings"
 
 	"github.com/tidwall/gjson"
 
@@ -28,7 +29,8 @@ var UpdateNotNotified = &rule.Rule{
 			"blob; `_meta` is ignored and nothing is kept but the hash). When two reads of the subscribed URI differ and no " +
 			"notifications/resources/updated for it (or for a URI it contains, or one containing it) came between them, the " +
 			"promise the subscription made was broken. Reads before the subscribe and after the client's " +
-			"resources/unsubscribe do not count.",
+			"resources/unsubscribe do not count. When an update for the URI came on a Streamable HTTP GET stream (recorded as " +
+			"one exchange, with no time for each event), it may have come between any two reads, and the rule cannot judge them.",
 		Why: "A client subscribes so that it can cache the resource and re-read only when told. A server that changes the " +
 			"resource silently leaves every subscribed client working from stale contents until it happens to read again, " +
 			"and the capture here shows it only because the client did read again.",
@@ -70,6 +72,9 @@ type readWatch struct {
 	inflight   inflightURIs          // subscribe, unsubscribe and read requests -> URI
 	subscribed map[string]int        // URI -> line of the successful resources/subscribe
 	reads      map[string]*readState // subscribed URI -> its last read
+	// unplaced holds the URIs of updates whose place among the frames is unknown (an
+	// HTTP GET stream): they may have come between any two reads.
+	unplaced map[string]bool
 }
 
 func (w *readWatch) Message(p *rule.Pass, m *session.Message) {
@@ -109,6 +114,14 @@ func (w *readWatch) Message(p *rule.Pass, m *session.Message) {
 		}
 	case m.Kind == frame.KindNotification && m.Method == "notifications/resources/updated" && m.Dir != spec.C2S:
 		uri := gjson.GetBytes(m.Params, "uri").String()
+		if m.Unplaced() {
+			if w.unplaced == nil {
+				w.unplaced = map[string]bool{}
+			}
+			if len(w.unplaced) < maxSubscriptions {
+				w.unplaced[strings.Clone(uri)] = true
+			}
+		}
 		for read, st := range w.reads {
 			if resourceURICovers(read, uri) || resourceURICovers(uri, read) {
 				st.notified = true
@@ -143,6 +156,12 @@ func (w *readWatch) read(p *rule.Pass, m *session.Message, uri string) {
 	w.reads[uri] = &readState{line: m.Line, hash: hash, size: size}
 	if prev == nil || prev.notified || prev.hash == hash {
 		return
+	}
+	for u := range w.unplaced {
+		if resourceURICovers(u, uri) || resourceURICovers(uri, u) {
+			p.CannotJudge("an update for the resource came on an HTTP GET stream, whose time the capture does not record: it may have come between the two reads")
+			return
+		}
 	}
 	p.Report(rule.At(m), fmt.Sprintf("resources/read of %s returned different contents at line %d (%d bytes) than at line %d (%d bytes), and no notifications/resources/updated for it came between them, although the client subscribed to it (resources/subscribe at line %d)",
 		quote(uri), m.Line, size, prev.line, prev.size, subLine),

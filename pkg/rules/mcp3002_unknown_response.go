@@ -59,7 +59,7 @@ func (w *orphanWatch) Message(p *rule.Pass, m *session.Message) {
 		p.CannotJudge("direction unknown and both sides have a request with that id outstanding")
 		return
 	}
-	w.orphans = append(w.orphans, orphanResponse{orphan: m.Orphan, anchor: rule.At(m)})
+	w.orphans = append(w.orphans, orphanResponse{orphan: m.Orphan, anchor: kept(rule.At(m))})
 }
 
 func (w *orphanWatch) End(p *rule.Pass) {

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/tidwall/gjson"
 
@@ -20,7 +21,7 @@ var BadProgress = &rule.Rule{
 	Anchor:   "the progress notification",
 	Hint:     "send progress only for the progressToken of a request you received and are still working on, with a value that increases each time, and never after its response",
 	Doc: rule.Doc{
-		Sees: `A notifications/progress that breaks the progress contract in one of three ways: its progressToken was carried in params._meta.progressToken by no request from the side that receives the progress (tokens are compared as raw JSON, so "4" and 4 differ); it arrives after the response to the request that carried the token; or its progress value is not greater than the previous notification's value for the same token. Progress whose direction is unknown is not judged.`,
+		Sees: `A notifications/progress that breaks the progress contract in one of three ways: its progressToken was carried in params._meta.progressToken by no request from the side that receives the progress (tokens are compared as raw JSON, so "4" and 4 differ); it arrives after the response to the request that carried the token (for a task-augmented request answered with a CreateTaskResult, 2025-11-25: after the task reached a terminal status, as notifications/tasks/status, a tasks/get or tasks/cancel result, or the tasks/result response said); or its progress value is not greater than the previous notification's value for the same token. Progress whose direction is unknown is not judged.`,
 		Why:  "The requester matches progress to its request by the token. Progress with an unknown token is dropped or, worse, moves another operation's progress bar. Progress after the response reaches a requester that has already torn the request down: some SDKs log an error or throw, and a UI may show a finished task as running again. A value that stalls or goes back makes progress bars jump backwards, and clients that extend a request's timeout on each progress notification are kept waiting by notifications that report nothing new.",
 		Fix:  "On the side doing the work (the receiver of the request): echo the exact token from the request's params._meta.progressToken, same JSON type; send progress only while that request is in flight, and write the last one before the response (with concurrent workers, make sure nothing is still queued when the response goes out); make progress strictly increase, for example units done rather than a percentage recomputed against a changing total.",
 		Bad: `c->s {"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"reindex","arguments":{},"_meta":{"progressToken":"p4"}}}
@@ -36,6 +37,7 @@ s->c {"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"reindex
 			{Revision: "2025-06-18", Page: "basic/utilities/progress#progress-flow", Says: "The progress value MUST increase with each notification, even if the total is unknown."},
 			{Revision: "2025-06-18", Page: "basic/utilities/progress#behavior-requirements", Says: "Progress notifications MUST only reference tokens that were provided in an active request and are associated with an in-progress operation."},
 			{Revision: "2025-06-18", Page: "basic/utilities/progress#implementation-notes", Says: "Progress notifications MUST stop after completion."},
+			{Revision: "2025-11-25", Page: "basic/utilities/progress#behavior-requirements", Says: "For task-augmented requests, the progressToken of the original request MUST continue to be used for progress notifications throughout the task's lifetime, even after the CreateTaskResult has been returned; progress notifications for tasks MUST stop after the task reaches a terminal status (completed, failed or cancelled)."},
 			{Revision: "2026-07-28", Page: "basic/patterns/progress", Says: "The same requirements; only the server sends progress, for requests the client issued."},
 		},
 	},
@@ -53,6 +55,11 @@ type progressState struct {
 	req      *session.Request
 	last     float64
 	lastLine int
+	// task is the taskId of the CreateTaskResult that answered the request: the token
+	// stays valid until the task is terminal (endLine, and its status in endStatus).
+	task      string
+	endLine   int
+	endStatus string
 }
 
 // maxDoneTokens bounds how many finished requests' tokens are remembered to
@@ -65,6 +72,7 @@ const maxTokens = 100_000
 type progressWatch struct {
 	tokens map[progressKey]*progressState
 	done   []progressKey
+	tasks  map[string]progressKey // taskId -> the token of the request that created it
 }
 
 func (w *progressWatch) Message(p *rule.Pass, m *session.Message) {
@@ -78,14 +86,86 @@ func (w *progressWatch) Message(p *rule.Pass, m *session.Message) {
 		}
 		w.tokens[progressKey{m.Dir, m.Request.ProgressToken}] = &progressState{req: m.Request}
 	case m.Kind.IsResponse() && m.Request != nil && m.Request.ProgressToken != "":
-		w.done = append(w.done, progressKey{m.Request.Dir, m.Request.ProgressToken})
-		if len(w.done) > maxDoneTokens {
-			delete(w.tokens, w.done[0])
-			w.done = w.done[1:]
+		key := progressKey{m.Request.Dir, m.Request.ProgressToken}
+		if id := createdTask(m); id != "" {
+			// A CreateTaskResult: the work goes on as a task, and so may its progress.
+			if st := w.tokens[key]; st != nil {
+				st.task = id
+				w.rememberTask(id, key)
+				return
+			}
 		}
+		w.finish(key)
 	case m.Kind == frame.KindNotification && m.Method == "notifications/progress":
 		w.progress(p, m)
 	}
+	if len(w.tasks) > 0 {
+		w.taskStatus(m)
+	}
+}
+
+// finish remembers a token whose request completed, forgetting the oldest ones.
+func (w *progressWatch) finish(key progressKey) {
+	w.done = append(w.done, key)
+	if len(w.done) > maxDoneTokens {
+		delete(w.tokens, w.done[0])
+		w.done = w.done[1:]
+	}
+}
+
+func (w *progressWatch) rememberTask(id string, key progressKey) {
+	if w.tasks == nil {
+		w.tasks = map[string]progressKey{}
+	}
+	if len(w.tasks) >= maxTokens {
+		clear(w.tasks)
+	}
+	w.tasks[strings.Clone(id)] = key
+}
+
+// createdTask is the taskId of a CreateTaskResult ("" for any other response).
+func createdTask(m *session.Message) string {
+	if m.Kind != frame.KindResult {
+		return ""
+	}
+	return gjson.GetBytes(m.Result, "task.taskId").String()
+}
+
+// terminalTaskStatus: a task in one of these states sends no more progress.
+var terminalTaskStatus = map[string]bool{"completed": true, "failed": true, "cancelled": true}
+
+// taskStatus ends the progress of a task when a message shows it terminal:
+// notifications/tasks/status, a tasks/get or tasks/cancel result, or the tasks/result
+// response (which carries the task in _meta io.modelcontextprotocol/related-task).
+func (w *progressWatch) taskStatus(m *session.Message) {
+	var id, status string
+	switch {
+	case m.Kind == frame.KindNotification && m.Method == "notifications/tasks/status":
+		r := gjson.GetManyBytes(m.Params, "taskId", "status")
+		id, status = r[0].String(), r[1].String()
+	case m.Kind.IsResponse() && m.Request != nil && (m.Request.Method == "tasks/get" || m.Request.Method == "tasks/cancel"):
+		r := gjson.GetManyBytes(m.Result, "taskId", "status")
+		id, status = r[0].String(), r[1].String()
+	case m.Kind.IsResponse() && m.Request != nil && m.Request.Method == "tasks/result":
+		id, status = gjson.GetBytes(m.Result, `_meta.io\.modelcontextprotocol/related-task.taskId`).String(), "completed"
+		if m.Kind == frame.KindError {
+			status = "failed"
+		}
+	default:
+		return
+	}
+	if !terminalTaskStatus[status] {
+		return
+	}
+	key, ok := w.tasks[id]
+	if !ok {
+		return
+	}
+	delete(w.tasks, id)
+	if st := w.tokens[key]; st != nil && st.endLine == 0 {
+		st.endLine, st.endStatus = m.Line, status
+	}
+	w.finish(key)
 }
 
 func (w *progressWatch) progress(p *rule.Pass, m *session.Message) {
@@ -101,6 +181,14 @@ func (w *progressWatch) progress(p *rule.Pass, m *session.Message) {
 	switch {
 	case st == nil:
 		p.Report(rule.At(m), fmt.Sprintf("progress for token %s that no request sent by the %s carried (no %s request has _meta.progressToken %s)", shortJSON(token), receiver, receiver, shortJSON(token)))
+	case st.task != "":
+		if st.endLine > 0 && st.endLine < m.Line {
+			p.Report(rule.At(m), fmt.Sprintf("progress for token %s after task %s of %s id=%s reached status %s (line %d): progress must stop when the task is terminal",
+				shortJSON(token), quote(st.task), st.req.Method, st.req.ID, st.endStatus, st.endLine), rule.Related{Line: st.endLine, Note: "the task's terminal status"})
+		} else if st.lastLine > 0 && value.Float() <= st.last {
+			p.Report(rule.At(m), fmt.Sprintf("progress for token %s went from %v (line %d) to %v: the value must increase with each notification",
+				shortJSON(token), st.last, st.lastLine, value.Float()), rule.Related{Line: st.lastLine, Note: "the previous progress"})
+		}
 	case st.req.Answered() && st.req.ResponseLine < m.Line:
 		p.Report(rule.At(m), fmt.Sprintf("progress for token %s after the response to %s id=%s (line %d): progress must stop when the request completes",
 			shortJSON(token), st.req.Method, st.req.ID, st.req.ResponseLine), rule.Related{Line: st.req.ResponseLine, Note: "the response"})

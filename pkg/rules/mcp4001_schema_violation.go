@@ -23,7 +23,7 @@ var SchemaViolation = &rule.Rule{
 	Anchor:   "the frame that breaks the schema",
 	Hint:     "make the sender produce the shape the revision's schema.json defines for this message (the pointer names the member, the keyword the rule it breaks); SDK-typed messages rarely break it, hand-built maps and pass-through proxies often do",
 	Doc: rule.Doc{
-		Sees: "Every request, notification, result and error response, checked against the definition of the revision that governs its session in that revision's official schema.json (JSON Schema draft-07 for 2024-11-05 to 2025-06-18, 2020-12 from 2025-11-25). The definition is chosen by method and sender: a request or notification by the member of the ClientRequest/ServerRequest (ClientNotification/ServerNotification) union whose method const matches (tools/call sent by a client: CallToolRequest); a result by the request it answers (tools/call: CallToolResult; from 2026-07-28 the whole CallToolResultResponse); an error response by JSONRPCError (JSONRPCErrorResponse from 2025-11-25). URIs are checked against their declared format. Methods the revision does not define are MCP1008's, and the inside of a tool's published inputSchema/outputSchema is MCP4002's. A frame whose revision is unknown is not judged.",
+		Sees: "Every request, notification, result and error response, checked against the definition of the revision that governs its session in that revision's official schema.json (JSON Schema draft-07 for 2024-11-05 to 2025-06-18, 2020-12 from 2025-11-25). The definition is chosen by method and sender: a request or notification by the member of the ClientRequest/ServerRequest (ClientNotification/ServerNotification) union whose method const matches (tools/call sent by a client: CallToolRequest); a result by the request it answers (tools/call: CallToolResult; from 2026-07-28 the whole CallToolResultResponse); an error response by JSONRPCError (JSONRPCErrorResponse from 2025-11-25). URIs are checked against their declared format. An error response with \"id\": null is not reported for its id: JSON-RPC 2.0 requires null when the request's id could not be read (a parse error, an invalid request), which the MCP schemas do not spell out. Methods the revision does not define are MCP1008's, and the inside of a tool's published inputSchema/outputSchema is MCP4002's. A frame whose revision is unknown is not judged.",
 		Why:  "The schema is the wire contract: SDKs decode each message into the types generated from it. A member of the wrong type, a missing required member or a malformed URI makes a strict peer (the Python SDK's pydantic models, the TypeScript SDK's zod schemas) reject the whole message: the request fails with -32602 or -32603, a result is dropped and its request times out, a notification vanishes. Lenient peers let it through, so the same server works with one client and breaks with the next.",
 		Fix:  "Change the sender so that the member at the reported pointer satisfies the reported keyword: add the missing required member (content on a tools/call result, name on a tool), send the declared type (a number, not a numeric string), use an absolute URI. Build messages with the SDK's typed structures instead of hand-built maps, and check proxies that rewrite frames.",
 		Bad: `c->s {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_invoice","arguments":{"id":"INV-0042"}}}
@@ -83,6 +83,9 @@ func (c *wireSchemaCheck) Message(p *rule.Pass, m *session.Message) {
 		return
 	}
 	violations = withoutPublishedSchemas(target, violations)
+	if m.Kind == frame.KindError && m.ID == "null" {
+		violations = withoutNullErrorID(violations)
+	}
 	if len(violations) == 0 {
 		return
 	}
@@ -126,6 +129,21 @@ func withoutPublishedSchemas(t schema.Target, vs []schema.Violation) []schema.Vi
 	out := vs[:0]
 	for _, v := range vs {
 		if !insidePublishedSchema(v.Pointer) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// withoutNullErrorID drops the violation of an error response's "id": null. JSON-RPC
+// 2.0 (which every MCP revision follows) says the id "MUST be Null" when it could not
+// be detected in the request, and SDKs write it so (TypeScript SDK HTTP 400 bodies,
+// mcp-go and Go SDK parse errors); the MCP schemas type the id as string or integer
+// only.
+func withoutNullErrorID(vs []schema.Violation) []schema.Violation {
+	out := vs[:0]
+	for _, v := range vs {
+		if v.Pointer != "/id" {
 			out = append(out, v)
 		}
 	}

@@ -1,11 +1,13 @@
 package rules
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 )
 
@@ -56,3 +58,12 @@ func roundDuration(d time.Duration) string {
 
 // shortJSON compacts a captured JSON value and shortens it for a message.
 func shortJSON(raw string) string { return session.ShortJSON(raw, 120) }
+
+// kept copies what an anchor borrows from its frame (the raw bytes, capped at
+// session.MaxRequestRaw, the id and the method alias the reader's buffer), for a
+// finding reported after the frame has gone.
+func kept(a rule.Anchor) rule.Anchor {
+	a.Raw = bytes.Clone(a.Raw[:min(len(a.Raw), session.MaxRequestRaw)])
+	a.ID, a.Method = strings.Clone(a.ID), strings.Clone(a.Method)
+	return a
+}

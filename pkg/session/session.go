@@ -31,12 +31,20 @@ type Request struct {
 	Contract *Contract
 	// LongLived requests (subscriptions/listen) are answered only on graceful close.
 	LongLived bool
+	// HTTPStatus is the status of the HTTP exchange whose request body carried the
+	// request (HTTP captures; 0 otherwise). A status of 400 or more answered the
+	// request at the transport: there may be no JSON-RPC response to pair.
+	HTTPStatus int
 
 	Cancelled    bool
 	CancelLine   int
 	ResponseLine int // 0 while no response was seen
 	ResponseTime time.Time
 	ResponseErr  bool
+	// AmbiguousResponse is the line of a response whose direction is unknown and
+	// that answers either this request or the other side's outstanding request with
+	// the same id (0 when there is none): which one stays open is not known.
+	AmbiguousResponse int
 	// Raw is a copy of the request frame, at most MaxRequestRaw bytes (evidence for
 	// findings reported after the frame has gone, such as an unanswered request).
 	Raw []byte
@@ -116,12 +124,22 @@ type Session struct {
 	lastModern  *Contract
 	orphans     map[requestKey]*Orphan // keyed by the request they would answer
 	unplaced    map[string]*Request    // requests whose direction is unknown, by id
+	ambiguous   map[string]*ambiguousResponse
 	doneTokens  map[string]spec.Direction
 	doneOrder   []string
 	orphanOrder []*Orphan
 	// probeOnly stays true while the session holds nothing but server/discover
 	// requests and their responses (a dual-era client's probe).
 	probeOnly bool
+}
+
+// ambiguousResponse is a response without a direction whose id both sides had
+// outstanding: it answers one of the two requests, and which one is known only once
+// the other is answered.
+type ambiguousResponse struct {
+	line  int
+	time  time.Time
+	isErr bool
 }
 
 type requestKey struct {
@@ -133,13 +151,13 @@ type requestKey struct {
 // tokens) once it has ended and its rules have run, so that a run over many sessions
 // keeps only their contracts and counts.
 func (s *Session) Release() {
-	s.outstanding, s.orphans, s.orphanOrder, s.doneTokens, s.doneOrder, s.unplaced = nil, nil, nil, nil, nil, nil
+	s.outstanding, s.orphans, s.orphanOrder, s.doneTokens, s.doneOrder, s.unplaced, s.ambiguous = nil, nil, nil, nil, nil, nil, nil
 }
 
 // Tracked counts the items the session holds to follow traffic (outstanding
 // requests, orphans, remembered tokens): bounded while it runs, 0 after Release.
 func (s *Session) Tracked() int {
-	return len(s.outstanding) + len(s.orphanOrder) + len(s.doneOrder) + len(s.unplaced)
+	return len(s.outstanding) + len(s.orphanOrder) + len(s.doneOrder) + len(s.unplaced) + len(s.ambiguous)
 }
 
 // Outstanding returns the requests without a response, in line order.
@@ -184,6 +202,26 @@ func (m *Message) Revision() spec.Revision {
 		return ""
 	}
 	return m.Contract.Revision
+}
+
+// Unplaced reports whether the message's place among the other frames is unknown: a
+// server message on a long-lived Streamable HTTP stream, the standalone GET stream
+// (legacy: what is not tied to a request, such as list_changed, resources/updated,
+// logging, server requests) or the response stream of a 2026-07-28
+// subscriptions/listen request. An HTTP capture records the whole stream as one
+// exchange at the time its request started, with no time for each event, so such a
+// message may have been sent long after the frames that follow it. Rules that judge
+// what came before or between (a subscription before an update, a notification
+// between two lists) cannot place it.
+func (m *Message) Unplaced() bool {
+	h := m.HTTP
+	if h == nil || !h.InResponse {
+		return false
+	}
+	if h.Method == "GET" || h.McpMethod == "subscriptions/listen" {
+		return true
+	}
+	return m.Kind == frame.KindNotification && gjson.GetBytes(m.Params, `_meta.io\.modelcontextprotocol/subscriptionId`).Exists()
 }
 
 // Sender is the side that sent the message (0 when the direction is unknown).
@@ -377,6 +415,9 @@ func (s *Session) trackRequest(m *Message) {
 	r := &Request{Method: strings.Clone(m.Method), ID: strings.Clone(m.ID), Dir: m.Dir, Line: m.Line, Time: m.Time, Batch: m.Batch != nil}
 	r.Raw = bytes.Clone(m.Raw[:min(len(m.Raw), MaxRequestRaw)])
 	r.LongLived = m.Method == "subscriptions/listen"
+	if h := m.HTTP; h != nil && !h.InResponse {
+		r.HTTPStatus = h.Status
+	}
 	meta := readParams(m.Params, r)
 	if m.Dir != spec.DirUnknown {
 		s.sentReqs[m.Dir]++
@@ -618,8 +659,12 @@ func (s *Session) trackResponse(m *Message) {
 			m.Request, m.Contract = r, r.Contract
 			return
 		}
-		if s.outstanding[requestKey{spec.C2S, m.ID}] == nil && s.outstanding[requestKey{spec.S2C, m.ID}] == nil {
+		c2s, s2c := s.outstanding[requestKey{spec.C2S, m.ID}], s.outstanding[requestKey{spec.S2C, m.ID}]
+		switch {
+		case c2s == nil && s2c == nil:
 			s.orphan(m) // no request of either side has its id (yet)
+		case c2s != nil && s2c != nil:
+			s.ambiguousResponse(m, c2s, s2c)
 		}
 		return
 	}
@@ -632,8 +677,48 @@ func (s *Session) trackResponse(m *Message) {
 	}
 	delete(s.outstanding, key)
 	r.ResponseLine, r.ResponseTime, r.ResponseErr = m.Line, m.Time, m.Kind == frame.KindError
+	r.AmbiguousResponse = 0
 	m.Request, m.Contract = r, r.Contract
 	s.answered(r, m.Line, m.Kind == frame.KindError, m.Raw)
+	s.rememberToken(r)
+	if a := s.ambiguous[m.ID]; a != nil {
+		// An earlier response without a direction answered one of the two requests
+		// with this id: not this one, so the other side's.
+		delete(s.ambiguous, m.ID)
+		if other := s.outstanding[requestKey{r.Dir.Opposite(), m.ID}]; other != nil {
+			s.closeAnswered(other, a.line, a.time, a.isErr)
+		}
+	}
+}
+
+// ambiguousResponse handles a response without a direction while both sides have a
+// request with its id outstanding (a bare log where a server's request took the
+// number of a client request in flight, and the response's shape does not tell):
+// the first such response answers one of them, unknown which; a second one answers
+// the other, so both are closed.
+func (s *Session) ambiguousResponse(m *Message, c2s, s2c *Request) {
+	if a := s.ambiguous[m.ID]; a != nil {
+		delete(s.ambiguous, m.ID)
+		// Both are answered by now: by this line at the latest.
+		s.closeAnswered(c2s, m.Line, m.Time, false)
+		s.closeAnswered(s2c, m.Line, m.Time, false)
+		return
+	}
+	if len(s.ambiguous) >= maxOrphans {
+		return
+	}
+	if s.ambiguous == nil {
+		s.ambiguous = map[string]*ambiguousResponse{}
+	}
+	s.ambiguous[strings.Clone(m.ID)] = &ambiguousResponse{line: m.Line, time: m.Time, isErr: m.Kind == frame.KindError}
+	c2s.AmbiguousResponse, s2c.AmbiguousResponse = m.Line, m.Line
+}
+
+// closeAnswered records a response to an outstanding request that no message was
+// paired with (its response's direction was unknown).
+func (s *Session) closeAnswered(r *Request, line int, t time.Time, isErr bool) {
+	delete(s.outstanding, requestKey{r.Dir, r.ID})
+	r.ResponseLine, r.ResponseTime, r.ResponseErr, r.AmbiguousResponse = line, t, isErr, 0
 	s.rememberToken(r)
 }
 
@@ -755,6 +840,17 @@ func (s *Session) inferDirection(m *Message) {
 			default:
 				set(spec.DirUnknown, "requestId "+id+" matches no single outstanding request")
 			}
+		case "notifications/tasks/status":
+			// Sent by the side that created the task, the receiver of a task-augmented
+			// request: a side that received no request has no task to report on.
+			switch {
+			case s.sentReqs[spec.S2C] == 0 && s.sentReqs[spec.C2S] > 0:
+				set(spec.S2C, "the server has sent no requests, so only it can have tasks")
+			case s.sentReqs[spec.C2S] == 0 && s.sentReqs[spec.S2C] > 0:
+				set(spec.C2S, "the client has sent no requests, so only it can have tasks")
+			default:
+				set(spec.DirUnknown, m.Method+" can be sent by either side and the log does not say which")
+			}
 		default:
 			if m.Kind == frame.KindRequest {
 				if d, why := s.guessRequestDir(m.ID); d != spec.DirUnknown {
@@ -791,6 +887,16 @@ func (s *Session) guessRequestDir(id string) (spec.Direction, string) {
 		case sv && !c:
 			return spec.S2C, "id " + id + " continues the server's id sequence"
 		}
+		// SDKs number their requests upwards: an id at or below the last one a side
+		// used is not that side's next request (a server's first ping, id 0 or 1, after
+		// the client's initialize took the same number).
+		cPast, sPast := s.sentReqs[spec.C2S] > 0 && n <= s.lastID[spec.C2S], s.sentReqs[spec.S2C] > 0 && n <= s.lastID[spec.S2C]
+		switch {
+		case cPast && !sPast:
+			return spec.S2C, "id " + id + " does not continue the client's id sequence (its last id was " + strconv.FormatInt(s.lastID[spec.C2S], 10) + ")"
+		case sPast && !cPast:
+			return spec.C2S, "id " + id + " does not continue the server's id sequence (its last id was " + strconv.FormatInt(s.lastID[spec.S2C], 10) + ")"
+		}
 	}
 	if s.sentReqs[spec.S2C] == 0 {
 		return spec.C2S, "the server has sent no requests so far"
@@ -804,17 +910,23 @@ func resultShape(m *Message) spec.Direction {
 		return spec.DirUnknown
 	}
 	d := spec.DirUnknown
+	content := false
 	gjson.ParseBytes(m.Result).ForEach(func(k, _ gjson.Result) bool {
 		switch k.Str {
-		case "protocolVersion", "capabilities", "tools", "resources", "resourceTemplates", "prompts", "contents", "messages", "completion", "isError", "structuredContent", "supportedVersions":
+		case "protocolVersion", "capabilities", "tools", "resources", "resourceTemplates", "prompts", "contents", "messages", "completion", "isError", "structuredContent", "supportedVersions", "resultType", "inputRequests", "ttlMs", "cacheScope":
 			d = spec.S2C
 			return false
 		case "roots", "model", "role", "action", "stopReason":
 			d = spec.C2S
 			return false
+		case "content":
+			content = true // a tool result, unless a sampling or elicitation member says otherwise
 		}
 		return true
 	})
+	if d == spec.DirUnknown && content {
+		d = spec.S2C
+	}
 	return d
 }
 
