@@ -125,7 +125,8 @@ func (w *progressWatch) rememberTask(id string, key progressKey) {
 
 // createdTask is the taskId of a CreateTaskResult ("" for any other response).
 func createdTask(m *session.Message) string {
-	if m.Kind != frame.KindResult {
+	// Task results exist in 2025-11-25 (core tasks) and from 2026-07-28 (extension).
+	if rev := m.Revision(); m.Kind != frame.KindResult || rev != "" && rev != spec.Rev20251125 && !rev.Modern() {
 		return ""
 	}
 	return gjson.GetBytes(m.Result, "task.taskId").String()
