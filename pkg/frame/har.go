@@ -177,7 +177,14 @@ func (d *harDecoder) entry(r *Reader, index int, e *harEntry) {
 	}
 	switch {
 	case sse:
-		sseEvents(respBody, func(data string) { respond([]byte(data), "SSE event data") })
+		sseEvents(respBody, func(event, data string) {
+			if event == "endpoint" {
+				// The 2024-11-05 HTTP+SSE transport's first event: the URI to POST
+				// messages to, not a message.
+				return
+			}
+			respond([]byte(data), "SSE event data")
+		})
 	case strings.TrimSpace(respBody) != "" && (strings.Contains(strings.ToLower(respType), "json") || looksLikeJSON([]byte(strings.TrimSpace(respBody)))):
 		respond([]byte(respBody), "response body")
 	}
@@ -222,20 +229,22 @@ func decodeHARText(text, encoding string) string {
 	return string(b)
 }
 
-// sseEvents splits a text/event-stream body into events and calls emit with the data
-// of each event that has any (priming events, comments and retry-only events carry
-// none). Lines end in CRLF, LF or CR; data lines of one event are joined by LF. An
-// event the capture cut off before its blank line is still emitted: what it holds
-// was received.
-func sseEvents(body string, emit func(data string)) {
+// sseEvents splits a text/event-stream body into events and calls emit with the type
+// (the event field, "" for the default "message") and the data of each event that has
+// any (priming events, comments and retry-only events carry none). Lines end in CRLF,
+// LF or CR; data lines of one event are joined by LF. An event the capture cut off
+// before its blank line is still emitted: what it holds was received.
+func sseEvents(body string, emit func(event, data string)) {
 	var data strings.Builder
 	hasData := false
+	event := ""
 	dispatch := func() {
 		if hasData && data.Len() > 0 {
-			emit(data.String())
+			emit(event, data.String())
 		}
 		data.Reset()
 		hasData = false
+		event = ""
 	}
 	for len(body) > 0 {
 		i := strings.IndexAny(body, "\r\n")
@@ -257,6 +266,9 @@ func sseEvents(body string, emit func(data string)) {
 		default:
 			field, value, _ := strings.Cut(line, ":")
 			value = strings.TrimPrefix(value, " ")
+			if field == "event" {
+				event = value
+			}
 			if field == "data" {
 				if hasData {
 					data.WriteByte('\n')

@@ -21,7 +21,7 @@ import (
 // change the verdict. Messages may differ where only the envelope says who sent what.
 func TestOtherFormsMatchEnvelope(t *testing.T) {
 	var captures []string
-	for _, dir := range []string{"real", "seeds", "rules", "sessions", "review"} {
+	for _, dir := range []string{"real", "seeds", "rules", "sessions", "review", "ts"} {
 		m, _ := filepath.Glob(filepath.Join("../../fixtures", dir, "*.jsonl"))
 		captures = append(captures, m...)
 	}

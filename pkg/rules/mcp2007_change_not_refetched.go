@@ -25,7 +25,9 @@ var ChangeNotRefetched = &rule.Rule{
 		Sees: "A notifications/tools/list_changed, notifications/prompts/list_changed or notifications/resources/list_changed " +
 			"from a server that declared the matching `listChanged`, followed by no tools/list, prompts/list or resources/list " +
 			"(resources/templates/list also counts for resources) from the client before the session ends. A list request " +
-			"sent before the notification does not count, even if its result arrives after it. When the capture ends less " +
+			"sent before the notification does not count, even if its result arrives after it. A client that never listed " +
+			"that kind before the notification holds no list that could be stale (servers often announce what they " +
+			"register at start-up before the client first asks): the rule does not report it. When the capture ends less " +
 			"than one second after the notification (or, without timestamps, right after it), the client had no time to " +
 			"react and the rule says it cannot judge instead of reporting. Info: re-listing is what the notification is for, " +
 			"but the spec does not oblige the client to do it at once.",
@@ -71,6 +73,9 @@ type pendingRefetch struct {
 
 type refetchWatch struct {
 	pending [len(refetchKinds)]*pendingRefetch
+	// listed says which kinds the client has asked for in this session: a
+	// list_changed before the first list leaves no cached list behind.
+	listed [len(refetchKinds)]bool
 }
 
 func refetchKind(name string) int {
@@ -94,6 +99,7 @@ func (w *refetchWatch) Message(p *rule.Pass, m *session.Message) {
 		}
 		if i := refetchKind(kind); i >= 0 {
 			w.pending[i] = nil
+			w.listed[i] = true
 		}
 	case frame.KindNotification:
 		kind, ok := strings.CutPrefix(m.Method, "notifications/")
@@ -114,6 +120,9 @@ func (w *refetchWatch) Message(p *rule.Pass, m *session.Message) {
 		if m.Contract == nil {
 			p.CannotJudge("no contract (no handshake before it)")
 			return
+		}
+		if !w.listed[i] {
+			return // the client holds no list of this kind yet: nothing to re-fetch
 		}
 		declared, known := m.Contract.Declares(spec.Server, kind+".listChanged", true)
 		switch {

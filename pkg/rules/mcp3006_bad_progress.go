@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -21,7 +22,7 @@ var BadProgress = &rule.Rule{
 	Anchor:   "the progress notification",
 	Hint:     "send progress only for the progressToken of a request you received and are still working on, with a value that increases each time, and never after its response",
 	Doc: rule.Doc{
-		Sees: `A notifications/progress that breaks the progress contract in one of three ways: its progressToken was carried in params._meta.progressToken by no request from the side that receives the progress (tokens are compared as raw JSON, so "4" and 4 differ); it arrives after the response to the request that carried the token (for a task-augmented request answered with a CreateTaskResult, 2025-11-25: after the task reached a terminal status, as notifications/tasks/status, a tasks/get or tasks/cancel result, or the tasks/result response said); or its progress value is not greater than the previous notification's value for the same token. Progress whose direction is unknown is not judged.`,
+		Sees: `A notifications/progress that breaks the progress contract in one of three ways: its progressToken was carried in params._meta.progressToken by no request from the side that receives the progress (tokens are compared as raw JSON, so "4" and 4 differ); it arrives after the response to the request that carried the token (for a task-augmented request answered with a CreateTaskResult, 2025-11-25: after the task reached a terminal status, as notifications/tasks/status, a tasks/get or tasks/cancel result, or the tasks/result response said); or its progress value is not greater than the previous notification's value for the same token. Progress whose direction is unknown is not judged. Progress read from a stream whose events the capture does not time (a HAR's standalone GET stream, recorded as one exchange when it opened; the whole 2024-11-05 HTTP+SSE transport) is judged only for its token, against every request of the session, at the end.`,
 		Why:  "The requester matches progress to its request by the token. Progress with an unknown token is dropped or, worse, moves another operation's progress bar. Progress after the response reaches a requester that has already torn the request down: some SDKs log an error or throw, and a UI may show a finished task as running again. A value that stalls or goes back makes progress bars jump backwards, and clients that extend a request's timeout on each progress notification are kept waiting by notifications that report nothing new.",
 		Fix:  "On the side doing the work (the receiver of the request): echo the exact token from the request's params._meta.progressToken, same JSON type; send progress only while that request is in flight, and write the last one before the response (with concurrent workers, make sure nothing is still queued when the response goes out); make progress strictly increase, for example units done rather than a percentage recomputed against a changing total.",
 		Bad: `c->s {"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"reindex","arguments":{},"_meta":{"progressToken":"p4"}}}
@@ -73,7 +74,15 @@ type progressWatch struct {
 	tokens map[progressKey]*progressState
 	done   []progressKey
 	tasks  map[string]progressKey // taskId -> the token of the request that created it
+	// unplaced holds progress read from a stream whose place among the frames is
+	// unknown (an HTTP GET stream, recorded at the time it opened) for a token no
+	// request had carried yet: a request read later may carry it. Judged at the end.
+	unplaced  map[progressKey][]rule.Anchor
+	unplacedN int
 }
+
+// maxUnplacedProgress bounds the unplaced progress notifications kept for the end.
+const maxUnplacedProgress = 1024
 
 func (w *progressWatch) Message(p *rule.Pass, m *session.Message) {
 	switch {
@@ -84,7 +93,12 @@ func (w *progressWatch) Message(p *rule.Pass, m *session.Message) {
 			clear(w.tokens)
 			w.done = w.done[:0]
 		}
-		w.tokens[progressKey{m.Dir, m.Request.ProgressToken}] = &progressState{req: m.Request}
+		key := progressKey{m.Dir, m.Request.ProgressToken}
+		w.tokens[key] = &progressState{req: m.Request}
+		if pending, ok := w.unplaced[key]; ok {
+			w.unplacedN -= len(pending)
+			delete(w.unplaced, key)
+		}
 	case m.Kind.IsResponse() && m.Request != nil && m.Request.ProgressToken != "":
 		key := progressKey{m.Request.Dir, m.Request.ProgressToken}
 		if id := createdTask(m); id != "" {
@@ -179,6 +193,21 @@ func (w *progressWatch) progress(p *rule.Pass, m *session.Message) {
 	value := params.Get("progress")
 	st := w.tokens[progressKey{m.Dir.Opposite(), token}]
 	receiver := spec.Sender(m.Dir.Opposite())
+	if m.Unplaced() {
+		// Its time is unknown: only whether some request of the session carried the
+		// token can be judged, at the end.
+		if st == nil && w.unplacedN < maxUnplacedProgress {
+			if w.unplaced == nil {
+				w.unplaced = map[progressKey][]rule.Anchor{}
+			}
+			key := progressKey{m.Dir.Opposite(), strings.Clone(token)}
+			w.unplaced[key] = append(w.unplaced[key], kept(rule.At(m)))
+			w.unplacedN++
+		} else if st != nil {
+			p.CannotJudge("progress on an HTTP GET stream, whose time the capture does not record: its order against the response and the other progress is unknown")
+		}
+		return
+	}
 	switch {
 	case st == nil:
 		p.Report(rule.At(m), fmt.Sprintf("progress for token %s that no request sent by the %s carried (no %s request has _meta.progressToken %s)", shortJSON(token), receiver, receiver, shortJSON(token)))
@@ -202,4 +231,18 @@ func (w *progressWatch) progress(p *rule.Pass, m *session.Message) {
 	}
 }
 
-func (w *progressWatch) End(*rule.Pass) {}
+// End reports the unplaced progress whose token no request of the session carried.
+func (w *progressWatch) End(p *rule.Pass) {
+	keys := make([]progressKey, 0, len(w.unplaced))
+	for key := range w.unplaced {
+		keys = append(keys, key)
+	}
+	sort.Slice(keys, func(i, j int) bool { return w.unplaced[keys[i]][0].Line < w.unplaced[keys[j]][0].Line })
+	for _, key := range keys {
+		receiver := spec.Sender(key.dir)
+		for _, a := range w.unplaced[key] {
+			p.Report(a, fmt.Sprintf("progress for token %s (on the HTTP GET stream) that no request sent by the %s carried during the session (no %s request has _meta.progressToken %s)",
+				shortJSON(key.token), receiver, receiver, shortJSON(key.token)))
+		}
+	}
+}

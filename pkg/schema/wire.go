@@ -255,12 +255,33 @@ func (d *Doc) Result(method string, requestSender spec.Side, task bool) (Target,
 	return Target{}, false
 }
 
-// acceptsTask reports whether a request definition's params define a "task" member.
+// acceptsTask reports whether a request definition's params define a "task" member,
+// directly or in one of their anyOf/oneOf/allOf branches (2025-11-25
+// ElicitRequestParams is the union of the form and URL params, each with "task").
 func (d *Doc) acceptsTask(request string) bool {
-	params := d.resolve(d.property(d.Definition(request), "params"))
-	props, _ := params["properties"].(map[string]any)
-	_, ok := props["task"]
-	return ok
+	return d.definesMember(d.property(d.Definition(request), "params"), "task", 4)
+}
+
+// definesMember reports whether an object schema, or a branch of its anyOf, oneOf
+// or allOf (down to depth levels), defines the named property.
+func (d *Doc) definesMember(schema map[string]any, name string, depth int) bool {
+	schema = d.resolve(schema)
+	props, _ := schema["properties"].(map[string]any)
+	if _, ok := props[name]; ok {
+		return true
+	}
+	if depth == 0 {
+		return false
+	}
+	for _, key := range []string{"anyOf", "oneOf", "allOf"} {
+		branches, _ := schema[key].([]any)
+		for _, b := range branches {
+			if m, _ := b.(map[string]any); m != nil && d.definesMember(m, name, depth-1) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Error is the definition of an error response: JSONRPCError up to 2025-06-18,

@@ -77,6 +77,11 @@ func TestSelection(t *testing.T) {
 		{"2025-11-25", result("tools/call", spec.Client, true), "CreateTaskResult", "result"},
 		{"2025-11-25", result("tools/call", spec.Client, false), "CallToolResult", "result"},
 		{"2025-11-25", result("tools/list", spec.Client, true), "ListToolsResult", "result"}, // not task-augmentable
+		{"2025-11-25", result("sampling/createMessage", spec.Server, true), "CreateTaskResult", "result"},
+		// ElicitRequestParams is a union of the form and URL params, each taking "task"
+		{"2025-11-25", result("elicitation/create", spec.Server, true), "CreateTaskResult", "result"},
+		{"2025-11-25", result("elicitation/create", spec.Server, false), "ElicitResult", "result"},
+		{"2025-06-18", result("elicitation/create", spec.Server, true), "ElicitResult", "result"}, // no tasks before 2025-11-25
 		{"2025-11-25", result("tasks/get", spec.Client, false), "GetTaskResult", "result"},
 		{"2026-07-28", result("tools/call", spec.Client, false), "CallToolResultResponse", ""},
 		{"2026-07-28", result("server/discover", spec.Client, false), "DiscoverResultResponse", ""},

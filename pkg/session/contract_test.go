@@ -99,6 +99,20 @@ func TestLegacyFailedAndPending(t *testing.T) {
 			t.Errorf("outstanding %+v", out)
 		}
 	})
+	t.Run("no answer to a request for a modern revision", func(t *testing.T) {
+		// An initialize selects legacy semantics: asking it for 2026-07-28 leaves the
+		// newest legacy revision governing until the result answers.
+		c, _ := handshake(t, initReq(0, "2026-07-28"), "")
+		if c.Revision != spec.Rev20251125 || c.Requested != "2026-07-28" {
+			t.Errorf("Revision %q Requested %q, want 2025-11-25 and 2026-07-28", c.Revision, c.Requested)
+		}
+	})
+	t.Run("no answer to a request for an unknown version", func(t *testing.T) {
+		c, _ := handshake(t, initReq(0, "2099-01-01"), "")
+		if c.Revision != "" {
+			t.Errorf("Revision %q, want none", c.Revision)
+		}
+	})
 }
 
 // The capability objects are kept verbatim (whitespace and order as captured), with

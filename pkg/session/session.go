@@ -27,6 +27,9 @@ type Request struct {
 	ProgressToken string
 	// Paginated is set when the request carried params.cursor.
 	Paginated bool
+	// TaskAugmented is set when the request carried params.task (2025-11-25): its
+	// result may be a CreateTaskResult.
+	TaskAugmented bool
 	// Contract governs the request and its response.
 	Contract *Contract
 	// LongLived requests (subscriptions/listen) are answered only on graceful close.
@@ -128,6 +131,11 @@ type Session struct {
 	doneTokens  map[string]spec.Direction
 	doneOrder   []string
 	orphanOrder []*Orphan
+	// taskSenders holds, for the tasks created by a CreateTaskResult, the direction
+	// of that result: the task's receiver sends its notifications/tasks/status the
+	// same way. Bounded like doneTokens.
+	taskSenders map[string]spec.Direction
+	taskOrder   []string
 	// probeOnly stays true while the session holds nothing but server/discover
 	// requests and their responses (a dual-era client's probe).
 	probeOnly bool
@@ -152,12 +160,13 @@ type requestKey struct {
 // keeps only their contracts and counts.
 func (s *Session) Release() {
 	s.outstanding, s.orphans, s.orphanOrder, s.doneTokens, s.doneOrder, s.unplaced, s.ambiguous = nil, nil, nil, nil, nil, nil, nil
+	s.taskSenders, s.taskOrder = nil, nil
 }
 
 // Tracked counts the items the session holds to follow traffic (outstanding
 // requests, orphans, remembered tokens): bounded while it runs, 0 after Release.
 func (s *Session) Tracked() int {
-	return len(s.outstanding) + len(s.orphanOrder) + len(s.doneOrder) + len(s.unplaced) + len(s.ambiguous)
+	return len(s.outstanding) + len(s.orphanOrder) + len(s.doneOrder) + len(s.unplaced) + len(s.ambiguous) + len(s.taskOrder)
 }
 
 // Outstanding returns the requests without a response, in line order.
@@ -434,9 +443,7 @@ func (s *Session) trackRequest(m *Message) {
 			c.ClientCaps = []byte(caps.Raw)
 		}
 		c.Client = implementation(p.Get("clientInfo"))
-		if ans, ok := spec.ParseRevision(c.Requested); ok {
-			c.Revision = ans // provisional until the result answers
-		}
+		c.Revision = provisionalRevision(c.Requested)
 		s.Era, s.Legacy = EraLegacy, c
 	case meta.version.Exists() && m.Dir != spec.S2C:
 		if s.Era == EraUnknown {
@@ -540,6 +547,8 @@ func readParams(params []byte, r *Request) requestMeta {
 		switch k.Str {
 		case "cursor":
 			r.Paginated = v.Type != gjson.Null
+		case "task":
+			r.TaskAugmented = v.Type != gjson.Null
 		case "_meta":
 			meta.raw = v
 			v.ForEach(func(mk, mv gjson.Result) bool {
@@ -681,6 +690,9 @@ func (s *Session) trackResponse(m *Message) {
 	m.Request, m.Contract = r, r.Contract
 	s.answered(r, m.Line, m.Kind == frame.KindError, m.Raw)
 	s.rememberToken(r)
+	if r.TaskAugmented && m.Kind == frame.KindResult {
+		s.rememberTask(m)
+	}
 	if a := s.ambiguous[m.ID]; a != nil {
 		// An earlier response without a direction answered one of the two requests
 		// with this id: not this one, so the other side's.
@@ -737,6 +749,51 @@ func (s *Session) rememberToken(r *Request) {
 		delete(s.doneTokens, s.doneOrder[0])
 		s.doneOrder = s.doneOrder[1:]
 	}
+}
+
+// rememberTask keeps the direction of a CreateTaskResult by its taskId, so that the
+// task's status notifications can be placed in a log without directions.
+func (s *Session) rememberTask(m *Message) {
+	id := gjson.GetBytes(m.Result, "task.taskId")
+	if id.Type != gjson.String {
+		return
+	}
+	if s.taskSenders == nil {
+		s.taskSenders = map[string]spec.Direction{}
+	}
+	key := strings.Clone(id.Str)
+	if _, ok := s.taskSenders[key]; !ok {
+		s.taskOrder = append(s.taskOrder, key)
+	}
+	s.taskSenders[key] = m.Dir
+	if len(s.taskOrder) > maxDoneTokens {
+		delete(s.taskSenders, s.taskOrder[0])
+		s.taskOrder = s.taskOrder[1:]
+	}
+}
+
+// provisionalRevision governs an initialize exchange until its result answers: the
+// requested revision when it is a legacy one. An initialize always selects legacy
+// semantics (2026-07-28 basic/versioning: "An initialize request selects legacy
+// semantics ... as specified by the negotiated legacy protocol version"), so a client
+// that asks for a modern revision there is answered with a legacy one at most as new
+// as the newest legacy revision, which governs the request meanwhile. An unknown
+// version gives none.
+func provisionalRevision(requested string) spec.Revision {
+	rev, ok := spec.ParseRevision(requested)
+	if !ok {
+		return ""
+	}
+	if !rev.Modern() {
+		return rev
+	}
+	var newest spec.Revision
+	for _, r := range spec.Revisions() {
+		if !r.Modern() {
+			newest = r
+		}
+	}
+	return newest
 }
 
 // answered updates the contract from the response to r (initialize, server/discover).
@@ -842,8 +899,22 @@ func (s *Session) inferDirection(m *Message) {
 			}
 		case "notifications/tasks/status":
 			// Sent by the side that created the task, the receiver of a task-augmented
-			// request: a side that received no request has no task to report on.
+			// request: the side whose CreateTaskResult carried the taskId, and a side
+			// that received no request has no task to report on.
+			d, known := s.taskSenders[gjson.GetBytes(m.Params, "taskId").String()]
+			var augmented [3]bool // task-augmented requests in flight, by direction
+			if !known {
+				for _, r := range s.outstanding {
+					augmented[r.Dir] = augmented[r.Dir] || r.TaskAugmented
+				}
+			}
 			switch {
+			case known:
+				set(d, "the task was created by the CreateTaskResult sent "+d.String())
+			case augmented[spec.C2S] != augmented[spec.S2C] && augmented[spec.C2S]:
+				set(spec.S2C, "only the client has a task-augmented request in flight")
+			case augmented[spec.C2S] != augmented[spec.S2C]:
+				set(spec.C2S, "only the server has a task-augmented request in flight")
 			case s.sentReqs[spec.S2C] == 0 && s.sentReqs[spec.C2S] > 0:
 				set(spec.S2C, "the server has sent no requests, so only it can have tasks")
 			case s.sentReqs[spec.C2S] == 0 && s.sentReqs[spec.S2C] > 0:
