@@ -201,3 +201,24 @@ func TestAnalyseNumbersPerInput(t *testing.T) {
 		}
 	}
 }
+
+// TestReactionOptionalBeforeAnyList: a declared list_changed sent before the client
+// ever listed asks for no new fetch: no "(no reaction)".
+func TestReactionOptionalBeforeAnyList(t *testing.T) {
+	const capture = "../../fixtures/real/ts-everything-killed-midcall.jsonl"
+	f, err := os.Open(capture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	obs := report.NewObserver(report.ObserveOptions{Frames: true})
+	res, err := report.Analyse(capture, f, nil, report.AnalyseOptions{Observer: obs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fs := range obs.Trace(res.Sessions[0].Session).Frames {
+		if fs.Line == 4 && (fs.Reaction == nil || !fs.Reaction.Optional || fs.Reaction.Missing()) {
+			t.Errorf("line 4 (list_changed before any tools/list) reaction = %+v", fs.Reaction)
+		}
+	}
+}

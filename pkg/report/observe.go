@@ -139,6 +139,9 @@ type Trace struct {
 	uses    map[useKey]int
 	pending map[*session.Request]int
 	waiting []waitingReaction
+	// listed records the list methods each side has requested: a list_changed asks
+	// for a new list only from a receiver that fetched the list before.
+	listed map[listKey]bool
 	// methods interns method names (bounded like uses): one copy per name, not per frame.
 	methods map[string]string
 }
@@ -233,10 +236,15 @@ type Reaction struct {
 	Unjudged bool
 	// Receiver is the side that should have reacted.
 	Receiver spec.Side
+	// Optional is set when no reaction was owed: a list_changed to a receiver that
+	// had not fetched that list yet.
+	Optional bool
 }
 
-// Missing reports whether the notification got no reaction.
-func (r *Reaction) Missing() bool { return r != nil && r.Expected != "" && r.Line == 0 && !r.Unjudged }
+// Missing reports whether the notification got no reaction it owed.
+func (r *Reaction) Missing() bool {
+	return r != nil && r.Expected != "" && r.Line == 0 && !r.Unjudged && !r.Optional
+}
 
 type waitingReaction struct {
 	key      string // the notification's method, or "updated:" and the URI
@@ -449,10 +457,15 @@ func (so *sessionObserver) notification(t *Trace, m *session.Message, idx int) {
 		expected = []string{"resources/read"}
 		key = "updated:" + gjson.GetBytes(m.Params, "uri").String()
 	}
+	// A declared list_changed to a receiver that never fetched the list asks for
+	// nothing: a fetch that follows is shown, its absence is not "no reaction". (An
+	// undeclared one is always followed: whether the receiver acted on it is the
+	// evidence that it dropped it.)
+	optional := m.Method != "notifications/resources/updated" && expected != nil && undeclared == "" && !listedBefore(t, m.Dir.Opposite(), expected)
 	if expected == nil && undeclared == "" {
 		return
 	}
-	r := &Reaction{Undeclared: undeclared, Receiver: spec.Receiver(m.Dir), Expected: strings.Join(expected, " or ")}
+	r := &Reaction{Undeclared: undeclared, Receiver: spec.Receiver(m.Dir), Expected: strings.Join(expected, " or "), Optional: optional}
 	if idx >= 0 {
 		t.Frames[idx].Reaction = r
 	}
@@ -477,8 +490,19 @@ func (so *sessionObserver) notification(t *Trace, m *session.Message, idx int) {
 	t.waiting = append(t.waiting, waitingReaction{key: strings.Clone(key), expected: expected, from: from, reaction: r})
 }
 
+type listKey struct {
+	dir    spec.Direction
+	method string
+}
+
 // reacted closes the waits that a request acts on.
 func (so *sessionObserver) reacted(t *Trace, m *session.Message) {
+	if strings.HasSuffix(m.Method, "/list") {
+		if t.listed == nil {
+			t.listed = map[listKey]bool{}
+		}
+		t.listed[listKey{m.Dir, strings.Clone(m.Method)}] = true
+	}
 	if len(t.waiting) == 0 {
 		return
 	}
@@ -495,6 +519,17 @@ func (so *sessionObserver) reacted(t *Trace, m *session.Message) {
 		kept = append(kept, w)
 	}
 	t.waiting = kept
+}
+
+// listedBefore reports whether the side sending in direction d requested one of the
+// list methods before.
+func listedBefore(t *Trace, d spec.Direction, methods []string) bool {
+	for _, method := range methods {
+		if t.listed[listKey{d, method}] {
+			return true
+		}
+	}
+	return false
 }
 
 func slicesContain(list []string, s string) bool {
