@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"runtime/pprof"
 
 	"github.com/urfave/cli/v2"
 )
@@ -89,6 +90,33 @@ func newApp(env Env) *cli.App {
 			validateArgsCommand(env),
 		},
 		HideHelpCommand: true,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "cpuprofile", Hidden: true, Usage: "write a CPU profile of the run to `FILE` (go tool pprof reads it; see docs/performance.md)"},
+		},
+	}
+	var profile *os.File
+	app.Before = func(c *cli.Context) error {
+		path := c.String("cpuprofile")
+		if path == "" {
+			return nil
+		}
+		f, err := os.Create(path)
+		if err != nil {
+			return usageErr("mcpsleuth: %s: cannot write the profile: %v", path, unwrapPath(err))
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return usageErr("mcpsleuth: %s: %v", path, err)
+		}
+		profile = f
+		return nil
+	}
+	app.After = func(*cli.Context) error {
+		if profile != nil {
+			pprof.StopCPUProfile()
+			profile.Close()
+		}
+		return nil
 	}
 	return app
 }

@@ -67,7 +67,8 @@ func (p *Pass) Reportf(a Anchor, format string, args ...any) {
 	p.Report(a, fmt.Sprintf(format, args...))
 }
 
-// ReportSeverity records a finding at an explicit severity.
+// ReportSeverity records a finding at an explicit severity. The anchor's strings may
+// alias the reader's buffer: the finding keeps copies.
 func (p *Pass) ReportSeverity(sev Severity, a Anchor, msg string, related ...Related) {
 	p.count++
 	if p.limit > 0 && p.count > p.limit {
@@ -80,7 +81,7 @@ func (p *Pass) ReportSeverity(sev Severity, a Anchor, msg string, related ...Rel
 	}
 	p.result.Findings = append(p.result.Findings, Finding{
 		Rule: p.Rule.ID, Name: p.Rule.Name, Severity: sev, Message: msg,
-		Input: p.Session.Input, Line: a.Line, Time: a.Time, Dir: a.Dir, Method: a.Method, ID: strings.Clone(a.ID),
+		Input: p.Session.Input, Line: a.Line, Time: a.Time, Dir: a.Dir, Method: strings.Clone(a.Method), ID: strings.Clone(a.ID),
 		Related: related, Hint: p.Rule.Hint, Evidence: evidence, Truncated: truncated,
 	})
 }
