@@ -1,0 +1,86 @@
+// This file holds what the initialize and server/discover exchanges add to the
+// contract: the results that declare the server, and the revision that governs an
+// initialize until its result answers.
+
+package session
+
+import (
+	"bytes"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+)
+
+// answered updates the contract from the response to r (initialize, server/discover).
+func (s *Session) answered(r *Request, line int, isErr bool, raw []byte) {
+	result := []byte(gjson.GetBytes(raw, "result").Raw)
+	switch r.Method {
+	case "initialize":
+		c := r.Contract
+		if c == nil {
+			return
+		}
+		if isErr {
+			c.Verdict, c.ErrorLine = VerdictFailed, line
+			return
+		}
+		res := gjson.ParseBytes(result)
+		c.Answered = res.Get("protocolVersion").String()
+		if caps := res.Get("capabilities"); caps.Exists() {
+			c.ServerCaps = []byte(caps.Raw)
+		}
+		c.Server = implementation(res.Get("serverInfo"))
+		c.Instructions = res.Get("instructions").String()
+		c.ResultLine, c.ServerCapsLine = line, line
+		c.ResultRaw = bytes.Clone(raw[:min(len(raw), MaxContractRaw)])
+		c.Revision = ""
+		c.judgeVersion()
+	case "server/discover":
+		if isErr {
+			return
+		}
+		res := gjson.ParseBytes(result)
+		d := &Contract{Era: EraModern, ServerCapsLine: line, ResultRaw: bytes.Clone(raw[:min(len(raw), MaxContractRaw)])}
+		if caps := res.Get("capabilities"); caps.Exists() {
+			d.ServerCaps = []byte(caps.Raw)
+		}
+		d.Server = implementation(res.Get(`_meta.io\.modelcontextprotocol/serverInfo`))
+		d.Instructions = res.Get("instructions").String()
+		for _, v := range res.Get("supportedVersions").Array() {
+			d.SupportedVersions = append(d.SupportedVersions, v.String())
+		}
+		s.Discover = d
+		if s.Era == EraUnknown {
+			s.Era = EraModern
+		}
+	}
+}
+
+// provisionalRevision governs an initialize exchange until its result answers: the
+// requested revision when it is a legacy one. An initialize always selects legacy
+// semantics (2026-07-28 basic/versioning: "An initialize request selects legacy
+// semantics ... as specified by the negotiated legacy protocol version"), so a client
+// that asks for a modern revision there is answered with a legacy one at most as new
+// as the newest legacy revision, which governs the request meanwhile. An unknown
+// version gives none.
+func provisionalRevision(requested string) spec.Revision {
+	rev, ok := spec.ParseRevision(requested)
+	if !ok {
+		return ""
+	}
+	if !rev.Modern() {
+		return rev
+	}
+	var newest spec.Revision
+	for _, r := range spec.Revisions() {
+		if !r.Modern() {
+			newest = r
+		}
+	}
+	return newest
+}
+
+func implementation(v gjson.Result) Implementation {
+	return Implementation{Name: v.Get("name").String(), Version: v.Get("version").String()}
+}

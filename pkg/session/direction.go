@@ -1,0 +1,180 @@
+// This file holds direction inference: the side that sent a message whose log did
+// not say, from the spec table, the outstanding requests, id sequences and shapes.
+
+package session
+
+import (
+	"strconv"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+)
+
+// inferDirection fills in the direction of a message whose log did not say
+// (DESIGN.md section 3): from the method's direction in the spec table; a response
+// takes the opposite direction of the outstanding request with its id; progress and
+// cancellation follow the request they refer to.
+func (s *Session) inferDirection(m *Message) {
+	set := func(d spec.Direction, why string) {
+		m.Dir = d
+		if d == spec.DirUnknown {
+			m.DirReason = why
+		} else {
+			m.DirReason = "inferred: " + why
+		}
+	}
+	switch m.Kind {
+	case frame.KindRequest, frame.KindNotification:
+		if d, ok := spec.DirectionIn(m.Method, s.revision()); ok {
+			set(d, m.Method+" is sent one way only")
+			return
+		}
+		if d, ok := spec.DirectionIn(m.Method, ""); ok {
+			set(d, m.Method+" is sent one way only")
+			return
+		}
+		switch m.Method {
+		case "notifications/progress":
+			token := gjson.GetBytes(m.Params, "progressToken").Raw
+			var sent [3]bool
+			for _, r := range s.outstanding {
+				if r.ProgressToken == token && token != "" {
+					sent[r.Dir] = true
+				}
+			}
+			switch {
+			case sent[spec.C2S] && sent[spec.S2C]:
+				set(spec.DirUnknown, "progress token "+token+" is outstanding on both sides")
+			case sent[spec.C2S]:
+				set(spec.S2C, "progress for a request sent c2s")
+			case sent[spec.S2C]:
+				set(spec.C2S, "progress for a request sent s2c")
+			case s.doneTokens[token] != spec.DirUnknown:
+				d := s.doneTokens[token]
+				set(d.Opposite(), "progress for a finished request sent "+d.String())
+			default:
+				set(spec.DirUnknown, "progress token "+token+" belongs to no outstanding request")
+			}
+		case "notifications/cancelled":
+			id := gjson.GetBytes(m.Params, "requestId").Raw
+			c2s, s2c := s.outstanding[requestKey{spec.C2S, id}], s.outstanding[requestKey{spec.S2C, id}]
+			switch {
+			case c2s != nil && s2c == nil:
+				set(spec.C2S, "cancels a request the client sent")
+			case s2c != nil && c2s == nil:
+				set(spec.S2C, "cancels a request the server sent")
+			default:
+				set(spec.DirUnknown, "requestId "+id+" matches no single outstanding request")
+			}
+		case "notifications/tasks/status":
+			// Sent by the side that created the task, the receiver of a task-augmented
+			// request: the side whose CreateTaskResult carried the taskId, and a side
+			// that received no request has no task to report on.
+			d, known := s.taskSenders[gjson.GetBytes(m.Params, "taskId").String()]
+			var augmented [3]bool // task-augmented requests in flight, by direction
+			if !known {
+				for _, r := range s.outstanding {
+					augmented[r.Dir] = augmented[r.Dir] || r.TaskAugmented
+				}
+			}
+			switch {
+			case known:
+				set(d, "the task was created by the CreateTaskResult sent "+d.String())
+			case augmented[spec.C2S] != augmented[spec.S2C] && augmented[spec.C2S]:
+				set(spec.S2C, "only the client has a task-augmented request in flight")
+			case augmented[spec.C2S] != augmented[spec.S2C]:
+				set(spec.C2S, "only the server has a task-augmented request in flight")
+			case s.sentReqs[spec.S2C] == 0 && s.sentReqs[spec.C2S] > 0:
+				set(spec.S2C, "the server has sent no requests, so only it can have tasks")
+			case s.sentReqs[spec.C2S] == 0 && s.sentReqs[spec.S2C] > 0:
+				set(spec.C2S, "the client has sent no requests, so only it can have tasks")
+			default:
+				set(spec.DirUnknown, m.Method+" can be sent by either side and the log does not say which")
+			}
+		default:
+			if m.Kind == frame.KindRequest {
+				if d, why := s.guessRequestDir(m.ID); d != spec.DirUnknown {
+					set(d, why)
+					return
+				}
+			}
+			set(spec.DirUnknown, m.Method+" can be sent by either side and the log does not say which")
+		}
+	case frame.KindResult, frame.KindError:
+		c2s, s2c := s.outstanding[requestKey{spec.C2S, m.ID}], s.outstanding[requestKey{spec.S2C, m.ID}]
+		switch {
+		case c2s != nil && s2c == nil:
+			set(spec.S2C, "answers "+c2s.Method+" sent by the client")
+		case s2c != nil && c2s == nil:
+			set(spec.C2S, "answers "+s2c.Method+" sent by the server")
+		case c2s != nil && s2c != nil:
+			set(resultShape(m), "both sides have id "+m.ID+" outstanding; judged by the result's shape")
+		default:
+			set(spec.DirUnknown, "id "+m.ID+" matches no outstanding request")
+		}
+	}
+}
+
+// guessRequestDir infers the direction of a request that either side may send (ping)
+// from the id sequences of the two sides.
+func (s *Session) guessRequestDir(id string) (spec.Direction, string) {
+	n, err := strconv.ParseInt(id, 10, 64)
+	if err == nil {
+		c, sv := s.sentReqs[spec.C2S] > 0 && n == s.lastID[spec.C2S]+1, s.sentReqs[spec.S2C] > 0 && n == s.lastID[spec.S2C]+1
+		switch {
+		case c && !sv:
+			return spec.C2S, "id " + id + " continues the client's id sequence"
+		case sv && !c:
+			return spec.S2C, "id " + id + " continues the server's id sequence"
+		}
+		// SDKs number their requests upwards: an id at or below the last one a side
+		// used is not that side's next request (a server's first ping, id 0 or 1, after
+		// the client's initialize took the same number).
+		cPast, sPast := s.sentReqs[spec.C2S] > 0 && n <= s.lastID[spec.C2S], s.sentReqs[spec.S2C] > 0 && n <= s.lastID[spec.S2C]
+		switch {
+		case cPast && !sPast:
+			return spec.S2C, "id " + id + " does not continue the client's id sequence (its last id was " + strconv.FormatInt(s.lastID[spec.C2S], 10) + ")"
+		case sPast && !cPast:
+			return spec.C2S, "id " + id + " does not continue the server's id sequence (its last id was " + strconv.FormatInt(s.lastID[spec.S2C], 10) + ")"
+		}
+	}
+	if s.sentReqs[spec.S2C] == 0 {
+		return spec.C2S, "the server has sent no requests so far"
+	}
+	return spec.DirUnknown, ""
+}
+
+// resultShape guesses who sent a result from its members.
+func resultShape(m *Message) spec.Direction {
+	if m.Kind != frame.KindResult {
+		return spec.DirUnknown
+	}
+	d := spec.DirUnknown
+	content := false
+	gjson.ParseBytes(m.Result).ForEach(func(k, _ gjson.Result) bool {
+		switch k.Str {
+		case "protocolVersion", "capabilities", "tools", "resources", "resourceTemplates", "prompts", "contents", "messages", "completion", "isError", "structuredContent", "supportedVersions", "resultType", "inputRequests", "ttlMs", "cacheScope":
+			d = spec.S2C
+			return false
+		case "roots", "model", "role", "action", "stopReason":
+			d = spec.C2S
+			return false
+		case "content":
+			content = true // a tool result, unless a sampling or elicitation member says otherwise
+		}
+		return true
+	})
+	if d == spec.DirUnknown && content {
+		d = spec.S2C
+	}
+	return d
+}
+
+func (s *Session) revision() spec.Revision {
+	if c := s.current(); c != nil {
+		return c.Revision
+	}
+	return ""
+}

@@ -1,0 +1,101 @@
+// This file holds the modern-era (2026-07-28) contract: built for each request from
+// its _meta and the latest server/discover result.
+
+package session
+
+import (
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+)
+
+// requestMeta is what a request's params say about the contract (modern) and progress.
+type requestMeta struct {
+	version, caps, info, raw gjson.Result
+}
+
+// readParams reads params.cursor and params._meta in one pass over params.
+func readParams(params []byte, r *Request) requestMeta {
+	var meta requestMeta
+	if len(params) == 0 {
+		return meta
+	}
+	gjson.ParseBytes(params).ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "cursor":
+			r.Paginated = v.Type != gjson.Null
+		case "task":
+			r.TaskAugmented = v.Type != gjson.Null
+		case "_meta":
+			meta.raw = v
+			v.ForEach(func(mk, mv gjson.Result) bool {
+				switch mk.Str {
+				case "progressToken":
+					r.ProgressToken = strings.Clone(mv.Raw)
+				case "io.modelcontextprotocol/protocolVersion":
+					meta.version = mv
+				case "io.modelcontextprotocol/clientCapabilities":
+					meta.caps = mv
+				case "io.modelcontextprotocol/clientInfo":
+					meta.info = mv
+				}
+				return true
+			})
+		}
+		return true
+	})
+	return meta
+}
+
+// modernContract builds the contract of one modern request from its _meta and the
+// latest server/discover result. Consecutive requests with the same _meta share one.
+func (s *Session) modernContract(m *Message, meta requestMeta, raw []byte) *Contract {
+	version := meta.version.String()
+	if prev := s.lastModern; prev != nil && prev.Requested == version && string(prev.ClientCaps) == meta.caps.Raw && s.discoverLine() == prev.ServerCapsLine && prev.RequestLine != 0 {
+		c := *prev
+		c.RequestLine, c.RequestRaw = m.Line, raw
+		return &c
+	}
+	c := &Contract{Era: EraModern, Requested: strings.Clone(version), RequestLine: m.Line, RequestRaw: raw}
+	if meta.caps.Exists() {
+		c.ClientCaps = []byte(meta.caps.Raw)
+	}
+	c.Client = implementation(meta.info)
+	if rev, ok := spec.ParseRevision(version); ok {
+		c.Revision = rev
+		s.ModernRevision = rev
+		c.Verdict = VerdictEchoed
+	} else {
+		c.Verdict = VerdictUnknown
+	}
+	s.copyDiscover(c)
+	return c
+}
+
+// withoutMeta is the contract of a modern-session request that carried no _meta:
+// the session's latest revision, no client declaration.
+func (s *Session) withoutMeta(m *Message) *Contract {
+	c := &Contract{Era: EraModern, Revision: s.ModernRevision, RequestLine: m.Line}
+	if s.lastModern != nil {
+		c.Requested = s.lastModern.Requested
+		c.Client = s.lastModern.Client
+	}
+	s.copyDiscover(c)
+	return c
+}
+
+func (s *Session) discoverLine() int {
+	if s.Discover == nil {
+		return 0
+	}
+	return s.Discover.ServerCapsLine
+}
+
+func (s *Session) copyDiscover(c *Contract) {
+	if d := s.Discover; d != nil {
+		c.ServerCaps, c.ServerCapsLine, c.Server, c.Instructions, c.SupportedVersions = d.ServerCaps, d.ServerCapsLine, d.Server, d.Instructions, d.SupportedVersions
+		c.ResultRaw = d.ResultRaw
+	}
+}

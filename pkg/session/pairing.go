@@ -1,0 +1,349 @@
+// This file holds the pairing of requests with their responses in each direction:
+// outstanding requests, orphan responses that arrive before their request, and
+// responses without a direction that could answer either side.
+
+package session
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+)
+
+// Request is what a session remembers of one request, until its response and beyond
+// (a Message that answers it points here).
+type Request struct {
+	Method string
+	ID     string // raw JSON token
+	Dir    spec.Direction
+	Line   int
+	Time   time.Time
+	// Batch is set when the request travelled inside a JSON-RPC batch.
+	Batch bool
+	// ProgressToken is the raw JSON token of params._meta.progressToken ("" if none).
+	ProgressToken string
+	// Paginated is set when the request carried params.cursor.
+	Paginated bool
+	// TaskAugmented is set when the request carried params.task (2025-11-25): its
+	// result may be a CreateTaskResult.
+	TaskAugmented bool
+	// Contract governs the request and its response.
+	Contract *Contract
+	// LongLived requests (subscriptions/listen) are answered only on graceful close.
+	LongLived bool
+	// HTTPStatus is the status of the HTTP exchange whose request body carried the
+	// request (HTTP captures; 0 otherwise). A status of 400 or more answered the
+	// request at the transport: there may be no JSON-RPC response to pair.
+	HTTPStatus int
+
+	Cancelled    bool
+	CancelLine   int
+	ResponseLine int // 0 while no response was seen
+	ResponseTime time.Time
+	ResponseErr  bool
+	// AmbiguousResponse is the line of a response whose direction is unknown and
+	// that answers either this request or the other side's outstanding request with
+	// the same id (0 when there is none): which one stays open is not known.
+	AmbiguousResponse int
+	// Raw is a copy of the request frame, at most MaxRequestRaw bytes (evidence for
+	// findings reported after the frame has gone, such as an unanswered request).
+	Raw []byte
+}
+
+// MaxRequestRaw bounds the copy of a request kept with it.
+const MaxRequestRaw = 2 << 10
+
+// Answered reports whether a response was seen.
+func (r *Request) Answered() bool { return r.ResponseLine > 0 }
+
+// Orphan is a response that arrived when no outstanding request had its id. Logs
+// written by concurrent goroutines (the Go SDK LoggingTransport logs a write after it
+// completed) can show a response a few lines before its request: a request that
+// arrives soon after, from the other side, with the same id, pairs with it.
+type Orphan struct {
+	Line    int
+	Time    time.Time
+	Dir     spec.Direction
+	ID      string
+	IsError bool
+	// Paired is set when a later request claimed the response; RequestLine is its line.
+	Paired      bool
+	RequestLine int
+
+	raw []byte // the response frame, kept for the results that build a contract
+}
+
+// Limits of orphan pairing: how many orphans wait, and how many lines later the
+// request may come.
+const (
+	maxOrphans   = 256
+	orphanWindow = 64
+)
+
+// ambiguousResponse is a response without a direction whose id both sides had
+// outstanding: it answers one of the two requests, and which one is known only once
+// the other is answered.
+type ambiguousResponse struct {
+	line  int
+	time  time.Time
+	isErr bool
+}
+
+type requestKey struct {
+	dir spec.Direction
+	id  string
+}
+
+// track updates the session with one message and fills m.Request and m.Contract.
+func (s *Session) track(m *Message) {
+	if m.Dir == spec.DirUnknown {
+		s.inferDirection(m)
+	}
+	switch m.Kind {
+	case frame.KindRequest:
+		s.Requests++
+		s.trackRequest(m)
+	case frame.KindNotification:
+		s.Notifications++
+		s.trackNotification(m)
+	case frame.KindResult, frame.KindError:
+		s.Responses++
+		if s.Era == EraUnknown {
+			s.PreHandshake++
+		}
+		s.trackResponse(m)
+	case frame.KindInvalid:
+		s.Invalid++
+		m.Contract = s.current()
+	}
+	if m.Method != "server/discover" && (m.Request == nil || m.Request.Method != "server/discover") {
+		s.probeOnly = false
+	}
+}
+
+func (s *Session) trackRequest(m *Message) {
+	r := &Request{Method: strings.Clone(m.Method), ID: strings.Clone(m.ID), Dir: m.Dir, Line: m.Line, Time: m.Time, Batch: m.Batch != nil}
+	r.Raw = bytes.Clone(m.Raw[:min(len(m.Raw), MaxRequestRaw)])
+	r.LongLived = m.Method == "subscriptions/listen"
+	if h := m.HTTP; h != nil && !h.InResponse {
+		r.HTTPStatus = h.Status
+	}
+	meta := readParams(m.Params, r)
+	if m.Dir != spec.DirUnknown {
+		s.sentReqs[m.Dir]++
+		if n, err := strconv.ParseInt(m.ID, 10, 64); err == nil {
+			s.lastID[m.Dir] = n
+		}
+	}
+	switch {
+	case m.Method == "initialize" && m.Dir != spec.S2C:
+		c := &Contract{Era: EraLegacy, RequestLine: m.Line, RequestRaw: r.Raw}
+		p := gjson.ParseBytes(m.Params)
+		c.Requested = p.Get("protocolVersion").String()
+		if caps := p.Get("capabilities"); caps.Exists() {
+			c.ClientCaps = []byte(caps.Raw)
+		}
+		c.Client = implementation(p.Get("clientInfo"))
+		c.Revision = provisionalRevision(c.Requested)
+		s.Era, s.Legacy = EraLegacy, c
+	case meta.version.Exists() && m.Dir != spec.S2C:
+		if s.Era == EraUnknown {
+			s.Era = EraModern
+		}
+		s.lastModern = s.modernContract(m, meta, r.Raw)
+	}
+	if s.Era == EraUnknown {
+		s.PreHandshake++
+	}
+	switch {
+	case s.Era == EraModern && s.lastModern != nil && s.lastModern.RequestLine == m.Line:
+		r.Contract = s.lastModern
+	case s.Era == EraModern:
+		r.Contract = s.withoutMeta(m)
+	default:
+		r.Contract = s.Legacy
+	}
+	m.Request, m.Contract = r, r.Contract
+	if m.ID == "" || m.ID == "null" {
+		return
+	}
+	if m.Dir == spec.DirUnknown {
+		// Neither side can be named: a response with this id still answers it.
+		if s.unplaced == nil {
+			s.unplaced = map[string]*Request{}
+		}
+		if len(s.unplaced) < maxOrphans {
+			s.unplaced[r.ID] = r
+		}
+		return
+	}
+	key := requestKey{m.Dir, r.ID}
+	if o := s.orphans[key]; o != nil && m.Line-o.Line <= orphanWindow {
+		s.forgetOrphan(o)
+		o.Paired, o.RequestLine = true, m.Line
+		if o.Dir == spec.DirUnknown {
+			o.Dir = m.Dir.Opposite()
+		}
+		r.ResponseLine, r.ResponseTime, r.ResponseErr = o.Line, o.Time, o.IsError
+		s.answered(r, o.Line, o.IsError, o.raw)
+		s.rememberToken(r)
+		o.raw = nil
+		return
+	}
+	s.outstanding[key] = r
+}
+
+// orphanKeys are the requests an orphan could answer: the other side's request with
+// its id, or either side's when its own direction is unknown.
+func orphanKeys(o *Orphan) []requestKey {
+	if o.Dir == spec.DirUnknown {
+		return []requestKey{{spec.C2S, o.ID}, {spec.S2C, o.ID}}
+	}
+	return []requestKey{{o.Dir.Opposite(), o.ID}}
+}
+
+func (s *Session) forgetOrphan(o *Orphan) {
+	for _, k := range orphanKeys(o) {
+		if s.orphans[k] == o {
+			delete(s.orphans, k)
+		}
+	}
+}
+
+// orphan remembers a response that matched no outstanding request, for a request
+// that may still come (bounded: the oldest waiting orphans are forgotten first).
+func (s *Session) orphan(m *Message) {
+	o := &Orphan{Line: m.Line, Time: m.Time, Dir: m.Dir, ID: strings.Clone(m.ID), IsError: m.Kind == frame.KindError}
+	if m.Kind == frame.KindResult && m.Dir == spec.S2C {
+		if res := gjson.ParseBytes(m.Result); res.Get("protocolVersion").Exists() || res.Get("supportedVersions").Exists() {
+			o.raw = bytes.Clone(m.Raw)
+		}
+	}
+	m.Orphan = o
+	if s.orphans == nil {
+		s.orphans = map[requestKey]*Orphan{}
+	}
+	for _, k := range orphanKeys(o) {
+		s.orphans[k] = o
+	}
+	s.orphanOrder = append(s.orphanOrder, o)
+	if len(s.orphanOrder) > maxOrphans {
+		s.forgetOrphan(s.orphanOrder[0])
+		s.orphanOrder = s.orphanOrder[1:]
+	}
+}
+
+func (s *Session) trackNotification(m *Message) {
+	switch m.Method {
+	case "notifications/initialized":
+		if m.Dir != spec.S2C && s.InitializedLine == 0 {
+			s.InitializedLine = m.Line
+		}
+	case "notifications/cancelled":
+		id := gjson.GetBytes(m.Params, "requestId").Raw
+		r := s.outstanding[requestKey{m.Dir, id}]
+		if r == nil && m.Dir == spec.S2C {
+			// 2026-07-28: a server ends the client's subscriptions/listen stream.
+			if l := s.outstanding[requestKey{spec.C2S, id}]; l != nil && l.LongLived {
+				r = l
+			}
+		}
+		if r != nil && !r.Cancelled {
+			r.Cancelled, r.CancelLine = true, m.Line
+		}
+	}
+	if s.Era == EraUnknown {
+		s.PreHandshake++
+	}
+	m.Contract = s.current()
+	if s.Era == EraModern {
+		// A notification on a subscriptions/listen stream is governed by that request.
+		if sub := gjson.GetBytes(m.Params, `_meta.io\.modelcontextprotocol/subscriptionId`); sub.Exists() {
+			if r := s.outstanding[requestKey{m.Dir.Opposite(), sub.Raw}]; r != nil {
+				m.Request, m.Contract = r, r.Contract
+			}
+		}
+	}
+}
+
+func (s *Session) trackResponse(m *Message) {
+	if m.Dir == spec.DirUnknown {
+		m.Contract = s.current()
+		if r := s.unplaced[m.ID]; r != nil {
+			// It answers a request whose direction is unknown too.
+			delete(s.unplaced, m.ID)
+			r.ResponseLine, r.ResponseTime, r.ResponseErr = m.Line, m.Time, m.Kind == frame.KindError
+			m.Request, m.Contract = r, r.Contract
+			return
+		}
+		c2s, s2c := s.outstanding[requestKey{spec.C2S, m.ID}], s.outstanding[requestKey{spec.S2C, m.ID}]
+		switch {
+		case c2s == nil && s2c == nil:
+			s.orphan(m) // no request of either side has its id (yet)
+		case c2s != nil && s2c != nil:
+			s.ambiguousResponse(m, c2s, s2c)
+		}
+		return
+	}
+	key := requestKey{m.Dir.Opposite(), m.ID}
+	r := s.outstanding[key]
+	if r == nil {
+		m.Contract = s.current()
+		s.orphan(m)
+		return
+	}
+	delete(s.outstanding, key)
+	r.ResponseLine, r.ResponseTime, r.ResponseErr = m.Line, m.Time, m.Kind == frame.KindError
+	r.AmbiguousResponse = 0
+	m.Request, m.Contract = r, r.Contract
+	s.answered(r, m.Line, m.Kind == frame.KindError, m.Raw)
+	s.rememberToken(r)
+	if r.TaskAugmented && m.Kind == frame.KindResult {
+		s.rememberTask(m)
+	}
+	if a := s.ambiguous[m.ID]; a != nil {
+		// An earlier response without a direction answered one of the two requests
+		// with this id: not this one, so the other side's.
+		delete(s.ambiguous, m.ID)
+		if other := s.outstanding[requestKey{r.Dir.Opposite(), m.ID}]; other != nil {
+			s.closeAnswered(other, a.line, a.time, a.isErr)
+		}
+	}
+}
+
+// ambiguousResponse handles a response without a direction while both sides have a
+// request with its id outstanding (a bare log where a server's request took the
+// number of a client request in flight, and the response's shape does not tell):
+// the first such response answers one of them, unknown which; a second one answers
+// the other, so both are closed.
+func (s *Session) ambiguousResponse(m *Message, c2s, s2c *Request) {
+	if a := s.ambiguous[m.ID]; a != nil {
+		delete(s.ambiguous, m.ID)
+		// Both are answered by now: by this line at the latest.
+		s.closeAnswered(c2s, m.Line, m.Time, false)
+		s.closeAnswered(s2c, m.Line, m.Time, false)
+		return
+	}
+	if len(s.ambiguous) >= maxOrphans {
+		return
+	}
+	if s.ambiguous == nil {
+		s.ambiguous = map[string]*ambiguousResponse{}
+	}
+	s.ambiguous[strings.Clone(m.ID)] = &ambiguousResponse{line: m.Line, time: m.Time, isErr: m.Kind == frame.KindError}
+	c2s.AmbiguousResponse, s2c.AmbiguousResponse = m.Line, m.Line
+}
+
+// closeAnswered records a response to an outstanding request that no message was
+// paired with (its response's direction was unknown).
+func (s *Session) closeAnswered(r *Request, line int, t time.Time, isErr bool) {
+	delete(s.outstanding, requestKey{r.Dir, r.ID})
+	r.ResponseLine, r.ResponseTime, r.ResponseErr, r.AmbiguousResponse = line, t, isErr, 0
+	s.rememberToken(r)
+}

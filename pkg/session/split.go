@@ -1,0 +1,142 @@
+// This file holds the Tracker: how the frames of an input are grouped into sessions,
+// stream by stream, and when a frame starts a new one.
+
+package session
+
+import (
+	"sort"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+)
+
+// Tracker follows the sessions of one input, stream by stream.
+type Tracker struct {
+	input   string
+	streams map[string]*Session
+	order   []string
+	next    int
+	onStart func(*Session)
+	onEnd   func(*Session)
+}
+
+// NewTracker starts tracking an input; onStart and onEnd are called as sessions begin and end.
+func NewTracker(input string, onStart, onEnd func(*Session)) *Tracker {
+	return &Tracker{input: input, streams: map[string]*Session{}, onStart: onStart, onEnd: onEnd}
+}
+
+// Close ends every open session, in order of their first frame.
+func (t *Tracker) Close() {
+	open := make([]*Session, 0, len(t.streams))
+	for _, k := range t.order {
+		if s := t.streams[k]; s != nil {
+			open = append(open, s)
+		}
+	}
+	sort.Slice(open, func(i, j int) bool { return open[i].Index < open[j].Index })
+	for _, s := range open {
+		t.onEnd(s)
+	}
+	t.streams = map[string]*Session{}
+	t.order = nil
+}
+
+func (t *Tracker) start(key string, f *frame.Frame) *Session {
+	if old := t.streams[key]; old != nil {
+		old.EndedBy = f.Line
+		t.onEnd(old)
+	} else {
+		t.order = append(t.order, key)
+	}
+	s := &Session{Input: t.input, Index: t.next, StreamKey: key, FirstLine: f.Line, FirstTime: f.Time, outstanding: map[requestKey]*Request{}, probeOnly: true}
+	t.next++
+	t.streams[key] = s
+	t.onStart(s)
+	return s
+}
+
+// Frame feeds one frame: it picks (or starts) the session, infers missing directions,
+// pairs responses with requests, updates the contract, and calls visit for each
+// message: first the batch frame itself, then each member.
+func (t *Tracker) Frame(f *frame.Frame, visit func(*Message)) {
+	s := t.streams[f.StreamKey]
+	if s == nil || t.startsSession(s, f) {
+		s = t.start(f.StreamKey, f)
+	}
+	s.Frames++
+	s.LastLine = f.Line
+	s.Unordered = s.Unordered || f.Unordered
+	if !f.Time.IsZero() {
+		if s.FirstTime.IsZero() {
+			s.FirstTime = f.Time
+		}
+		s.LastTime = f.Time
+	}
+	switch f.Kind {
+	case frame.KindInvalid:
+		s.Invalid++
+		s.probeOnly = false
+		visit(&Message{Frame: f, Session: s, Contract: s.current()})
+		return
+	case frame.KindBatch:
+		msgs := make([]Message, len(f.Members))
+		dir := spec.DirUnknown
+		for i := range f.Members {
+			msgs[i] = Message{Frame: &f.Members[i], Batch: f, Session: s}
+			if msgs[i].Dir == spec.DirUnknown {
+				s.inferDirection(&msgs[i])
+			}
+			if msgs[i].Dir != spec.DirUnknown {
+				dir = msgs[i].Dir
+			}
+		}
+		for i := range msgs {
+			if msgs[i].Dir == spec.DirUnknown && dir != spec.DirUnknown {
+				msgs[i].Dir, msgs[i].DirReason = dir, "inferred: travelled in a batch sent "+dir.String()
+			}
+			s.track(&msgs[i])
+		}
+		if f.Dir == spec.DirUnknown && dir != spec.DirUnknown {
+			f.Dir, f.DirReason = dir, "inferred from the batch's members"
+		}
+		visit(&Message{Frame: f, Session: s, Contract: s.current()})
+		for i := range msgs {
+			visit(&msgs[i])
+		}
+	default:
+		m := Message{Frame: f, Session: s}
+		s.track(&m)
+		visit(&m)
+	}
+}
+
+// startsSession decides whether f opens a new session on the stream.
+func (t *Tracker) startsSession(s *Session, f *frame.Frame) bool {
+	first := f
+	if f.Kind == frame.KindBatch && len(f.Members) > 0 {
+		first = &f.Members[0]
+		for i := range f.Members {
+			if m := &f.Members[i]; m.Kind == frame.KindRequest && m.Method == "initialize" {
+				first = m
+				break
+			}
+		}
+	}
+	if first.Kind != frame.KindRequest || first.Dir == spec.S2C {
+		return false
+	}
+	if first.Method == "initialize" && s.Legacy == nil {
+		// Its result was logged first (concurrent loggers): it belongs here.
+		if o := s.orphans[requestKey{spec.C2S, first.ID}]; o != nil && f.Line-o.Line <= orphanWindow {
+			return false
+		}
+	}
+	switch first.Method {
+	case "initialize":
+		// A dual-era probe (server/discover refused, then initialize) stays one session.
+		return s.Legacy != nil || (s.Frames > 0 && !(s.probeOnly && s.Discover == nil))
+	case "server/discover":
+		return s.Legacy != nil
+	}
+	return false
+}
