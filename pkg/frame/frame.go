@@ -99,6 +99,11 @@ type Frame struct {
 	// nil for every other input.
 	HTTP *HTTP
 
+	// Shape is the message's wire shape (schema.Shaper.Wire), filled by the parse
+	// stage of an analysis so that the schema rules share one per frame; 0 when it
+	// was not computed or the message has no usable shape.
+	Shape uint64
+
 	// Problem and Detail describe a KindInvalid frame; Offset is the byte offset
 	// inside the line where JSON parsing failed (ProblemNotJSON), or -1.
 	Problem Problem

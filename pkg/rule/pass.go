@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
@@ -54,6 +55,37 @@ type Pass struct {
 	result  *SessionResult
 	limit   int
 	count   int
+	shared  *Shared
+}
+
+// Shared returns the rule's run-wide state (built by Rule.Shared on first use, nil
+// when the rule has none): what it keeps across the sessions and inputs of the run.
+func (p *Pass) Shared() any { return p.shared.of(p.Rule) }
+
+// Shared holds the run-wide state of rules: caches that outlive one session (the
+// verdicts of the schema rules by wire shape), shared by every session and input of
+// a run, so that what was learnt once is not learnt again per session. Safe for
+// concurrent use; the state itself must be too (inputs may be analysed in parallel).
+type Shared struct {
+	mu    sync.Mutex
+	state map[*Rule]any
+}
+
+// NewShared returns an empty run-wide store.
+func NewShared() *Shared { return &Shared{state: map[*Rule]any{}} }
+
+func (s *Shared) of(r *Rule) any {
+	if r.Shared == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.state[r]
+	if !ok {
+		v = r.Shared()
+		s.state[r] = v
+	}
+	return v
 }
 
 // Report records a finding at the rule's severity (scaled by revision for
@@ -179,6 +211,7 @@ type Analyzer struct {
 
 	onSession func(*SessionResult)
 	discard   bool
+	shared    *Shared
 }
 
 type running struct {
@@ -192,7 +225,7 @@ func NewAnalyzer(input string, rules []*Rule, limit int) *Analyzer {
 	if limit <= 0 {
 		limit = DefaultFindingLimit
 	}
-	a := &Analyzer{rules: rules, limit: limit, open: map[*session.Session]*running{}}
+	a := &Analyzer{rules: rules, limit: limit, open: map[*session.Session]*running{}, shared: NewShared()}
 	a.tracker = session.NewTracker(input, a.start, a.end)
 	return a
 }
@@ -200,7 +233,7 @@ func NewAnalyzer(input string, rules []*Rule, limit int) *Analyzer {
 func (a *Analyzer) start(s *session.Session) {
 	run := &running{result: &SessionResult{Session: s, cannot: map[string]map[string]int{}, suppressed: map[string]int{}}}
 	for _, r := range a.rules {
-		run.passes = append(run.passes, &Pass{Rule: r, Session: s, result: run.result, limit: a.limit})
+		run.passes = append(run.passes, &Pass{Rule: r, Session: s, result: run.result, limit: a.limit, shared: a.shared})
 		run.checkers = append(run.checkers, r.New())
 	}
 	a.open[s] = run

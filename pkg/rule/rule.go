@@ -138,6 +138,10 @@ type Rule struct {
 	Doc Doc
 	// New returns fresh per-session state.
 	New func() Checker
+	// Shared, when set, builds the rule's run-wide state (Pass.Shared): caches kept
+	// across sessions and inputs, safe for concurrent use. It must never hold what a
+	// session did (findings, promises): only what follows from a frame alone.
+	Shared func() any
 }
 
 // Funcs adapts plain functions to a Checker; either may be nil.

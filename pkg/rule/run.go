@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/schema"
 )
 
 // InputResult is the analysis of one input.
@@ -30,10 +31,22 @@ type RunOptions struct {
 	// Discard drops each session's result after OnSession instead of keeping it in
 	// the InputResult: memory then stays bounded by the open sessions.
 	Discard bool
+	// Shared is the run-wide state of the rules (Rule.Shared), kept across the
+	// inputs of one run; nil gives this input state of its own.
+	Shared *Shared
+	// NoShapes turns the wire shapes off: every frame is then validated in full, as
+	// if no shape had been seen before (the reference the shape cache is tested
+	// against).
+	NoShapes bool
 }
 
 // Run reads one input to its end and analyses it with the given rules. The error is
 // for an input that cannot be read at all.
+//
+// Reading runs in a goroutine of its own (the parse stage): it decodes each record,
+// copies it out of the reader's buffer and computes its wire shape, and hands the
+// records over in batches; the replay (sessions and rules) runs here, in input order,
+// so results never depend on how far the parse stage has read ahead.
 func Run(name string, r io.Reader, rules []*Rule, opt RunOptions) (*InputResult, error) {
 	rd, err := frame.NewReader(name, r, opt.Frame)
 	if err != nil {
@@ -42,26 +55,119 @@ func Run(name string, r io.Reader, rules []*Rule, opt RunOptions) (*InputResult,
 	defer rd.Close()
 	a := NewAnalyzer(name, rules, opt.FindingLimit)
 	a.onSession, a.discard = opt.OnSession, opt.Discard
+	if opt.Shared != nil {
+		a.shared = opt.Shared
+	}
 	res := &InputResult{Name: name}
-	for {
-		rec, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			res.Broken = err
-			break
-		}
-		switch rec.Kind {
-		case frame.RecordFrame:
-			a.Frame(rec.Frame)
-		case frame.RecordContext:
-			if opt.OnContext != nil {
-				opt.OnContext(rec.Line, rec.Text)
+	batches, free := make(chan *parsedBatch, parseAhead), make(chan *parsedBatch, parseAhead+2)
+	go parse(rd, batches, free, !opt.NoShapes)
+	for b := range batches {
+		for i := range b.records {
+			rec := &b.records[i]
+			switch rec.kind {
+			case frame.RecordFrame:
+				a.Frame(&rec.frame)
+			case frame.RecordContext:
+				if opt.OnContext != nil {
+					opt.OnContext(rec.line, rec.text)
+				}
 			}
+		}
+		if b.err != nil {
+			res.Broken = b.err
+		}
+		select {
+		case free <- b:
+		default:
 		}
 	}
 	res.Sessions = a.Close()
 	res.Stats = rd.Stats()
 	return res, nil
+}
+
+// parseAhead is how many batches the parse stage may read ahead of the replay.
+const parseAhead = 4
+
+// Limits of one batch: records, and bytes copied.
+const (
+	batchRecords = 512
+	batchBytes   = 1 << 20
+)
+
+// parsedBatch is a run of records copied out of the reader.
+type parsedBatch struct {
+	records []parsedRecord
+	arena   frame.Arena
+	err     error // reading broke off after the records
+}
+
+type parsedRecord struct {
+	kind  frame.RecordKind
+	line  int
+	frame frame.Frame
+	text  []byte
+}
+
+// parse is the parse stage: it reads rd to its end and sends its records in batches,
+// then closes out. Batches the replay is done with come back on free.
+func parse(rd *frame.Reader, out chan<- *parsedBatch, free <-chan *parsedBatch, shapes bool) {
+	defer close(out)
+	var shaper schema.Shaper
+	next := func() *parsedBatch {
+		select {
+		case b := <-free:
+			b.records = b.records[:0]
+			b.arena.Reset()
+			return b
+		default:
+			return &parsedBatch{records: make([]parsedRecord, 0, batchRecords)}
+		}
+	}
+	b := next()
+	for {
+		rec, err := rd.Next()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				b.err = err
+			}
+			break
+		}
+		if rec.Kind != frame.RecordFrame && rec.Kind != frame.RecordContext {
+			continue
+		}
+		b.records = append(b.records, parsedRecord{kind: rec.Kind, line: rec.Line})
+		p := &b.records[len(b.records)-1]
+		switch rec.Kind {
+		case frame.RecordFrame:
+			rec.Frame.Detach(&b.arena, &p.frame)
+			if shapes {
+				shapeFrame(&shaper, &p.frame)
+			}
+		case frame.RecordContext:
+			p.text = b.arena.Copy(rec.Text)
+		}
+		if len(b.records) == batchRecords || b.arena.Used() >= batchBytes {
+			out <- b
+			b = next()
+		}
+	}
+	if len(b.records) > 0 || b.err != nil {
+		out <- b
+	}
+}
+
+// shapeFrame computes the wire shape of a frame's message, or of each member of a batch.
+func shapeFrame(s *schema.Shaper, f *frame.Frame) {
+	switch f.Kind {
+	case frame.KindInvalid:
+	case frame.KindBatch:
+		for i := range f.Members {
+			if f.Members[i].Kind != frame.KindInvalid {
+				f.Members[i].Shape = s.Wire(f.Members[i].Raw)
+			}
+		}
+	default:
+		f.Shape = s.Wire(f.Raw)
+	}
 }

@@ -36,17 +36,17 @@ s->c {"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"get_invoice","descripti
 			{Revision: "2025-11-25", Page: "changelog", Says: "Lists what 2025-11-25 added, such as icons, tasks and URL elicitation."},
 		},
 	},
-	New: func() rule.Checker {
-		return &laterFieldWatch{reported: map[string]bool{}, memo: schema.NewMemo(maxRememberedShapes)}
-	},
+	New:    func() rule.Checker { return &laterFieldWatch{reported: map[string]bool{}} },
+	Shared: func() any { return schema.NewLaterFieldsOf(maxRunShapes) },
 }
 
 // maxReportedPlaces bounds the places remembered as already reported in a session.
 const maxReportedPlaces = 4096
 
+// laterFieldWatch is MCP1010's per-session state: the places already reported.
+// What a shape of frame carries is the run's (Pass.Shared).
 type laterFieldWatch struct {
 	reported map[string]bool // revision, definition and pattern already reported
-	memo     *schema.Memo    // shapes of frames with nothing new to report
 }
 
 func (w *laterFieldWatch) End(*rule.Pass) {}
@@ -78,13 +78,18 @@ func (w *laterFieldWatch) Message(p *rule.Pass, m *session.Message) {
 		return
 	}
 	msg.Raw = m.Raw
-	place := string(rev) + " " + m.Kind.String() + " " + msg.Method + " " + msg.Sender.String()
-	shape := w.memo.Shape(m.Raw, place)
-	if w.memo.Known(shape) {
+	var fields []schema.LaterField
+	if cache, ok := p.Shared().(*schema.LaterFieldsOf); ok {
+		fields = cache.Fields(m.Shape, rev, msg)
+	} else {
+		fields = schema.LaterFields(rev, msg)
+	}
+	if len(fields) == 0 {
 		return
 	}
+	place := string(rev) + " " + m.Kind.String() + " " + msg.Method + " " + msg.Sender.String()
 	var fresh []schema.LaterField
-	for _, f := range schema.LaterFields(rev, msg) {
+	for _, f := range fields {
 		key := place + " " + f.Pattern + " " + f.Value
 		if w.reported[key] {
 			continue
@@ -96,7 +101,6 @@ func (w *laterFieldWatch) Message(p *rule.Pass, m *session.Message) {
 		fresh = append(fresh, f)
 	}
 	if len(fresh) == 0 {
-		w.memo.Remember(shape)
 		return
 	}
 	p.Report(rule.At(m), fmt.Sprintf("%s (line %d) carries %s that %s does not define: %s; a peer that speaks only %s may drop %s",

@@ -36,26 +36,26 @@ s->c {"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"Invoice
 			{Revision: "2025-11-25", Page: "basic#json-schema-usage", Says: "From 2025-11-25 the schemas are JSON Schema 2020-12."},
 		},
 	},
-	New: func() rule.Checker {
-		return &wireSchemaCheck{memo: schema.NewMemo(maxRememberedShapes)}
-	},
+	New:    func() rule.Checker { return wireSchemaCheck{} },
+	Shared: func() any { return schema.NewValidShapes(maxRunShapes) },
 }
 
-// maxRememberedShapes bounds the shapes of valid frames remembered per session.
+// maxRememberedShapes bounds the shapes of valid payloads remembered per session.
 const maxRememberedShapes = 4096
+
+// maxRunShapes bounds the verdicts by wire shape a rule keeps for a whole run.
+const maxRunShapes = 1 << 16
 
 // maxListedViolations bounds how many violations one finding spells out.
 const maxListedViolations = 3
 
-// wireSchemaCheck is MCP4001's per-session state: the shapes of frames that
-// validated, so that repeated shapes are not validated again.
-type wireSchemaCheck struct {
-	memo *schema.Memo
-}
+// wireSchemaCheck is MCP4001's per-session state: none. The wire shapes that
+// validated are the run's (Pass.Shared), so a shape is validated once per run.
+type wireSchemaCheck struct{}
 
-func (c *wireSchemaCheck) End(*rule.Pass) {}
+func (wireSchemaCheck) End(*rule.Pass) {}
 
-func (c *wireSchemaCheck) Message(p *rule.Pass, m *session.Message) {
+func (wireSchemaCheck) Message(p *rule.Pass, m *session.Message) {
 	if m.Kind == frame.KindBatch || m.Kind == frame.KindInvalid {
 		return
 	}
@@ -77,7 +77,8 @@ func (c *wireSchemaCheck) Message(p *rule.Pass, m *session.Message) {
 	if !ok {
 		return
 	}
-	violations, err := wire.CheckWith(c.memo, target, raw)
+	valid, _ := p.Shared().(*schema.ValidShapes)
+	violations, err := wire.CheckShaped(valid, m.Shape, target, raw)
 	if err != nil {
 		p.CannotJudge("the frame could not be checked: " + err.Error())
 		return

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
@@ -222,6 +224,8 @@ type shaper struct {
 	buf []byte
 	pos int
 	out []byte
+	// unescaped is scratch for decoding strings with escapes.
+	unescaped []byte
 }
 
 func (s *shaper) space() {
@@ -370,19 +374,36 @@ func (s *shaper) str() ([]byte, bool) {
 }
 
 // keepString says whether a string's exact value belongs to the shape: a literal
-// some const or enum compares with, anything with escapes, and the value of a member
-// that carries a format, unless every format it carries decides plain strings alike
-// (with no ':', '%', braces, brackets, backslash or control character and not
-// starting with "//", a string is never an absolute URI, and always a valid relative
-// reference and URI template).
+// some const or enum compares with, and the value of a member that carries a
+// format, unless every format it carries decides plain strings alike (with no ':',
+// '%', braces, brackets, backslash or control character and not starting with "//",
+// a string is never an absolute URI, and always a valid relative reference and URI
+// template). A string with escapes is judged by what it decodes to: text with a
+// "\n" in it is no literal and stays out of the shape (most frames of a capture
+// carry some), while one that decodes to a literal, or sits in a format member, is
+// kept as written.
 func (s *shaper) keepString(raw []byte, member string) bool {
+	format := s.voc.formatMembers[member]
+	if bytes.IndexByte(raw, '\\') >= 0 {
+		// A decoded string is at most as long as its escaped form and at least a
+		// sixth of it (\uXXXX): one that long cannot decode to a literal.
+		if format == 0 && len(raw) > 6*s.voc.longest {
+			return false
+		}
+		decoded, ok := unescape(s.unescaped[:0], raw)
+		s.unescaped = decoded
+		if !ok {
+			return true
+		}
+		raw = decoded
+		if format != 0 {
+			return true
+		}
+	}
 	if len(raw) <= s.voc.longest && s.voc.literals[viewString(raw)] {
 		return true
 	}
-	if bytes.IndexByte(raw, '\\') >= 0 {
-		return true
-	}
-	switch s.voc.formatMembers[member] {
+	switch format {
 	case 0:
 		return false
 	case valueDecided:
@@ -397,6 +418,63 @@ func (s *shaper) keepString(raw []byte, member string) bool {
 		}
 	}
 	return false
+}
+
+// unescape appends the decoded form of a JSON string's raw contents to dst. ok is
+// false for an escape it does not know (the raw JSON was validated before, so only
+// a hostile or broken frame gets there); the caller then keeps the string whole.
+func unescape(dst, raw []byte) ([]byte, bool) {
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c != '\\' {
+			dst = append(dst, c)
+			continue
+		}
+		i++
+		if i >= len(raw) {
+			return dst, false
+		}
+		switch raw[i] {
+		case '"', '\\', '/':
+			dst = append(dst, raw[i])
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			if i+4 >= len(raw) {
+				return dst, false
+			}
+			r, err := strconv.ParseUint(viewString(raw[i+1:i+5]), 16, 16)
+			if err != nil {
+				return dst, false
+			}
+			i += 4
+			rr := rune(r)
+			if utf16.IsSurrogate(rr) {
+				if i+6 < len(raw) && raw[i+1] == '\\' && raw[i+2] == 'u' {
+					if lo, err := strconv.ParseUint(viewString(raw[i+3:i+7]), 16, 16); err == nil {
+						if d := utf16.DecodeRune(rr, rune(lo)); d != utf8.RuneError {
+							i += 6
+							dst = utf8.AppendRune(dst, d)
+							continue
+						}
+					}
+				}
+				rr = utf8.RuneError
+			}
+			dst = utf8.AppendRune(dst, rr)
+		default:
+			return dst, false
+		}
+	}
+	return dst, true
 }
 
 // number writes a number's class: integral or not, and its place among the bounds
@@ -474,4 +552,123 @@ func (m *Memo) Remember(s Shape) {
 		clear(m.valid)
 	}
 	m.valid[s.hash] = struct{}{}
+}
+
+// wireSeed keys every wire shape of the process: shapes computed by different
+// goroutines (the parse stage, several inputs at once) must compare equal. It is set
+// once and never changes.
+var wireSeed = maphash.MakeSeed()
+
+// Shaper computes wire shapes; it holds scratch space, so each goroutine needs its
+// own. The zero value is ready to use.
+type Shaper struct {
+	out       []byte
+	unescaped []byte
+}
+
+// Wire returns the shape of a whole message (raw JSON) under the vocabulary of every
+// revision's official schema: two messages with the same wire shape get the same
+// verdict from any official definition, in any revision, for the message or any of
+// its members. It is computed once per frame, by the parse stage, and is the key
+// under which MCP4001's validation and MCP1010's later fields are shared across
+// sessions and inputs. 0 means the message has no usable shape: judge it in full.
+func (s *Shaper) Wire(raw []byte) uint64 {
+	voc := shapeVocabulary()
+	if !voc.usable {
+		return 0
+	}
+	sh := shaper{voc: voc, buf: raw, out: s.out[:0], unescaped: s.unescaped}
+	sh.space()
+	ok := sh.value("", 0)
+	s.out, s.unescaped = sh.out, sh.unescaped
+	if !ok {
+		return 0
+	}
+	if h := maphash.Bytes(wireSeed, sh.out); h != 0 {
+		return h
+	}
+	return 1
+}
+
+// shapeKey combines a wire shape with the context of a verdict (revision,
+// definition, ...).
+func shapeKey(shape uint64, context ...string) uint64 {
+	var h maphash.Hash
+	h.SetSeed(wireSeed)
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], shape)
+	h.Write(b[:])
+	for _, c := range context {
+		h.WriteString(c)
+		h.WriteByte(0)
+	}
+	return h.Sum64()
+}
+
+// ValidShapes remembers which wire shapes validated against which definition, for
+// a whole run: every session and input of the run shares it, so a shape is
+// validated once, not once per session. Safe for concurrent use. Bounded: when full
+// it starts again empty.
+type ValidShapes struct {
+	mu    sync.Mutex
+	valid map[uint64]struct{}
+	max   int
+}
+
+// NewValidShapes returns a set that holds at most max verdicts.
+func NewValidShapes(max int) *ValidShapes {
+	return &ValidShapes{valid: map[uint64]struct{}{}, max: max}
+}
+
+func (v *ValidShapes) has(key uint64) bool {
+	v.mu.Lock()
+	_, ok := v.valid[key]
+	v.mu.Unlock()
+	return ok
+}
+
+func (v *ValidShapes) add(key uint64) {
+	v.mu.Lock()
+	if len(v.valid) >= v.max {
+		clear(v.valid)
+	}
+	v.valid[key] = struct{}{}
+	v.mu.Unlock()
+}
+
+// LaterFieldsOf caches LaterFields by wire shape for a whole run (see ValidShapes):
+// the fields a message carries that its revision lacks depend on its shape only.
+// Safe for concurrent use; bounded.
+type LaterFieldsOf struct {
+	mu     sync.Mutex
+	fields map[uint64][]LaterField
+	max    int
+}
+
+// NewLaterFieldsOf returns a cache of at most max shapes.
+func NewLaterFieldsOf(max int) *LaterFieldsOf {
+	return &LaterFieldsOf{fields: map[uint64][]LaterField{}, max: max}
+}
+
+// Fields is LaterFields(rev, m), computed once per wire shape (shape 0: every time).
+// The returned slice is shared: callers must not modify it.
+func (c *LaterFieldsOf) Fields(shape uint64, rev spec.Revision, m Message) []LaterField {
+	if shape == 0 {
+		return LaterFields(rev, m)
+	}
+	key := shapeKey(shape, string(rev), strconv.Itoa(int(m.Kind)), m.Method, m.Sender.String())
+	c.mu.Lock()
+	fields, ok := c.fields[key]
+	c.mu.Unlock()
+	if ok {
+		return fields
+	}
+	fields = LaterFields(rev, m)
+	c.mu.Lock()
+	if len(c.fields) >= c.max {
+		clear(c.fields)
+	}
+	c.fields[key] = fields
+	c.mu.Unlock()
+	return fields
 }

@@ -65,6 +65,9 @@ func TestShapeHash(t *testing.T) {
 		{`{"progress":0.5,"progressToken":"p1"}`, `{"progress":0.75,"progressToken":"p2"}`},
 		{`{"content":[{"type":"text","text":"a: b"}]}`, `{"content":[{"type":"text","text":"c: d"}]}`},
 		{`{"uri":"relative-name"}`, `{"uri":"other"}`},
+		// Escaped text is judged by what it decodes to: no literal, no format member.
+		{`{"text":"a\"b"}`, `{"text":"a\"c"}`},
+		{`{"content":[{"type":"text","text":"line 1\nline 2"}]}`, `{"content":[{"type":"text","text":"other\ttext"}]}`},
 	}
 	for _, p := range same {
 		if h(p[0]) != h(p[1]) {
@@ -82,7 +85,11 @@ func TestShapeHash(t *testing.T) {
 		{`{"a":true}`, `{"a":false}`},
 		{`{"a":"x"}`, `{"a":1}`},
 		{`{"type":"text"}`, `{"type":"image"}`},
-		{`{"text":"a\"b"}`, `{"text":"a\"c"}`},
+		// An escaped string that decodes to a literal, or sits in a format member,
+		// keeps its value.
+		{`{"type":"t\u0065xt"}`, `{"type":"t\u0065xx"}`},
+		{`{"type":"t\u0065xt"}`, `{"type":"image"}`},
+		{`{"uri":"a\/b"}`, `{"uri":"a\/c"}`},
 	}
 	for _, p := range differ {
 		if h(p[0]) == h(p[1]) {

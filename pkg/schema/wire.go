@@ -417,3 +417,22 @@ func (w *Wire) CheckWith(memo *Memo, t Target, raw []byte) ([]Violation, error) 
 	}
 	return vs, err
 }
+
+// CheckShaped is Check with the run's verdicts by wire shape (see Shaper.Wire): a
+// message whose shape validated against the same definition before is accepted
+// without validating it again. shape 0 (no usable shape) or valid nil: validated in
+// full.
+func (w *Wire) CheckShaped(valid *ValidShapes, shape uint64, t Target, raw []byte) ([]Violation, error) {
+	if shape == 0 || valid == nil {
+		return w.Check(t, raw)
+	}
+	key := shapeKey(shape, string(w.Revision), t.Definition, t.Member)
+	if valid.has(key) {
+		return nil, nil
+	}
+	vs, err := w.Check(t, raw)
+	if err == nil && len(vs) == 0 {
+		valid.add(key)
+	}
+	return vs, err
+}

@@ -1,0 +1,128 @@
+package frame
+
+import (
+	"strings"
+	"unsafe"
+)
+
+// Arena holds copies of frames made to outlive the Reader's buffer: the parse stage
+// of an analysis reads ahead of the replay, so each frame it hands over is copied
+// once, with every slice and string of it pointing into the copy. An Arena is
+// reused: Reset makes its memory available again once the frames copied into it are
+// no longer used.
+type Arena struct {
+	chunks [][]byte
+	cur    int
+}
+
+// arenaChunk is the size of the arena's blocks; a larger frame gets a block of its own.
+const arenaChunk = 1 << 20
+
+// Reset forgets what was copied; the memory is reused by the next copies.
+func (a *Arena) Reset() {
+	for i := range a.chunks {
+		a.chunks[i] = a.chunks[i][:0]
+	}
+	a.cur = 0
+}
+
+// Used is how many bytes were copied into the arena's blocks since the last Reset.
+func (a *Arena) Used() int {
+	n := 0
+	for _, c := range a.chunks[:min(a.cur+1, len(a.chunks))] {
+		n += len(c)
+	}
+	return n
+}
+
+// Copy copies b into the arena.
+func (a *Arena) Copy(b []byte) []byte { return a.copyBytes(b) }
+
+// copyBytes copies b into the arena.
+func (a *Arena) copyBytes(b []byte) []byte {
+	if len(b) == 0 {
+		return b
+	}
+	if len(b) > arenaChunk/4 {
+		return append([]byte(nil), b...)
+	}
+	for a.cur < len(a.chunks) && cap(a.chunks[a.cur])-len(a.chunks[a.cur]) < len(b) {
+		a.cur++
+	}
+	if a.cur == len(a.chunks) {
+		a.chunks = append(a.chunks, make([]byte, 0, arenaChunk))
+	}
+	c := a.chunks[a.cur]
+	start := len(c)
+	c = append(c, b...)
+	a.chunks[a.cur] = c
+	return c[start:len(c):len(c)]
+}
+
+// Detach copies a frame (and its batch members) into the arena: the copy shares no
+// memory with the Reader, so it stays valid after the next call to Next, until the
+// arena is reset. HTTP exchanges are allocated per entry by the readers and are kept.
+func (f *Frame) Detach(a *Arena, into *Frame) {
+	*into = *f
+	into.Raw = a.copyBytes(f.Raw)
+	into.rebase(f.Raw, into.Raw)
+	if len(f.Members) > 0 {
+		into.Members = make([]Frame, len(f.Members))
+		for i := range f.Members {
+			m := &into.Members[i]
+			*m = f.Members[i]
+			m.Members = nil
+			m.Raw = rebaseBytes(f.Raw, into.Raw, m.Raw)
+			m.rebase(f.Members[i].Raw, m.Raw)
+		}
+	}
+}
+
+// rebase points the frame's sub-slices and strings, which were taken from old, at the
+// same bytes of c (a copy of old); what does not lie in old is copied.
+func (f *Frame) rebase(old, c []byte) {
+	f.Params = rebaseBytes(old, c, f.Params)
+	f.Result = rebaseBytes(old, c, f.Result)
+	f.Method = rebaseString(old, c, f.Method)
+	f.ID = rebaseString(old, c, f.ID)
+	f.ErrorMessage = rebaseString(old, c, f.ErrorMessage)
+	f.Detail = rebaseString(old, c, f.Detail)
+	f.DirReason = rebaseString(old, c, f.DirReason)
+	f.StreamKey = rebaseString(old, c, f.StreamKey)
+}
+
+// within returns the offset of p in old, or -1.
+func within(old []byte, p unsafe.Pointer, n int) int {
+	if len(old) == 0 || p == nil {
+		return -1
+	}
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(old)))
+	at := uintptr(p)
+	if at < base || at+uintptr(n) > base+uintptr(len(old)) {
+		return -1
+	}
+	return int(at - base)
+}
+
+func rebaseBytes(old, c, b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	if len(b) == 0 {
+		return b[:0:0]
+	}
+	if off := within(old, unsafe.Pointer(unsafe.SliceData(b)), len(b)); off >= 0 {
+		return c[off : off+len(b) : off+len(b)]
+	}
+	return append([]byte(nil), b...)
+}
+
+func rebaseString(old, c []byte, s string) string {
+	if s == "" {
+		return ""
+	}
+	if off := within(old, unsafe.Pointer(unsafe.StringData(s)), len(s)); off >= 0 {
+		return unsafe.String(&c[off], len(s))
+	}
+	return strings.Clone(s)
+}
