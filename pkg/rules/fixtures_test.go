@@ -25,3 +25,9 @@ func TestFixtures(t *testing.T) {
 		t.Fatalf("found only %d .want files under fixtures/", n)
 	}
 }
+
+// TestEveryRuleHasFixtures: every rule of the catalogue has a firing fixture and a
+// silent twin (DESIGN.md section 8; fixtures/rules/README.md).
+func TestEveryRuleHasFixtures(t *testing.T) {
+	ruletest.Coverage(t, rules.All(), "../../fixtures/rules/*.want", "../../fixtures/schema/*.want")
+}

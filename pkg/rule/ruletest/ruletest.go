@@ -270,3 +270,41 @@ func Check(exps []Expectation, fs []rule.Finding, strict ...string) []string {
 	}
 	return problems
 }
+
+var fixtureName = regexp.MustCompile(`^(MCP\d{4})-(fires|silent)`)
+
+// Coverage fails for every rule of catalogue that lacks, among the fixtures matched
+// by patterns, a firing fixture (MCPnnnn-fires*.want with an expectation of MCPnnnn
+// that is not optional) or a silent twin (MCPnnnn-silent*.want).
+func Coverage(t *testing.T, catalogue []*rule.Rule, patterns ...string) {
+	t.Helper()
+	fires, silent := map[string]bool{}, map[string]bool{}
+	for _, pattern := range patterns {
+		_, wants := find(t, pattern)
+		for _, want := range wants {
+			m := fixtureName.FindStringSubmatch(filepath.Base(want))
+			if m == nil {
+				continue
+			}
+			if m[2] == "silent" {
+				silent[m[1]] = true
+				continue
+			}
+			exps, err := ParseWant(want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if slices.ContainsFunc(exps, func(e Expectation) bool { return e.Rule == m[1] && !e.Optional }) {
+				fires[m[1]] = true
+			}
+		}
+	}
+	for _, r := range catalogue {
+		if !fires[r.ID] {
+			t.Errorf("%s %s has no firing fixture: %s-fires*.want expecting %s", r.ID, r.Name, r.ID, r.ID)
+		}
+		if !silent[r.ID] {
+			t.Errorf("%s %s has no silent twin: %s-silent*.want", r.ID, r.Name, r.ID)
+		}
+	}
+}
