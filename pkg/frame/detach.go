@@ -13,17 +13,26 @@ import (
 type Arena struct {
 	chunks [][]byte
 	cur    int
+	// viewPool holds the copied views (text and index) of frames; views counts
+	// those in use since the last Reset.
+	viewPool []*textView
+	views    int
 }
 
 // arenaChunk is the size of the arena's blocks; a larger frame gets a block of its own.
 const arenaChunk = 1 << 20
 
-// Reset forgets what was copied; the memory is reused by the next copies.
+// Reset forgets what was copied; the memory is reused by the next copies. The old
+// contents are cleared first: a consumer that kept a frame's bytes past their life
+// (instead of copying them) then sees zeros, which tests notice, rather than
+// plausible bytes of a later frame.
 func (a *Arena) Reset() {
 	for i := range a.chunks {
+		clear(a.chunks[i])
 		a.chunks[i] = a.chunks[i][:0]
 	}
 	a.cur = 0
+	a.views = 0
 }
 
 // Used is how many bytes were copied into the arena's blocks since the last Reset.
@@ -61,21 +70,51 @@ func (a *Arena) copyBytes(b []byte) []byte {
 
 // Detach copies a frame (and its batch members) into the arena: the copy shares no
 // memory with the Reader, so it stays valid after the next call to Next, until the
-// arena is reset. HTTP exchanges are allocated per entry by the readers and are kept.
+// arena is reset. The frame's view (its text and index) is copied with it. HTTP
+// exchanges are allocated per entry by the readers and are kept.
 func (f *Frame) Detach(a *Arena, into *Frame) {
 	*into = *f
-	into.Raw = a.copyBytes(f.Raw)
-	into.rebase(f.Raw, into.Raw)
+	old := f.Raw
+	if f.view != nil && within(f.view.text, unsafe.Pointer(unsafe.SliceData(f.Raw)), len(f.Raw)) >= 0 {
+		old = f.view.text
+	}
+	c := a.copyBytes(old)
+	into.Raw = rebaseBytes(old, c, f.Raw)
+	into.rebase(old, c)
+	if f.view != nil && len(old) == len(f.view.text) {
+		v := a.view()
+		v.text = c
+		v.ix.entries = append(v.ix.entries[:0], f.view.ix.entries...)
+		into.view = v
+	} else {
+		into.view, into.root = nil, -1
+	}
 	if len(f.Members) > 0 {
 		into.Members = make([]Frame, len(f.Members))
 		for i := range f.Members {
 			m := &into.Members[i]
 			*m = f.Members[i]
 			m.Members = nil
-			m.Raw = rebaseBytes(f.Raw, into.Raw, m.Raw)
-			m.rebase(f.Members[i].Raw, m.Raw)
+			m.Raw = rebaseBytes(old, c, m.Raw)
+			m.rebase(old, c)
+			if m.view != nil {
+				m.view = into.view
+			}
+			if m.view == nil {
+				m.root = -1
+			}
 		}
 	}
+}
+
+// view returns a text view to fill, reusing the arena's.
+func (a *Arena) view() *textView {
+	if a.views == len(a.viewPool) {
+		a.viewPool = append(a.viewPool, &textView{})
+	}
+	v := a.viewPool[a.views]
+	a.views++
+	return v
 }
 
 // rebase points the frame's sub-slices and strings, which were taken from old, at the

@@ -91,23 +91,26 @@ func (d *envelopeDecoder) decode(line []byte, f *Frame, x *lineExtras) (RecordKi
 	if !looksLikeJSON(line) {
 		return RecordContext, relNone
 	}
-	if !validJSON(line) {
+	if !f.scan(line) {
 		f.notJSON(line, "record")
 		return RecordFrame, relNone
 	}
-	v := gjson.Parse(view(line))
-	if v.IsArray() {
-		decodeMessage(f, line) // a bare batch among envelopes
+	root := &f.view.ix.entries[0]
+	if root.kind == '[' || !root.complete {
+		decodeIndexed(f, 0) // a bare batch among envelopes, or a record too large to index
 		return RecordFrame, relNone
 	}
 	var e envelopeFields
-	v.ForEach(func(k, val gjson.Result) bool {
-		switch key := k.Str; {
+	payload := int32(-1)
+	for c := root.child; c >= 0; c = f.view.ix.entries[c].next {
+		m := &f.view.ix.entries[c]
+		val := m.result(line)
+		switch key := m.key(line); {
 		case key == "jsonrpc":
 			e.bare = true
 		case isPayloadKey(key):
 			if !e.payload.Exists() && val.Type != gjson.Null {
-				e.payload = val
+				e.payload, payload = val, c
 			}
 		case isDirKey(key):
 			if !e.dir.Exists() {
@@ -145,11 +148,10 @@ func (d *envelopeDecoder) decode(line []byte, f *Frame, x *lineExtras) (RecordKi
 				e.truncated = val.Type == gjson.True
 			}
 		}
-		return true
-	})
+	}
 	if e.bare {
 		f.StreamKey = ""
-		decodeMessage(f, line)
+		decodeIndexed(f, 0)
 		return RecordFrame, relNone
 	}
 	if e.typ.Exists() {
@@ -183,7 +185,7 @@ func (d *envelopeDecoder) decode(line []byte, f *Frame, x *lineExtras) (RecordKi
 	f.Dir, f.DirReason = dir, reason
 	switch {
 	case e.payload.IsObject() || e.payload.IsArray():
-		decodeMessage(f, bytesOf(e.payload.Raw))
+		decodeIndexed(f, payload)
 		if e.batch && e.payload.IsObject() {
 			x.batchKey = "batch\x00" + e.dir.Str + "\x00" + f.StreamKey
 		}

@@ -99,6 +99,12 @@ type Frame struct {
 	// nil for every other input.
 	HTTP *HTTP
 
+	// view is the validated text the message was read from and its index (shared
+	// by a batch and its members); root is the message's entry in it. nil when the
+	// frame was not decoded from JSON.
+	view *textView
+	root int32
+
 	// Shape is the message's wire shape (schema.Shaper.Wire), filled by the parse
 	// stage of an analysis so that the schema rules share one per frame; 0 when it
 	// was not computed or the message has no usable shape.
@@ -152,18 +158,97 @@ func bytesOf(s string) []byte {
 	return unsafe.Slice(unsafe.StringData(s), len(s))
 }
 
+// textView is the lazily decoded view of one JSON text: the text and the index one
+// validating scan made of it (see scan.go).
+type textView struct {
+	text []byte
+	ix   index
+}
+
+// scan validates text and indexes it as the frame's view (reusing the frame's index
+// memory); false when text is not valid JSON.
+func (f *Frame) scan(text []byte) bool {
+	if f.view == nil {
+		f.view = &textView{}
+	}
+	f.view.text = text
+	p, _ := scanJSON(text, &f.view.ix)
+	return p == scanOK
+}
+
+// Get reads a value of the message by gjson path ("params._meta.progressToken",
+// `params._meta.io\.modelcontextprotocol/protocolVersion`) through the frame's
+// index, reading bytes only below the indexed levels. The result aliases the
+// frame's bytes.
+func (f *Frame) Get(path string) gjson.Result {
+	if f.view == nil || f.root < 0 || int(f.root) >= len(f.view.ix.entries) {
+		return gjson.GetBytes(f.Raw, path)
+	}
+	return lookup(f.view.text, &f.view.ix, f.root, path)
+}
+
 // decodeMessage fills f from one JSON payload: a JSON-RPC message or a batch of them.
 // raw must already be known to be valid JSON. Fields alias raw. candidate is false for
 // an object that cannot have been meant as a JSON-RPC message (see decodeObject).
 func decodeMessage(f *Frame, raw []byte) (candidate bool) {
-	f.Raw = raw
-	v := gjson.Parse(view(raw))
+	if !f.scan(raw) {
+		f.notJSON(raw, "payload")
+		return true
+	}
+	return decodeIndexed(f, 0)
+}
+
+// decodeIndexed fills f from the value of entry at of the frame's view.
+func decodeIndexed(f *Frame, at int32) (candidate bool) {
+	text, ix := f.view.text, &f.view.ix
+	e := &ix.entries[at]
+	f.root = at
+	f.Raw = text[e.valStart:e.valEnd]
+	switch {
+	case e.kind == '[' && e.complete:
+		f.Kind = KindBatch
+		f.Members = f.Members[:0]
+		for c := e.child; c >= 0; c = ix.entries[c].next {
+			member := Frame{Source: f.Source, Line: f.Line, Time: f.Time, Dir: f.Dir, DirReason: f.DirReason, StreamKey: f.StreamKey, HTTP: f.HTTP, Unordered: f.Unordered, Offset: -1, view: f.view, root: -1}
+			if m := &ix.entries[c]; m.kind == '{' {
+				decodeIndexed(&member, c)
+			} else {
+				member.Raw = text[m.valStart:m.valEnd]
+				member.invalid(ProblemNotJSONRPC, "batch member is not an object")
+			}
+			f.Members = append(f.Members, member)
+		}
+		if len(f.Members) == 0 {
+			f.invalid(ProblemNotJSONRPC, "empty batch: JSON-RPC requires at least one message in an array")
+		}
+	case e.kind == '[':
+		// Too large to index whole: read it from the bytes.
+		return decodeParsed(f, gjson.Parse(view(f.Raw)))
+	case e.kind == '{' && e.complete:
+		var d memberDecoder
+		for c := e.child; c >= 0; c = ix.entries[c].next {
+			m := &ix.entries[c]
+			d.member(f, m.key(text), m.result(text))
+		}
+		return d.finish(f)
+	case e.kind == '{':
+		return decodeParsed(f, gjson.Parse(view(f.Raw)))
+	default:
+		f.invalid(ProblemNotJSONRPC, fmt.Sprintf("a JSON %s, not a JSON-RPC object", jsonType(e.result(text))))
+	}
+	return true
+}
+
+// decodeParsed is decodeIndexed for a value the index does not hold whole (more
+// members than an index keeps): read with gjson from the bytes.
+func decodeParsed(f *Frame, v gjson.Result) (candidate bool) {
+	f.view, f.root = nil, -1
 	switch {
 	case v.IsArray():
 		f.Kind = KindBatch
 		f.Members = f.Members[:0]
 		v.ForEach(func(_, m gjson.Result) bool {
-			member := Frame{Source: f.Source, Line: f.Line, Time: f.Time, Dir: f.Dir, DirReason: f.DirReason, StreamKey: f.StreamKey, HTTP: f.HTTP, Unordered: f.Unordered, Offset: -1}
+			member := Frame{Source: f.Source, Line: f.Line, Time: f.Time, Dir: f.Dir, DirReason: f.DirReason, StreamKey: f.StreamKey, HTTP: f.HTTP, Unordered: f.Unordered, Offset: -1, root: -1}
 			if m.IsObject() {
 				decodeObject(&member, m)
 			} else {
@@ -201,39 +286,56 @@ func jsonType(v gjson.Result) string {
 	return "object"
 }
 
-// decodeObject reads the members of one JSON-RPC object in a single pass. candidate
-// is false for an object with no "jsonrpc" that has no member of a message (method,
-// id, result, error) or has members no message has (a JSON log record, a recorder's
-// header or envelope): that is not a broken message.
+// decodeObject reads the members of one JSON-RPC object from its bytes (an object
+// the index does not hold whole).
 func decodeObject(f *Frame, v gjson.Result) (candidate bool) {
 	f.Raw = bytesOf(v.Raw)
-	var version, method, id, errObj gjson.Result
-	var hasResult, hasError, foreign bool
+	f.view, f.root = nil, -1
+	var d memberDecoder
 	v.ForEach(func(k, val gjson.Result) bool {
-		switch k.Str {
-		default:
-			foreign = true
-		case "jsonrpc":
-			version = val
-		case "method":
-			method = val
-		case "id":
-			id = val
-		case "params":
-			f.Params = bytesOf(val.Raw)
-		case "result":
-			hasResult = true
-			f.Result = bytesOf(val.Raw)
-		case "error":
-			hasError = true
-			errObj = val
-		}
+		d.member(f, k.Str, val)
 		return true
 	})
+	return d.finish(f)
+}
+
+// memberDecoder reads the members of one JSON-RPC object (f.Raw) in a single pass.
+type memberDecoder struct {
+	version, method, id          gjson.Result
+	hasResult, hasError, foreign bool
+}
+
+func (d *memberDecoder) member(f *Frame, k string, val gjson.Result) {
+	switch k {
+	default:
+		d.foreign = true
+	case "jsonrpc":
+		d.version = val
+	case "method":
+		d.method = val
+	case "id":
+		d.id = val
+	case "params":
+		f.Params = bytesOf(val.Raw)
+	case "result":
+		d.hasResult = true
+		f.Result = bytesOf(val.Raw)
+	case "error":
+		d.hasError = true
+	}
+}
+
+// finish decides what the object is. candidate is false for an object with no
+// "jsonrpc" that has no member of a message (method, id, result, error) or has
+// members no message has (a JSON log record, a recorder's header or envelope):
+// that is not a broken message.
+func (d *memberDecoder) finish(f *Frame) (candidate bool) {
+	version, method, id := d.version, d.method, d.id
+	hasResult, hasError := d.hasResult, d.hasError
 	if id.Exists() {
 		f.ID = id.Raw
 	}
-	candidate = version.Exists() || ((method.Exists() || id.Exists() || hasResult || hasError) && !foreign)
+	candidate = version.Exists() || ((method.Exists() || id.Exists() || hasResult || hasError) && !d.foreign)
 	switch {
 	case !version.Exists():
 		f.invalid(ProblemNotJSONRPC, `no "jsonrpc" member: not a JSON-RPC 2.0 message`)
@@ -261,11 +363,11 @@ func decodeObject(f *Frame, v gjson.Result) (candidate bool) {
 		f.Kind = KindResult
 	case hasError:
 		f.Kind = KindError
-		code := errObj.Get("code")
+		code := f.Get("error.code")
 		if code.Type == gjson.Number {
 			f.ErrorCode = code.Int()
 		}
-		f.ErrorMessage = errObj.Get("message").Str
+		f.ErrorMessage = f.Get("error.message").Str
 	default:
 		f.invalid(ProblemNotJSONRPC, `no "method", "result" or "error": neither a request, a notification nor a response`)
 	}
@@ -296,4 +398,23 @@ func (f *Frame) notJSON(raw []byte, what string) {
 	default:
 		f.Detail = what + " is not valid JSON"
 	}
+}
+
+// Param reads a value of the message's params by gjson path, through the index.
+func (f *Frame) Param(path string) gjson.Result { return f.under("params", f.Params, path) }
+
+// ResultGet reads a value of the message's result by gjson path, through the index.
+func (f *Frame) ResultGet(path string) gjson.Result { return f.under("result", f.Result, path) }
+
+// under reads path below the message's member name (whose bytes are raw).
+func (f *Frame) under(name string, raw []byte, path string) gjson.Result {
+	if raw == nil {
+		return gjson.Result{}
+	}
+	if f.view != nil && f.root >= 0 && int(f.root) < len(f.view.ix.entries) {
+		if c, certain := f.view.ix.find(f.view.text, f.root, name); certain && c >= 0 {
+			return lookup(f.view.text, &f.view.ix, c, path)
+		}
+	}
+	return gjson.GetBytes(raw, path)
 }

@@ -1,7 +1,5 @@
 package frame
 
-import "github.com/tidwall/gjson"
-
 const jsonrpcName = "jsonrpc-jsonl"
 
 // jsonrpcDecoder reads bare JSON-RPC lines: one message or batch per line, no
@@ -18,15 +16,18 @@ func (jsonrpcDecoder) decode(line []byte, f *Frame, _ *lineExtras) (RecordKind, 
 		}
 		return RecordContext, relNone
 	}
-	if !validJSON(line) {
+	if !f.scan(line) {
 		f.notJSON(line, "line")
 		return RecordFrame, relNone
 	}
-	if !decodeMessage(f, line) {
+	if !decodeIndexed(f, 0) {
 		return RecordContext, relNone // a JSON log record or a recorder's header: not a frame
 	}
 	f.DirReason = "bare JSON-RPC line: direction inferred"
 	return RecordFrame, relNone
 }
 
-func validJSON(b []byte) bool { return gjson.Valid(view(b)) }
+func validJSON(b []byte) bool {
+	p, _ := scanJSON(b, nil)
+	return p == scanOK
+}

@@ -392,7 +392,10 @@ func (r *Reader) decodeLine(line []byte) (*Record, relative) {
 	r.stats.Lines++
 	r.rec = Record{Line: r.line}
 	members := r.fr.Members[:0]
-	r.fr = Frame{Source: r.name, Line: r.line, Members: members, Offset: -1}
+	r.fr = Frame{Source: r.name, Line: r.line, Members: members, Offset: -1, view: r.fr.view, root: -1}
+	if r.fr.view != nil {
+		r.fr.view.text = nil // the index is reused; what it indexed is gone
+	}
 	if r.x.batchKey != "" || len(r.x.more) > 0 {
 		r.x.batchKey, r.x.more = "", r.x.more[:0]
 	}

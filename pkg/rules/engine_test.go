@@ -110,3 +110,81 @@ func TestProcessorsChangeNothing(t *testing.T) {
 		}
 	}
 }
+
+// withFiller appends thousands of healthy frames of another session (another stream
+// key) to an envelope capture, so that the parse stage recycles its buffers many
+// times before the capture's own sessions end: a rule or the session tracker that
+// keeps a frame's bytes instead of copying them then reports zeros or later bytes.
+// ok is false for captures that are not envelope JSONL.
+func withFiller(t *testing.T, path string) ([]byte, bool) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(path, ".jsonl") || !bytes.Contains(data, []byte(`"dir":"c->s"`)) || bytes.Contains(data, []byte(`"session_id"`)) {
+		return nil, false
+	}
+	var b bytes.Buffer
+	b.Write(data)
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		b.WriteByte('\n')
+	}
+	emit := func(dir, msg string) {
+		fmt.Fprintf(&b, `{"ts":"2026-11-30T23:00:00Z","dir":"%s","session_id":"filler","msg":%s}`+"\n", dir, msg)
+	}
+	emit("c->s", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"filler","version":"1"}}}`)
+	emit("s->c", `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"filler","version":"1"}}}`)
+	emit("c->s", `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	pad := strings.Repeat("z", 2000)
+	for i := 1; i <= 3000; i++ {
+		emit("c->s", fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping","params":{"_meta":{"pad":"%s"}}}`, i, pad))
+		emit("s->c", fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{}}`, i))
+	}
+	return b.Bytes(), true
+}
+
+// Findings reported long after their frame (at the end of a session, at a later
+// frame) must be the same when thousands of frames of another session come in
+// between: nothing may alias memory the parse stage has reused.
+func TestLongCapturesKeepTheirFindings(t *testing.T) {
+	n := 0
+	for _, path := range captures(t) {
+		long, ok := withFiller(t, path)
+		if !ok {
+			continue
+		}
+		n++
+		want := verdicts(t, path, rule.RunOptions{})
+		res, err := rule.Run(path, bytes.NewReader(long), rules.All(), rule.RunOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, s := range res.Sessions {
+			if s.Session.StreamKey == "filler" {
+				for _, f := range s.Findings {
+					if f.Severity > rule.SeverityInfo {
+						t.Errorf("%s: the filler session reports %s at line %d: %s", path, f.Rule, f.Line, f.Message)
+					}
+				}
+				continue
+			}
+			fmt.Fprintf(&b, "session %d lines %d-%d\n", s.Session.Index, s.Session.FirstLine, s.Session.LastLine)
+			for _, f := range s.Findings {
+				fmt.Fprintf(&b, "%s %s %d %s %s %s %q %q %v %q\n", f.Rule, f.Severity, f.Line, f.Dir, f.Method, f.ID, f.Message, f.Hint, f.Related, f.Evidence)
+			}
+			for _, note := range s.Notes {
+				fmt.Fprintf(&b, "note %s\n", note)
+			}
+		}
+		// The reference run's header line (stats) differs: compare from the sessions on.
+		_, wantSessions, _ := strings.Cut(want, "\n")
+		if got := b.String(); got != wantSessions {
+			t.Errorf("%s: findings differ once other traffic follows:\n--- alone\n%s--- followed by filler\n%s", path, wantSessions, got)
+		}
+	}
+	if n < 50 {
+		t.Fatalf("only %d envelope captures were tried", n)
+	}
+}

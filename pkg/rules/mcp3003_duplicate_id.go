@@ -79,7 +79,7 @@ func (w *duplicateIDWatch) Message(p *rule.Pass, m *session.Message) {
 		w.request(p, m)
 	case m.Kind.IsResponse() && m.Request != nil:
 		inputRequired := m.Kind == frame.KindResult && m.Contract != nil && m.Contract.Era == session.EraModern &&
-			gjson.GetBytes(m.Result, "resultType").Str == "input_required"
+			m.ResultGet("resultType").Str == "input_required"
 		w.finished(idKey{m.Request.Dir, m.Request.ID}, m.Request.Line, inputRequired)
 	case m.Kind == frame.KindNotification && m.Method == "notifications/cancelled" && m.Dir != spec.DirUnknown:
 		id := gjson.GetBytes(m.Params, "requestId").Raw

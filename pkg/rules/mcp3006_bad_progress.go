@@ -143,7 +143,10 @@ func createdTask(m *session.Message) string {
 	if rev := m.Revision(); m.Kind != frame.KindResult || rev != "" && rev != spec.Rev20251125 && !rev.Modern() {
 		return ""
 	}
-	return gjson.GetBytes(m.Result, "task.taskId").String()
+	if id := m.ResultGet("task.taskId").String(); id != "" {
+		return strings.Clone(id) // kept with the token's state
+	}
+	return ""
 }
 
 // terminalTaskStatus: a task in one of these states sends no more progress.
@@ -188,9 +191,8 @@ func (w *progressWatch) progress(p *rule.Pass, m *session.Message) {
 		p.CannotJudge("direction unknown")
 		return
 	}
-	params := gjson.ParseBytes(m.Params)
-	token := params.Get("progressToken").Raw
-	value := params.Get("progress")
+	token := m.Param("progressToken").Raw // a lookup key: cloned where it is kept
+	value := m.Param("progress")
 	st := w.tokens[progressKey{m.Dir.Opposite(), token}]
 	receiver := spec.Sender(m.Dir.Opposite())
 	if m.Unplaced() {

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/schema"
@@ -112,7 +110,7 @@ func wireTarget(p *rule.Pass, d *schema.Doc, m *session.Message) (schema.Target,
 			p.CannotJudge("a result that answers no known request: its definition is unknown")
 			return t, nil, false
 		}
-		task := gjson.GetBytes(m.Result, "task").IsObject()
+		task := m.ResultGet("task").IsObject()
 		t, ok = d.Result(m.Request.Method, spec.Sender(m.Request.Dir), task)
 		if ok && t.Member == "result" {
 			return t, m.Result, true

@@ -57,13 +57,12 @@ func (w *argumentsWatch) Message(p *rule.Pass, m *session.Message) {
 }
 
 func (w *argumentsWatch) call(p *rule.Pass, m *session.Message) {
-	params := gjson.ParseBytes(m.Params)
-	name := params.Get("name")
+	name := m.Param("name") // a lookup key, never kept
 	if name.Type != gjson.String {
 		return // a call without a name breaks the wire schema (MCP4001)
 	}
 	args := []byte("{}")
-	if a := params.Get("arguments"); a.Exists() {
+	if a := m.Param("arguments"); a.Exists() {
 		if !a.IsObject() {
 			return // arguments that are not an object break the wire schema (MCP4001)
 		}

@@ -38,6 +38,10 @@ type vocabulary struct {
 	literals map[string]bool // every string const and enum member
 	// longest is the length of the longest literal: longer strings are no literal.
 	longest int
+	// starts marks, per length, the first bytes literals of that length start
+	// with: most strings of a frame are told apart from every literal by these two
+	// facts alone, without hashing them.
+	starts [][256]bool
 	// formatMembers are the member names whose schema carries a format, with
 	// whether a plain string's verdict is known for every format they carry.
 	formatMembers map[string]formatVerdict
@@ -93,6 +97,12 @@ func (v *vocabulary) finish() {
 	slices.Sort(v.bounds)
 	for l := range v.literals {
 		v.longest = max(v.longest, len(l))
+	}
+	v.starts = make([][256]bool, v.longest+1)
+	for l := range v.literals {
+		if l != "" {
+			v.starts[len(l)][l[0]] = true
+		}
 	}
 }
 
@@ -400,7 +410,7 @@ func (s *shaper) keepString(raw []byte, member string) bool {
 			return true
 		}
 	}
-	if len(raw) <= s.voc.longest && s.voc.literals[viewString(raw)] {
+	if s.voc.isLiteral(raw) {
 		return true
 	}
 	switch format {
@@ -418,6 +428,17 @@ func (s *shaper) keepString(raw []byte, member string) bool {
 		}
 	}
 	return false
+}
+
+// isLiteral reports whether s is one of the vocabulary's string literals.
+func (v *vocabulary) isLiteral(s []byte) bool {
+	if len(s) > v.longest {
+		return false
+	}
+	if len(s) > 0 && !v.starts[len(s)][s[0]] {
+		return false
+	}
+	return v.literals[viewString(s)]
 }
 
 // unescape appends the decoded form of a JSON string's raw contents to dst. ok is

@@ -14,7 +14,6 @@ import (
 
 // answered updates the contract from the response to r (initialize, server/discover).
 func (s *Session) answered(r *Request, line int, isErr bool, raw []byte) {
-	result := []byte(gjson.GetBytes(raw, "result").Raw)
 	switch r.Method {
 	case "initialize":
 		c := r.Contract
@@ -25,7 +24,7 @@ func (s *Session) answered(r *Request, line int, isErr bool, raw []byte) {
 			c.Verdict, c.ErrorLine = VerdictFailed, line
 			return
 		}
-		res := gjson.ParseBytes(result)
+		res := gjson.GetBytes(raw, "result")
 		c.Answered = res.Get("protocolVersion").String()
 		if caps := res.Get("capabilities"); caps.Exists() {
 			c.ServerCaps = []byte(caps.Raw)
@@ -40,7 +39,7 @@ func (s *Session) answered(r *Request, line int, isErr bool, raw []byte) {
 		if isErr {
 			return
 		}
-		res := gjson.ParseBytes(result)
+		res := gjson.GetBytes(raw, "result")
 		d := &Contract{Era: EraModern, ServerCapsLine: line, ResultRaw: bytes.Clone(raw[:min(len(raw), MaxContractRaw)])}
 		if caps := res.Get("capabilities"); caps.Exists() {
 			d.ServerCaps = []byte(caps.Raw)

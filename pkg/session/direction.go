@@ -37,7 +37,7 @@ func (s *Session) inferDirection(m *Message) {
 		}
 		switch m.Method {
 		case "notifications/progress":
-			token := gjson.GetBytes(m.Params, "progressToken").Raw
+			token := m.Param("progressToken").Raw
 			var sent [3]bool
 			for _, r := range s.outstanding {
 				if r.ProgressToken == token && token != "" {
@@ -58,7 +58,7 @@ func (s *Session) inferDirection(m *Message) {
 				set(spec.DirUnknown, "progress token "+token+" belongs to no outstanding request")
 			}
 		case "notifications/cancelled":
-			id := gjson.GetBytes(m.Params, "requestId").Raw
+			id := m.Param("requestId").Raw
 			c2s, s2c := s.outstanding[requestKey{spec.C2S, id}], s.outstanding[requestKey{spec.S2C, id}]
 			switch {
 			case c2s != nil && s2c == nil:
@@ -72,7 +72,7 @@ func (s *Session) inferDirection(m *Message) {
 			// Sent by the side that created the task, the receiver of a task-augmented
 			// request: the side whose CreateTaskResult carried the taskId, and a side
 			// that received no request has no task to report on.
-			d, known := s.taskSenders[gjson.GetBytes(m.Params, "taskId").String()]
+			d, known := s.taskSenders[m.Param("taskId").String()]
 			var augmented [3]bool // task-augmented requests in flight, by direction
 			if !known {
 				for _, r := range s.outstanding {

@@ -221,7 +221,7 @@ func (s *Session) forgetOrphan(o *Orphan) {
 func (s *Session) orphan(m *Message) {
 	o := &Orphan{Line: m.Line, Time: m.Time, Dir: m.Dir, ID: strings.Clone(m.ID), IsError: m.Kind == frame.KindError}
 	if m.Kind == frame.KindResult && m.Dir == spec.S2C {
-		if res := gjson.ParseBytes(m.Result); res.Get("protocolVersion").Exists() || res.Get("supportedVersions").Exists() {
+		if m.ResultGet("protocolVersion").Exists() || m.ResultGet("supportedVersions").Exists() {
 			o.raw = bytes.Clone(m.Raw)
 		}
 	}
@@ -246,7 +246,7 @@ func (s *Session) trackNotification(m *Message) {
 			s.InitializedLine = m.Line
 		}
 	case "notifications/cancelled":
-		id := gjson.GetBytes(m.Params, "requestId").Raw
+		id := m.Param("requestId").Raw
 		r := s.outstanding[requestKey{m.Dir, id}]
 		if r == nil && m.Dir == spec.S2C {
 			// 2026-07-28: a server ends the client's subscriptions/listen stream.
@@ -264,7 +264,7 @@ func (s *Session) trackNotification(m *Message) {
 	m.Contract = s.current()
 	if s.Era == EraModern {
 		// A notification on a subscriptions/listen stream is governed by that request.
-		if sub := gjson.GetBytes(m.Params, `_meta.io\.modelcontextprotocol/subscriptionId`); sub.Exists() {
+		if sub := m.Param(`_meta.io\.modelcontextprotocol/subscriptionId`); sub.Exists() {
 			if r := s.outstanding[requestKey{m.Dir.Opposite(), sub.Raw}]; r != nil {
 				m.Request, m.Contract = r, r.Contract
 			}

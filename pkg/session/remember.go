@@ -35,7 +35,7 @@ func (s *Session) rememberToken(r *Request) {
 // rememberTask keeps the direction of a CreateTaskResult by its taskId, so that the
 // task's status notifications can be placed in a log without directions.
 func (s *Session) rememberTask(m *Message) {
-	id := gjson.GetBytes(m.Result, "task.taskId")
+	id := m.ResultGet("task.taskId")
 	if id.Type != gjson.String {
 		return
 	}

@@ -7,8 +7,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
@@ -170,7 +168,7 @@ func (m *Message) Unplaced() bool {
 	if h.Method == "GET" || h.McpMethod == "subscriptions/listen" {
 		return true
 	}
-	return m.Kind == frame.KindNotification && gjson.GetBytes(m.Params, `_meta.io\.modelcontextprotocol/subscriptionId`).Exists()
+	return m.Kind == frame.KindNotification && m.Param(`_meta.io\.modelcontextprotocol/subscriptionId`).Exists()
 }
 
 // Sender is the side that sent the message (0 when the direction is unknown).

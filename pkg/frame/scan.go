@@ -1,0 +1,473 @@
+package frame
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// The lazy view: one validating pass over a record's JSON text both decides whether
+// it is valid and records where the members of its objects are, down to
+// indexedLevels levels of nesting. Everything the pipeline reads from a message
+// afterwards (the envelope's fields, the message's method and id, params._meta,
+// result.task ...) is found through that index instead of scanning the bytes again;
+// payloads below the indexed levels (arguments, contents, schemas) are validated
+// and skipped, never decoded.
+//
+// The scan is iterative, with its own stack, so that no input can exhaust the
+// goroutine's stack; nesting deeper than MaxNesting is refused as invalid.
+
+// MaxNesting is the deepest nesting of arrays and objects a frame may have. No
+// message of the protocol comes near it; a deeper one is reported as MCP0001.
+const MaxNesting = 1000
+
+// indexedLevels is how deep members are recorded: an envelope (1), its message (2),
+// params or result (3), and their members' members such as params._meta (4).
+const indexedLevels = 4
+
+// maxIndexed caps the entries of one index: a giant flat object is validated in
+// full but only its first members are indexed; lookups past them read the bytes.
+const maxIndexed = 1 << 16
+
+// entry is one indexed value: the root (entry 0), a member of an object or an
+// element of an array, with where its key and value are in the text.
+type entry struct {
+	parent     int32 // the entry whose value holds this one; -1 for the root
+	next       int32 // the next entry of the same parent; -1 for the last
+	child      int32 // the first entry inside this value; -1 when none was indexed
+	keyStart   int32 // the key's bytes, without quotes (escapes left as written); 0,0 for elements
+	keyEnd     int32
+	valStart   int
+	valEnd     int
+	kind       byte // '{', '[', '"', '0' (number), 't', 'f', 'n'
+	keyEscaped bool
+	complete   bool // every member of this object or array was indexed
+}
+
+// index is the result of one scan: the entries of a text, in document order.
+type index struct {
+	entries []entry
+}
+
+// scanProblem says why a text is not valid JSON.
+type scanProblem uint8
+
+const (
+	scanOK scanProblem = iota
+	scanSyntax
+	scanTooDeep
+)
+
+// strSafe marks the bytes a string may hold without a closer look: not the quote,
+// the backslash or a control character.
+var strSafe = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// frameOf is one open array or object during a scan.
+type openValue struct {
+	entry int32 // the indexed entry of this value, or -1
+	last  int32 // the last indexed entry inside it, or -1
+	obj   bool
+}
+
+// scanJSON validates b as one JSON text (surrounded by optional whitespace) and
+// indexes its members into ix (reset first; nil: validate only). It returns scanOK,
+// or the problem and the offset where it was found.
+func scanJSON(b []byte, ix *index) (scanProblem, int) {
+	var stack []openValue
+	var stackBuf [16]openValue
+	stack = stackBuf[:0]
+	i := skipSpace(b, 0)
+	cur := int32(-1) // the entry of the value about to be read, or -1
+	if ix != nil {
+		ix.entries = append(ix.entries[:0], entry{parent: -1, next: -1, child: -1, valStart: i})
+		cur = 0
+	}
+	for {
+		// Read one value starting at i.
+		if i >= len(b) {
+			return scanSyntax, i
+		}
+		c := b[i]
+		start := i
+		switch {
+		case c == '{' || c == '[':
+			if len(stack) >= MaxNesting {
+				return scanTooDeep, i
+			}
+			stack = append(stack, openValue{entry: cur, last: -1, obj: c == '{'})
+			if cur >= 0 {
+				e := &ix.entries[cur]
+				e.kind, e.valStart, e.complete = c, i, len(stack) <= indexedLevels
+			}
+			i = skipSpace(b, i+1)
+			closer := byte('}')
+			if c == '[' {
+				closer = ']'
+			}
+			if i < len(b) && b[i] == closer {
+				i++
+				goto closed
+			}
+			if c == '{' {
+				var ok bool
+				if i, cur, ok = ix.member(b, i, stack); !ok {
+					return scanSyntax, i
+				}
+			} else {
+				cur = ix.element(i, stack)
+			}
+			continue
+		case c == '"':
+			var ok bool
+			if i, _, ok = scanString(b, i); !ok {
+				return scanSyntax, i
+			}
+		case c == '-' || (c >= '0' && c <= '9'):
+			var ok bool
+			if i, ok = scanNumber(b, i); !ok {
+				return scanSyntax, i
+			}
+			c = '0'
+		case c == 't':
+			if !bytes.HasPrefix(b[i:], []byte("true")) {
+				return scanSyntax, i
+			}
+			i += 4
+		case c == 'f':
+			if !bytes.HasPrefix(b[i:], []byte("false")) {
+				return scanSyntax, i
+			}
+			i += 5
+		case c == 'n':
+			if !bytes.HasPrefix(b[i:], []byte("null")) {
+				return scanSyntax, i
+			}
+			i += 4
+		default:
+			return scanSyntax, i
+		}
+		if cur >= 0 {
+			e := &ix.entries[cur]
+			e.kind, e.valStart, e.valEnd = c, start, i
+		}
+		// After a value: a separator, a closer, or the end.
+	after:
+		i = skipSpace(b, i)
+		if len(stack) == 0 {
+			if i != len(b) {
+				return scanSyntax, i
+			}
+			return scanOK, 0
+		}
+		if i >= len(b) {
+			return scanSyntax, i
+		}
+		{
+			top := &stack[len(stack)-1]
+			switch b[i] {
+			case ',':
+				i = skipSpace(b, i+1)
+				if top.obj {
+					var ok bool
+					if i, cur, ok = ix.member(b, i, stack); !ok {
+						return scanSyntax, i
+					}
+				} else {
+					cur = ix.element(i, stack)
+				}
+				continue
+			case '}':
+				if !top.obj {
+					return scanSyntax, i
+				}
+				i++
+			case ']':
+				if top.obj {
+					return scanSyntax, i
+				}
+				i++
+			default:
+				return scanSyntax, i
+			}
+		}
+	closed:
+		if top := stack[len(stack)-1]; top.entry >= 0 {
+			ix.entries[top.entry].valEnd = i
+		}
+		stack = stack[:len(stack)-1]
+		goto after
+	}
+}
+
+// member reads an object member's key and colon at i and indexes it when its object
+// is indexed; it returns where the value starts and the value's entry (-1 if none).
+func (ix *index) member(b []byte, i int, stack []openValue) (int, int32, bool) {
+	if i >= len(b) || b[i] != '"' {
+		return i, -1, false
+	}
+	end, escaped, ok := scanString(b, i)
+	if !ok {
+		return end, -1, false
+	}
+	keyStart, keyEnd := i+1, end-1
+	i = skipSpace(b, end)
+	if i >= len(b) || b[i] != ':' {
+		return i, -1, false
+	}
+	i = skipSpace(b, i+1)
+	top := &stack[len(stack)-1]
+	if top.entry < 0 || len(stack) > indexedLevels || keyEnd > 1<<31-1 {
+		return i, -1, true
+	}
+	n := ix.add(top, entry{keyStart: int32(keyStart), keyEnd: int32(keyEnd), keyEscaped: escaped})
+	return i, n, true
+}
+
+// element indexes an array element at i when its array is indexed.
+func (ix *index) element(i int, stack []openValue) int32 {
+	top := &stack[len(stack)-1]
+	if top.entry < 0 || len(stack) > indexedLevels {
+		return -1
+	}
+	return ix.add(top, entry{})
+}
+
+// add appends an entry under the open value top, linking it as top's last child.
+func (ix *index) add(top *openValue, e entry) int32 {
+	if len(ix.entries) >= maxIndexed {
+		ix.entries[top.entry].complete = false
+		return -1
+	}
+	n := int32(len(ix.entries))
+	e.parent, e.next, e.child = top.entry, -1, -1
+	ix.entries = append(ix.entries, e)
+	if top.last >= 0 {
+		ix.entries[top.last].next = n
+	} else {
+		ix.entries[top.entry].child = n
+	}
+	top.last = n
+	return n
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// scanString validates the string starting at b[i] (a quote) and returns the offset
+// after its closing quote and whether it holds escapes.
+func scanString(b []byte, i int) (int, bool, bool) {
+	i++
+	escaped := false
+	for {
+		for i < len(b) && strSafe[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			return i, escaped, false
+		}
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1, escaped, true
+		case c == '\\':
+			escaped = true
+			if i+1 >= len(b) {
+				return i, escaped, false
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
+					return i, escaped, false
+				}
+				i += 6
+			default:
+				return i, escaped, false
+			}
+		default: // a control character
+			return i, escaped, false
+		}
+	}
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+// scanNumber validates the number starting at b[i] (RFC 8259 grammar).
+func scanNumber(b []byte, i int) (int, bool) {
+	if b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	default:
+		return i, false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			return i, false
+		}
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			return i, false
+		}
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	}
+	return i, true
+}
+
+// keyIs reports whether an object member's key is name.
+func (e *entry) keyIs(text []byte, name string) bool {
+	key := text[e.keyStart:e.keyEnd]
+	if !e.keyEscaped {
+		return string(key) == name
+	}
+	return gjson.Parse(`"`+string(key)+`"`).Str == name
+}
+
+// key returns an object member's key, unescaped; it may alias text.
+func (e *entry) key(text []byte) string {
+	key := text[e.keyStart:e.keyEnd]
+	if !e.keyEscaped {
+		return view(key)
+	}
+	return gjson.Parse(`"` + string(key) + `"`).Str
+}
+
+// result returns the value as a gjson.Result over text (aliasing it): the decoders
+// and rules keep gjson's API for what they read from values.
+func (e *entry) result(text []byte) gjson.Result {
+	raw := view(text[e.valStart:e.valEnd])
+	switch e.kind {
+	case '{', '[':
+		return gjson.Result{Type: gjson.JSON, Raw: raw, Index: e.valStart}
+	case '"':
+		r := gjson.Result{Type: gjson.String, Raw: raw, Index: e.valStart}
+		if strings.IndexByte(raw, '\\') < 0 {
+			r.Str = raw[1 : len(raw)-1]
+		} else {
+			r.Str = gjson.Parse(raw).Str
+		}
+		return r
+	case '0':
+		n, _ := strconv.ParseFloat(raw, 64)
+		return gjson.Result{Type: gjson.Number, Raw: raw, Num: n, Index: e.valStart}
+	case 't':
+		return gjson.Result{Type: gjson.True, Raw: raw, Index: e.valStart}
+	case 'f':
+		return gjson.Result{Type: gjson.False, Raw: raw, Index: e.valStart}
+	case 'n':
+		return gjson.Result{Type: gjson.Null, Raw: raw, Index: e.valStart}
+	}
+	return gjson.Result{}
+}
+
+// find returns the member of the object entry at o whose key is name: the entry
+// (or -1), and whether the answer is certain (false when o's members were not all
+// indexed: the caller then reads the bytes).
+func (ix *index) find(text []byte, o int32, name string) (int32, bool) {
+	if o < 0 || int(o) >= len(ix.entries) {
+		return -1, false
+	}
+	e := &ix.entries[o]
+	if e.kind != '{' {
+		return -1, true
+	}
+	if e.child < 0 && !e.complete {
+		return -1, false
+	}
+	for c := e.child; c >= 0; c = ix.entries[c].next {
+		if ix.entries[c].keyIs(text, name) {
+			return c, true
+		}
+	}
+	return -1, e.complete
+}
+
+// lookup reads a gjson path (dot-separated, `\.` escapes a dot) from the value of
+// entry at, through the index as far as it goes, then from the bytes.
+func lookup(text []byte, ix *index, at int32, path string) gjson.Result {
+	for path != "" {
+		seg, rest := nextSegment(path)
+		if strings.ContainsAny(seg, "*?#|@!") {
+			break // gjson syntax beyond plain names: let gjson read it
+		}
+		c, certain := ix.find(text, at, unescapeSegment(seg))
+		if !certain {
+			break
+		}
+		if c < 0 {
+			return gjson.Result{}
+		}
+		at, path = c, rest
+	}
+	e := &ix.entries[at]
+	if path == "" {
+		return e.result(text)
+	}
+	r := gjson.Get(view(text[e.valStart:e.valEnd]), path)
+	if r.Index > 0 {
+		r.Index += e.valStart
+	}
+	return r
+}
+
+// nextSegment splits the first name off a gjson path.
+func nextSegment(path string) (string, string) {
+	for i := 0; i < len(path); i++ {
+		switch path[i] {
+		case '\\':
+			i++
+		case '.':
+			return path[:i], path[i+1:]
+		}
+	}
+	return path, ""
+}
+
+func unescapeSegment(seg string) string {
+	if strings.IndexByte(seg, '\\') < 0 {
+		return seg
+	}
+	var b strings.Builder
+	for i := 0; i < len(seg); i++ {
+		if seg[i] == '\\' && i+1 < len(seg) {
+			i++
+		}
+		b.WriteByte(seg[i])
+	}
+	return b.String()
+}

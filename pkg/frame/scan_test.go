@@ -1,0 +1,117 @@
+package frame
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+)
+
+// fixtureLines returns every line of every capture under fixtures/.
+func fixtureLines(t testing.TB) [][]byte {
+	t.Helper()
+	var lines [][]byte
+	err := filepath.WalkDir(filepath.Join("..", "..", "fixtures"), func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(path, ".want") || strings.HasSuffix(path, ".md") {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		lines = append(lines, data) // whole documents (HAR, pretty-printed JSON) too
+		sc := bufio.NewScanner(bytes.NewReader(data))
+		sc.Buffer(nil, 64<<20)
+		for sc.Scan() {
+			lines = append(lines, bytes.Clone(sc.Bytes()))
+		}
+		return sc.Err()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lines
+}
+
+// The validating scan accepts exactly what encoding/json accepts, on every line of
+// every fixture and on random damage done to them.
+func TestScanAgreesWithEncodingJSON(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var ix index
+	check := func(b []byte) {
+		t.Helper()
+		p, _ := scanJSON(b, &ix)
+		if got, want := p == scanOK, json.Valid(b); got != want {
+			t.Fatalf("scan says valid=%v (%d), encoding/json says %v: %q", got, p, want, b)
+		}
+	}
+	for _, line := range fixtureLines(t) {
+		check(line)
+		for range 20 {
+			m := bytes.Clone(line)
+			if len(m) == 0 {
+				break
+			}
+			switch rng.IntN(4) {
+			case 0:
+				const damage = "{}[]\",:\\ 0e-.tfnu\x01\x7f"
+				m[rng.IntN(len(m))] = damage[rng.IntN(len(damage))]
+			case 1:
+				m = m[:rng.IntN(len(m))]
+			case 2:
+				i := rng.IntN(len(m))
+				m = append(m[:i], m[i+1:]...)
+			case 3:
+				i := rng.IntN(len(m))
+				m = append(m[:i:i], append([]byte(`"\u00e9\n"`), m[i:]...)...)
+			}
+			check(m)
+		}
+	}
+	for _, s := range []string{``, ` `, `1`, `-0`, `-`, `01`, `1.`, `1e`, `1e+5`, `"\u12"`, `"\ud800"`, `"a` + "\x00" + `"`, "\"\xff\"", `[1,]`, `{"a":1,}`, `{"a" 1}`, `[]]`, `{}{}`, `nul`, `true `, ` [ ] `, `{"a":{"b":[1,{"c":null}]}}`} {
+		check([]byte(s))
+	}
+}
+
+// Nesting deeper than MaxNesting is refused without recursion, however deep.
+func TestScanDeepNesting(t *testing.T) {
+	var ix index
+	deep := bytes.Repeat([]byte("["), 5_000_000)
+	if p, _ := scanJSON(deep, &ix); p != scanTooDeep {
+		t.Fatalf("5M '[': problem %d, want scanTooDeep", p)
+	}
+	ok := []byte(strings.Repeat("[", MaxNesting) + strings.Repeat("]", MaxNesting))
+	if p, _ := scanJSON(ok, &ix); p != scanOK {
+		t.Fatalf("%d levels: problem %d, want valid", MaxNesting, p)
+	}
+}
+
+// Lookups through the index give what gjson reads from the bytes.
+func TestIndexLookups(t *testing.T) {
+	var ix index
+	paths := []string{"jsonrpc", "id", "method", "params", "result", "error", "msg", "dir", "ts",
+		"params.name", "params._meta", "params._meta.progressToken", "result.task", "result.content", "error.code", "error.message",
+		"msg.method", "msg.params._meta.progressToken", "msg.result.tools", `params._meta.io\.modelcontextprotocol/protocolVersion`}
+	n := 0
+	for _, line := range fixtureLines(t) {
+		if p, _ := scanJSON(line, &ix); p != scanOK {
+			continue
+		}
+		for _, path := range paths {
+			got, want := lookup(line, &ix, 0, path), gjson.GetBytes(line, path)
+			if got.Raw != want.Raw || got.Type != want.Type || got.Str != want.Str || got.Num != want.Num {
+				t.Fatalf("%s in %q: index gives %+v, gjson %+v", path, line, got, want)
+			}
+			n++
+		}
+	}
+	if n < 1000 {
+		t.Fatalf("only %d lookups made", n)
+	}
+}
