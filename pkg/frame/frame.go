@@ -385,6 +385,11 @@ func (f *Frame) invalid(p Problem, detail string) {
 // It runs only on the rare failing path, so it can afford encoding/json.
 func (f *Frame) notJSON(raw []byte, what string) {
 	f.Raw = raw
+	if p, at := scanJSON(raw, nil); p == scanTooDeep {
+		f.invalid(ProblemNotJSON, fmt.Sprintf("%s is nested deeper than %d levels of arrays and objects (byte %d): not judged", what, MaxNesting, at))
+		f.Offset = int64(at)
+		return
+	}
 	var v any
 	err := json.Unmarshal(raw, &v)
 	var syn *json.SyntaxError

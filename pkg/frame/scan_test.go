@@ -115,3 +115,25 @@ func TestIndexLookups(t *testing.T) {
 		t.Fatalf("only %d lookups made", n)
 	}
 }
+
+// A record nested beyond MaxNesting is one invalid frame that says so; the lines
+// after it are read as usual.
+func TestDeepRecordIsOneInvalidFrame(t *testing.T) {
+	input := `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":` + strings.Repeat("[", 200_000) + "\n" +
+		`{"jsonrpc":"2.0","id":1,"result":{}}` + "\n"
+	rd, err := NewReader("deep.jsonl", strings.NewReader(input), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := rd.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Kind != RecordFrame || rec.Frame.Problem != ProblemNotJSON || !strings.Contains(rec.Frame.Detail, "nested deeper than 1000 levels") {
+		t.Fatalf("line 1: %+v, want an invalid frame nested too deep", rec.Frame.Detail)
+	}
+	rec, err = rd.Next()
+	if err != nil || rec.Frame == nil || rec.Frame.Kind != KindResult || rec.Line != 2 {
+		t.Fatalf("line 2: %+v %v, want the result", rec, err)
+	}
+}
