@@ -2,6 +2,7 @@ package frame
 
 import (
 	"bytes"
+	"encoding/binary"
 	"strconv"
 	"strings"
 
@@ -275,6 +276,15 @@ func scanString(b []byte, i int) (int, bool, bool) {
 	i++
 	escaped := false
 	for {
+		// Eight bytes at a time while none is a quote, a backslash or a control
+		// character (most of a capture's bytes are long text), then byte by byte.
+		for i+8 <= len(b) {
+			w := binary.LittleEndian.Uint64(b[i:])
+			if hasZeroByte(w^quotes)|hasZeroByte(w^backslashes)|hasLessThan(w, 0x20) != 0 {
+				break
+			}
+			i += 8
+		}
 		for i < len(b) && strSafe[b[i]] {
 			i++
 		}
@@ -305,6 +315,19 @@ func scanString(b []byte, i int) (int, bool, bool) {
 		}
 	}
 }
+
+const (
+	lows        = 0x0101010101010101
+	highs       = 0x8080808080808080
+	quotes      = '"' * lows
+	backslashes = '\\' * lows
+)
+
+// hasZeroByte is non-zero when some byte of w is zero.
+func hasZeroByte(w uint64) uint64 { return (w - lows) &^ w & highs }
+
+// hasLessThan is non-zero when some byte of w is below n (n <= 128).
+func hasLessThan(w uint64, n uint64) uint64 { return (w - n*lows) &^ w & highs }
 
 func isHex(c byte) bool {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')

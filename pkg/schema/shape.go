@@ -42,6 +42,10 @@ type vocabulary struct {
 	// with: most strings of a frame are told apart from every literal by these two
 	// facts alone, without hashing them.
 	starts [][256]bool
+	// formatLongest and formatStarts filter member names the same way before
+	// formatMembers is asked.
+	formatLongest int
+	formatStarts  [][256]bool
 	// formatMembers are the member names whose schema carries a format, with
 	// whether a plain string's verdict is known for every format they carry.
 	formatMembers map[string]formatVerdict
@@ -97,6 +101,15 @@ func (v *vocabulary) finish() {
 	slices.Sort(v.bounds)
 	for l := range v.literals {
 		v.longest = max(v.longest, len(l))
+	}
+	for m := range v.formatMembers {
+		v.formatLongest = max(v.formatLongest, len(m))
+	}
+	v.formatStarts = make([][256]bool, v.formatLongest+1)
+	for m := range v.formatMembers {
+		if m != "" {
+			v.formatStarts[len(m)][m[0]] = true
+		}
 	}
 	v.starts = make([][256]bool, v.longest+1)
 	for l := range v.literals {
@@ -393,7 +406,7 @@ func (s *shaper) str() ([]byte, bool) {
 // carry some), while one that decodes to a literal, or sits in a format member, is
 // kept as written.
 func (s *shaper) keepString(raw []byte, member string) bool {
-	format := s.voc.formatMembers[member]
+	format := s.voc.formatOf(member)
 	if bytes.IndexByte(raw, '\\') >= 0 {
 		// A decoded string is at most as long as its escaped form and at least a
 		// sixth of it (\uXXXX): one that long cannot decode to a literal.
@@ -428,6 +441,14 @@ func (s *shaper) keepString(raw []byte, member string) bool {
 		}
 	}
 	return false
+}
+
+// formatOf is formatMembers[member], asked only of names that can be in it.
+func (v *vocabulary) formatOf(member string) formatVerdict {
+	if len(member) > v.formatLongest || (member != "" && !v.formatStarts[len(member)][member[0]]) {
+		return 0
+	}
+	return v.formatMembers[member]
 }
 
 // isLiteral reports whether s is one of the vocabulary's string literals.
