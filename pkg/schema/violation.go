@@ -12,7 +12,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"github.com/tidwall/gjson"
 
-	"github.com/mcpsleuth/mcpsleuth/pkg/session"
+	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 )
 
 // Violation is one way a value breaks a schema, in the terms client validators
@@ -30,6 +30,10 @@ type Violation struct {
 
 // MaxValue bounds the offending value quoted in a violation.
 const MaxValue = 80
+
+// Absent is a violation's Value when the offending value does not exist (a
+// missing member): no captured value.
+const Absent = "(absent)"
 
 // ClientStyle renders the violation on one line the way a client validator logs it:
 // `instancePath: /since  keyword: format  message: must match format "date"  data: "last month"`.
@@ -260,9 +264,9 @@ func valueAt(root gjson.Result, tokens []string) string {
 
 func shortValue(raw string) string {
 	if raw == "" {
-		return "(absent)"
+		return Absent
 	}
-	return session.ShortJSON(raw, MaxValue)
+	return quote.JSON(raw, MaxValue)
 }
 
 func allowed(values []any) string {
@@ -270,7 +274,7 @@ func allowed(values []any) string {
 	for _, v := range values {
 		parts = append(parts, jsonText(v))
 	}
-	return session.ShortJSON(strings.Join(parts, ", "), MaxValue)
+	return quote.JSON(strings.Join(parts, ", "), MaxValue)
 }
 
 // jsonText renders a schema value (const, enum member) as JSON text.
