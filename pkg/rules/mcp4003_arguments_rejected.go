@@ -90,6 +90,6 @@ func (w *argumentsWatch) call(p *rule.Pass, m *session.Message) {
 		return
 	}
 	p.Report(rule.At(m), rule.Sprintf("tools/call %s (line %d): the arguments break the inputSchema of %s; a strict client would not have sent this call and would have logged \"tool call validation failed: %s\" with %s",
-		rule.Quote(rule.ValueName, name.Str), m.Line, toolLabel(tool), name.Str, clientLog(violations)),
+		rule.Quote(rule.ValueName, name.Str), m.Line, toolLabel(tool), rule.As(rule.ValueName, name.Str), clientLog(violations)),
 		rule.Related{Line: tool.Line, Note: "tools/list result that published the inputSchema"})
 }

@@ -176,7 +176,7 @@ func describe(e *jsonschema.ValidationError, root gjson.Result) []Violation {
 	case *kind.AdditionalProperties:
 		out := make([]Violation, 0, len(k.Properties))
 		for _, p := range k.Properties {
-			out = append(out, Violation{Pointer: ptr, Keyword: "additionalProperties", Message: "must NOT have additional properties (additionalProperty: " + strconv.Quote(p) + ")", Value: value})
+			out = append(out, Violation{Pointer: ptr, Keyword: "additionalProperties", Message: "must NOT have additional properties (additionalProperty: " + quote.String(p, MaxValue) + ")", Value: value})
 		}
 		return out
 	case *kind.Format:
@@ -218,7 +218,7 @@ func describe(e *jsonschema.ValidationError, root gjson.Result) []Violation {
 	case *kind.Dependency:
 		return one("dependencies", fmt.Sprintf("must have property %s when property %s is present", strings.Join(quoteAll(k.Missing), ", "), strconv.Quote(k.Prop)))
 	case *kind.PropertyNames:
-		return one("propertyNames", "property name "+strconv.Quote(k.Property)+" is invalid")
+		return one("propertyNames", "property name "+quote.String(k.Property, MaxValue)+" is invalid")
 	case *kind.Contains, *kind.MinContains:
 		return one("contains", "must contain at least 1 valid item(s)")
 	case *kind.MaxContains:
