@@ -41,7 +41,7 @@ var (
 				return
 			}
 			if declared, known := m.Contract.Declares(spec.Server, kind+".listChanged", true); known && !declared {
-				p.Report(rule.At(m), fmt.Sprintf("server sent %s without %s.listChanged", m.Method, kind),
+				p.Report(rule.At(m), rule.Sprintf("server sent %s without %s.listChanged", m.Method, kind),
 					rule.Related{Line: m.Contract.ServerCapsLine, Note: "initialize result: " + m.Contract.CapabilitySummary(spec.Server, kind)})
 			}
 		}),
@@ -55,7 +55,7 @@ var (
 		New: func() rule.Checker {
 			return rule.Funcs{OnEnd: func(p *rule.Pass) {
 				for _, r := range p.Session.Outstanding() {
-					p.Report(rule.AtRequest(r), fmt.Sprintf("%s id=%s was never answered", r.Method, r.ID))
+					p.Reportf(rule.AtRequest(r), "%s id=%s was never answered", r.Method, r.ID)
 				}
 			}}
 		},
@@ -68,7 +68,7 @@ var (
 			Spec: []rule.SpecRef{{Revision: spec.Rev20250618, Page: "basic#errors", Says: "errors carry a code and a message"}}},
 		New: rule.PerMessage(func(p *rule.Pass, m *session.Message) {
 			if m.Kind == frame.KindError {
-				p.Report(rule.At(m), fmt.Sprintf("error %d %q", m.ErrorCode, m.ErrorMessage))
+				p.Reportf(rule.At(m), "error %d %s", m.ErrorCode, rule.Quote(rule.ValueErrorMessage, m.ErrorMessage))
 			}
 		}),
 	}

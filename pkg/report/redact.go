@@ -3,16 +3,14 @@ package report
 import (
 	"encoding/json"
 	"fmt"
-	"net/url"
-	"path"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
-	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
 
 // Redaction (--redact) makes a report fit for a ticket: the values carried in
@@ -21,10 +19,9 @@ import (
 // messages, tool and prompt names and definitions with their schemas, content
 // types), and secret-looking strings are masked everywhere, kept fields included.
 //
-// Finding messages are free text built by the rules: the values redacted from the
-// frames a finding carries (its evidence and related frames) are masked in its
-// message and notes too. A value quoted in a message that is in none of those
-// frames, and shorter than minLedger characters, is masked only if it looks secret.
+// A finding carries the captured values its message and notes quote, with what
+// each is (rule.Value): redaction replaces exactly those of the kinds it hides,
+// where the message shows them, and masks secret-looking strings in the rest.
 
 // keptKeys are members whose whole value stays (secret-looking strings inside are
 // still masked): contract and definitions.
@@ -55,107 +52,134 @@ var dataKeys = map[string]bool{
 	"text": true, "blob": true, "instructions": true, "cursor": true, "nextCursor": true, "uri": true,
 }
 
-// minLedger is the shortest redacted value that is also masked in finding messages.
-const minLedger = 5
-
-// ledger collects the values redacted from a finding's frames.
-type ledger map[string]bool
-
-func (l ledger) add(s string) {
-	if l == nil || utf8.RuneCountInString(s) < minLedger || spec.KnownMethod(s) {
-		return
+// hides says which kinds of captured values --redact replaces in messages: the
+// data a session carries, as in frames; names, ids, error messages, versions and
+// definitions stay (with secret-looking strings masked), as in frames.
+func hides(k rule.ValueKind) bool {
+	switch k {
+	case rule.ValueData, rule.ValueURI, rule.ValueInstructions, rule.ValueCredential:
+		return true
 	}
-	if _, ok := spec.ParseRevision(s); ok {
-		return
-	}
-	l[s] = true
-	// Rules also quote the path of a URI ("path /home/ana/notes.txt").
-	if u, err := url.Parse(s); err == nil && u.Scheme != "" && utf8.RuneCountInString(u.Path) >= minLedger {
-		l[u.Path], l[path.Clean(u.Path)] = true, true
-	}
+	return false
 }
 
-// uriInText matches a URI in free text (resource and file URIs are values).
-var uriInText = regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>)\]]+`)
-
-// maskURIs replaces the URIs in a finding's text: under --redact, URIs are
-// values wherever a rule quoted them from.
-func maskURIs(text string) string {
-	return uriInText.ReplaceAllStringFunc(text, func(u string) string {
-		return fmt.Sprintf("[redacted URI, %d chars]", utf8.RuneCountInString(u))
-	})
-}
-
-// apply masks the collected values in text: where they stand alone, and in any
-// quoted string (as rules quote values, escaped and often shortened) that holds
-// one of them or the beginning of one.
-func (l ledger) apply(text string) string {
-	if len(l) == 0 || text == "" {
-		return text
+// redactValues replaces, in a finding's message or note, each value it declares
+// of a kind redaction hides, exactly where the text shows it (as the value's
+// Shown says, not glued to a word), with a placeholder of its kind and length.
+// Occurrences are found in the original text and replaced in one pass, longest
+// first where two overlap, so a placeholder is never searched again.
+func redactValues(text string, values []rule.Value) string {
+	type span struct {
+		start, end int
+		with       string
 	}
-	text = quotedLiteral.ReplaceAllStringFunc(text, func(lit string) string {
-		cutShort := !strings.HasSuffix(lit, `"`) || len(lit) == 1
-		inner, err := strconv.Unquote(lit)
-		if err != nil {
-			inner = decodeString(strings.TrimSuffix(strings.TrimSuffix(lit, "..."), "…"))
-		}
-		inner = strings.TrimSuffix(strings.TrimSuffix(inner, "..."), "…")
-		if utf8.RuneCountInString(inner) < 3 {
-			return lit
-		}
-		for v := range l {
-			if strings.HasPrefix(v, inner) || strings.Contains(inner, v) {
-				if cutShort {
-					return fmt.Sprintf(`"[redacted, %d+ chars]...`, utf8.RuneCountInString(inner))
-				}
-				return fmt.Sprintf(`"[redacted, %d chars]"`, utf8.RuneCountInString(inner))
-			}
-		}
-		return lit
-	})
-	values := make([]string, 0, len(l))
-	for v := range l {
-		values = append(values, v)
-	}
-	sort.Slice(values, func(i, j int) bool { return len(values[i]) > len(values[j]) })
+	var spans []span
 	for _, v := range values {
-		text = replaceStandalone(text, v, fmt.Sprintf("[redacted, %d chars]", utf8.RuneCountInString(v)))
-	}
-	return text
-}
-
-// quotedLiteral matches a double-quoted string with backslash escapes, or the
-// beginning of one that a rule cut with "..." (JSON shortened in a message).
-var quotedLiteral = regexp.MustCompile(`"(?:[^"\\]|\\.)*?(?:"|\.\.\.|…)`)
-
-// replaceStandalone replaces v in text where it is not glued to letters or digits.
-func replaceStandalone(text, v, with string) string {
-	var b strings.Builder
-	for {
-		i := strings.Index(text, v)
-		if i < 0 {
-			b.WriteString(text)
-			return b.String()
-		}
-		end := i + len(v)
-		before, _ := utf8.DecodeLastRuneInString(text[:i])
-		after, _ := utf8.DecodeRuneInString(text[end:])
-		if (i > 0 && isWordRune(before) && isWordRune(firstRune(v))) || (end < len(text) && isWordRune(after) && isWordRune(lastRune(v))) {
-			b.WriteString(text[:i+1])
-			text = text[i+1:]
+		if !hides(v.Kind) || v.Shown == "" {
 			continue
 		}
-		b.WriteString(text[:i])
-		b.WriteString(with)
-		text = text[end:]
+		with := valuePlaceholder(v)
+		for from := 0; from < len(text); {
+			i := strings.Index(text[from:], v.Shown)
+			if i < 0 {
+				break
+			}
+			start, end := from+i, from+i+len(v.Shown)
+			if standalone(text, start, end) {
+				spans = append(spans, span{start, end, with})
+			}
+			from = start + 1
+		}
 	}
+	if len(spans) == 0 {
+		return text
+	}
+	sort.Slice(spans, func(i, j int) bool {
+		if spans[i].start != spans[j].start {
+			return spans[i].start < spans[j].start
+		}
+		return spans[i].end > spans[j].end
+	})
+	var b strings.Builder
+	at := 0
+	for _, sp := range spans {
+		if sp.start < at {
+			continue // inside a longer value already replaced
+		}
+		b.WriteString(text[at:sp.start])
+		b.WriteString(sp.with)
+		at = sp.end
+	}
+	b.WriteString(text[at:])
+	return b.String()
 }
 
-func firstRune(s string) rune { r, _ := utf8.DecodeRuneInString(s); return r }
-func lastRune(s string) rune  { r, _ := utf8.DecodeLastRuneInString(s); return r }
+// standalone reports whether text[start:end] is not glued to a word on either
+// side: a bare value "list" is not the end of "tools/list".
+func standalone(text string, start, end int) bool {
+	before, _ := utf8.DecodeLastRuneInString(text[:start])
+	after, _ := utf8.DecodeRuneInString(text[end:])
+	first, _ := utf8.DecodeRuneInString(text[start:end])
+	last, _ := utf8.DecodeLastRuneInString(text[start:end])
+	if start > 0 && gluing(before) && gluing(first) {
+		return false
+	}
+	return end == len(text) || !gluing(after) || !gluing(last)
+}
+
+// gluing runes join a bare value to the text around it.
+func gluing(r rune) bool {
+	return isWordRune(r) || r == '/' || r == '-'
+}
 
 func isWordRune(r rune) bool {
 	return r == '_' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || r > 0x7f
+}
+
+// valuePlaceholder is what a hidden value becomes: "[redacted, 18 chars]", quoted
+// when the message quoted it, "[redacted URI, ...]" for URIs and "[redacted
+// secret, ...]" for credentials; the length is the captured value's, in
+// characters. JSON data is redacted as in frames (redactJSONValue).
+func valuePlaceholder(v rule.Value) string {
+	if v.JSON && v.Kind == rule.ValueData {
+		return redactJSONValue(v.Shown)
+	}
+	text, quoted := v.Text, strings.HasPrefix(v.Shown, `"`)
+	n := ""
+	switch {
+	case v.JSON && strings.HasPrefix(text, `"`):
+		n = strconv.Itoa(utf8.RuneCountInString(decodeString(text)))
+	default:
+		n = strconv.Itoa(utf8.RuneCountInString(text))
+	}
+	what := "redacted"
+	switch v.Kind {
+	case rule.ValueURI:
+		what = "redacted URI"
+	case rule.ValueCredential:
+		what = "redacted secret"
+	}
+	p := "[" + what + ", " + n + " chars]"
+	if quoted {
+		return `"` + p + `"`
+	}
+	return p
+}
+
+// redactJSONValue redacts a JSON value of a frame quoted in a message (the
+// offending value of a schema violation, possibly cut) as its frame is redacted:
+// its shape and the members triage needs stay, strings and numbers become
+// placeholders.
+func redactJSONValue(shown string) string {
+	body, cut := strings.CutSuffix(shown, quote.Ellipsis)
+	n := parseJSON([]byte(body))
+	redactValue(n, nil, false)
+	var b strings.Builder
+	n.compact(&b)
+	if cut {
+		b.WriteString(quote.Ellipsis)
+	}
+	return b.String()
 }
 
 // secretName matches member, header and parameter names whose value is a credential.
@@ -228,19 +252,18 @@ func isSecretName(name string) bool {
 }
 
 // RedactFrame redacts one captured frame (a JSON-RPC message or batch, possibly cut
-// or not JSON at all) and returns it as compact JSON. Redacted values are added to
-// led when it is not nil.
-func RedactFrame(raw []byte, led ledger) []byte {
+// or not JSON at all) and returns it as compact JSON.
+func RedactFrame(raw []byte) []byte {
 	if len(raw) == 0 {
 		return raw
 	}
 	n := parseJSON(raw)
 	if n.kind == 'a' && n.raw != "mixed" {
 		for _, k := range n.kids {
-			redactMessage(k, led)
+			redactMessage(k)
 		}
 	} else {
-		redactMessage(n, led)
+		redactMessage(n)
 	}
 	var b strings.Builder
 	n.compact(&b)
@@ -249,66 +272,66 @@ func RedactFrame(raw []byte, led ledger) []byte {
 
 // redactMessage redacts a JSON-RPC message: its envelope stays, params and result
 // are walked, the error keeps its code and message.
-func redactMessage(n *jnode, led ledger) {
+func redactMessage(n *jnode) {
 	if n.kind != 'o' {
-		redactValue(n, nil, false, led)
+		redactValue(n, nil, false)
 		return
 	}
 	for i, k := range n.keys {
 		kid := n.kids[i]
 		switch k {
 		case "jsonrpc", "id", "method":
-			keepValue(kid, led)
+			keepValue(kid)
 		case "error":
 			if kid.kind != 'o' {
-				redactValue(kid, nil, false, led)
+				redactValue(kid, nil, false)
 				continue
 			}
 			for j, ek := range kid.keys {
 				switch ek {
 				case "code", "message":
-					keepValue(kid.kids[j], led)
+					keepValue(kid.kids[j])
 				default:
-					redactValue(kid.kids[j], []string{"error", ek}, true, led)
+					redactValue(kid.kids[j], []string{"error", ek}, true)
 				}
 			}
 		default:
-			redactValue(kid, []string{k}, false, led)
+			redactValue(kid, []string{k}, false)
 		}
 	}
 }
 
 // redactValue redacts the value at path; inData is set below a member that holds
 // data (arguments, structuredContent, ...).
-func redactValue(n *jnode, path []string, inData bool, led ledger) {
+func redactValue(n *jnode, path []string, inData bool) {
 	key := ""
 	if len(path) > 0 {
 		key = path[len(path)-1]
 	}
 	if !inData && isSecretName(key) && n.kind != 'o' && n.kind != 'a' {
-		redactScalar(n, led)
+		redactScalar(n)
 		return
 	}
 	if !inData {
 		switch {
 		case keptKeys[key]:
-			keepValue(n, led)
+			keepValue(n)
 			return
 		case key == "name" && len(path) == 2 && path[0] == "params":
-			keepValue(n, led) // the tool or prompt of tools/call, prompts/get
+			keepValue(n) // the tool or prompt of tools/call, prompts/get
 			return
 		case definitionLists[key] && len(path) == 2 && (path[0] == "result" || path[0] == "params") && n.kind == 'a':
-			keepValue(n, led)
+			keepValue(n)
 			return
 		case keptScalars[key] && n.kind != 'o' && n.kind != 'a':
-			keepValue(n, led)
+			keepValue(n)
 			return
 		case key == "_meta":
 			for i, mk := range n.keys {
 				if keptKeys[mk] || mk == "progressToken" {
-					keepValue(n.kids[i], led)
+					keepValue(n.kids[i])
 				} else {
-					redactValue(n.kids[i], append(path, mk), true, led)
+					redactValue(n.kids[i], append(path, mk), true)
 				}
 			}
 			return
@@ -319,26 +342,21 @@ func redactValue(n *jnode, path []string, inData bool, led ledger) {
 	switch n.kind {
 	case 'o':
 		for i, k := range n.keys {
-			redactValue(n.kids[i], append(path[:len(path):len(path)], k), inData, led)
+			redactValue(n.kids[i], append(path[:len(path):len(path)], k), inData)
 		}
 	case 'a':
 		for _, kid := range n.kids {
-			redactValue(kid, append(path[:len(path):len(path)], key), inData, led)
+			redactValue(kid, append(path[:len(path):len(path)], key), inData)
 		}
 	default:
-		redactScalar(n, led)
+		redactScalar(n)
 	}
 }
 
 // redactScalar replaces a string, number or unreadable text with its placeholder.
-func redactScalar(n *jnode, led ledger) {
+func redactScalar(n *jnode) {
 	switch n.kind {
-	case 's':
-		led.add(decodeString(n.raw))
-	case 'n':
-		if len(n.raw) >= 6 {
-			led.add(n.raw)
-		}
+	case 's', 'n':
 	case 'x':
 		if n.raw == "" {
 			return
@@ -352,7 +370,7 @@ func redactScalar(n *jnode, led ledger) {
 
 // keepValue keeps a value, masking secret-looking strings and the values of
 // members whose names say credential.
-func keepValue(n *jnode, led ledger) {
+func keepValue(n *jnode) {
 	switch n.kind {
 	case 's':
 		s := decodeString(n.raw)
@@ -365,17 +383,17 @@ func keepValue(n *jnode, led ledger) {
 	case 'o':
 		for i, k := range n.keys {
 			if isSecretName(k) && n.kids[i].kind != 'o' && n.kids[i].kind != 'a' {
-				redactScalar(n.kids[i], led)
+				redactScalar(n.kids[i])
 				continue
 			}
-			keepValue(n.kids[i], led)
+			keepValue(n.kids[i])
 		}
 	case 'a':
 		for _, k := range n.kids {
-			keepValue(k, led)
+			keepValue(k)
 		}
 	case 'x':
-		redactScalar(n, led) // unreadable: cannot tell what it holds
+		redactScalar(n) // unreadable: cannot tell what it holds
 	}
 }
 
@@ -385,7 +403,7 @@ func redactKept(raw json.RawMessage) json.RawMessage {
 		return raw
 	}
 	n := parseJSON(raw)
-	keepValue(n, nil)
+	keepValue(n)
 	var b strings.Builder
 	n.compact(&b)
 	return json.RawMessage(b.String())
@@ -437,7 +455,7 @@ func RedactSession(s *Session) {
 	v := &s.ProtocolVersion
 	v.Requested, v.Answered, v.Negotiated = MaskSecrets(v.Requested), MaskSecrets(v.Answered), MaskSecrets(v.Negotiated)
 	for i, n := range s.Notes {
-		s.Notes[i] = maskURIs(MaskSecrets(n))
+		s.Notes[i] = MaskSecrets(n)
 	}
 	for i := range s.Findings {
 		redactFinding(&s.Findings[i])
@@ -445,7 +463,7 @@ func RedactSession(s *Session) {
 	if t := s.Trace; t != nil {
 		declaring := make(map[int][]byte, len(t.Declaring))
 		for line, raw := range t.Declaring {
-			declaring[line] = RedactFrame(raw, nil)
+			declaring[line] = RedactFrame(raw)
 		}
 		t.Declaring = declaring
 		for i := range t.Frames {
@@ -459,22 +477,18 @@ func RedactSession(s *Session) {
 }
 
 func redactFinding(f *Finding) {
-	led := ledger{}
 	if len(f.Evidence) > 0 {
-		f.Evidence = RedactFrame(f.Evidence, led)
+		f.Evidence = RedactFrame(f.Evidence)
 	}
 	related := make([]rule.Related, len(f.Related))
 	for i, rel := range f.Related {
-		related[i] = rule.Related{Line: rel.Line, Note: rel.Note}
+		related[i] = rule.Related{Line: rel.Line, Note: MaskSecrets(redactValues(rel.Note, rel.Values))}
 		if len(rel.Raw) > 0 {
-			related[i].Raw = RedactFrame(rel.Raw, led)
+			related[i].Raw = RedactFrame(rel.Raw)
 		}
 	}
-	for i := range related {
-		related[i].Note = maskURIs(MaskSecrets(led.apply(related[i].Note)))
-	}
 	f.Related = related
-	f.Message = maskURIs(MaskSecrets(led.apply(f.Message)))
+	f.Message, f.Values = MaskSecrets(redactValues(f.Message, f.Values)), nil
 	f.Input = MaskSecrets(f.Input)
 	if f.Method != nil {
 		m := MaskSecrets(*f.Method)

@@ -128,6 +128,9 @@ type Finding struct {
 	Method    *string         `json:"method"`
 	ID        json.RawMessage `json:"id"`
 	Related   []rule.Related  `json:"related"`
+	// Values are the captured values Message quotes (rule.Finding.Values), for
+	// redaction; never in JSON.
+	Values []rule.Value `json:"-"`
 
 	// Evidence is a copy of the anchor frame (cut at rule.MaxEvidence bytes when
 	// Truncated), shown by the formats that show frames; never in JSON.
@@ -211,7 +214,7 @@ func rawOrNull(b []byte) json.RawMessage {
 
 func buildFinding(f rule.Finding) Finding {
 	out := Finding{Rule: f.Rule, Name: f.Name, Severity: f.Severity.String(), Message: f.Message, Input: f.Input, Line: f.Line,
-		ID: json.RawMessage("null"), Related: append([]rule.Related{}, f.Related...), severity: f.Severity, hint: f.Hint,
+		ID: json.RawMessage("null"), Related: append([]rule.Related{}, f.Related...), Values: f.Values, severity: f.Severity, hint: f.Hint,
 		Evidence: f.Evidence, Truncated: f.Truncated}
 	if !f.Time.IsZero() {
 		t := f.Time.UTC().Format(time.RFC3339Nano)

@@ -26,15 +26,15 @@ var flagEverything = &rule.Rule{
 		if m.Batch != nil {
 			return
 		}
-		msg := "frame " + rule.Describe(m)
+		msg := rule.Sprintf("frame %s", rule.Describe(m))
 		if v := gjson.GetBytes(m.Params, "arguments.invoice_id"); v.Exists() {
-			msg += fmt.Sprintf(": argument invoice_id %q rejected", v.String())
+			msg = rule.Sprintf("%s: argument invoice_id %s rejected", msg, rule.Quote(rule.ValueData, v.String()))
 		}
 		if v := gjson.GetBytes(m.Result, "instructions"); v.Exists() {
-			msg += fmt.Sprintf(": instructions start %q", v.String()[:min(40, len(v.String()))]+"...")
+			msg = rule.Sprintf("%s: instructions start %s", msg, rule.Quote(rule.ValueInstructions, v.String()))
 		}
 		if v := gjson.GetBytes(m.Result, "structuredContent.ssn"); v.Exists() {
-			msg += " ssn " + v.String() + " seen"
+			msg = rule.Sprintf("%s ssn %s seen", msg, rule.As(rule.ValueData, v.String()))
 		}
 		related := []rule.Related{}
 		if m.Kind.IsResponse() && m.Request != nil {
@@ -261,7 +261,7 @@ func TestRedactFrame(t *testing.T) {
 			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"q":"[redacted string, 6+ chars, cut]"`},
 		{`not json at all: password=hunter2`, `"[redacted unreadable text, 33 bytes]"`},
 	} {
-		if got := string(report.RedactFrame([]byte(c.in), nil)); got != c.want {
+		if got := string(report.RedactFrame([]byte(c.in))); got != c.want {
 			t.Errorf("RedactFrame(%s)\n got %s\nwant %s", c.in, got, c.want)
 		}
 	}

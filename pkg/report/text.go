@@ -11,8 +11,8 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
-	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 )
 
 // TextOptions control the human-readable report.
@@ -174,7 +174,7 @@ func capsText(raw json.RawMessage) string {
 	if len(raw) == 0 || string(raw) == "null" {
 		return "(not declared in the capture)"
 	}
-	return Safe(session.ShortJSON(string(raw), 160))
+	return Safe(quote.JSON(string(raw), 160))
 }
 
 func orDash(s string) string {

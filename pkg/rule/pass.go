@@ -89,19 +89,20 @@ func (s *Shared) of(r *Rule) any {
 }
 
 // Report records a finding at the rule's severity (scaled by revision for
-// capability rules).
-func (p *Pass) Report(a Anchor, msg string, related ...Related) {
+// capability rules). The message declares the captured values it quotes (see
+// Message, Quote).
+func (p *Pass) Report(a Anchor, msg Message, related ...Related) {
 	p.ReportSeverity(p.severityAt(a.Revision), a, msg, related...)
 }
 
-// Reportf is Report with a format.
+// Reportf is Report with a format (see Sprintf).
 func (p *Pass) Reportf(a Anchor, format string, args ...any) {
-	p.Report(a, fmt.Sprintf(format, args...))
+	p.Report(a, Sprintf(format, args...))
 }
 
 // ReportSeverity records a finding at an explicit severity. The anchor's strings may
 // alias the reader's buffer: the finding keeps copies.
-func (p *Pass) ReportSeverity(sev Severity, a Anchor, msg string, related ...Related) {
+func (p *Pass) ReportSeverity(sev Severity, a Anchor, msg Message, related ...Related) {
 	p.count++
 	if p.limit > 0 && p.count > p.limit {
 		p.result.suppressed[p.Rule.ID]++
@@ -112,7 +113,7 @@ func (p *Pass) ReportSeverity(sev Severity, a Anchor, msg string, related ...Rel
 		related[i].Raw, _ = capped(related[i].Raw)
 	}
 	p.result.Findings = append(p.result.Findings, Finding{
-		Rule: p.Rule.ID, Name: p.Rule.Name, Severity: sev, Message: msg,
+		Rule: p.Rule.ID, Name: p.Rule.Name, Severity: sev, Message: msg.Text, Values: msg.Values,
 		Input: p.Session.Input, Line: a.Line, Time: a.Time, Dir: a.Dir, Method: strings.Clone(a.Method), ID: strings.Clone(a.ID),
 		Related: related, Hint: p.Rule.Hint, Evidence: evidence, Truncated: truncated,
 	})
@@ -136,10 +137,10 @@ func (p *Pass) severityAt(rev spec.Revision) Severity {
 // CannotJudge counts a message (or a whole session) the rule could not judge, with
 // the reason; the report states the count per rule and reason, so that a clean
 // report never means "not looked at".
-func (p *Pass) CannotJudge(reason string) {
+func (p *Pass) CannotJudge(reason Reason) {
 	byReason := p.result.cannot[p.Rule.ID]
 	if byReason == nil {
-		byReason = map[string]int{}
+		byReason = map[Reason]int{}
 		p.result.cannot[p.Rule.ID] = byReason
 	}
 	byReason[reason]++
@@ -151,7 +152,7 @@ type SessionResult struct {
 	Findings []Finding
 	Notes    []string
 
-	cannot     map[string]map[string]int
+	cannot     map[string]map[Reason]int
 	suppressed map[string]int
 }
 
@@ -177,11 +178,11 @@ func (r *SessionResult) finish(rules []*Rule) {
 	})
 	for _, ru := range rules {
 		reasons := r.cannot[ru.ID]
-		keys := make([]string, 0, len(reasons))
+		keys := make([]Reason, 0, len(reasons))
 		for k := range reasons {
 			keys = append(keys, k)
 		}
-		sort.Strings(keys)
+		sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
 		for _, k := range keys {
 			r.Notes = append(r.Notes, fmt.Sprintf("%s %s could not judge %s: %s", ru.ID, ru.Name, plural(reasons[k], "message"), k))
 		}
@@ -231,7 +232,7 @@ func NewAnalyzer(input string, rules []*Rule, limit int) *Analyzer {
 }
 
 func (a *Analyzer) start(s *session.Session) {
-	run := &running{result: &SessionResult{Session: s, cannot: map[string]map[string]int{}, suppressed: map[string]int{}}}
+	run := &running{result: &SessionResult{Session: s, cannot: map[string]map[Reason]int{}, suppressed: map[string]int{}}}
 	for _, r := range a.rules {
 		run.passes = append(run.passes, &Pass{Rule: r, Session: s, result: run.result, limit: a.limit, shared: a.shared})
 		run.checkers = append(run.checkers, r.New())

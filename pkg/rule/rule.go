@@ -53,6 +53,9 @@ func ParseSeverity(s string) (Severity, bool) {
 type Related struct {
 	Line int    `json:"line"`
 	Note string `json:"note"`
+	// Values are the captured values the note quotes (for redaction); never part
+	// of the JSON report.
+	Values []Value `json:"-"`
 	// Raw is the related frame's bytes when the rule has them (evidence for
 	// reports that show frames); never part of the JSON report.
 	Raw []byte `json:"-"`
@@ -64,14 +67,16 @@ type Finding struct {
 	Name     string
 	Severity Severity
 	Message  string
-	Input    string
-	Line     int
-	Time     time.Time
-	Dir      spec.Direction
-	Method   string
-	ID       string // raw JSON token, "" when the frame has none
-	Related  []Related
-	Hint     string
+	// Values are the captured values Message quotes, as the message shows them.
+	Values  []Value
+	Input   string
+	Line    int
+	Time    time.Time
+	Dir     spec.Direction
+	Method  string
+	ID      string // raw JSON token, "" when the frame has none
+	Related []Related
+	Hint    string
 	// Evidence is a copy of the anchor frame (at most MaxEvidence bytes; Truncated
 	// says whether it was cut), for reports that show the offending frame.
 	Evidence  []byte

@@ -88,7 +88,7 @@ func everyPing(scaled bool) *rule.Rule {
 	r.CapabilityScaled = scaled
 	r.New = rule.PerMessage(func(p *rule.Pass, m *session.Message) {
 		if m.Kind == frame.KindRequest && m.Method == "ping" {
-			p.Report(rule.At(m), fmt.Sprintf("ping %s", m.ID))
+			p.Reportf(rule.At(m), "ping %s", m.ID)
 		}
 	})
 	return r

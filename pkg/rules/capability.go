@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
@@ -25,16 +24,16 @@ func judgeGate(p *rule.Pass, m *session.Message, method string, d spec.Direction
 		return g, false // unknown to the spec, or never capability-gated
 	}
 	if d == spec.DirUnknown {
-		p.CannotJudge("direction unknown")
+		p.CannotJudge(reasonDirectionUnknown)
 		return g, false
 	}
 	rev := m.Revision()
 	switch {
 	case m.Contract == nil:
-		p.CannotJudge("no contract (no handshake before it)")
+		p.CannotJudge(reasonNoContract)
 		return g, false
 	case rev == "":
-		p.CannotJudge("no governing revision (an unknown protocolVersion)")
+		p.CannotJudge(reasonUnknownVersion)
 		return g, false
 	}
 	row, found := spec.Facts(method, rev, d)
@@ -42,12 +41,12 @@ func judgeGate(p *rule.Pass, m *session.Message, method string, d spec.Direction
 		return g, false // a method the revision lacks is MCP1008's; an ungated one needs no declaration
 	}
 	if row.Gate.Extension != "" {
-		p.CannotJudge("extension capabilities (" + row.Gate.Extension + ") are not checked yet")
+		p.CannotJudge(because(reasonExtensionUncheckedf, row.Gate.Extension))
 		return g, false
 	}
 	declared, known := m.Contract.Declares(row.Gate.Side, row.Gate.Path, row.Gate.Boolean())
 	if !known {
-		p.CannotJudge(fmt.Sprintf("the %s's capabilities are unknown (%s not seen)", row.Gate.Side, m.Contract.DeclaredIn(row.Gate.Side)))
+		p.CannotJudge(because(reasonCapsUnknownf, row.Gate.Side, m.Contract.DeclaredIn(row.Gate.Side)))
 		return g, false
 	}
 	return gated{row: row, declared: declared}, true
@@ -55,40 +54,32 @@ func judgeGate(p *rule.Pass, m *session.Message, method string, d spec.Direction
 
 // declaration says what a side declared for a gate, as evidence in a message:
 // `initialize result (line 2) declared resources: {} (no listChanged)`.
-func declaration(c *session.Contract, g spec.Gate) (string, rule.Related) {
+func declaration(c *session.Contract, g spec.Gate) (rule.Message, rule.Related) {
+	return declarationBy(c, g, c.DeclaredIn(g.Side))
+}
+
+// declarationBy is declaration with the declaring frame named as owner says.
+func declarationBy(c *session.Contract, g spec.Gate, owner string) (rule.Message, rule.Related) {
 	top, sub, _ := strings.Cut(g.Path, ".")
 	summary := c.CapabilitySummary(g.Side, top)
-	text := c.DeclaredIn(g.Side) + " declared " + summary
+	text := rule.Text(owner + " declared " + summary)
 	if sub != "" && !strings.HasPrefix(summary, "no ") {
-		text += " (no " + sub + ")"
+		text = rule.Text(owner + " declared " + summary + " (no " + sub + ")")
 	}
 	if strings.HasPrefix(summary, "no ") {
-		text = c.DeclaredIn(g.Side) + " declared no " + top
-		if caps := capsOf(c, g.Side); caps != "" {
-			text += " (capabilities: " + caps + ")"
+		text = rule.Text(owner + " declared no " + top)
+		if caps := capsOf(c, g.Side); caps != nil {
+			text = rule.Sprintf("%s (capabilities: %s)", text, rule.QuoteJSON(rule.ValueDefinition, string(caps)))
 		}
 	}
 	return text, rule.Related{Line: c.DeclaredLine(g.Side), Note: c.DeclaredIn(g.Side) + ": " + summary, Raw: c.DeclaredRaw(g.Side)}
 }
 
-func capsOf(c *session.Contract, side spec.Side) string {
-	caps := c.ClientCaps
-	if side == spec.Server {
-		caps = c.ServerCaps
-	}
-	if caps == nil {
-		return ""
-	}
-	return shortJSON(string(caps))
-}
-
 // undeclaredEvidence says, from the sender's point of view, what the owner of a gate
 // declared: "its initialize result (line 2) declared resources: {} (no listChanged)"
 // or "the client's initialize request (line 1) declared no sampling (capabilities: {})".
-func undeclaredEvidence(m *session.Message, g spec.Gate) (string, rule.Related) {
-	text, related := declaration(m.Contract, g)
-	owner := m.Contract.DeclaredIn(g.Side)
-	return strings.Replace(text, owner, possessive(m.Sender(), g.Side)+" "+owner, 1), related
+func undeclaredEvidence(m *session.Message, g spec.Gate) (rule.Message, rule.Related) {
+	return declarationBy(m.Contract, g, possessive(m.Sender(), g.Side)+" "+m.Contract.DeclaredIn(g.Side))
 }
 
 // possessive renders "its" when the gate is the sender's own declaration, else "the <side>'s".
@@ -97,4 +88,12 @@ func possessive(sender, owner spec.Side) string {
 		return "its"
 	}
 	return "the " + owner.String() + "'s"
+}
+
+// capsOf is one side's declared capability object (nil when not seen).
+func capsOf(c *session.Contract, side spec.Side) []byte {
+	if side == spec.Server {
+		return c.ServerCaps
+	}
+	return c.ClientCaps
 }

@@ -32,7 +32,7 @@ s->c {"jsonrpc":"2.0","id":3,"result":{"tools":[{"name":"search","inputSchema":{
 	},
 	New: rule.PerMessage(func(p *rule.Pass, m *session.Message) {
 		if m.Kind == frame.KindInvalid && m.Problem == frame.ProblemNotJSON {
-			p.Report(rule.At(m), m.Detail)
+			p.Report(rule.At(m), rule.Text(m.Detail))
 		}
 	}),
 }

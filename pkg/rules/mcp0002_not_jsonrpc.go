@@ -37,7 +37,7 @@ s->c {"jsonrpc":"2.0","id":5,"error":{"code":-32603,"message":"Internal error"}}
 			if m.Batch != nil {
 				msg = "a member of the batch is " + msg
 			}
-			p.Report(rule.At(m), msg)
+			p.Report(rule.At(m), rule.Text(msg))
 		}
 	}),
 }

@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"fmt"
-
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 )
 
@@ -42,7 +40,7 @@ s->c {"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"3 hits"
 				what = "they came before the handshake"
 			}
 			p.Report(rule.Anchor{Line: s.FirstLine, Time: s.FirstTime},
-				fmt.Sprintf("%d messages with no contract to judge them by (%s): capability and revision rules could not judge them", s.PreHandshake, what))
+				rule.Sprintf("%d messages with no contract to judge them by (%s): capability and revision rules could not judge them", s.PreHandshake, what))
 		}}
 	},
 }

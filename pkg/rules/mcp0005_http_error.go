@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"fmt"
 	"net/http"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
@@ -65,15 +64,15 @@ func checkHTTPStatus(p *rule.Pass, m *session.Message) {
 	if text == "" {
 		text = http.StatusText(h.Status)
 	}
-	session := ""
+	session := rule.Text("")
 	if h.SessionID != "" {
-		session = " with Mcp-Session-Id " + h.SessionID
+		session = rule.Sprintf(" with Mcp-Session-Id %s", rule.As(rule.ValueCredential, h.SessionID))
 	}
 	what := rule.Describe(m)
 	if m.Kind == frame.KindInvalid {
 		what = "a body that is not a JSON-RPC message"
 	}
-	p.Report(rule.At(m), fmt.Sprintf("HTTP %d %s for %s %s (entry %d) carrying %s%s: %s",
+	p.Report(rule.At(m), rule.Sprintf("HTTP %d %s for %s %s (entry %d) carrying %s%s: %s",
 		h.Status, text, h.Method, h.Path, h.Entry, what, session, statusMeaning(h, m)))
 }
 

@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"fmt"
-
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
@@ -38,8 +36,8 @@ c->s {"jsonrpc":"2.0","method":"notifications/initialized"}`,
 				if m.Kind != frame.KindError || m.Request == nil || m.Request.Method != "initialize" {
 					return
 				}
-				p.Report(rule.At(m), fmt.Sprintf("initialize (line %d) was answered with error %d %s: no session was established",
-					m.Request.Line, m.ErrorCode, quote(m.ErrorMessage)), rule.Related{Line: m.Request.Line, Note: "initialize request"})
+				p.Report(rule.At(m), rule.Sprintf("initialize (line %d) was answered with error %d %s: no session was established",
+					m.Request.Line, m.ErrorCode, rule.Quote(rule.ValueErrorMessage, m.ErrorMessage)), rule.Related{Line: m.Request.Line, Note: "initialize request"})
 			},
 			OnEnd: func(p *rule.Pass) {
 				c := p.Session.Legacy
@@ -48,7 +46,7 @@ c->s {"jsonrpc":"2.0","method":"notifications/initialized"}`,
 				}
 				for _, r := range p.Session.Outstanding() {
 					if r.Method == "initialize" && r.Line == c.RequestLine {
-						p.Report(rule.AtRequest(r), fmt.Sprintf("initialize (line %d) was never answered: %s; no session was established", r.Line, after(p.Session, r)))
+						p.Report(rule.AtRequest(r), rule.Sprintf("initialize (line %d) was never answered: %s; no session was established", r.Line, after(p.Session, r)))
 						return
 					}
 				}

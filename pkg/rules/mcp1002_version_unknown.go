@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"fmt"
-
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
@@ -52,10 +50,10 @@ s->c {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilit
 			}
 			seen[version] = true
 			if version == "" {
-				p.Report(rule.At(m), fmt.Sprintf("%s no protocolVersion at all (%s)", where, rule.Describe(m)))
+				p.Report(rule.At(m), rule.Sprintf("%s no protocolVersion at all (%s)", where, rule.Describe(m)))
 				return
 			}
-			p.Report(rule.At(m), fmt.Sprintf("%s protocolVersion %s, which is not a published revision (%s)", where, quote(version), revisionList()))
+			p.Report(rule.At(m), rule.Sprintf("%s protocolVersion %s, which is not a published revision (%s)", where, rule.Quote(rule.ValueVersion, version), revisionList()))
 		}}
 	},
 }

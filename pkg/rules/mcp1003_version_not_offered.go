@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"fmt"
-
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
@@ -39,7 +37,7 @@ s->c {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-03-26","capabilit
 		if c.Verdict != session.VerdictNotOffered {
 			return
 		}
-		p.Report(rule.At(m), fmt.Sprintf("the client requested protocolVersion %s (line %d) and the server answered %s, a newer revision the client never offered: a server that supports %s must echo it, and a client that cannot speak %s should disconnect rather than go on",
+		p.Report(rule.At(m), rule.Sprintf("the client requested protocolVersion %s (line %d) and the server answered %s, a newer revision the client never offered: a server that supports %s must echo it, and a client that cannot speak %s should disconnect rather than go on",
 			c.Requested, c.RequestLine, c.Answered, c.Requested, c.Answered), rule.Related{Line: c.RequestLine, Note: "initialize request: protocolVersion " + c.Requested, Raw: c.RequestRaw})
 	}),
 }

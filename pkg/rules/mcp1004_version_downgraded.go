@@ -52,7 +52,7 @@ var VersionDowngraded = &rule.Rule{
 		}
 		requested, _ := spec.ParseRevision(c.Requested)
 		negotiated, _ := spec.ParseRevision(c.Answered)
-		p.Report(rule.At(m), fmt.Sprintf("the client requested protocolVersion %s (line %d) and the server answered %s: the session is %s, so neither side may use what %s has and %s lacks: %s",
+		p.Report(rule.At(m), rule.Sprintf("the client requested protocolVersion %s (line %d) and the server answered %s: the session is %s, so neither side may use what %s has and %s lacks: %s",
 			requested, c.RequestLine, negotiated, negotiated, requested, negotiated, downgradeLosses(requested, negotiated)),
 			rule.Related{Line: c.RequestLine, Note: "initialize request: protocolVersion " + c.Requested})
 	}),

@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"fmt"
-
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
@@ -53,11 +51,11 @@ c->s {"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
 					return
 				}
 				if clientAfter == 0 {
-					p.CannotJudge("the capture ends before the client sent anything after the initialize result")
+					p.CannotJudge(reasonEndsAfterInitializeResult)
 					return
 				}
 				p.Report(rule.Anchor{Line: c.ResultLine, Revision: c.Revision, Dir: spec.S2C, Method: "initialize"},
-					fmt.Sprintf("the client never sent notifications/initialized after the initialize result (line %d), yet sent %d other messages from line %d on", c.ResultLine, clientAfter, firstLine))
+					rule.Sprintf("the client never sent notifications/initialized after the initialize result (line %d), yet sent %d other messages from line %d on", c.ResultLine, clientAfter, firstLine))
 			},
 		}
 	},

@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"fmt"
-
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
@@ -79,7 +77,7 @@ func (w *earlyTrafficWatch) Message(p *rule.Pass, m *session.Message) {
 	}
 	if m.Dir == spec.DirUnknown {
 		if earlyServerMessage(m) && m.Session.InitializedLine == 0 && legacy.ErrorLine == 0 {
-			p.CannotJudge("direction unknown")
+			p.CannotJudge(reasonDirectionUnknown)
 		}
 		return
 	}
@@ -87,7 +85,7 @@ func (w *earlyTrafficWatch) Message(p *rule.Pass, m *session.Message) {
 		// An HTTP GET stream's events carry no time of their own: whether one came
 		// before notifications/initialized cannot be told.
 		if earlyServerMessage(m) && m.Session.InitializedLine == 0 {
-			p.CannotJudge("a server message on an HTTP GET stream, whose time the capture does not record")
+			p.CannotJudge(reasonServerMessageOnGet)
 		}
 		return
 	}
@@ -96,7 +94,7 @@ func (w *earlyTrafficWatch) Message(p *rule.Pass, m *session.Message) {
 		// The log's two directions are not in causal order: "before the result" or
 		// "before notifications/initialized" cannot be told from line order.
 		if m.Kind == frame.KindRequest && m.Method != "ping" && m.Method != "initialize" || m.Dir == spec.S2C && earlyServerMessage(m) {
-			p.CannotJudge("the log writes the two directions from concurrent goroutines (Go SDK LoggingTransport): their order is not causal")
+			p.CannotJudge(reasonConcurrentLog)
 		}
 		return
 	}
@@ -105,14 +103,14 @@ func (w *earlyTrafficWatch) Message(p *rule.Pass, m *session.Message) {
 		if m.Kind != frame.KindRequest || m.Method == "ping" || m.Method == "initialize" || answered {
 			return
 		}
-		p.Report(rule.At(m), fmt.Sprintf("the client sent %s before the server answered its initialize request (line %d): until the initialize result the client should send nothing but ping",
+		p.Report(rule.At(m), rule.Sprintf("the client sent %s before the server answered its initialize request (line %d): until the initialize result the client should send nothing but ping",
 			rule.Describe(m), legacy.RequestLine), rule.Related{Line: legacy.RequestLine, Note: "initialize request, still unanswered"})
 	case spec.S2C:
 		if !earlyServerMessage(m) || m.Session.InitializedLine != 0 || legacy.ErrorLine != 0 {
 			return
 		}
 		if !answered {
-			p.Report(rule.At(m), fmt.Sprintf("the server sent %s before it had even answered initialize (line %d): before the client's notifications/initialized the server should send nothing but ping and notifications/message",
+			p.Report(rule.At(m), rule.Sprintf("the server sent %s before it had even answered initialize (line %d): before the client's notifications/initialized the server should send nothing but ping and notifications/message",
 				rule.Describe(m), legacy.RequestLine), rule.Related{Line: legacy.RequestLine, Note: "initialize request"})
 			return
 		}
@@ -145,11 +143,11 @@ func (w *earlyTrafficWatch) flush(p *rule.Pass, initializedLine int) {
 	w.flushed = true
 	result := p.Session.Legacy.ResultLine
 	for _, d := range w.deferred {
-		p.Report(d.anchor, fmt.Sprintf("the server sent %s (line %d) after the initialize result (line %d) but before the client's notifications/initialized (line %d): until then the server should send nothing but ping and notifications/message",
+		p.Report(d.anchor, rule.Sprintf("the server sent %s (line %d) after the initialize result (line %d) but before the client's notifications/initialized (line %d): until then the server should send nothing but ping and notifications/message",
 			d.text, d.anchor.Line, result, initializedLine), rule.Related{Line: initializedLine, Note: "notifications/initialized"})
 	}
 	for range w.dropped {
-		p.CannotJudge(fmt.Sprintf("more than %d server messages before notifications/initialized: the rest were not kept", maxEarlyDeferred))
+		p.CannotJudge(because(reasonTooManyEarlyf, maxEarlyDeferred))
 	}
 	w.deferred, w.dropped = nil, 0
 }
@@ -159,6 +157,6 @@ func (w *earlyTrafficWatch) End(p *rule.Pass) {
 		return
 	}
 	for range len(w.deferred) + w.dropped {
-		p.CannotJudge("server traffic after the initialize result, and notifications/initialized never came (MCP1005): not judged as early")
+		p.CannotJudge(reasonInitializedNeverCame)
 	}
 }

@@ -75,8 +75,8 @@ func (w *instructionsWatch) Message(p *rule.Pass, m *session.Message) {
 	if len(w.seen) < maxInstructionTexts {
 		w.seen[sum] = true
 	}
-	p.Report(rule.At(m), fmt.Sprintf("the %s carries instructions of %d bytes, about %d tokens (4 bytes a token), over the %d-token budget: clients put them in the model's context on every turn; starts %s",
-		what, len(text), tokens, session.InstructionsTokenBudget, quote(text)))
+	p.Report(rule.At(m), rule.Sprintf("the %s carries instructions of %d bytes, about %d tokens (4 bytes a token), over the %d-token budget: clients put them in the model's context on every turn; starts %s",
+		what, len(text), tokens, session.InstructionsTokenBudget, rule.Quote(rule.ValueInstructions, text)))
 }
 
 func (w *instructionsWatch) End(*rule.Pass) {}

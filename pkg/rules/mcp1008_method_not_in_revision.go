@@ -45,30 +45,30 @@ s->c {"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"Which e
 			return // a custom or experimental method: not the spec's to judge
 		}
 		if m.Dir == spec.DirUnknown {
-			p.CannotJudge("direction unknown")
+			p.CannotJudge(reasonDirectionUnknown)
 			return
 		}
 		rev := m.Revision()
 		if rev == "" {
-			p.CannotJudge("no governing revision (no handshake, or an unknown protocolVersion)")
+			p.CannotJudge(reasonNoRevision)
 			return
 		}
 		if row, ok := spec.Facts(m.Method, rev, m.Dir); ok {
 			if row.Kind == spec.KindInputRequest {
-				p.Report(rule.At(m), fmt.Sprintf("%s sent as a JSON-RPC request in a %s session: since 2026-07-28 the server asks for it only as an inputRequests entry of an InputRequiredResult (on tools/call, prompts/get or resources/read)", m.Method, rev))
+				p.Report(rule.At(m), rule.Sprintf("%s sent as a JSON-RPC request in a %s session: since 2026-07-28 the server asks for it only as an inputRequests entry of an InputRequiredResult (on tools/call, prompts/get or resources/read)", m.Method, rev))
 			}
 			return
 		}
 		sender := spec.Sender(m.Dir)
 		if _, ok := spec.Facts(m.Method, rev, m.Dir.Opposite()); ok {
-			p.Report(rule.At(m), fmt.Sprintf("the %s sent %s, which in %s only the %s sends", sender, m.Method, rev, spec.Sender(m.Dir.Opposite())))
+			p.Report(rule.At(m), rule.Sprintf("the %s sent %s, which in %s only the %s sends", sender, m.Method, rev, spec.Sender(m.Dir.Opposite())))
 			return
 		}
 		msg := fmt.Sprintf("%s does not exist in %s%s", m.Method, rev, existsIn(m.Method, m.Dir))
 		if c := m.Contract; c != nil && c.Era == session.EraLegacy && c.Verdict == session.VerdictDowngraded {
 			msg += fmt.Sprintf("; the client requested %s but the session was negotiated down to %s", c.Requested, c.Answered)
 		}
-		p.Report(rule.At(m), msg)
+		p.Report(rule.At(m), rule.Text(msg))
 	}),
 }
 

@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
@@ -51,19 +50,19 @@ s->c {"jsonrpc":"2.0","id":3,"result":{"prompts":[]}}`,
 		}
 		list := strings.Join(members, ", ")
 		if initialize {
-			p.ReportSeverity(rule.SeverityError, rule.At(m), fmt.Sprintf("initialize inside a JSON-RPC batch (%s): initialize must be sent alone, in every revision", list))
+			p.ReportSeverity(rule.SeverityError, rule.At(m), rule.Sprintf("initialize inside a JSON-RPC batch (%s): initialize must be sent alone, in every revision", list))
 			return
 		}
 		rev := m.Revision()
 		switch {
 		case rev == "":
-			p.CannotJudge("no governing revision")
+			p.CannotJudge(reasonNoRevisionShort)
 		case rev.Batching():
 			return
 		case rev == spec.Rev20241105:
-			p.ReportSeverity(rule.SeverityWarning, rule.At(m), fmt.Sprintf("JSON-RPC batch of %d messages (%s) in a 2024-11-05 session: that revision does not define batching (2025-03-26 added it)", len(m.Members), list))
+			p.ReportSeverity(rule.SeverityWarning, rule.At(m), rule.Sprintf("JSON-RPC batch of %d messages (%s) in a 2024-11-05 session: that revision does not define batching (2025-03-26 added it)", len(m.Members), list))
 		default:
-			p.Report(rule.At(m), fmt.Sprintf("JSON-RPC batch of %d messages (%s) in a %s session: batching was removed in 2025-06-18", len(m.Members), list, rev))
+			p.Report(rule.At(m), rule.Sprintf("JSON-RPC batch of %d messages (%s) in a %s session: batching was removed in 2025-06-18", len(m.Members), list, rev))
 		}
 	}),
 }

@@ -71,9 +71,9 @@ func (w *laterFieldWatch) Message(p *rule.Pass, m *session.Message) {
 	rev := m.Revision()
 	if rev == "" {
 		if m.Contract == nil {
-			p.CannotJudge("no contract (no handshake before it)")
+			p.CannotJudge(reasonNoContract)
 		} else {
-			p.CannotJudge("no governing revision (an unknown protocolVersion)")
+			p.CannotJudge(reasonUnknownVersion)
 		}
 		return
 	}
@@ -103,7 +103,7 @@ func (w *laterFieldWatch) Message(p *rule.Pass, m *session.Message) {
 	if len(fresh) == 0 {
 		return
 	}
-	p.Report(rule.At(m), fmt.Sprintf("%s (line %d) carries %s that %s does not define: %s; a peer that speaks only %s may drop %s",
+	p.Report(rule.At(m), rule.Sprintf("%s (line %d) carries %s that %s does not define: %s; a peer that speaks only %s may drop %s",
 		rule.Describe(m), m.Line, laterFieldCount(len(fresh)), rev, schema.FieldList(fresh, 6), rev, laterFieldPronoun(len(fresh))))
 }
 

@@ -66,12 +66,12 @@ func checkProtocolHeaders(p *rule.Pass, m *session.Message) {
 	}
 	c := m.Session.Legacy
 	if c == nil {
-		p.CannotJudge("no initialize in the capture: the negotiated revision is unknown")
+		p.CannotJudge(reasonNoInitialize)
 		return
 	}
 	rev := c.Revision
 	if rev == "" {
-		p.CannotJudge("the initialize result did not settle a published revision")
+		p.CannotJudge(reasonRevisionUnsettled)
 		return
 	}
 	where := fmt.Sprintf("%s %s (entry %d) carrying %s", h.Method, h.Path, h.Entry, rule.Describe(m))
@@ -80,9 +80,9 @@ func checkProtocolHeaders(p *rule.Pass, m *session.Message) {
 	case h.ProtocolVersion == "" && rev.Before(spec.Rev20250618):
 		return // the header did not exist yet
 	case h.ProtocolVersion == "":
-		p.Report(rule.At(m), fmt.Sprintf("%s has no MCP-Protocol-Version header, but %s: from 2025-06-18 every request after initialize must carry MCP-Protocol-Version: %s, and a server that sees none assumes 2025-03-26", where, settled, rev))
+		p.Report(rule.At(m), rule.Sprintf("%s has no MCP-Protocol-Version header, but %s: from 2025-06-18 every request after initialize must carry MCP-Protocol-Version: %s, and a server that sees none assumes 2025-03-26", where, settled, rev))
 	case h.ProtocolVersion != string(rev):
-		p.Report(rule.At(m), fmt.Sprintf("%s has MCP-Protocol-Version: %s, but %s: the server judges the request by the header (or rejects it with 400)", where, h.ProtocolVersion, settled))
+		p.Report(rule.At(m), rule.Sprintf("%s has MCP-Protocol-Version: %s, but %s: the server judges the request by the header (or rejects it with 400)", where, h.ProtocolVersion, settled))
 	}
 }
 
@@ -110,34 +110,34 @@ func checkModernHeaders(p *rule.Pass, m *session.Message, h *frame.HTTP) {
 	if version == "" {
 		version, from = string(m.Session.ModernRevision), "the session's revision"
 	}
-	var problems []string
+	var problems []rule.Message
 	switch {
 	case h.ProtocolVersion == "":
-		problems = append(problems, fmt.Sprintf("no MCP-Protocol-Version header (%s is %s)", from, orNone(version)))
+		problems = append(problems, rule.Sprintf("no MCP-Protocol-Version header (%s is %s)", from, orNone(version)))
 	case version != "" && h.ProtocolVersion != version:
-		problems = append(problems, fmt.Sprintf("MCP-Protocol-Version: %s, but %s is %s", h.ProtocolVersion, from, version))
+		problems = append(problems, rule.Sprintf("MCP-Protocol-Version: %s, but %s is %s", rule.As(rule.ValueVersion, h.ProtocolVersion), from, version))
 	}
 	switch {
 	case h.McpMethod == "":
-		problems = append(problems, "no Mcp-Method header (want "+m.Method+")")
+		problems = append(problems, rule.Sprintf("no Mcp-Method header (want %s)", m.Method))
 	case h.McpMethod != m.Method:
-		problems = append(problems, fmt.Sprintf("Mcp-Method: %s, but the body's method is %s", h.McpMethod, m.Method))
+		problems = append(problems, rule.Sprintf("Mcp-Method: %s, but the body's method is %s", rule.As(rule.ValueName, h.McpMethod), m.Method))
 	}
 	if field := nameParam(m.Method); field != "" && m.Kind == frame.KindRequest {
 		want := gjson.GetBytes(m.Params, field).String()
 		got := decodeHeaderValue(h.McpName)
 		switch {
 		case h.McpName == "":
-			problems = append(problems, fmt.Sprintf("no Mcp-Name header (want params.%s %q)", field, want))
+			problems = append(problems, rule.Sprintf("no Mcp-Name header (want params.%s %s)", field, rule.Quote(rule.ValueName, want)))
 		case got != want:
-			problems = append(problems, fmt.Sprintf("Mcp-Name: %q, but params.%s is %q", got, field, want))
+			problems = append(problems, rule.Sprintf("Mcp-Name: %s, but params.%s is %s", rule.Quote(rule.ValueName, got), field, rule.Quote(rule.ValueName, want)))
 		}
 	}
 	if len(problems) == 0 {
 		return
 	}
-	p.Report(rule.At(m), fmt.Sprintf("%s %s (entry %d) carrying %s: %s; a 2026-07-28 server must reject it with 400 and -32020 (HeaderMismatch)",
-		h.Method, h.Path, h.Entry, rule.Describe(m), strings.Join(problems, "; ")))
+	p.Report(rule.At(m), rule.Sprintf("%s %s (entry %d) carrying %s: %s; a 2026-07-28 server must reject it with 400 and -32020 (HeaderMismatch)",
+		h.Method, h.Path, h.Entry, rule.Describe(m), rule.Join(problems, "; ")))
 }
 
 // nameParam is the params member Mcp-Name must repeat for a method ("" for none).

@@ -74,14 +74,14 @@ func (w *requestMetaWatch) Message(p *rule.Pass, m *session.Message) {
 		return
 	}
 	if m.Dir == spec.DirUnknown {
-		p.CannotJudge("direction unknown")
+		p.CannotJudge(reasonDirectionUnknown)
 		return
 	}
 	text := fmt.Sprintf("the client's %s carries no %s: every 2026-07-28 client request must carry both io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities in params._meta, and the server must reject it as malformed (-32602)",
 		rule.Describe(m), missing)
 	switch {
 	case modern:
-		p.Report(rule.At(m), text)
+		p.Report(rule.At(m), rule.Text(text))
 	default:
 		if len(w.pending) >= maxMetaPending {
 			w.dropped++
@@ -100,10 +100,10 @@ func (w *requestMetaWatch) settle(p *rule.Pass, era session.Era) {
 	case session.EraModern:
 		for _, r := range w.pending {
 			r.anchor.Revision = p.Session.ModernRevision
-			p.Report(r.anchor, r.text+" (sent before the session showed it was 2026-07-28)")
+			p.Report(r.anchor, rule.Text(r.text+" (sent before the session showed it was 2026-07-28)"))
 		}
 		for range w.dropped {
-			p.CannotJudge(fmt.Sprintf("more than %d requests before the session's era was known: the rest were not kept", maxMetaPending))
+			p.CannotJudge(because(reasonTooManyPendingf, maxMetaPending))
 		}
 	}
 	w.pending, w.dropped = nil, 0
@@ -132,7 +132,7 @@ func (w *requestMetaWatch) End(p *rule.Pass) {
 	if len(w.pending) > 0 || w.dropped > 0 {
 		if p.Session.Era == session.EraUnknown {
 			for range len(w.pending) + w.dropped {
-				p.CannotJudge("the session never showed its era (no initialize, no _meta protocolVersion, no server/discover)")
+				p.CannotJudge(reasonEraNeverShown)
 			}
 			return
 		}

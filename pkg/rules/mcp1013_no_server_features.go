@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"fmt"
-
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
@@ -53,11 +51,11 @@ c->s {"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
 				return
 			}
 		}
-		shown := "no capabilities object at all"
+		shown := rule.Text("no capabilities object at all")
 		if caps.Exists() {
-			shown = "capabilities: " + shortJSON(caps.Raw)
+			shown = rule.Sprintf("capabilities: %s", rule.QuoteJSON(rule.ValueDefinition, caps.Raw))
 		}
-		p.Report(rule.At(m), fmt.Sprintf("the %s result declares none of tools, resources, prompts (%s): a %s that follows the spec will never list or call anything, however many handlers the server registered",
+		p.Report(rule.At(m), rule.Sprintf("the %s result declares none of tools, resources, prompts (%s): a %s that follows the spec will never list or call anything, however many handlers the server registered",
 			m.Request.Method, shown, spec.Client))
 	}),
 }

@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"fmt"
-
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
@@ -43,6 +41,6 @@ s->c {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`,
 			return
 		}
 		evidence, related := undeclaredEvidence(m, g.row.Gate)
-		p.Report(rule.At(m), fmt.Sprintf("%s sent %s but %s: the receiver may drop it", m.Sender(), m.Method, evidence), related)
+		p.Report(rule.At(m), rule.Sprintf("%s sent %s but %s: the receiver may drop it", m.Sender(), m.Method, evidence), related)
 	}),
 }

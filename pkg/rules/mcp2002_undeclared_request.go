@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"fmt"
-
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
@@ -45,6 +43,6 @@ c->s {"jsonrpc":"2.0","id":0,"result":{"role":"assistant","content":{"type":"tex
 			return
 		}
 		evidence, related := undeclaredEvidence(m, g.row.Gate)
-		p.Report(rule.At(m), fmt.Sprintf("%s sent %s but %s", m.Sender(), rule.Describe(m), evidence), related)
+		p.Report(rule.At(m), rule.Sprintf("%s sent %s but %s", m.Sender(), rule.Describe(m), evidence), related)
 	}),
 }

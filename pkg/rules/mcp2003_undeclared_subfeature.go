@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"fmt"
-
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
@@ -83,7 +81,7 @@ func subfeatureUses(method string, params gjson.Result, withTasks bool) []subfea
 			uses = append(uses, subfeatureUse{what: what, effect: "the client must answer it with an error", gate: spec.Gate{Side: spec.Client, Path: "sampling.tools"}, parent: "sampling", severity: rule.SeverityError})
 		}
 		if ctx := params.Get("includeContext").String(); ctx == "thisServer" || ctx == "allServers" {
-			uses = append(uses, subfeatureUse{what: "includeContext " + quote(ctx), effect: "the client may ignore it and sample without the context", gate: spec.Gate{Side: spec.Client, Path: "sampling.context"}, parent: "sampling", severity: rule.SeverityWarning})
+			uses = append(uses, subfeatureUse{what: `includeContext "` + ctx + `"`, effect: "the client may ignore it and sample without the context", gate: spec.Gate{Side: spec.Client, Path: "sampling.context"}, parent: "sampling", severity: rule.SeverityWarning})
 		}
 		if withTasks && taskParam(params) {
 			uses = append(uses, subfeatureUse{what: "params.task", effect: "the client processes it as a plain request and creates no task", gate: spec.Gate{Side: spec.Client, Path: "tasks.requests.sampling.createMessage"}, severity: rule.SeverityWarning})
@@ -150,15 +148,15 @@ func checkSubfeatureRequest(p *rule.Pass, m *session.Message) {
 	c := m.Contract
 	switch {
 	case c == nil:
-		p.CannotJudge("no contract (no handshake before it)")
+		p.CannotJudge(reasonNoContract)
 		return
 	case m.Revision() == "":
-		p.CannotJudge("no governing revision (an unknown protocolVersion)")
+		p.CannotJudge(reasonUnknownVersion)
 		return
 	case m.Revision() != spec.Rev20251125:
 		return // no sub-feature capabilities before 2025-11-25; not a JSON-RPC request from 2026-07-28
 	case m.Dir == spec.DirUnknown:
-		p.CannotJudge("direction unknown")
+		p.CannotJudge(reasonDirectionUnknown)
 		return
 	case m.Dir != subfeatureSender(m.Method):
 		return
@@ -171,7 +169,7 @@ func checkSubfeatureRequest(p *rule.Pass, m *session.Message) {
 		}
 		evidence, related := undeclaredEvidence(m, u.gate)
 		p.ReportSeverity(subfeatureSeverity(p, u, m.Revision()), rule.At(m),
-			fmt.Sprintf("%s sent %s with %s but %s: %s", m.Sender(), rule.Describe(m), u.what, evidence, u.effect), related)
+			rule.Sprintf("%s sent %s with %s but %s: %s", m.Sender(), rule.Describe(m), u.what, evidence, u.effect), related)
 	}
 }
 
@@ -187,7 +185,7 @@ func checkSubfeatureInputRequests(p *rule.Pass, m *session.Message) {
 	case c == nil || c.Era != session.EraModern:
 		return // not a modern request: InputRequiredResult does not exist there
 	case c.ClientCaps == nil:
-		p.CannotJudge("the request carried no _meta clientCapabilities")
+		p.CannotJudge(reasonNoMetaCapabilities)
 		return
 	}
 	res.Get("inputRequests").ForEach(func(key, entry gjson.Result) bool {
@@ -199,8 +197,8 @@ func checkSubfeatureInputRequests(p *rule.Pass, m *session.Message) {
 			}
 			text, related := declaration(c, u.gate)
 			p.ReportSeverity(subfeatureSeverity(p, u, c.Revision), rule.At(m),
-				fmt.Sprintf("InputRequiredResult for %s id=%s (line %d) asks inputRequests[%s] %s with %s but %s: %s",
-					m.Request.Method, m.Request.ID, m.Request.Line, quote(key.String()), method, u.what, text, u.effect),
+				rule.Sprintf("InputRequiredResult for %s id=%s (line %d) asks inputRequests[%s] %s with %s but %s: %s",
+					m.Request.Method, m.Request.ID, m.Request.Line, rule.Quote(rule.ValueName, key.String()), method, u.what, text, u.effect),
 				rule.Related{Line: m.Request.Line, Note: "the request and its _meta clientCapabilities"}, related)
 		}
 		return true
@@ -214,7 +212,7 @@ func subfeatureDeclared(p *rule.Pass, c *session.Contract, u subfeatureUse) (dec
 	if u.parent != "" {
 		parent, known := c.Declares(u.gate.Side, u.parent, false)
 		if !known {
-			p.CannotJudge(fmt.Sprintf("the %s's capabilities are unknown (%s not seen)", u.gate.Side, c.DeclaredIn(u.gate.Side)))
+			p.CannotJudge(because(reasonCapsUnknownf, u.gate.Side, c.DeclaredIn(u.gate.Side)))
 			return false, false
 		}
 		if !parent {
@@ -226,7 +224,7 @@ func subfeatureDeclared(p *rule.Pass, c *session.Contract, u subfeatureUse) (dec
 	}
 	declared, known := c.Declares(u.gate.Side, u.gate.Path, false)
 	if !known {
-		p.CannotJudge(fmt.Sprintf("the %s's capabilities are unknown (%s not seen)", u.gate.Side, c.DeclaredIn(u.gate.Side)))
+		p.CannotJudge(because(reasonCapsUnknownf, u.gate.Side, c.DeclaredIn(u.gate.Side)))
 		return false, false
 	}
 	return declared, true

@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"fmt"
-
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
@@ -46,8 +44,8 @@ s->c {"jsonrpc":"2.0","id":2,"result":{}}
 			return
 		}
 		c := m.Contract
-		p.Report(rule.At(m), fmt.Sprintf("%s id=%s (line %d) was answered -32601 %s, although the %s's %s declared %s",
-			r.Method, r.ID, r.Line, quote(m.ErrorMessage), g.row.Gate.Side, c.DeclaredIn(g.row.Gate.Side), g.row.Gate.Path),
+		p.Report(rule.At(m), rule.Sprintf("%s id=%s (line %d) was answered -32601 %s, although the %s's %s declared %s",
+			r.Method, r.ID, r.Line, rule.Quote(rule.ValueErrorMessage, m.ErrorMessage), g.row.Gate.Side, c.DeclaredIn(g.row.Gate.Side), g.row.Gate.Path),
 			rule.Related{Line: r.Line, Note: "the request"},
 			rule.Related{Line: c.DeclaredLine(g.row.Gate.Side), Note: c.DeclaredIn(g.row.Gate.Side) + ": " + c.CapabilitySummary(g.row.Gate.Side, topOf(g.row.Gate.Path))})
 	}),

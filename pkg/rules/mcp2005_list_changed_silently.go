@@ -91,7 +91,7 @@ const (
 
 type silentChange struct {
 	anchor  rule.Anchor
-	text    string
+	text    rule.Message
 	related []rule.Related
 	frame   int
 }
@@ -116,7 +116,7 @@ func (w *listWatch) settle(p *rule.Pass, m *session.Message) {
 
 func (w *listWatch) report(p *rule.Pass, capability string, c *silentChange) {
 	if w.unplaced[capability] {
-		p.CannotJudge("a list_changed came on a long-lived HTTP stream (the GET stream or a subscriptions/listen response), whose time the capture does not record: it may have come between the two lists")
+		p.CannotJudge(reasonListChangedOnStream)
 		return
 	}
 	p.Report(c.anchor, c.text, c.related...)
@@ -170,7 +170,7 @@ func (w *listWatch) Message(p *rule.Pass, m *session.Message) {
 	}
 	res := gjson.ParseBytes(m.Result)
 	if m.Request.Paginated || res.Get("nextCursor").Exists() {
-		p.CannotJudge("paginated list results are not compared yet")
+		p.CannotJudge(reasonPaginated)
 		return
 	}
 	items := fingerprint(res.Get(kind.member), kind.key)
@@ -185,12 +185,12 @@ func (w *listWatch) Message(p *rule.Pass, m *session.Message) {
 	}
 	c := m.Contract
 	if c == nil {
-		p.CannotJudge("no contract")
+		p.CannotJudge(reasonNoContractShort)
 		return
 	}
 	declared, known := c.Declares(spec.Server, kind.capability+".listChanged", true)
 	if !known {
-		p.CannotJudge("the server's capabilities are unknown")
+		p.CannotJudge(reasonServerCapsUnknown)
 		return
 	}
 	if !declared {
@@ -207,8 +207,8 @@ func (w *listWatch) Message(p *rule.Pass, m *session.Message) {
 		w.pending = map[string]*silentChange{}
 	}
 	w.pending[kind.capability] = &silentChange{anchor: a, frame: w.frames,
-		text: fmt.Sprintf("%s result (line %d) differs from the one at line %d (%s) with no notifications/%s/list_changed between them, although the %s declared %s.listChanged: clients that trust it keep the stale list",
-			m.Request.Method, m.Line, prev.line, describeDiff(added, removed, changed), kind.capability, c.DeclaredIn(spec.Server), kind.capability),
+		text: rule.Sprintf("%s result (line %d) differs from the one at line %d (%s) with no notifications/%s/list_changed between them, although the %s declared %s.listChanged: clients that trust it keep the stale list",
+			m.Request.Method, m.Line, prev.line, describeDiff(itemKind(kind.key), added, removed, changed), kind.capability, c.DeclaredIn(spec.Server), kind.capability),
 		related: []rule.Related{
 			{Line: prev.line, Note: "the earlier list"},
 			{Line: c.DeclaredLine(spec.Server), Note: c.DeclaredIn(spec.Server) + ": " + c.CapabilitySummary(spec.Server, kind.capability)},
@@ -262,8 +262,8 @@ func diffLists(before, after map[string]uint64) (added, removed, changed []strin
 	return added, removed, changed
 }
 
-func describeDiff(added, removed, changed []string) string {
-	var parts []string
+func describeDiff(kind rule.ValueKind, added, removed, changed []string) rule.Message {
+	var parts []rule.Message
 	for _, d := range []struct {
 		what  string
 		names []string
@@ -276,7 +276,19 @@ func describeDiff(added, removed, changed []string) string {
 		if len(names) > 5 {
 			names, more = names[:5], fmt.Sprintf(" and %d more", len(d.names)-5)
 		}
-		parts = append(parts, d.what+": "+strings.Join(names, ", ")+more)
+		shown := make([]rule.Message, len(names))
+		for i, n := range names {
+			shown[i] = rule.Sprintf("%s", rule.As(kind, n))
+		}
+		parts = append(parts, rule.Sprintf("%s: %s%s", d.what, rule.Join(shown, ", "), more))
 	}
-	return strings.Join(parts, "; ")
+	return rule.Join(parts, "; ")
+}
+
+// itemKind says what the key of a list item is: a name, or a resource's URI.
+func itemKind(key string) rule.ValueKind {
+	if key == "uri" {
+		return rule.ValueURI
+	}
+	return rule.ValueName
 }

@@ -123,12 +123,12 @@ func (w *subscribeWatch) updated(p *rule.Pass, m *session.Message) {
 	c := m.Contract
 	switch {
 	case m.Dir == spec.DirUnknown:
-		p.CannotJudge("direction unknown")
+		p.CannotJudge(reasonDirectionUnknown)
 		return
 	case m.Dir != spec.S2C:
 		return
 	case c == nil:
-		p.CannotJudge("no contract (no handshake before it)")
+		p.CannotJudge(reasonNoContract)
 		return
 	case c.Era != session.EraLegacy:
 		return // 2026-07-28 listen streams are MCP2009's
@@ -136,12 +136,12 @@ func (w *subscribeWatch) updated(p *rule.Pass, m *session.Message) {
 	declared, known := c.Declares(spec.Server, "resources.subscribe", true)
 	switch {
 	case !known:
-		p.CannotJudge("the server's capabilities are unknown")
+		p.CannotJudge(reasonServerCapsUnknown)
 		return
 	case !declared:
 		return // an undeclared notification: MCP2001
 	case w.full:
-		p.CannotJudge(fmt.Sprintf("more than %d subscribed URIs", maxSubscriptions))
+		p.CannotJudge(because(reasonTooManySubscribedf, maxSubscriptions))
 		return
 	}
 	uri := gjson.GetBytes(m.Params, "uri").String()
@@ -166,8 +166,8 @@ func (w *subscribeWatch) updated(p *rule.Pass, m *session.Message) {
 	if why == "" {
 		why = "the client never sent resources/subscribe for it"
 	}
-	p.Report(rule.At(m), fmt.Sprintf("server sent notifications/resources/updated for %s but %s; subscribed URIs: %s",
-		quote(uri), why, subscribedList(w.subscribed)))
+	p.Report(rule.At(m), rule.Sprintf("server sent notifications/resources/updated for %s but %s; subscribed URIs: %s",
+		rule.Quote(rule.ValueURI, uri), why, subscribedList(w.subscribed)))
 }
 
 // End judges the updates whose place is unknown: one for a URI the client subscribed
@@ -182,22 +182,22 @@ func (w *subscribeWatch) End(p *rule.Pass) {
 			}
 		}
 		if covered || w.full {
-			p.CannotJudge("an update on an HTTP GET stream, whose time the capture does not record, for a URI the client subscribed to during the session")
+			p.CannotJudge(reasonUpdateOnGet)
 			continue
 		}
 		ever := make(map[string]int, len(w.ever))
 		for uri := range w.ever {
 			ever[uri] = 0
 		}
-		p.Report(u.anchor, fmt.Sprintf("server sent notifications/resources/updated for %s (on the HTTP GET stream) but the client never subscribed to it during the session; URIs it subscribed to: %s",
-			quote(u.uri), subscribedList(ever)))
+		p.Report(u.anchor, rule.Sprintf("server sent notifications/resources/updated for %s (on the HTTP GET stream) but the client never subscribed to it during the session; URIs it subscribed to: %s",
+			rule.Quote(rule.ValueURI, u.uri), subscribedList(ever)))
 	}
 }
 
 // subscribedList names the subscribed URIs for a message (at most 3).
-func subscribedList(subs map[string]int) string {
+func subscribedList(subs map[string]int) rule.Message {
 	if len(subs) == 0 {
-		return "none"
+		return rule.Text("none")
 	}
 	uris := make([]string, 0, len(subs))
 	for u := range subs {
@@ -208,10 +208,7 @@ func subscribedList(subs map[string]int) string {
 	if len(uris) > 3 {
 		uris, more = uris[:3], fmt.Sprintf(" and %d more", len(uris)-3)
 	}
-	for i, u := range uris {
-		uris[i] = quote(u)
-	}
-	return strings.Join(uris, ", ") + more
+	return quotedList(rule.ValueURI, uris).Plus(rule.Text(more))
 }
 
 // resourceURICovers reports whether a notification about uri concerns the subscribed

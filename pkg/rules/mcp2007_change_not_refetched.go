@@ -114,11 +114,11 @@ func (w *refetchWatch) Message(p *rule.Pass, m *session.Message) {
 			return
 		}
 		if m.Dir == spec.DirUnknown {
-			p.CannotJudge("direction unknown")
+			p.CannotJudge(reasonDirectionUnknown)
 			return
 		}
 		if m.Contract == nil {
-			p.CannotJudge("no contract (no handshake before it)")
+			p.CannotJudge(reasonNoContract)
 			return
 		}
 		if !w.listed[i] {
@@ -127,7 +127,7 @@ func (w *refetchWatch) Message(p *rule.Pass, m *session.Message) {
 		declared, known := m.Contract.Declares(spec.Server, kind+".listChanged", true)
 		switch {
 		case !known:
-			p.CannotJudge("the server's capabilities are unknown")
+			p.CannotJudge(reasonServerCapsUnknown)
 			return
 		case !declared:
 			return // an undeclared notification (MCP2001): the client may rightly drop it
@@ -154,10 +154,10 @@ func (w *refetchWatch) End(p *rule.Pass) {
 		a := pr.anchor
 		switch {
 		case !a.Time.IsZero() && !s.LastTime.IsZero() && s.LastTime.Sub(a.Time) < refetchGrace:
-			p.CannotJudge(fmt.Sprintf("the capture ends less than %s after notifications/%s/list_changed", refetchGrace, kind))
+			p.CannotJudge(because(reasonEndsWithinGracef, refetchGrace, kind))
 			continue
 		case (a.Time.IsZero() || s.LastTime.IsZero()) && s.LastLine <= a.Line:
-			p.CannotJudge(fmt.Sprintf("the capture ends right after notifications/%s/list_changed", kind))
+			p.CannotJudge(because(reasonEndsAtChangef, kind))
 			continue
 		}
 		times := ""
@@ -172,7 +172,7 @@ func (w *refetchWatch) End(p *rule.Pass) {
 		if !a.Time.IsZero() && !s.LastTime.IsZero() {
 			span = roundDuration(s.LastTime.Sub(a.Time)) + " and " + span
 		}
-		p.Report(a, fmt.Sprintf("the client received notifications/%s/list_changed at line %d%s and never sent %s/list again; %s %s: it may be working from a stale %s list",
+		p.Report(a, rule.Sprintf("the client received notifications/%s/list_changed at line %d%s and never sent %s/list again; %s %s: it may be working from a stale %s list",
 			kind, a.Line, times, kind, end, span, kind))
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/tidwall/gjson"
 
@@ -76,14 +75,14 @@ func checkInputRequests(p *rule.Pass, m *session.Message) {
 		return // InputRequiredResult exists only in 2026-07-28 (MCP1010 reports it elsewhere)
 	}
 	if !inputRequiredMethods[r.Method] {
-		p.Report(rule.At(m), fmt.Sprintf("%s id=%s (line %d) was answered with an InputRequiredResult, which only tools/call, prompts/get and resources/read may return",
+		p.Report(rule.At(m), rule.Sprintf("%s id=%s (line %d) was answered with an InputRequiredResult, which only tools/call, prompts/get and resources/read may return",
 			r.Method, r.ID, r.Line), rule.Related{Line: r.Line, Note: "the request"})
 	}
 	if c.ClientCaps == nil {
-		p.CannotJudge("the request carried no _meta clientCapabilities")
+		p.CannotJudge(reasonNoMetaCapabilities)
 		return
 	}
-	missing := map[string][]string{} // capability -> input request keys
+	missing := map[string][]rule.Message{} // capability -> input request keys
 	res.Get("inputRequests").ForEach(func(key, entry gjson.Result) bool {
 		method := entry.Get("method").String()
 		capability, ok := inputRequestCapability[method]
@@ -91,7 +90,7 @@ func checkInputRequests(p *rule.Pass, m *session.Message) {
 			return true // not an input request the spec defines: the schema rule's finding
 		}
 		if declared, _ := c.Declares(spec.Client, capability, false); !declared {
-			missing[capability] = append(missing[capability], fmt.Sprintf("%s (%s)", quote(key.String()), method))
+			missing[capability] = append(missing[capability], rule.Sprintf("%s (%s)", rule.Quote(rule.ValueName, key.String()), method))
 		}
 		return true
 	})
@@ -109,9 +108,9 @@ func checkInputRequests(p *rule.Pass, m *session.Message) {
 		if len(keys) > 3 {
 			keys, more = keys[:3], fmt.Sprintf(" and %d more", len(keys)-3)
 		}
-		p.Report(rule.At(m), fmt.Sprintf("InputRequiredResult for %s id=%s asks inputRequests %s%s, but the request's _meta clientCapabilities (line %d) declared no %s (capabilities: %s)",
-			r.Method, r.ID, strings.Join(keys, ", "), more, r.Line, capability, shortJSON(string(c.ClientCaps))),
-			rule.Related{Line: r.Line, Note: "the request's _meta clientCapabilities: " + shortJSON(string(c.ClientCaps))})
+		p.Report(rule.At(m), rule.Sprintf("InputRequiredResult for %s id=%s asks inputRequests %s%s, but the request's _meta clientCapabilities (line %d) declared no %s (capabilities: %s)",
+			r.Method, r.ID, rule.Join(keys, ", "), more, r.Line, capability, rule.QuoteJSON(rule.ValueDefinition, string(c.ClientCaps))),
+			rule.Note(r.Line, rule.Sprintf("the request's _meta clientCapabilities: %s", rule.QuoteJSON(rule.ValueDefinition, string(c.ClientCaps)))))
 	}
 }
 

@@ -76,14 +76,15 @@ func readListenFilter(v gjson.Result) listenFilter {
 	return f
 }
 
-func (f listenFilter) String() string {
-	var parts []string
+// summary names what the filter asks for or grants, for a message.
+func (f listenFilter) summary() rule.Message {
+	var parts []rule.Message
 	for _, b := range []struct {
 		on   bool
 		name string
 	}{{f.tools, "toolsListChanged"}, {f.prompts, "promptsListChanged"}, {f.resources, "resourcesListChanged"}} {
 		if b.on {
-			parts = append(parts, b.name)
+			parts = append(parts, rule.Text(b.name))
 		}
 	}
 	if len(f.uris) > 0 {
@@ -92,34 +93,30 @@ func (f listenFilter) String() string {
 		if len(uris) > 3 {
 			uris, more = uris[:3], fmt.Sprintf(" and %d more", len(f.uris)-3)
 		}
-		quoted := make([]string, len(uris))
-		for i, u := range uris {
-			quoted[i] = quote(u)
-		}
-		parts = append(parts, "resourceSubscriptions ["+strings.Join(quoted, ", ")+more+"]")
+		parts = append(parts, rule.Sprintf("resourceSubscriptions [%s%s]", quotedList(rule.ValueURI, uris), more))
 	}
 	if len(parts) == 0 {
-		return "nothing"
+		return rule.Text("nothing")
 	}
-	return strings.Join(parts, ", ")
+	return rule.Join(parts, ", ")
 }
 
 // grants says whether the filter covers a notification, and names the flag it needs.
-func (f listenFilter) grants(method, uri string) (ok bool, needs string) {
+func (f listenFilter) grants(method, uri string) (ok bool, needs rule.Message) {
 	switch method {
 	case "notifications/tools/list_changed":
-		return f.tools, "toolsListChanged"
+		return f.tools, rule.Text("toolsListChanged")
 	case "notifications/prompts/list_changed":
-		return f.prompts, "promptsListChanged"
+		return f.prompts, rule.Text("promptsListChanged")
 	case "notifications/resources/list_changed":
-		return f.resources, "resourcesListChanged"
+		return f.resources, rule.Text("resourcesListChanged")
 	}
 	for _, sub := range f.uris {
 		if resourceURICovers(sub, uri) {
-			return true, ""
+			return true, rule.Message{}
 		}
 	}
-	return false, "resourceSubscriptions entry " + quote(uri)
+	return false, rule.Sprintf("resourceSubscriptions entry %s", rule.Quote(rule.ValueURI, uri))
 }
 
 type listenStream struct {
@@ -199,48 +196,48 @@ func (w *listenWatch) lookup(sid gjson.Result) *listenStream {
 func (w *listenWatch) notification(p *rule.Pass, m *session.Message) {
 	switch {
 	case m.Dir == spec.DirUnknown:
-		p.CannotJudge("direction unknown")
+		p.CannotJudge(reasonDirectionUnknown)
 		return
 	case m.Dir != spec.S2C:
 		return
 	case m.Session.Era == session.EraUnknown:
-		p.CannotJudge("era unknown (no initialize and no modern request before it)")
+		p.CannotJudge(reasonEraUnknown)
 		return
 	case m.Session.Era != session.EraModern:
 		return // legacy sessions: MCP2001 and MCP2006
 	}
 	params := gjson.ParseBytes(m.Params)
 	uri := params.Get("uri").String()
-	what := m.Method
+	what := rule.Text(m.Method)
 	if m.Method == "notifications/resources/updated" {
-		what += " for " + quote(uri)
+		what = rule.Sprintf("%s for %s", m.Method, rule.Quote(rule.ValueURI, uri))
 	}
 	sid := params.Get(`_meta.io\.modelcontextprotocol/subscriptionId`)
 	if !sid.Exists() {
-		p.Report(rule.At(m), fmt.Sprintf("server sent %s without _meta io.modelcontextprotocol/subscriptionId in a 2026-07-28 session: change notifications travel only on a subscriptions/listen stream the client opened (%s)",
+		p.Report(rule.At(m), rule.Sprintf("server sent %s without _meta io.modelcontextprotocol/subscriptionId in a 2026-07-28 session: change notifications travel only on a subscriptions/listen stream the client opened (%s)",
 			what, w.openedSummary()))
 		return
 	}
 	st := w.lookup(sid)
 	switch {
 	case st == nil:
-		p.CannotJudge("a subscriptionId that names no subscriptions/listen request in the capture")
+		p.CannotJudge(reasonUnknownSubscription)
 	case st.ackLine == 0:
-		p.Report(rule.At(m), fmt.Sprintf("server sent %s on subscriptions/listen stream id=%s (line %d) before notifications/subscriptions/acknowledged: nothing may be sent on a subscription before its acknowledgement",
-			what, st.id, st.line), rule.Related{Line: st.line, Note: "subscriptions/listen requesting " + st.requested.String()})
+		p.Report(rule.At(m), rule.Sprintf("server sent %s on subscriptions/listen stream id=%s (line %d) before notifications/subscriptions/acknowledged: nothing may be sent on a subscription before its acknowledgement",
+			what, st.id, st.line), rule.Note(st.line, rule.Sprintf("subscriptions/listen requesting %s", st.requested.summary())))
 	default:
 		ok, needs := st.granted.grants(m.Method, uri)
 		if ok {
 			return
 		}
-		related := []rule.Related{{Line: st.ackLine, Note: "acknowledgement granting " + st.granted.String()}}
-		requested := "the listen request is not in the capture"
+		related := []rule.Related{rule.Note(st.ackLine, rule.Sprintf("acknowledgement granting %s", st.granted.summary()))}
+		requested := rule.Text("the listen request is not in the capture")
 		if st.line > 0 {
-			requested = fmt.Sprintf("the client asked for %s at line %d", st.requested.String(), st.line)
-			related = append(related, rule.Related{Line: st.line, Note: "subscriptions/listen requesting " + st.requested.String()})
+			requested = rule.Sprintf("the client asked for %s at line %d", st.requested.summary(), st.line)
+			related = append(related, rule.Note(st.line, rule.Sprintf("subscriptions/listen requesting %s", st.requested.summary())))
 		}
-		p.Report(rule.At(m), fmt.Sprintf("server sent %s on subscriptions/listen stream id=%s, but its acknowledgement (line %d) granted %s, not %s (%s)",
-			what, st.id, st.ackLine, st.granted.String(), needs, requested), related...)
+		p.Report(rule.At(m), rule.Sprintf("server sent %s on subscriptions/listen stream id=%s, but its acknowledgement (line %d) granted %s, not %s (%s)",
+			what, st.id, st.ackLine, st.granted.summary(), needs, requested), related...)
 	}
 }
 

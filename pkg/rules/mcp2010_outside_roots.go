@@ -182,18 +182,18 @@ func (w *rootsWatch) judge(p *rule.Pass, m *session.Message, found []foundURI, w
 	}
 	switch {
 	case m.Dir == spec.DirUnknown && !m.Kind.IsResponse():
-		p.CannotJudge("direction unknown")
+		p.CannotJudge(reasonDirectionUnknown)
 		return
 	case !w.known && !rootsDeclared(m):
 		return // a client without roots sets no boundary: nothing to respect
 	case w.staleLine > 0 && !w.known:
-		p.CannotJudge("roots changed (notifications/roots/list_changed) and were not listed again")
+		p.CannotJudge(reasonRootsChanged)
 		return
 	case !w.known:
-		p.CannotJudge("no roots/list answer before it")
+		p.CannotJudge(reasonNoRootsAnswer)
 		return
 	case len(w.roots) == 0:
-		p.CannotJudge("the client returned no file:// roots")
+		p.CannotJudge(reasonNoFileRoots)
 		return
 	}
 	var outside []foundURI
@@ -215,9 +215,9 @@ func (w *rootsWatch) judge(p *rule.Pass, m *session.Message, found []foundURI, w
 	}
 	first := outside[0]
 	resolved, _ := fileURIPath(first.uri)
-	p.Report(rule.At(m), fmt.Sprintf("%s uses %s (%s, path %s)%s, outside every root the client returned from roots/list (line %d: %s)",
-		what, quote(first.uri), first.where, resolved, more, w.rootsLine, w.rootsList()),
-		rule.Related{Line: w.rootsLine, Note: "the client's roots: " + w.rootsList()})
+	p.Report(rule.At(m), rule.Sprintf("%s uses %s (%s, path %s)%s, outside every root the client returned from roots/list (line %d: %s)",
+		what, rule.Quote(rule.ValueURI, first.uri), first.where, rule.As(rule.ValueURI, resolved), more, w.rootsLine, w.rootsList()),
+		rule.Note(w.rootsLine, rule.Sprintf("the client's roots: %s", w.rootsList())))
 }
 
 // rootsDeclared reports whether the client declared roots (or its declaration is
@@ -240,17 +240,13 @@ func (w *rootsWatch) inside(p string) bool {
 	return false
 }
 
-func (w *rootsWatch) rootsList() string {
+func (w *rootsWatch) rootsList() rule.Message {
 	uris := w.rootURIs
 	more := ""
 	if len(uris) > 3 {
 		uris, more = uris[:3], fmt.Sprintf(" and %d more", len(w.rootURIs)-3)
 	}
-	quoted := make([]string, len(uris))
-	for i, u := range uris {
-		quoted[i] = quote(u)
-	}
-	return strings.Join(quoted, ", ") + more
+	return quotedList(rule.ValueURI, uris).Plus(rule.Text(more))
 }
 
 // fileURIPath turns a file:// URI into a cleaned absolute path (percent-decoded, with

@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"fmt"
 	"hash/fnv"
 	"strings"
 
@@ -92,7 +91,7 @@ func (w *readWatch) Message(p *rule.Pass, m *session.Message) {
 				if m.Method == "resources/subscribe" {
 					w.subscribe(m.Request, uri)
 				} else if _, ok := w.subscribed[uri]; ok {
-					p.CannotJudge("a resources/read result logged before its request")
+					p.CannotJudge(reasonReadBeforeRequest)
 				}
 				return
 			}
@@ -146,7 +145,7 @@ func (w *readWatch) read(p *rule.Pass, m *session.Message, uri string) {
 	c := m.Contract
 	switch {
 	case c == nil:
-		p.CannotJudge("no contract (no handshake before it)")
+		p.CannotJudge(reasonNoContract)
 		return
 	case c.Era != session.EraLegacy:
 		return
@@ -159,12 +158,12 @@ func (w *readWatch) read(p *rule.Pass, m *session.Message, uri string) {
 	}
 	for u := range w.unplaced {
 		if resourceURICovers(u, uri) || resourceURICovers(uri, u) {
-			p.CannotJudge("an update for the resource came on an HTTP GET stream, whose time the capture does not record: it may have come between the two reads")
+			p.CannotJudge(reasonUpdateOnGetBetweenRead)
 			return
 		}
 	}
-	p.Report(rule.At(m), fmt.Sprintf("resources/read of %s returned different contents at line %d (%d bytes) than at line %d (%d bytes), and no notifications/resources/updated for it came between them, although the client subscribed to it (resources/subscribe at line %d)",
-		quote(uri), m.Line, size, prev.line, prev.size, subLine),
+	p.Report(rule.At(m), rule.Sprintf("resources/read of %s returned different contents at line %d (%d bytes) than at line %d (%d bytes), and no notifications/resources/updated for it came between them, although the client subscribed to it (resources/subscribe at line %d)",
+		rule.Quote(rule.ValueURI, uri), m.Line, size, prev.line, prev.size, subLine),
 		rule.Related{Line: prev.line, Note: "the earlier read"},
 		rule.Related{Line: subLine, Note: "resources/subscribe"})
 }

@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"fmt"
-
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
@@ -49,14 +47,14 @@ c->s {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4
 					continue // a dual-era probe refused by the HTTP status: the client falls back to initialize
 				}
 				if r.AmbiguousResponse > 0 {
-					p.CannotJudge("a response whose direction the log does not show answered either it or the other side's request with the same id")
+					p.CannotJudge(reasonResponseEitherSide)
 					continue
 				}
 				where := ""
 				if r.Batch {
 					where = " inside a batch"
 				}
-				p.Report(rule.AtRequest(r), fmt.Sprintf("%s id=%s sent by the %s%s was never answered; %s",
+				p.Report(rule.AtRequest(r), rule.Sprintf("%s id=%s sent by the %s%s was never answered; %s",
 					r.Method, r.ID, spec.Sender(r.Dir), where, after(p.Session, r)))
 			}
 		}}

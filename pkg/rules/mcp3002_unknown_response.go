@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"fmt"
-
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
@@ -56,7 +54,7 @@ func (w *orphanWatch) Message(p *rule.Pass, m *session.Message) {
 		return // an error about a request whose id could not be read
 	}
 	if m.Orphan == nil {
-		p.CannotJudge("direction unknown and both sides have a request with that id outstanding")
+		p.CannotJudge(reasonDirectionBothOutstanding)
 		return
 	}
 	w.orphans = append(w.orphans, orphanResponse{orphan: m.Orphan, anchor: kept(rule.At(m))})
@@ -68,11 +66,11 @@ func (w *orphanWatch) End(p *rule.Pass) {
 			continue
 		}
 		if o.orphan.Dir == spec.DirUnknown {
-			p.Report(o.anchor, fmt.Sprintf("response id=%s answers no request: neither side has an outstanding request with id %s", o.orphan.ID, o.orphan.ID))
+			p.Report(o.anchor, rule.Sprintf("response id=%s answers no request: neither side has an outstanding request with id %s", o.orphan.ID, o.orphan.ID))
 			continue
 		}
 		asker := spec.Sender(o.orphan.Dir.Opposite())
-		p.Report(o.anchor, fmt.Sprintf("response id=%s from the %s answers no request: the %s has no outstanding request with id %s (ids of the two sides are separate)",
+		p.Report(o.anchor, rule.Sprintf("response id=%s from the %s answers no request: the %s has no outstanding request with id %s (ids of the two sides are separate)",
 			o.orphan.ID, spec.Sender(o.orphan.Dir), asker, o.orphan.ID))
 	}
 }

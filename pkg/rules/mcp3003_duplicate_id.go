@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"fmt"
-
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
@@ -97,7 +95,7 @@ func (w *duplicateIDWatch) request(p *rule.Pass, m *session.Message) {
 		w.reset() // a dual-era probe before it is another session's business
 	}
 	if m.Dir == spec.DirUnknown {
-		p.CannotJudge("direction unknown")
+		p.CannotJudge(reasonDirectionUnknown)
 		return
 	}
 	key := idKey{m.Dir, m.ID}
@@ -110,13 +108,13 @@ func (w *duplicateIDWatch) request(p *rule.Pass, m *session.Message) {
 			if !prev.done {
 				state = "still unanswered"
 			}
-			p.Report(rule.At(m), fmt.Sprintf("the %s reused id %s for %s: its %s at line %d already used it (%s), and a legacy session (%s) forbids reusing a request id anywhere in the session",
+			p.Report(rule.At(m), rule.Sprintf("the %s reused id %s for %s: its %s at line %d already used it (%s), and a legacy session (%s) forbids reusing a request id anywhere in the session",
 				m.Sender(), m.ID, m.Method, prev.method, prev.line, state, revisionName(m)), rule.Related{Line: prev.line, Note: "first request with id " + m.ID})
 		case !prev.done:
-			p.Report(rule.At(m), fmt.Sprintf("the %s reused id %s for %s while its %s with the same id (line %d) was still in flight: ids must be unique among a sender's unanswered requests",
+			p.Report(rule.At(m), rule.Sprintf("the %s reused id %s for %s while its %s with the same id (line %d) was still in flight: ids must be unique among a sender's unanswered requests",
 				m.Sender(), m.ID, m.Method, prev.method, prev.line), rule.Related{Line: prev.line, Note: "request with id " + m.ID + ", not yet answered"})
 		case prev.inputRequired && isRetry(m.Params):
-			p.Report(rule.At(m), fmt.Sprintf("the %s retried %s with inputResponses under the same id %s as the request answered with an InputRequiredResult (line %d): a retry must use a new JSON-RPC id",
+			p.Report(rule.At(m), rule.Sprintf("the %s retried %s with inputResponses under the same id %s as the request answered with an InputRequiredResult (line %d): a retry must use a new JSON-RPC id",
 				m.Sender(), m.Method, m.ID, prev.line), rule.Related{Line: prev.line, Note: "the first request, answered input_required"})
 		}
 	}
@@ -168,7 +166,7 @@ func (w *duplicateIDWatch) reset() {
 
 func (w *duplicateIDWatch) End(p *rule.Pass) {
 	for range w.forgotten {
-		p.CannotJudge(fmt.Sprintf("more than %d request ids in the session: the oldest were forgotten, so a later reuse of one of them went unchecked", maxRememberedIDs))
+		p.CannotJudge(because(reasonTooManyIDsf, maxRememberedIDs))
 	}
 }
 

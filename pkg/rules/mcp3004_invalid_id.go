@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -50,16 +49,16 @@ var InvalidID = &rule.Rule{
 			return
 		}
 		if isNotificationMethod(m.Method) {
-			p.Report(rule.At(m), fmt.Sprintf("%s carries id %s, but it is a notification: notifications must not include an id (with one it is a request, and the receiver may answer it)",
-				m.Method, shortJSON(m.ID)))
+			p.Report(rule.At(m), rule.Sprintf("%s carries id %s, but it is a notification: notifications must not include an id (with one it is a request, and the receiver may answer it)",
+				m.Method, rule.QuoteJSON(rule.ValueID, m.ID)))
 			return
 		}
 		switch why := badRequestID(m.ID); why {
 		case "":
 		case "null":
-			p.Report(rule.At(m), fmt.Sprintf("%s has id null: MCP request ids must be a string or an integer, never null", m.Method))
+			p.Report(rule.At(m), rule.Sprintf("%s has id null: MCP request ids must be a string or an integer, never null", m.Method))
 		default:
-			p.Report(rule.At(m), fmt.Sprintf("%s has id %s, %s: MCP request ids must be a string or an integer", m.Method, shortJSON(m.ID), why))
+			p.Report(rule.At(m), rule.Sprintf("%s has id %s, %s: MCP request ids must be a string or an integer", m.Method, rule.QuoteJSON(rule.ValueID, m.ID), why))
 		}
 	}),
 }

@@ -101,7 +101,7 @@ func (w *cancelWatch) remember(r *session.Request, responseLine int) {
 func (w *cancelWatch) cancel(p *rule.Pass, m *session.Message) {
 	requestID := gjson.GetBytes(m.Params, "requestId")
 	if !requestID.Exists() {
-		p.CannotJudge("no requestId (a 2025-11-25 task cancellation must use tasks/cancel instead)")
+		p.CannotJudge(reasonNoRequestID)
 		return
 	}
 	id := requestID.Raw
@@ -123,11 +123,11 @@ func (w *cancelWatch) cancel(p *rule.Pass, m *session.Message) {
 		case modern && m.Dir == spec.S2C && theirs.LongLived:
 			return // 2026-07-28: the server ends the client's subscriptions/listen stream
 		case modern && m.Dir == spec.S2C:
-			p.Report(rule.At(m), fmt.Sprintf("the server cancelled the client's %s id=%s (line %d): in 2026-07-28 a server may send notifications/cancelled only to end a subscriptions/listen stream; to stop other work it answers the request",
+			p.Report(rule.At(m), rule.Sprintf("the server cancelled the client's %s id=%s (line %d): in 2026-07-28 a server may send notifications/cancelled only to end a subscriptions/listen stream; to stop other work it answers the request",
 				theirs.Method, id, theirs.Line), rule.Related{Line: theirs.Line, Note: "the client's " + theirs.Method})
 		default:
-			p.Report(rule.At(m), fmt.Sprintf("the %s cancelled requestId %s, but the only request in flight with that id is the %s's %s (line %d): a side may cancel only requests it sent itself (the two sides' ids are separate)",
-				sender, shortJSON(id), other, theirs.Method, theirs.Line), rule.Related{Line: theirs.Line, Note: "the " + other.String() + "'s " + theirs.Method})
+			p.Report(rule.At(m), rule.Sprintf("the %s cancelled requestId %s, but the only request in flight with that id is the %s's %s (line %d): a side may cancel only requests it sent itself (the two sides' ids are separate)",
+				sender, rule.QuoteJSON(rule.ValueID, id), other, theirs.Method, theirs.Line), rule.Related{Line: theirs.Line, Note: "the " + other.String() + "'s " + theirs.Method})
 		}
 		return
 	}
@@ -139,12 +139,12 @@ func (w *cancelWatch) cancel(p *rule.Pass, m *session.Message) {
 		if w.frames-a.frame <= cancelRaceFrames && modern && m.Dir == spec.S2C && a.method == "subscriptions/listen" {
 			return
 		}
-		p.Report(rule.At(m), fmt.Sprintf("the %s cancelled requestId %s, which only the %s used, for %s (line %d, answered at line %d): a side may cancel only requests it sent itself, and only while they are in flight",
-			sender, shortJSON(id), other, a.method, a.line, a.responseLine), rule.Related{Line: a.line, Note: "the " + other.String() + "'s " + a.method})
+		p.Report(rule.At(m), rule.Sprintf("the %s cancelled requestId %s, which only the %s used, for %s (line %d, answered at line %d): a side may cancel only requests it sent itself, and only while they are in flight",
+			sender, rule.QuoteJSON(rule.ValueID, id), other, a.method, a.line, a.responseLine), rule.Related{Line: a.line, Note: "the " + other.String() + "'s " + a.method})
 		return
 	}
-	p.Report(rule.At(m), fmt.Sprintf("the %s cancelled requestId %s, but it has no request with that id in flight (none sent, or answered too long ago to remember): the receiver will ignore it, and the work meant to stop goes on",
-		sender, shortJSON(id)))
+	p.Report(rule.At(m), rule.Sprintf("the %s cancelled requestId %s, but it has no request with that id in flight (none sent, or answered too long ago to remember): the receiver will ignore it, and the work meant to stop goes on",
+		sender, rule.QuoteJSON(rule.ValueID, id)))
 }
 
 // cancelledAnswered judges a cancellation of the sender's own request that was
@@ -158,12 +158,12 @@ func (w *cancelWatch) cancelledAnswered(p *rule.Pass, m *session.Message, a answ
 	if ago <= cancelRaceFrames {
 		return // the response crossed the cancellation on the wire
 	}
-	p.Report(rule.At(m), fmt.Sprintf("the %s cancelled its %s id=%s (line %d), which had been answered at line %d, %d frames earlier: a cancellation must reference a request still in flight",
-		sender, a.method, shortJSON(id), a.line, a.responseLine, ago), rule.Related{Line: a.responseLine, Note: "the response to " + a.method})
+	p.Report(rule.At(m), rule.Sprintf("the %s cancelled its %s id=%s (line %d), which had been answered at line %d, %d frames earlier: a cancellation must reference a request still in flight",
+		sender, a.method, rule.QuoteJSON(rule.ValueID, id), a.line, a.responseLine, ago), rule.Related{Line: a.responseLine, Note: "the response to " + a.method})
 }
 
 func (w *cancelWatch) cancelledInitialize(p *rule.Pass, m *session.Message, line int) {
-	p.ReportSeverity(rule.SeverityError, rule.At(m), fmt.Sprintf("notifications/cancelled names the initialize request (line %d): initialize must never be cancelled; close the connection instead", line),
+	p.ReportSeverity(rule.SeverityError, rule.At(m), rule.Sprintf("notifications/cancelled names the initialize request (line %d): initialize must never be cancelled; close the connection instead", line),
 		rule.Related{Line: line, Note: "initialize request"})
 }
 
@@ -173,7 +173,7 @@ func (w *cancelWatch) cancelledInitialize(p *rule.Pass, m *session.Message, line
 func (w *cancelWatch) cancelUnknownDirection(p *rule.Pass, m *session.Message, id string) {
 	s := m.Session
 	if s.Pending(spec.C2S, id) != nil || s.Pending(spec.S2C, id) != nil {
-		p.CannotJudge("direction unknown and both sides have a request with that id in flight")
+		p.CannotJudge(reasonDirectionBothInFlight)
 		return
 	}
 	c, cok := w.answered[idKey{spec.C2S, id}]
@@ -194,11 +194,11 @@ func (w *cancelWatch) cancelUnknownDirection(p *rule.Pass, m *session.Message, i
 	case sok:
 		last = sv.responseLine
 	}
-	text := fmt.Sprintf("notifications/cancelled for requestId %s, but no request with that id is in flight on either side", shortJSON(id))
+	text := rule.Sprintf("notifications/cancelled for requestId %s, but no request with that id is in flight on either side", rule.QuoteJSON(rule.ValueID, id))
 	if last > 0 {
-		text += fmt.Sprintf(" (the last one was answered at line %d)", last)
+		text = rule.Sprintf("%s (the last one was answered at line %d)", text, last)
 	}
-	p.Report(rule.At(m), text+": a cancellation must reference a request its sender still has in flight")
+	p.Report(rule.At(m), rule.Sprintf("%s: a cancellation must reference a request its sender still has in flight", text))
 }
 
 func (w *cancelWatch) End(*rule.Pass) {}

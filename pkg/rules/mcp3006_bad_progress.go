@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 
@@ -89,7 +88,7 @@ func (w *progressWatch) Message(p *rule.Pass, m *session.Message) {
 	case m.Kind == frame.KindRequest && m.Request != nil && m.Request.ProgressToken != "" && m.Dir != spec.DirUnknown:
 		if len(w.tokens) >= maxTokens {
 			// Never-answered requests keep their tokens: bound the memory they take.
-			p.CannotJudge(fmt.Sprintf("more than %d progress tokens in flight: the earlier ones were forgotten", maxTokens))
+			p.CannotJudge(because(reasonTooManyTokensf, maxTokens))
 			clear(w.tokens)
 			w.done = w.done[:0]
 		}
@@ -188,7 +187,7 @@ func (w *progressWatch) taskStatus(m *session.Message) {
 
 func (w *progressWatch) progress(p *rule.Pass, m *session.Message) {
 	if m.Dir == spec.DirUnknown {
-		p.CannotJudge("direction unknown")
+		p.CannotJudge(reasonDirectionUnknown)
 		return
 	}
 	token := m.Param("progressToken").Raw // a lookup key: cloned where it is kept
@@ -206,27 +205,27 @@ func (w *progressWatch) progress(p *rule.Pass, m *session.Message) {
 			w.unplaced[key] = append(w.unplaced[key], kept(rule.At(m)))
 			w.unplacedN++
 		} else if st != nil {
-			p.CannotJudge("progress on an HTTP GET stream, whose time the capture does not record: its order against the response and the other progress is unknown")
+			p.CannotJudge(reasonProgressOnGet)
 		}
 		return
 	}
 	switch {
 	case st == nil:
-		p.Report(rule.At(m), fmt.Sprintf("progress for token %s that no request sent by the %s carried (no %s request has _meta.progressToken %s)", shortJSON(token), receiver, receiver, shortJSON(token)))
+		p.Report(rule.At(m), rule.Sprintf("progress for token %s that no request sent by the %s carried (no %s request has _meta.progressToken %s)", rule.QuoteJSON(rule.ValueID, token), receiver, receiver, rule.QuoteJSON(rule.ValueID, token)))
 	case st.task != "":
 		if st.endLine > 0 && st.endLine < m.Line {
-			p.Report(rule.At(m), fmt.Sprintf("progress for token %s after task %s of %s id=%s reached status %s (line %d): progress must stop when the task is terminal",
-				shortJSON(token), quote(st.task), st.req.Method, st.req.ID, st.endStatus, st.endLine), rule.Related{Line: st.endLine, Note: "the task's terminal status"})
+			p.Report(rule.At(m), rule.Sprintf("progress for token %s after task %s of %s id=%s reached status %s (line %d): progress must stop when the task is terminal",
+				rule.QuoteJSON(rule.ValueID, token), rule.Quote(rule.ValueID, st.task), st.req.Method, st.req.ID, st.endStatus, st.endLine), rule.Related{Line: st.endLine, Note: "the task's terminal status"})
 		} else if st.lastLine > 0 && value.Float() <= st.last {
-			p.Report(rule.At(m), fmt.Sprintf("progress for token %s went from %v (line %d) to %v: the value must increase with each notification",
-				shortJSON(token), st.last, st.lastLine, value.Float()), rule.Related{Line: st.lastLine, Note: "the previous progress"})
+			p.Report(rule.At(m), rule.Sprintf("progress for token %s went from %v (line %d) to %v: the value must increase with each notification",
+				rule.QuoteJSON(rule.ValueID, token), st.last, st.lastLine, value.Float()), rule.Related{Line: st.lastLine, Note: "the previous progress"})
 		}
 	case st.req.Answered() && st.req.ResponseLine < m.Line:
-		p.Report(rule.At(m), fmt.Sprintf("progress for token %s after the response to %s id=%s (line %d): progress must stop when the request completes",
-			shortJSON(token), st.req.Method, st.req.ID, st.req.ResponseLine), rule.Related{Line: st.req.ResponseLine, Note: "the response"})
+		p.Report(rule.At(m), rule.Sprintf("progress for token %s after the response to %s id=%s (line %d): progress must stop when the request completes",
+			rule.QuoteJSON(rule.ValueID, token), st.req.Method, st.req.ID, st.req.ResponseLine), rule.Related{Line: st.req.ResponseLine, Note: "the response"})
 	case st.lastLine > 0 && value.Float() <= st.last:
-		p.Report(rule.At(m), fmt.Sprintf("progress for token %s went from %v (line %d) to %v: the value must increase with each notification",
-			shortJSON(token), st.last, st.lastLine, value.Float()), rule.Related{Line: st.lastLine, Note: "the previous progress"})
+		p.Report(rule.At(m), rule.Sprintf("progress for token %s went from %v (line %d) to %v: the value must increase with each notification",
+			rule.QuoteJSON(rule.ValueID, token), st.last, st.lastLine, value.Float()), rule.Related{Line: st.lastLine, Note: "the previous progress"})
 	}
 	if st != nil {
 		st.last, st.lastLine = value.Float(), m.Line
@@ -243,8 +242,8 @@ func (w *progressWatch) End(p *rule.Pass) {
 	for _, key := range keys {
 		receiver := spec.Sender(key.dir)
 		for _, a := range w.unplaced[key] {
-			p.Report(a, fmt.Sprintf("progress for token %s (on the HTTP GET stream) that no request sent by the %s carried during the session (no %s request has _meta.progressToken %s)",
-				shortJSON(key.token), receiver, receiver, shortJSON(key.token)))
+			p.Report(a, rule.Sprintf("progress for token %s (on the HTTP GET stream) that no request sent by the %s carried during the session (no %s request has _meta.progressToken %s)",
+				rule.QuoteJSON(rule.ValueID, key.token), receiver, receiver, rule.QuoteJSON(rule.ValueID, key.token)))
 		}
 	}
 }

@@ -53,7 +53,7 @@ var ErrorCodeMisuse = &rule.Rule{
 		}
 		rev := m.Revision()
 		if rev == "" {
-			p.CannotJudge("no governing revision (no handshake, or an unknown protocolVersion)")
+			p.CannotJudge(reasonNoRevision)
 			return
 		}
 		why := errorCodeMisuse(m.ErrorCode, rev)
@@ -64,7 +64,7 @@ var ErrorCodeMisuse = &rule.Rule{
 		if m.Request != nil {
 			what = fmt.Sprintf("the error response to %s id=%s", m.Request.Method, m.Request.ID)
 		}
-		p.Report(rule.At(m), fmt.Sprintf("%s uses code %d under %s: %s", what, m.ErrorCode, rev, why))
+		p.Report(rule.At(m), rule.Sprintf("%s uses code %d under %s: %s", what, m.ErrorCode, rev, why))
 	}),
 }
 

@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
@@ -79,7 +78,7 @@ func (w *slowWatch) Message(p *rule.Pass, m *session.Message) {
 	if r.Time.IsZero() || m.Time.IsZero() {
 		if !w.noTimes {
 			w.noTimes = true
-			p.CannotJudge("the capture has no timestamps: response times unknown")
+			p.CannotJudge(reasonNoTimestamps)
 		}
 		return
 	}
@@ -87,13 +86,13 @@ func (w *slowWatch) Message(p *rule.Pass, m *session.Message) {
 	if took <= w.threshold {
 		return
 	}
-	text := fmt.Sprintf("%s id=%s sent by the %s (line %d) was answered after %s, over the %s threshold",
+	text := rule.Sprintf("%s id=%s sent by the %s (line %d) was answered after %s, over the %s threshold",
 		r.Method, r.ID, spec.Sender(r.Dir), r.Line, roundDuration(took), w.threshold)
 	switch {
 	case r.Cancelled:
-		text += fmt.Sprintf("; its sender had already cancelled it (line %d)", r.CancelLine)
+		text = rule.Sprintf("%s; its sender had already cancelled it (line %d)", text, r.CancelLine)
 	case r.ProgressToken == "":
-		text += "; the request carried no progressToken, so nothing told the sender it was still running"
+		text = text.Plus(rule.Text("; the request carried no progressToken, so nothing told the sender it was still running"))
 	}
 	p.Report(rule.At(m), text, rule.Related{Line: r.Line, Note: "the request"})
 }

@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
@@ -60,15 +59,15 @@ func (wireSchemaCheck) Message(p *rule.Pass, m *session.Message) {
 	rev := m.Revision()
 	if rev == "" {
 		if m.Contract == nil {
-			p.CannotJudge("no contract (no handshake before it)")
+			p.CannotJudge(reasonNoContract)
 		} else {
-			p.CannotJudge("no governing revision (an unknown protocolVersion)")
+			p.CannotJudge(reasonUnknownVersion)
 		}
 		return
 	}
 	wire, err := schema.For(rev)
 	if err != nil {
-		p.CannotJudge(err.Error())
+		p.CannotJudge(because(reasonSchemaUnavailablef, err))
 		return
 	}
 	target, raw, ok := wireTarget(p, wire.Doc(), m)
@@ -78,7 +77,7 @@ func (wireSchemaCheck) Message(p *rule.Pass, m *session.Message) {
 	valid, _ := p.Shared().(*schema.ValidShapes)
 	violations, err := wire.CheckShaped(valid, m.Shape, target, raw)
 	if err != nil {
-		p.CannotJudge("the frame could not be checked: " + err.Error())
+		p.CannotJudge(because(reasonFrameUncheckedf, err))
 		return
 	}
 	violations = withoutPublishedSchemas(target, violations)
@@ -88,8 +87,8 @@ func (wireSchemaCheck) Message(p *rule.Pass, m *session.Message) {
 	if len(violations) == 0 {
 		return
 	}
-	p.Report(rule.At(m), fmt.Sprintf("%s (line %d) breaks %s of the %s schema: %s",
-		rule.Describe(m), m.Line, target, rev, listViolations(violations, "(the message)")))
+	p.Report(rule.At(m), rule.Sprintf("%s (line %d) breaks %s of the %s schema: %s",
+		rule.Describe(m), m.Line, target, rev, listViolations(violations, "(the message)", rule.ValueData)))
 }
 
 // wireTarget chooses the definition a message is checked against and the bytes it
@@ -107,7 +106,7 @@ func wireTarget(p *rule.Pass, d *schema.Doc, m *session.Message) (schema.Target,
 		return d.Error(), m.Raw, true
 	case frame.KindResult:
 		if m.Request == nil {
-			p.CannotJudge("a result that answers no known request: its definition is unknown")
+			p.CannotJudge(reasonResultUnanswered)
 			return t, nil, false
 		}
 		task := m.ResultGet("task").IsObject()
@@ -161,25 +160,4 @@ func insidePublishedSchema(ptr string) bool {
 		return false
 	}
 	return rest == "inputSchema" || rest == "outputSchema" || strings.HasPrefix(rest, "inputSchema/") || strings.HasPrefix(rest, "outputSchema/")
-}
-
-// listViolations spells out the first few violations, the way a validator prints
-// them; root names the checked value itself (a violation with an empty pointer).
-func listViolations(vs []schema.Violation, root string) string {
-	parts := make([]string, 0, maxListedViolations)
-	for i, v := range vs {
-		if i == maxListedViolations {
-			break
-		}
-		ptr := v.Pointer
-		if ptr == "" {
-			ptr = root
-		}
-		parts = append(parts, fmt.Sprintf("at %s %s: %s (got %s)", ptr, v.Keyword, v.Message, v.Value))
-	}
-	s := strings.Join(parts, "; ")
-	if n := len(vs) - maxListedViolations; n > 0 {
-		s += fmt.Sprintf("; and %d more", n)
-	}
-	return s
 }

@@ -1,9 +1,7 @@
 package rules
 
 import (
-	"fmt"
 	"hash/maphash"
-	"strings"
 
 	"github.com/tidwall/gjson"
 
@@ -59,12 +57,12 @@ func (w *toolSchemaWatch) Message(p *rule.Pass, m *session.Message) {
 	}
 	rev := m.Revision()
 	if rev == "" {
-		p.CannotJudge("no governing revision for a tools/list result")
+		p.CannotJudge(reasonNoRevisionToolsList)
 		return
 	}
 	wire, err := schema.For(rev)
 	if err != nil {
-		p.CannotJudge(err.Error())
+		p.CannotJudge(because(reasonSchemaUnavailablef, err))
 		return
 	}
 	gjson.GetBytes(m.Result, "tools").ForEach(func(_, tool gjson.Result) bool {
@@ -78,9 +76,9 @@ func (w *toolSchemaWatch) Message(p *rule.Pass, m *session.Message) {
 			if !w.firstTime(name, member, rev, published.Raw) {
 				continue
 			}
-			if problem := w.judge(wire, target, []byte(published.Raw), rev); problem != "" {
-				p.Report(rule.At(m), fmt.Sprintf("tools/list result (line %d): tool %s publishes an %s that strict clients reject: %s; %s",
-					m.Line, quote(name), member, problem, consequence(member)))
+			if problem := w.judge(wire, target, []byte(published.Raw), rev); problem.Text != "" {
+				p.Report(rule.At(m), rule.Sprintf("tools/list result (line %d): tool %s publishes an %s that strict clients reject: %s; %s",
+					m.Line, rule.Quote(rule.ValueName, name), member, problem, consequence(member)))
 			}
 		}
 		return true
@@ -111,19 +109,19 @@ func (w *toolSchemaWatch) firstTime(name, member string, rev spec.Revision, raw 
 }
 
 // judge says what is wrong with a published schema ("" when nothing is).
-func (w *toolSchemaWatch) judge(wire *schema.Wire, target schema.Target, raw []byte, rev spec.Revision) string {
+func (w *toolSchemaWatch) judge(wire *schema.Wire, target schema.Target, raw []byte, rev spec.Revision) rule.Message {
 	violations, err := wire.Check(target, raw)
 	if err != nil {
-		return "it could not be checked: " + err.Error()
+		return rule.Text("it could not be checked: " + err.Error())
 	}
 	if len(violations) > 0 {
-		return fmt.Sprintf("it breaks the %s Tool definition: %s", rev, listViolations(violations, "the root"))
+		return rule.Sprintf("it breaks the %s Tool definition: %s", rev, listViolations(violations, "the root", rule.ValueDefinition))
 	}
 	compiled := w.tools.Compile(raw, rev)
 	if compiled.Err != nil {
-		return fmt.Sprintf("it does not compile as JSON Schema %s: %v", compiled.Dialect, compiled.Err)
+		return rule.Sprintf("it does not compile as JSON Schema %s: %v", compiled.Dialect, compiled.Err)
 	}
-	return ""
+	return rule.Message{}
 }
 
 func consequence(member string) string {
@@ -147,34 +145,34 @@ func isToolsCall(m *session.Message) bool {
 // it cannot be judged when it is not there.
 func listedTool(p *rule.Pass, tools *schema.Tools, listed bool, name string) *schema.Tool {
 	if !listed {
-		p.CannotJudge("tools/call before any tools/list result: the tool's schemas are unknown")
+		p.CannotJudge(reasonNoToolsList)
 		return nil
 	}
 	tool := tools.Lookup(name)
 	if tool == nil {
 		if tools.Dropped > 0 {
-			p.CannotJudge(fmt.Sprintf("tools/call for a tool not remembered (more than %d tools listed)", schema.MaxTools))
+			p.CannotJudge(because(reasonToolNotRememberedf, schema.MaxTools))
 		} else {
-			p.CannotJudge("tools/call for a tool no tools/list result listed")
+			p.CannotJudge(reasonToolNotListed)
 		}
 	}
 	return tool
 }
 
 // toolLabel names a tool and where it was listed, for messages.
-func toolLabel(t *schema.Tool) string {
-	return fmt.Sprintf("%s (tools/list result line %d)", quote(t.Name), t.Line)
+func toolLabel(t *schema.Tool) rule.Message {
+	return rule.Sprintf("%s (tools/list result line %d)", rule.Quote(rule.ValueName, t.Name), t.Line)
 }
 
 // clientLog renders violations the way a strict client logs a rejected call.
-func clientLog(vs []schema.Violation) string {
-	parts := make([]string, 0, len(vs))
+func clientLog(vs []schema.Violation) rule.Message {
+	parts := make([]rule.Message, 0, len(vs))
 	for i, v := range vs {
 		if i == maxListedViolations {
-			parts = append(parts, fmt.Sprintf("and %d more", len(vs)-maxListedViolations))
+			parts = append(parts, rule.Sprintf("and %d more", len(vs)-maxListedViolations))
 			break
 		}
-		parts = append(parts, v.ClientStyle())
+		parts = append(parts, rule.Quoting(v.ClientStyle(), violationValue(v, rule.ValueData).Values...))
 	}
-	return strings.Join(parts, "; ")
+	return rule.Join(parts, "; ")
 }

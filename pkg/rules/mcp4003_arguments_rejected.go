@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"fmt"
-
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
@@ -74,7 +72,7 @@ func (w *argumentsWatch) call(p *rule.Pass, m *session.Message) {
 	}
 	if tool.Input == nil {
 		if tool.TooLarge {
-			p.CannotJudge(fmt.Sprintf("inputSchema larger than %d bytes", schema.MaxSchemaBytes))
+			p.CannotJudge(because(reasonInputSchemaLargef, schema.MaxSchemaBytes))
 		}
 		return
 	}
@@ -84,13 +82,13 @@ func (w *argumentsWatch) call(p *rule.Pass, m *session.Message) {
 	}
 	violations, err := compiled.ValidateWith(w.memo, args)
 	if err != nil {
-		p.CannotJudge("arguments could not be checked: " + err.Error())
+		p.CannotJudge(because(reasonArgumentsUncheckedf, err))
 		return
 	}
 	if len(violations) == 0 {
 		return
 	}
-	p.Report(rule.At(m), fmt.Sprintf("tools/call %s (line %d): the arguments break the inputSchema of %s; a strict client would not have sent this call and would have logged \"tool call validation failed: %s\" with %s",
-		quote(name.Str), m.Line, toolLabel(tool), name.Str, clientLog(violations)),
+	p.Report(rule.At(m), rule.Sprintf("tools/call %s (line %d): the arguments break the inputSchema of %s; a strict client would not have sent this call and would have logged \"tool call validation failed: %s\" with %s",
+		rule.Quote(rule.ValueName, name.Str), m.Line, toolLabel(tool), rule.As(rule.ValueName, name.Str), clientLog(violations)),
 		rule.Related{Line: tool.Line, Note: "tools/list result that published the inputSchema"})
 }

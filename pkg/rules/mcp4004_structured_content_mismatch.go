@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"fmt"
-
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
@@ -79,7 +77,7 @@ func (w *structuredWatch) call(p *rule.Pass, m *session.Message) {
 		return
 	}
 	if d, err := schema.DocFor(m.Revision()); err != nil {
-		p.CannotJudge("no governing revision for a tools/call")
+		p.CannotJudge(reasonNoRevisionToolsCall)
 		return
 	} else if _, defined := d.ToolSchema("outputSchema"); !defined {
 		return // no outputSchema in this revision (MCP1010 notes one sent anyway)
@@ -90,7 +88,7 @@ func (w *structuredWatch) call(p *rule.Pass, m *session.Message) {
 	}
 	if tool.Output == nil {
 		if tool.TooLarge {
-			p.CannotJudge(fmt.Sprintf("outputSchema larger than %d bytes", schema.MaxSchemaBytes))
+			p.CannotJudge(because(reasonOutputSchemaLargef, schema.MaxSchemaBytes))
 		}
 		return
 	}
@@ -108,8 +106,8 @@ func (w *structuredWatch) result(p *rule.Pass, m *session.Message, tool *schema.
 	name := tool.Name
 	sc := res.Get("structuredContent")
 	if !sc.Exists() {
-		p.Report(rule.At(m), fmt.Sprintf("tools/call %s result (line %d) has no structuredContent although the tool published an outputSchema (tools/list result line %d): clients that validate it fail the call",
-			quote(name), m.Line, tool.Line), rule.Related{Line: tool.Line, Note: "tools/list result that published the outputSchema"})
+		p.Report(rule.At(m), rule.Sprintf("tools/call %s result (line %d) has no structuredContent although the tool published an outputSchema (tools/list result line %d): clients that validate it fail the call",
+			rule.Quote(rule.ValueName, name), m.Line, tool.Line), rule.Related{Line: tool.Line, Note: "tools/list result that published the outputSchema"})
 		return
 	}
 	compiled := w.tools.Compile(tool.Output, tool.Revision)
@@ -118,13 +116,13 @@ func (w *structuredWatch) result(p *rule.Pass, m *session.Message, tool *schema.
 	}
 	violations, err := compiled.ValidateWith(w.memo, []byte(sc.Raw))
 	if err != nil {
-		p.CannotJudge("structuredContent could not be checked: " + err.Error())
+		p.CannotJudge(because(reasonStructuredUncheckedf, err))
 		return
 	}
 	if len(violations) == 0 {
 		return
 	}
-	p.Report(rule.At(m), fmt.Sprintf("tools/call %s result (line %d): structuredContent breaks the outputSchema of %s: %s",
-		quote(name), m.Line, toolLabel(tool), listViolations(violations, "its root")),
+	p.Report(rule.At(m), rule.Sprintf("tools/call %s result (line %d): structuredContent breaks the outputSchema of %s: %s",
+		rule.Quote(rule.ValueName, name), m.Line, toolLabel(tool), listViolations(violations, "its root", rule.ValueData)),
 		rule.Related{Line: tool.Line, Note: "tools/list result that published the outputSchema"})
 }

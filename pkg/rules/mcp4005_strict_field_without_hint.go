@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"fmt"
 	"hash/maphash"
 	"regexp"
 	"strings"
@@ -57,12 +56,12 @@ func (w *hintWatch) Message(p *rule.Pass, m *session.Message) {
 			if hasHint(f) || !w.firstTime(name, f) {
 				continue
 			}
-			desc := "it has no description"
+			desc := rule.Text("it has no description")
 			if f.description != "" {
-				desc = "its description is " + quote(f.description)
+				desc = rule.Sprintf("its description is %s", rule.Quote(rule.ValueDefinition, f.description))
 			}
-			p.Report(rule.At(m), fmt.Sprintf("tools/list result (line %d): tool %s, field %s is constrained by %s but %s, with no example or format hint: the model has no instruction and strict clients reject the values it guesses",
-				m.Line, quote(name), f.pointer, f.constraint, desc))
+			p.Report(rule.At(m), rule.Sprintf("tools/list result (line %d): tool %s, field %s is constrained by %s but %s, with no example or format hint: the model has no instruction and strict clients reject the values it guesses",
+				m.Line, rule.Quote(rule.ValueName, name), rule.As(rule.ValueName, f.pointer), f.constraint, desc))
 		}
 		return true
 	})
@@ -89,8 +88,8 @@ func (w *hintWatch) firstTime(tool string, f strictField) bool {
 
 // strictField is a field whose schema constrains its value beyond its type.
 type strictField struct {
-	pointer     string // in the arguments: /since, /filters/status, /ids/*
-	constraint  string // `format "date"`, `pattern "^INV-"`, `enum ["open","paid"]`
+	pointer     string       // in the arguments: /since, /filters/status, /ids/*
+	constraint  rule.Message // `format "date"`, `pattern "^INV-"`, `enum ["open","paid"]`
 	format      string
 	pattern     string
 	enum        []string
@@ -125,23 +124,23 @@ func collectStrictFields(s gjson.Result, ptr string, out *[]strictField, depth i
 
 func strictOf(field gjson.Result, ptr string) (strictField, bool) {
 	f := strictField{pointer: ptr, description: strings.TrimSpace(field.Get("description").String()), raw: field.Raw}
-	var parts []string
+	var parts []rule.Message
 	if v := field.Get("format"); v.Type == gjson.String {
 		f.format = v.Str
-		parts = append(parts, "format "+quote(v.Str))
+		parts = append(parts, rule.Sprintf("format %s", rule.Quote(rule.ValueDefinition, v.Str)))
 	}
 	if v := field.Get("pattern"); v.Type == gjson.String {
 		f.pattern = v.Str
-		parts = append(parts, "pattern "+quote(v.Str))
+		parts = append(parts, rule.Sprintf("pattern %s", rule.Quote(rule.ValueDefinition, v.Str)))
 	}
 	if v := field.Get("enum"); v.IsArray() {
 		v.ForEach(func(_, e gjson.Result) bool {
 			f.enum = append(f.enum, e.String())
 			return true
 		})
-		parts = append(parts, "enum "+shortJSON(v.Raw))
+		parts = append(parts, rule.Sprintf("enum %s", rule.QuoteJSON(rule.ValueDefinition, v.Raw)))
 	}
-	f.constraint = strings.Join(parts, " and ")
+	f.constraint = rule.Join(parts, " and ")
 	return f, len(parts) > 0
 }
 

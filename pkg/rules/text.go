@@ -3,22 +3,12 @@ package rules
 import (
 	"bytes"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 )
-
-// quote renders a captured string for a message, shortened.
-func quote(s string) string {
-	const max = 80
-	if len(s) > max {
-		s = s[:max] + "..."
-	}
-	return strconv.Quote(s)
-}
 
 // after describes how much traffic followed a request before its session ended:
 // at the end of the capture, or when the client initialized again.
@@ -56,9 +46,6 @@ func roundDuration(d time.Duration) string {
 	}
 }
 
-// shortJSON compacts a captured JSON value and shortens it for a message.
-func shortJSON(raw string) string { return session.ShortJSON(raw, 120) }
-
 // kept copies what an anchor borrows from its frame (the raw bytes, capped at
 // session.MaxRequestRaw, the id and the method alias the reader's buffer), for a
 // finding reported after the frame has gone.
@@ -66,4 +53,13 @@ func kept(a rule.Anchor) rule.Anchor {
 	a.Raw = bytes.Clone(a.Raw[:min(len(a.Raw), session.MaxRequestRaw)])
 	a.ID, a.Method = strings.Clone(a.ID), strings.Clone(a.Method)
 	return a
+}
+
+// quotedList quotes captured values for a message, separated by commas.
+func quotedList(kind rule.ValueKind, values []string) rule.Message {
+	parts := make([]rule.Message, len(values))
+	for i, v := range values {
+		parts[i] = rule.Sprintf("%s", rule.Quote(kind, v))
+	}
+	return rule.Join(parts, ", ")
 }

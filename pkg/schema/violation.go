@@ -12,7 +12,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"github.com/tidwall/gjson"
 
-	"github.com/mcpsleuth/mcpsleuth/pkg/session"
+	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 )
 
 // Violation is one way a value breaks a schema, in the terms client validators
@@ -30,6 +30,10 @@ type Violation struct {
 
 // MaxValue bounds the offending value quoted in a violation.
 const MaxValue = 80
+
+// Absent is a violation's Value when the offending value does not exist (a
+// missing member): no captured value.
+const Absent = "(absent)"
 
 // ClientStyle renders the violation on one line the way a client validator logs it:
 // `instancePath: /since  keyword: format  message: must match format "date"  data: "last month"`.
@@ -172,7 +176,7 @@ func describe(e *jsonschema.ValidationError, root gjson.Result) []Violation {
 	case *kind.AdditionalProperties:
 		out := make([]Violation, 0, len(k.Properties))
 		for _, p := range k.Properties {
-			out = append(out, Violation{Pointer: ptr, Keyword: "additionalProperties", Message: "must NOT have additional properties (additionalProperty: " + strconv.Quote(p) + ")", Value: value})
+			out = append(out, Violation{Pointer: ptr, Keyword: "additionalProperties", Message: "must NOT have additional properties (additionalProperty: " + quote.String(p, MaxValue) + ")", Value: value})
 		}
 		return out
 	case *kind.Format:
@@ -214,7 +218,7 @@ func describe(e *jsonschema.ValidationError, root gjson.Result) []Violation {
 	case *kind.Dependency:
 		return one("dependencies", fmt.Sprintf("must have property %s when property %s is present", strings.Join(quoteAll(k.Missing), ", "), strconv.Quote(k.Prop)))
 	case *kind.PropertyNames:
-		return one("propertyNames", "property name "+strconv.Quote(k.Property)+" is invalid")
+		return one("propertyNames", "property name "+quote.String(k.Property, MaxValue)+" is invalid")
 	case *kind.Contains, *kind.MinContains:
 		return one("contains", "must contain at least 1 valid item(s)")
 	case *kind.MaxContains:
@@ -260,9 +264,9 @@ func valueAt(root gjson.Result, tokens []string) string {
 
 func shortValue(raw string) string {
 	if raw == "" {
-		return "(absent)"
+		return Absent
 	}
-	return session.ShortJSON(raw, MaxValue)
+	return quote.JSON(raw, MaxValue)
 }
 
 func allowed(values []any) string {
@@ -270,7 +274,7 @@ func allowed(values []any) string {
 	for _, v := range values {
 		parts = append(parts, jsonText(v))
 	}
-	return session.ShortJSON(strings.Join(parts, ", "), MaxValue)
+	return quote.JSON(strings.Join(parts, ", "), MaxValue)
 }
 
 // jsonText renders a schema value (const, enum member) as JSON text.

@@ -4,13 +4,12 @@
 package session
 
 import (
-	"bytes"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
 
@@ -184,37 +183,7 @@ func (c *Contract) CapabilitySummary(side spec.Side, top string) string {
 	if !v.Exists() {
 		return "no " + top
 	}
-	return top + ": " + ShortJSON(v.Raw, 120)
-}
-
-// ShortJSON renders a captured JSON value for a message: compacted (whitespace
-// outside strings removed) and cut to at most max bytes on a character boundary.
-func ShortJSON(raw string, max int) string {
-	var b bytes.Buffer
-	inString, escaped := false, false
-	for i := 0; i < len(raw); i++ {
-		ch := raw[i]
-		switch {
-		case escaped:
-			escaped = false
-		case ch == '\\' && inString:
-			escaped = true
-		case ch == '"':
-			inString = !inString
-		case !inString && (ch == ' ' || ch == '\n' || ch == '\t' || ch == '\r'):
-			continue
-		}
-		b.WriteByte(ch)
-	}
-	s := b.String()
-	if len(s) > max && max > 3 {
-		cut := max - 3
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "..."
-	}
-	return s
+	return top + ": " + quote.JSON(v.Raw, quote.MaxJSON)
 }
 
 // escapePath escapes gjson path syntax characters other than the dots that separate levels.
