@@ -137,13 +137,19 @@ func (p *Pass) severityAt(rev spec.Revision) Severity {
 // CannotJudge counts a message (or a whole session) the rule could not judge, with
 // the reason; the report states the count per rule and reason, so that a clean
 // report never means "not looked at".
-func (p *Pass) CannotJudge(reason Reason) {
+func (p *Pass) CannotJudge(reason Reason) { p.CannotJudgeN(reason, 1) }
+
+// CannotJudgeN counts n messages the rule could not judge for the same reason.
+func (p *Pass) CannotJudgeN(reason Reason, n int) {
+	if n <= 0 {
+		return
+	}
 	byReason := p.result.cannot[p.Rule.ID]
 	if byReason == nil {
 		byReason = map[Reason]int{}
 		p.result.cannot[p.Rule.ID] = byReason
 	}
-	byReason[reason]++
+	byReason[reason] += n
 }
 
 // SessionResult is what the rules found in one session.

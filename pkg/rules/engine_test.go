@@ -1,8 +1,10 @@
 package rules_test
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
+	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 )
 
 // captures lists every capture under fixtures/, in a stable order.
@@ -186,5 +189,58 @@ func TestLongCapturesKeepTheirFindings(t *testing.T) {
 	}
 	if n < 50 {
 		t.Fatalf("only %d envelope captures were tried", n)
+	}
+}
+
+// A capture of far more unanswered requests than a session follows at once keeps a
+// bounded table: the oldest are dropped and counted, and the rules say what they
+// could not judge instead of reporting their responses as unknown.
+func TestUnansweredFloodIsBounded(t *testing.T) {
+	const n = session.MaxOutstanding + 5000
+	pr, pw := io.Pipe()
+	go func() {
+		w := bufio.NewWriter(pw)
+		fmt.Fprintln(w, `{"dir":"c->s","msg":{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}}`)
+		fmt.Fprintln(w, `{"dir":"s->c","msg":{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}}`)
+		fmt.Fprintln(w, `{"dir":"c->s","msg":{"jsonrpc":"2.0","method":"notifications/initialized"}}`)
+		for i := 1; i <= n; i++ {
+			fmt.Fprintf(w, `{"dir":"c->s","msg":{"jsonrpc":"2.0","id":%d,"method":"ping","params":{"_meta":{"progressToken":%d}}}}`+"\n", i, i)
+		}
+		// The answer to the very first ping comes last: its request was dropped.
+		fmt.Fprintln(w, `{"dir":"s->c","msg":{"jsonrpc":"2.0","id":1,"result":{}}}`)
+		w.Flush()
+		pw.Close()
+	}()
+	res, err := rule.Run("flood.jsonl", pr, rules.All(), rule.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Sessions[0]
+	if s.Session.Untracked != n-session.MaxOutstanding {
+		t.Errorf("untracked %d, want %d", s.Session.Untracked, n-session.MaxOutstanding)
+	}
+	var unanswered, unknown int
+	for _, f := range s.Findings {
+		switch f.Rule {
+		case "MCP3001":
+			unanswered++
+			if unanswered == 1 && f.Line != 3+5001 {
+				t.Errorf("first MCP3001 at line %d, want %d (the oldest request still followed)", f.Line, 3+5001)
+			}
+		case "MCP3002":
+			unknown++
+		}
+	}
+	if unknown != 0 {
+		t.Errorf("%d MCP3002 findings for a response to a dropped request, want none", unknown)
+	}
+	if unanswered != rule.DefaultFindingLimit {
+		t.Errorf("%d MCP3001 findings, want the limit %d", unanswered, rule.DefaultFindingLimit)
+	}
+	notes := strings.Join(s.Notes, "\n")
+	for _, want := range []string{"MCP3001 unanswered-request could not judge 5000 messages: requests dropped from tracking", "MCP3002 unknown-response could not judge 1 message: a response that may answer one of the requests dropped"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes lack %q:\n%s", want, notes)
+		}
 	}
 }

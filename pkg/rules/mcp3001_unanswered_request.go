@@ -2,6 +2,7 @@ package rules
 
 import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
 
@@ -36,6 +37,7 @@ c->s {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4
 	},
 	New: func() rule.Checker {
 		return rule.Funcs{OnEnd: func(p *rule.Pass) {
+			p.CannotJudgeN(because(reasonUntrackedf, session.MaxOutstanding), p.Session.Untracked)
 			for _, r := range p.Session.Outstanding() {
 				if r.Cancelled || r.LongLived {
 					continue

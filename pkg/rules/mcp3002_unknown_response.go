@@ -65,6 +65,10 @@ func (w *orphanWatch) End(p *rule.Pass) {
 		if o.orphan.Paired {
 			continue
 		}
+		if o.orphan.AfterUntracked {
+			p.CannotJudge(because(reasonAnswersUntrackedf, session.MaxOutstanding))
+			continue
+		}
 		if o.orphan.Dir == spec.DirUnknown {
 			p.Report(o.anchor, rule.Sprintf("response id=%s answers no request: neither side has an outstanding request with id %s", o.orphan.ID, o.orphan.ID))
 			continue

@@ -18,6 +18,10 @@ const (
 	reasonResponseEitherSide       rule.Reason = "a response whose direction the log does not show answered either it or the other side's request with the same id"
 	reasonConcurrentLog            rule.Reason = "the log writes the two directions from concurrent goroutines (Go SDK LoggingTransport): their order is not causal"
 
+	// Bounds of what a session follows.
+	reasonUntrackedf        rule.Reason = "requests dropped from tracking while more than %d were waiting for a response at once: whether they were answered is unknown"
+	reasonAnswersUntrackedf rule.Reason = "a response that may answer one of the requests dropped from tracking (more than %d were waiting at once)"
+
 	// The contract and the revision.
 	reasonNoContract                rule.Reason = "no contract (no handshake before it)"
 	reasonNoContractShort           rule.Reason = "no contract"

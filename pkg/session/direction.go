@@ -39,10 +39,8 @@ func (s *Session) inferDirection(m *Message) {
 		case "notifications/progress":
 			token := m.Param("progressToken").Raw
 			var sent [3]bool
-			for _, r := range s.outstanding {
-				if r.ProgressToken == token && token != "" {
-					sent[r.Dir] = true
-				}
+			if n := s.tokenOut[token]; n != nil && token != "" {
+				sent[spec.C2S], sent[spec.S2C] = n[spec.C2S] > 0, n[spec.S2C] > 0
 			}
 			switch {
 			case sent[spec.C2S] && sent[spec.S2C]:
@@ -75,9 +73,7 @@ func (s *Session) inferDirection(m *Message) {
 			d, known := s.taskSenders[m.Param("taskId").String()]
 			var augmented [3]bool // task-augmented requests in flight, by direction
 			if !known {
-				for _, r := range s.outstanding {
-					augmented[r.Dir] = augmented[r.Dir] || r.TaskAugmented
-				}
+				augmented[spec.C2S], augmented[spec.S2C] = s.augmentedOut[spec.C2S] > 0, s.augmentedOut[spec.S2C] > 0
 			}
 			switch {
 			case known:

@@ -6,6 +6,7 @@ package session
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -72,6 +73,9 @@ type Orphan struct {
 	Dir     spec.Direction
 	ID      string
 	IsError bool
+	// AfterUntracked is set when the session had already dropped requests from its
+	// full outstanding table: the response may answer one of them.
+	AfterUntracked bool
 	// Paired is set when a later request claimed the response; RequestLine is its line.
 	Paired      bool
 	RequestLine int
@@ -196,7 +200,82 @@ func (s *Session) trackRequest(m *Message) {
 		o.raw = nil
 		return
 	}
+	s.addOutstanding(key, r)
+}
+
+// MaxOutstanding bounds the requests a session follows while they wait for a
+// response: beyond it the oldest is dropped (and counted in Untracked), so that a
+// capture of a million unanswered requests costs bounded memory.
+const MaxOutstanding = 16384
+
+type outstandingEntry struct {
+	key  requestKey
+	line int
+}
+
+func (s *Session) addOutstanding(key requestKey, r *Request) {
+	if old := s.outstanding[key]; old != nil {
+		s.unindex(old)
+	}
+	for len(s.outstanding) >= MaxOutstanding && len(s.outOrder) > 0 {
+		e := s.outOrder[0]
+		s.outOrder = s.outOrder[1:]
+		if old := s.outstanding[e.key]; old != nil && old.Line == e.line {
+			s.removeOutstanding(e.key)
+			s.Untracked++
+		}
+	}
 	s.outstanding[key] = r
+	s.outOrder = append(s.outOrder, outstandingEntry{key, r.Line})
+	if len(s.outOrder) > 2*len(s.outstanding)+1024 {
+		live := s.outOrder[:0]
+		for _, e := range s.outOrder {
+			if r := s.outstanding[e.key]; r != nil && r.Line == e.line {
+				live = append(live, e)
+			}
+		}
+		s.outOrder = slices.Clip(live)
+	}
+	if r.ProgressToken != "" {
+		if s.tokenOut == nil {
+			s.tokenOut = map[string]*[3]int{}
+		}
+		n := s.tokenOut[r.ProgressToken]
+		if n == nil {
+			n = new([3]int)
+			s.tokenOut[r.ProgressToken] = n
+		}
+		n[r.Dir]++
+	}
+	if r.TaskAugmented {
+		s.augmentedOut[r.Dir]++
+	}
+}
+
+// removeOutstanding takes a request out of the outstanding table (answered,
+// closed or dropped); nil when none has that key.
+func (s *Session) removeOutstanding(key requestKey) *Request {
+	r := s.outstanding[key]
+	if r == nil {
+		return nil
+	}
+	delete(s.outstanding, key)
+	s.unindex(r)
+	return r
+}
+
+func (s *Session) unindex(r *Request) {
+	if r.ProgressToken != "" {
+		if n := s.tokenOut[r.ProgressToken]; n != nil {
+			n[r.Dir]--
+			if n[0]+n[1]+n[2] <= 0 {
+				delete(s.tokenOut, r.ProgressToken)
+			}
+		}
+	}
+	if r.TaskAugmented {
+		s.augmentedOut[r.Dir]--
+	}
 }
 
 // orphanKeys are the requests an orphan could answer: the other side's request with
@@ -219,7 +298,7 @@ func (s *Session) forgetOrphan(o *Orphan) {
 // orphan remembers a response that matched no outstanding request, for a request
 // that may still come (bounded: the oldest waiting orphans are forgotten first).
 func (s *Session) orphan(m *Message) {
-	o := &Orphan{Line: m.Line, Time: m.Time, Dir: m.Dir, ID: strings.Clone(m.ID), IsError: m.Kind == frame.KindError}
+	o := &Orphan{Line: m.Line, Time: m.Time, Dir: m.Dir, ID: strings.Clone(m.ID), IsError: m.Kind == frame.KindError, AfterUntracked: s.Untracked > 0}
 	if m.Kind == frame.KindResult && m.Dir == spec.S2C {
 		if m.ResultGet("protocolVersion").Exists() || m.ResultGet("supportedVersions").Exists() {
 			o.raw = bytes.Clone(m.Raw)
@@ -298,7 +377,7 @@ func (s *Session) trackResponse(m *Message) {
 		s.orphan(m)
 		return
 	}
-	delete(s.outstanding, key)
+	s.removeOutstanding(key)
 	r.ResponseLine, r.ResponseTime, r.ResponseErr = m.Line, m.Time, m.Kind == frame.KindError
 	r.AmbiguousResponse = 0
 	m.Request, m.Contract = r, r.Contract
@@ -343,7 +422,7 @@ func (s *Session) ambiguousResponse(m *Message, c2s, s2c *Request) {
 // closeAnswered records a response to an outstanding request that no message was
 // paired with (its response's direction was unknown).
 func (s *Session) closeAnswered(r *Request, line int, t time.Time, isErr bool) {
-	delete(s.outstanding, requestKey{r.Dir, r.ID})
+	s.removeOutstanding(requestKey{r.Dir, r.ID})
 	r.ResponseLine, r.ResponseTime, r.ResponseErr, r.AmbiguousResponse = line, t, isErr, 0
 	s.rememberToken(r)
 }

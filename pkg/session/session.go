@@ -48,6 +48,19 @@ type Session struct {
 	Invalid       int
 
 	outstanding map[requestKey]*Request
+	// outOrder lists the outstanding requests in the order they were sent (with
+	// entries of requests answered since, skipped and compacted lazily): the oldest
+	// is dropped when the table is full.
+	outOrder []outstandingEntry
+	// tokenOut counts, per progress token, the outstanding requests that carry it
+	// in each direction; augmentedOut counts the task-augmented ones: direction
+	// inference asks these instead of walking every outstanding request.
+	tokenOut     map[string]*[3]int
+	augmentedOut [3]int
+	// Untracked counts the requests dropped from the outstanding table because
+	// more than MaxOutstanding were waiting for a response at once: whether they
+	// were answered is not known (MCP3001 and MCP3002 say they cannot judge).
+	Untracked   int
 	lastID      [3]int64 // last numeric request id per direction, for inferring ping's direction
 	sentReqs    [3]int   // requests seen per direction
 	lastModern  *Contract
@@ -73,6 +86,7 @@ type Session struct {
 func (s *Session) Release() {
 	s.outstanding, s.orphans, s.orphanOrder, s.doneTokens, s.doneOrder, s.unplaced, s.ambiguous = nil, nil, nil, nil, nil, nil, nil
 	s.taskSenders, s.taskOrder = nil, nil
+	s.outOrder, s.tokenOut = nil, nil
 }
 
 // Tracked counts the items the session holds to follow traffic (outstanding
