@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
 
@@ -92,6 +93,7 @@ func newApp(env Env) *cli.App {
 		HideHelpCommand: true,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "cpuprofile", Hidden: true, Usage: "write a CPU profile of the run to `FILE` (go tool pprof reads it; see docs/performance.md)"},
+			&cli.StringFlag{Name: "memprofile", Hidden: true, Usage: "write a heap profile (allocations and what is in use at the end) to `FILE`"},
 		},
 	}
 	var profile *os.File
@@ -111,10 +113,21 @@ func newApp(env Env) *cli.App {
 		profile = f
 		return nil
 	}
-	app.After = func(*cli.Context) error {
+	app.After = func(c *cli.Context) error {
 		if profile != nil {
 			pprof.StopCPUProfile()
 			profile.Close()
+		}
+		if path := c.String("memprofile"); path != "" {
+			f, err := os.Create(path)
+			if err != nil {
+				return usageErr("mcpsleuth: %s: cannot write the profile: %v", path, unwrapPath(err))
+			}
+			defer f.Close()
+			runtime.GC()
+			if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+				return usageErr("mcpsleuth: %s: %v", path, err)
+			}
 		}
 		return nil
 	}

@@ -46,8 +46,10 @@ var DuplicateID = &rule.Rule{
 	New: func() rule.Checker { return &duplicateIDWatch{ids: map[idKey]idUse{}} },
 }
 
-// maxRememberedIDs bounds the request ids one session remembers (both senders).
-const maxRememberedIDs = 100_000
+// maxRememberedIDs bounds the request ids one session remembers (both senders):
+// twice the requests a session follows in flight (session.MaxOutstanding), so that
+// a flood of requests keeps memory bounded; older ids are forgotten and counted.
+const maxRememberedIDs = 2 * session.MaxOutstanding
 
 type idKey struct {
 	dir spec.Direction
@@ -165,9 +167,7 @@ func (w *duplicateIDWatch) reset() {
 }
 
 func (w *duplicateIDWatch) End(p *rule.Pass) {
-	for range w.forgotten {
-		p.CannotJudge(because(reasonTooManyIDsf, maxRememberedIDs))
-	}
+	p.CannotJudgeN(because(reasonTooManyIDsf, maxRememberedIDs), w.forgotten)
 }
 
 // revisionName names a message's governing revision for a message text.
