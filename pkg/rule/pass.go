@@ -105,6 +105,9 @@ func (p *Pass) Reportf(a Anchor, format string, args ...any) {
 func (p *Pass) ReportSeverity(sev Severity, a Anchor, msg Message, related ...Related) {
 	p.count++
 	if p.limit > 0 && p.count > p.limit {
+		if p.result.suppressed == nil {
+			p.result.suppressed = map[string]int{}
+		}
 		p.result.suppressed[p.Rule.ID]++
 		return
 	}
@@ -143,6 +146,9 @@ func (p *Pass) CannotJudge(reason Reason) { p.CannotJudgeN(reason, 1) }
 func (p *Pass) CannotJudgeN(reason Reason, n int) {
 	if n <= 0 {
 		return
+	}
+	if p.result.cannot == nil {
+		p.result.cannot = map[string]map[Reason]int{}
 	}
 	byReason := p.result.cannot[p.Rule.ID]
 	if byReason == nil {
@@ -196,6 +202,7 @@ func (r *SessionResult) finish(rules []*Rule) {
 			r.Notes = append(r.Notes, fmt.Sprintf("%s %s: %d more %s not listed (limit per rule and session reached)", ru.ID, ru.Name, n, strings.TrimPrefix(plural(n, "finding"), fmt.Sprint(n)+" ")))
 		}
 	}
+	r.cannot, r.suppressed = nil, nil // the notes say it now: an ended session keeps only what it reports
 }
 
 func plural(n int, what string) string {
@@ -238,7 +245,7 @@ func NewAnalyzer(input string, rules []*Rule, limit int) *Analyzer {
 }
 
 func (a *Analyzer) start(s *session.Session) {
-	run := &running{result: &SessionResult{Session: s, cannot: map[string]map[Reason]int{}, suppressed: map[string]int{}}}
+	run := &running{result: &SessionResult{Session: s}}
 	for _, r := range a.rules {
 		run.passes = append(run.passes, &Pass{Rule: r, Session: s, result: run.result, limit: a.limit, shared: a.shared})
 		run.checkers = append(run.checkers, r.New())

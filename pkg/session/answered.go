@@ -6,6 +6,8 @@ package session
 
 import (
 	"bytes"
+	"strings"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 
@@ -24,13 +26,13 @@ func (s *Session) answered(r *Request, line int, isErr bool, raw []byte) {
 			c.Verdict, c.ErrorLine = VerdictFailed, line
 			return
 		}
-		res := gjson.GetBytes(raw, "result")
-		c.Answered = res.Get("protocolVersion").String()
+		res := gjson.Get(view(raw), "result") // what is kept is copied below
+		c.Answered = strings.Clone(res.Get("protocolVersion").String())
 		if caps := res.Get("capabilities"); caps.Exists() {
 			c.ServerCaps = []byte(caps.Raw)
 		}
 		c.Server = implementation(res.Get("serverInfo"))
-		c.Instructions = res.Get("instructions").String()
+		c.Instructions = strings.Clone(res.Get("instructions").String())
 		c.ResultLine, c.ServerCapsLine = line, line
 		c.ResultRaw = bytes.Clone(raw[:min(len(raw), MaxContractRaw)])
 		c.Revision = ""
@@ -39,15 +41,15 @@ func (s *Session) answered(r *Request, line int, isErr bool, raw []byte) {
 		if isErr {
 			return
 		}
-		res := gjson.GetBytes(raw, "result")
+		res := gjson.Get(view(raw), "result") // what is kept is copied below
 		d := &Contract{Era: EraModern, ServerCapsLine: line, ResultRaw: bytes.Clone(raw[:min(len(raw), MaxContractRaw)])}
 		if caps := res.Get("capabilities"); caps.Exists() {
 			d.ServerCaps = []byte(caps.Raw)
 		}
 		d.Server = implementation(res.Get(`_meta.io\.modelcontextprotocol/serverInfo`))
-		d.Instructions = res.Get("instructions").String()
+		d.Instructions = strings.Clone(res.Get("instructions").String())
 		for _, v := range res.Get("supportedVersions").Array() {
-			d.SupportedVersions = append(d.SupportedVersions, v.String())
+			d.SupportedVersions = append(d.SupportedVersions, strings.Clone(v.String()))
 		}
 		s.Discover = d
 		if s.Era == EraUnknown {
@@ -80,6 +82,15 @@ func provisionalRevision(requested string) spec.Revision {
 	return newest
 }
 
+// implementation reads clientInfo/serverInfo, copied out of the frame.
 func implementation(v gjson.Result) Implementation {
-	return Implementation{Name: v.Get("name").String(), Version: v.Get("version").String()}
+	return Implementation{Name: strings.Clone(v.Get("name").String()), Version: strings.Clone(v.Get("version").String())}
+}
+
+// view reads bytes as a string without copying them; what is kept of it is cloned.
+func view(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }

@@ -148,8 +148,11 @@ func (s *Session) trackRequest(m *Message) {
 	switch {
 	case m.Method == "initialize" && m.Dir != spec.S2C:
 		c := &Contract{Era: EraLegacy, RequestLine: m.Line, RequestRaw: r.Raw}
-		p := gjson.ParseBytes(m.Params)
-		c.Requested = p.Get("protocolVersion").String()
+		p := m.Param("")
+		if !p.Exists() {
+			p = gjson.ParseBytes(m.Params)
+		}
+		c.Requested = strings.Clone(p.Get("protocolVersion").String())
 		if caps := p.Get("capabilities"); caps.Exists() {
 			c.ClientCaps = []byte(caps.Raw)
 		}
