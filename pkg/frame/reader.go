@@ -171,15 +171,17 @@ func NewReader(name string, r io.Reader, opt Options) (*Reader, error) {
 		if err != nil {
 			return nil, fmt.Errorf("mcpsleuth: %s: gzip: %w", name, err)
 		}
-		rd.closers = append(rd.closers, zr)
-		br = bufio.NewReaderSize(zr, 256<<10)
+		ra := newReadAhead(zr, zr)
+		rd.closers = append(rd.closers, ra)
+		br = bufio.NewReaderSize(ra, 256<<10)
 	case len(magic) >= 4 && bytes.Equal(magic, []byte{0x28, 0xb5, 0x2f, 0xfd}):
 		zr, err := zstd.NewReader(br, zstd.WithDecoderLowmem(true), zstd.WithDecoderConcurrency(1))
 		if err != nil {
 			return nil, fmt.Errorf("mcpsleuth: %s: zstd: %w", name, err)
 		}
-		rd.closers = append(rd.closers, zr.IOReadCloser())
-		br = bufio.NewReaderSize(zr, 256<<10)
+		ra := newReadAhead(zr, zr.IOReadCloser())
+		rd.closers = append(rd.closers, ra)
+		br = bufio.NewReaderSize(ra, 256<<10)
 	}
 	rd.br = br
 	if bom, err := br.Peek(3); err == nil && bytes.Equal(bom, []byte{0xef, 0xbb, 0xbf}) {
