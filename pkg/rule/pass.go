@@ -121,6 +121,7 @@ type SessionResult struct {
 
 	cannot     map[string]map[string]int
 	suppressed map[string]int
+	results    map[*Observer]any
 }
 
 // Worst is the highest severity among the findings (0 when none).
@@ -179,12 +180,14 @@ type Analyzer struct {
 
 	onSession func(*SessionResult)
 	discard   bool
+	observers []*Observer
 }
 
 type running struct {
 	result   *SessionResult
 	passes   []*Pass
 	checkers []Checker
+	observe  observing
 }
 
 // NewAnalyzer prepares a run over one input. limit <= 0 means DefaultFindingLimit.
@@ -203,6 +206,7 @@ func (a *Analyzer) start(s *session.Session) {
 		run.passes = append(run.passes, &Pass{Rule: r, Session: s, result: run.result, limit: a.limit})
 		run.checkers = append(run.checkers, r.New())
 	}
+	run.observe = a.startObservers(s)
 	a.open[s] = run
 }
 
@@ -216,6 +220,7 @@ func (a *Analyzer) end(s *session.Session) {
 		c.End(run.passes[i])
 	}
 	run.result.finish(a.rules)
+	run.observe.end(run.result)
 	s.Release()
 	if a.onSession != nil {
 		a.onSession(run.result)
@@ -232,6 +237,7 @@ func (a *Analyzer) Frame(f *frame.Frame) {
 		for i, c := range run.checkers {
 			c.Message(run.passes[i], m)
 		}
+		run.observe.message(m)
 	})
 }
 

@@ -30,6 +30,9 @@ type RunOptions struct {
 	// Discard drops each session's result after OnSession instead of keeping it in
 	// the InputResult: memory then stays bounded by the open sessions.
 	Discard bool
+	// Observers compute results next to the rules, in the same pass
+	// (SessionResult.ResultOf); they report nothing.
+	Observers []*Observer
 }
 
 // Run reads one input to its end and analyses it with the given rules. The error is
@@ -42,6 +45,7 @@ func Run(name string, r io.Reader, rules []*Rule, opt RunOptions) (*InputResult,
 	defer rd.Close()
 	a := NewAnalyzer(name, rules, opt.FindingLimit)
 	a.onSession, a.discard = opt.OnSession, opt.Discard
+	a.Observe(opt.Observers...)
 	res := &InputResult{Name: name}
 	for {
 		rec, err := rd.Next()

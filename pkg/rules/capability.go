@@ -45,7 +45,7 @@ func judgeGate(p *rule.Pass, m *session.Message, method string, d spec.Direction
 		p.CannotJudge("extension capabilities (" + row.Gate.Extension + ") are not checked yet")
 		return g, false
 	}
-	declared, known := m.Contract.Declares(row.Gate.Side, row.Gate.Path, row.Gate.Boolean())
+	declared, known := m.Contract.DeclaresGate(row.Gate)
 	if !known {
 		p.CannotJudge(fmt.Sprintf("the %s's capabilities are unknown (%s not seen)", row.Gate.Side, m.Contract.DeclaredIn(row.Gate.Side)))
 		return g, false
@@ -53,33 +53,16 @@ func judgeGate(p *rule.Pass, m *session.Message, method string, d spec.Direction
 	return gated{row: row, declared: declared}, true
 }
 
-// declaration says what a side declared for a gate, as evidence in a message:
-// `initialize result (line 2) declared resources: {} (no listChanged)`.
+// declaration says what a side declared for a gate, as evidence in a message
+// (session.Contract.Declaration), with the declaring frame as related evidence.
 func declaration(c *session.Contract, g spec.Gate) (string, rule.Related) {
-	top, sub, _ := strings.Cut(g.Path, ".")
-	summary := c.CapabilitySummary(g.Side, top)
-	text := c.DeclaredIn(g.Side) + " declared " + summary
-	if sub != "" && !strings.HasPrefix(summary, "no ") {
-		text += " (no " + sub + ")"
-	}
-	if strings.HasPrefix(summary, "no ") {
-		text = c.DeclaredIn(g.Side) + " declared no " + top
-		if caps := capsOf(c, g.Side); caps != "" {
-			text += " (capabilities: " + caps + ")"
-		}
-	}
-	return text, rule.Related{Line: c.DeclaredLine(g.Side), Note: c.DeclaredIn(g.Side) + ": " + summary, Raw: c.DeclaredRaw(g.Side)}
+	return c.Declaration(g), declaredAt(c, g.Side, g.Path)
 }
 
-func capsOf(c *session.Contract, side spec.Side) string {
-	caps := c.ClientCaps
-	if side == spec.Server {
-		caps = c.ServerCaps
-	}
-	if caps == nil {
-		return ""
-	}
-	return shortJSON(string(caps))
+// declaredAt points at the frame that declared side's capabilities, noting what it
+// declared at path's top level.
+func declaredAt(c *session.Contract, side spec.Side, path string) rule.Related {
+	return rule.Related{Line: c.DeclaredLine(side), Note: c.DeclarationNote(side, path), Raw: c.DeclaredRaw(side)}
 }
 
 // undeclaredEvidence says, from the sender's point of view, what the owner of a gate

@@ -53,12 +53,13 @@ s->c {"jsonrpc":"2.0","id":5,"result":{"tools":[{"name":"search","inputSchema":{
 	},
 }
 
-// listKinds maps list methods to the result member that holds the items, the key
-// that names an item, and the notification that announces a change.
-var listKinds = map[string]struct{ member, key, capability string }{
-	"tools/list":     {"tools", "name", "tools"},
-	"prompts/list":   {"prompts", "name", "prompts"},
-	"resources/list": {"resources", "uri", "resources"},
+// listKinds maps the list methods compared to the result member that holds the
+// items and the key that names an item; spec.ListChangeFetchedBy gives the
+// notification that announces a change and the capability that promises it.
+var listKinds = map[string]struct{ member, key string }{
+	"tools/list":     {"tools", "name"},
+	"prompts/list":   {"prompts", "name"},
+	"resources/list": {"resources", "uri"},
 }
 
 type listState struct {
@@ -122,9 +123,6 @@ func (w *listWatch) report(p *rule.Pass, capability string, c *silentChange) {
 	p.Report(c.anchor, c.text, c.related...)
 }
 
-// listenFlags maps the subscriptions/listen notification flags to capabilities.
-var listenFlags = map[string]string{"toolsListChanged": "tools", "promptsListChanged": "prompts", "resourcesListChanged": "resources"}
-
 func (w *listWatch) Message(p *rule.Pass, m *session.Message) {
 	if m.Batch == nil {
 		w.frames++
@@ -134,29 +132,30 @@ func (w *listWatch) Message(p *rule.Pass, m *session.Message) {
 	}
 	if m.Kind == frame.KindNotification && m.Method == "notifications/subscriptions/acknowledged" {
 		gjson.GetBytes(m.Params, "notifications").ForEach(func(k, v gjson.Result) bool {
-			if capability, ok := listenFlags[k.Str]; ok && v.Type == gjson.True {
-				if w.granted == nil {
-					w.granted = map[string]bool{}
+			for _, lc := range spec.ListChanges() {
+				if lc.ListenFlag != "" && lc.ListenFlag == k.Str && v.Type == gjson.True {
+					if w.granted == nil {
+						w.granted = map[string]bool{}
+					}
+					w.granted[lc.Kind] = true
 				}
-				w.granted[capability] = true
 			}
 			return true
 		})
 		return
 	}
 	if m.Kind == frame.KindNotification && m.Dir != spec.C2S {
-		if kind, ok := strings.CutPrefix(m.Method, "notifications/"); ok {
-			if capability, ok := strings.CutSuffix(kind, "/list_changed"); ok {
-				if st := w.lists[capability]; st != nil {
-					st.notified = true
+		if lc, ok := spec.ListChangeOf(m.Method); ok {
+			capability := lc.Kind
+			if st := w.lists[capability]; st != nil {
+				st.notified = true
+			}
+			delete(w.pending, capability) // a late, debounced announcement of the change
+			if m.Unplaced() {
+				if w.unplaced == nil {
+					w.unplaced = map[string]bool{}
 				}
-				delete(w.pending, capability) // a late, debounced announcement of the change
-				if m.Unplaced() {
-					if w.unplaced == nil {
-						w.unplaced = map[string]bool{}
-					}
-					w.unplaced[capability] = true
-				}
+				w.unplaced[capability] = true
 			}
 		}
 		return
@@ -168,14 +167,15 @@ func (w *listWatch) Message(p *rule.Pass, m *session.Message) {
 	if !ok {
 		return
 	}
+	lc, _ := spec.ListChangeFetchedBy(m.Request.Method)
 	res := gjson.ParseBytes(m.Result)
 	if m.Request.Paginated || res.Get("nextCursor").Exists() {
 		p.CannotJudge("paginated list results are not compared yet")
 		return
 	}
 	items := fingerprint(res.Get(kind.member), kind.key)
-	prev := w.lists[kind.capability]
-	w.lists[kind.capability] = &listState{line: m.Line, items: items}
+	prev := w.lists[lc.Kind]
+	w.lists[lc.Kind] = &listState{line: m.Line, items: items}
 	if prev == nil || prev.notified {
 		return
 	}
@@ -188,7 +188,7 @@ func (w *listWatch) Message(p *rule.Pass, m *session.Message) {
 		p.CannotJudge("no contract")
 		return
 	}
-	declared, known := c.Declares(spec.Server, kind.capability+".listChanged", true)
+	declared, known := c.DeclaresGate(lc.Gate)
 	if !known {
 		p.CannotJudge("the server's capabilities are unknown")
 		return
@@ -196,22 +196,22 @@ func (w *listWatch) Message(p *rule.Pass, m *session.Message) {
 	if !declared {
 		return // no promise: a client must re-list on its own
 	}
-	if c.Era == session.EraModern && !w.granted[kind.capability] {
+	if c.Era == session.EraModern && !w.granted[lc.Kind] {
 		return // 2026-07-28: list_changed flows only on a listen stream that asked for it
 	}
-	if old := w.pending[kind.capability]; old != nil {
-		w.report(p, kind.capability, old)
+	if old := w.pending[lc.Kind]; old != nil {
+		w.report(p, lc.Kind, old)
 	}
 	a := kept(rule.At(m))
 	if w.pending == nil {
 		w.pending = map[string]*silentChange{}
 	}
-	w.pending[kind.capability] = &silentChange{anchor: a, frame: w.frames,
-		text: fmt.Sprintf("%s result (line %d) differs from the one at line %d (%s) with no notifications/%s/list_changed between them, although the %s declared %s.listChanged: clients that trust it keep the stale list",
-			m.Request.Method, m.Line, prev.line, describeDiff(added, removed, changed), kind.capability, c.DeclaredIn(spec.Server), kind.capability),
+	w.pending[lc.Kind] = &silentChange{anchor: a, frame: w.frames,
+		text: fmt.Sprintf("%s result (line %d) differs from the one at line %d (%s) with no %s between them, although the %s declared %s: clients that trust it keep the stale list",
+			m.Request.Method, m.Line, prev.line, describeDiff(added, removed, changed), lc.Notification, c.DeclaredIn(lc.Gate.Side), lc.Gate.Path),
 		related: []rule.Related{
 			{Line: prev.line, Note: "the earlier list"},
-			{Line: c.DeclaredLine(spec.Server), Note: c.DeclaredIn(spec.Server) + ": " + c.CapabilitySummary(spec.Server, kind.capability)},
+			{Line: c.DeclaredLine(lc.Gate.Side), Note: c.DeclarationNote(lc.Gate.Side, lc.Gate.Path)},
 		}}
 }
 
