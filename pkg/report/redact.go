@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
 
 // Redaction (--redact) makes a report fit for a ticket: the values carried in
@@ -455,6 +456,11 @@ func RedactSession(s *Session) {
 		for i := range t.Uses {
 			t.Uses[i].Method = MaskSecrets(t.Uses[i].Method)
 		}
+		for i := range t.Contract {
+			for j := range t.Contract[i].Uses {
+				t.Contract[i].Uses[j].Method = MaskSecrets(t.Contract[i].Uses[j].Method)
+			}
+		}
 	}
 }
 
@@ -484,7 +490,7 @@ func redactFinding(f *Finding) {
 }
 
 // RedactContext masks secrets in a context line (stderr) for the timeline.
-func RedactContext(fs []FrameSummary) {
+func RedactContext(fs []trace.FrameSummary) {
 	for i := range fs {
 		fs[i].Text = MaskSecrets(fs[i].Text)
 	}

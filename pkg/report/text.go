@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/fatih/color"
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
-	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 )
 
 // TextOptions control the human-readable report.
@@ -174,7 +174,23 @@ func capsText(raw json.RawMessage) string {
 	if len(raw) == 0 || string(raw) == "null" {
 		return "(not declared in the capture)"
 	}
-	return Safe(session.ShortJSON(string(raw), 160))
+	return Safe(compactJSON(raw, 160))
+}
+
+// compactJSON renders a captured JSON value on one line: compacted, and cut to at
+// most max bytes on a character boundary ("..." marks the cut).
+func compactJSON(raw []byte, max int) string {
+	var b strings.Builder
+	parseJSON(raw).compact(&b)
+	s := b.String()
+	if len(s) > max && max > 3 {
+		i := max - 3
+		for i > 0 && !utf8.RuneStart(s[i]) {
+			i--
+		}
+		s = s[:i] + "..."
+	}
+	return s
 }
 
 func orDash(s string) string {

@@ -41,3 +41,17 @@ func TestListChangesMatchMethods(t *testing.T) {
 		}
 	}
 }
+
+// TestObligationsNameCapabilities: every obligation belongs to a capability of the table.
+func TestObligationsNameCapabilities(t *testing.T) {
+	for name := range obligations {
+		side, path, err := parseSidePath(name)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if _, ok := LookupCapability(side, path); !ok {
+			t.Errorf("%s: not in capabilities.tsv", name)
+		}
+	}
+}
