@@ -52,11 +52,15 @@ var UndeclaredInputRequest = &rule.Rule{
 	New: rule.PerMessage(checkInputRequests),
 }
 
-// inputRequestCapability is the client capability each input request needs.
-var inputRequestCapability = map[string]string{
-	"roots/list":             "roots",
-	"sampling/createMessage": "sampling",
-	"elicitation/create":     "elicitation",
+// inputRequestGate is the client capability an input request needs: the gate of
+// its input_request row in the method table.
+func inputRequestGate(method string) (spec.Gate, bool) {
+	for _, row := range spec.MethodRows(method) {
+		if row.Kind == spec.KindInputRequest {
+			return row.Gate, true
+		}
+	}
+	return spec.Gate{}, false
 }
 
 // inputRequiredMethods may be answered with an InputRequiredResult.
@@ -86,12 +90,12 @@ func checkInputRequests(p *rule.Pass, m *session.Message) {
 	missing := map[string][]string{} // capability -> input request keys
 	res.Get("inputRequests").ForEach(func(key, entry gjson.Result) bool {
 		method := entry.Get("method").String()
-		capability, ok := inputRequestCapability[method]
+		gate, ok := inputRequestGate(method)
 		if !ok {
 			return true // not an input request the spec defines: the schema rule's finding
 		}
-		if declared, _ := c.Declares(spec.Client, capability, false); !declared {
-			missing[capability] = append(missing[capability], fmt.Sprintf("%s (%s)", quote(key.String()), method))
+		if declared, _ := c.DeclaresGate(gate); !declared {
+			missing[gate.Path] = append(missing[gate.Path], fmt.Sprintf("%s (%s)", quote(key.String()), method))
 		}
 		return true
 	})

@@ -12,9 +12,8 @@ type ListChange struct {
 	// Gate is the sender's own capability that promises the notification
 	// (server.tools.listChanged); methods.tsv gives the same gate (a test checks).
 	Gate Gate
-	// Lists are the requests that fetch the list again: tools/list; for resources
-	// resources/list or resources/templates/list.
-	Lists []string
+	// lists are the requests that fetch the list again (Lists).
+	lists []string
 	// ListenFlag is the subscriptions/listen notifications flag that asks for it
 	// under 2026-07-28 ("toolsListChanged"; "" for roots, which has none).
 	ListenFlag string
@@ -22,31 +21,30 @@ type ListChange struct {
 
 // listChanges is the table: which notification asks for which re-list.
 var listChanges = [...]ListChange{
-	{Notification: "notifications/tools/list_changed", Kind: "tools", Gate: Gate{Side: Server, Path: "tools.listChanged"}, Lists: []string{"tools/list"}, ListenFlag: "toolsListChanged"},
-	{Notification: "notifications/prompts/list_changed", Kind: "prompts", Gate: Gate{Side: Server, Path: "prompts.listChanged"}, Lists: []string{"prompts/list"}, ListenFlag: "promptsListChanged"},
-	{Notification: "notifications/resources/list_changed", Kind: "resources", Gate: Gate{Side: Server, Path: "resources.listChanged"}, Lists: []string{"resources/list", "resources/templates/list"}, ListenFlag: "resourcesListChanged"},
-	{Notification: "notifications/roots/list_changed", Kind: "roots", Gate: Gate{Side: Client, Path: "roots.listChanged"}, Lists: []string{"roots/list"}},
+	{Notification: "notifications/tools/list_changed", Kind: "tools", Gate: Gate{Side: Server, Path: "tools.listChanged"}, lists: []string{"tools/list"}, ListenFlag: "toolsListChanged"},
+	{Notification: "notifications/prompts/list_changed", Kind: "prompts", Gate: Gate{Side: Server, Path: "prompts.listChanged"}, lists: []string{"prompts/list"}, ListenFlag: "promptsListChanged"},
+	{Notification: "notifications/resources/list_changed", Kind: "resources", Gate: Gate{Side: Server, Path: "resources.listChanged"}, lists: []string{"resources/list", "resources/templates/list"}, ListenFlag: "resourcesListChanged"},
+	{Notification: "notifications/roots/list_changed", Kind: "roots", Gate: Gate{Side: Client, Path: "roots.listChanged"}, lists: []string{"roots/list"}},
 }
 
-func (l ListChange) clone() ListChange {
-	l.Lists = slices.Clone(l.Lists)
-	return l
-}
+// Lists are the requests that fetch the list again: tools/list; for resources
+// resources/list or resources/templates/list.
+func (l ListChange) Lists() []string { return slices.Clone(l.lists) }
+
+// FetchedBy reports whether a request of method fetches the list again.
+func (l ListChange) FetchedBy(method string) bool { return slices.Contains(l.lists, method) }
 
 // ListChanges returns the table, tools, prompts, resources, roots in that order.
+// Its rows share nothing with the table.
 func ListChanges() []ListChange {
-	out := make([]ListChange, len(listChanges))
-	for i, l := range listChanges {
-		out[i] = l.clone()
-	}
-	return out
+	return slices.Clone(listChanges[:])
 }
 
 // ListChangeOf returns the row of a list_changed notification.
 func ListChangeOf(notification string) (ListChange, bool) {
 	for _, l := range listChanges {
 		if l.Notification == notification {
-			return l.clone(), true
+			return l, true
 		}
 	}
 	return ListChange{}, false
@@ -56,8 +54,8 @@ func ListChangeOf(notification string) (ListChange, bool) {
 // (tools/list, resources/templates/list, ...).
 func ListChangeFetchedBy(method string) (ListChange, bool) {
 	for _, l := range listChanges {
-		if slices.Contains(l.Lists, method) {
-			return l.clone(), true
+		if l.FetchedBy(method) {
+			return l, true
 		}
 	}
 	return ListChange{}, false
@@ -67,7 +65,7 @@ func ListChangeFetchedBy(method string) (ListChange, bool) {
 func ListChangeOfKind(kind string) (ListChange, bool) {
 	for _, l := range listChanges {
 		if l.Kind == kind {
-			return l.clone(), true
+			return l, true
 		}
 	}
 	return ListChange{}, false

@@ -24,7 +24,7 @@ func TestListChangesMatchMethods(t *testing.T) {
 				t.Errorf("%s: %s is not a capability of %s", l.Notification, l.Gate, row.Revisions[0])
 			}
 			for _, rev := range row.Revisions {
-				for _, list := range l.Lists {
+				for _, list := range l.Lists() {
 					if _, ok := LookupMethod(list, rev, row.Dir.Opposite()); !ok {
 						t.Errorf("%s under %s: the receiver cannot send %s", l.Notification, rev, list)
 					}
@@ -34,7 +34,7 @@ func TestListChangesMatchMethods(t *testing.T) {
 		if got, ok := ListChangeOfKind(l.Kind); !ok || got.Notification != l.Notification {
 			t.Errorf("ListChangeOfKind(%q) = %v", l.Kind, got)
 		}
-		for _, list := range l.Lists {
+		for _, list := range l.Lists() {
 			if got, ok := ListChangeFetchedBy(list); !ok || got.Kind != l.Kind {
 				t.Errorf("ListChangeFetchedBy(%q) = %v", list, got)
 			}

@@ -355,7 +355,7 @@ func notification(t *Trace, m *session.Message, idx int) {
 	undeclared := undeclaredReason(m)
 	var expected []string
 	if lc, ok := spec.ListChangeOf(m.Method); ok {
-		expected = lc.Lists
+		expected = lc.Lists()
 	}
 	key := m.Method
 	if m.Method == "notifications/resources/updated" {
