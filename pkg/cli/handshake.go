@@ -62,8 +62,8 @@ func runHandshake(env Env, c *cli.Context) error {
 	}
 	var hs []*report.Handshake
 	for _, sr := range res.Sessions {
-		if h := tracer.Of(sr).Handshake; h != nil {
-			hs = append(hs, h)
+		if t := tracer.Of(sr); t != nil && t.Handshake != nil {
+			hs = append(hs, t.Handshake)
 		}
 	}
 	if len(hs) == 0 {

@@ -177,10 +177,11 @@ type Analyzer struct {
 	tracker *session.Tracker
 	open    map[*session.Session]*running
 	done    []*SessionResult
+	// observers compute results next to the rules (Observe).
+	observers []*Observer
 
 	onSession func(*SessionResult)
 	discard   bool
-	observers []*Observer
 }
 
 type running struct {

@@ -22,6 +22,9 @@ type RunOptions struct {
 	Frame frame.Options
 	// FindingLimit caps the findings one rule lists per session (0 = default).
 	FindingLimit int
+	// Observers compute results next to the rules, in the same pass
+	// (SessionResult.ResultOf); they report nothing.
+	Observers []*Observer
 	// OnContext, when set, receives each non-frame line (valid only during the call).
 	OnContext func(line int, text []byte)
 	// OnSession, when set, receives each session's result as soon as the session
@@ -30,9 +33,6 @@ type RunOptions struct {
 	// Discard drops each session's result after OnSession instead of keeping it in
 	// the InputResult: memory then stays bounded by the open sessions.
 	Discard bool
-	// Observers compute results next to the rules, in the same pass
-	// (SessionResult.ResultOf); they report nothing.
-	Observers []*Observer
 }
 
 // Run reads one input to its end and analyses it with the given rules. The error is
@@ -44,8 +44,8 @@ func Run(name string, r io.Reader, rules []*Rule, opt RunOptions) (*InputResult,
 	}
 	defer rd.Close()
 	a := NewAnalyzer(name, rules, opt.FindingLimit)
-	a.onSession, a.discard = opt.OnSession, opt.Discard
 	a.Observe(opt.Observers...)
+	a.onSession, a.discard = opt.OnSession, opt.Discard
 	res := &InputResult{Name: name}
 	for {
 		rec, err := rd.Next()
