@@ -51,8 +51,8 @@ func writeMermaid(b *strings.Builder, s Session, frames []trace.FrameSummary) {
 	for _, fs := range frames {
 		if fs.Gap > 0 {
 			text := fmt.Sprintf("… %s omitted (lines %d-%d) …", count(fs.Gap, "frame"), fs.Line, fs.LastLine)
-			if fs.LastLine == 0 {
-				text = fmt.Sprintf("… %s from line %d on %s …", count(fs.Gap, "frame"), fs.Line, fs.Subject)
+			if fs.NotKept {
+				text = fmt.Sprintf("… %s from line %d on not kept: the session is longer than the frames an observer keeps …", count(fs.Gap, "frame"), fs.Line)
 			}
 			fmt.Fprintf(b, "    Note over C,S: %s\n", mermaidText(text))
 			continue

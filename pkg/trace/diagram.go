@@ -112,11 +112,11 @@ func DiagramFrames(t *Trace, findings []Anchor) []FrameSummary {
 		i = j
 	}
 	if t.Capped {
-		out = append(out, FrameSummary{Gap: t.Omitted, Line: t.CappedAt, Subject: "not kept: the session is longer than the frames an observer keeps"})
+		out = append(out, FrameSummary{Gap: t.Omitted, Line: t.CappedAt, NotKept: true})
 		for _, line := range missing {
 			for _, f := range findings {
 				if f.Line == line {
-					out = append(out, FrameSummary{Line: line, Dir: f.Dir, Method: f.Method, ID: f.ID, Kind: kindFromAnchor(f), Subject: "drawn from its finding", FromFinding: true})
+					out = append(out, FrameSummary{Line: line, Dir: f.Dir, Method: f.Method, ID: f.ID, Kind: kindFromAnchor(f), FromFinding: true})
 					break
 				}
 			}

@@ -94,9 +94,12 @@ type FrameSummary struct {
 	// Context marks a non-frame line; Text holds it.
 	Context bool
 	Text    string
-	// Gap, when > 0, stands for that many frames left out, from Line to LastLine.
+	// Gap, when > 0, stands for that many frames left out, from Line to LastLine;
+	// NotKept marks the gap of the frames from Line on that were never kept (the
+	// MaxFrames cap).
 	Gap      int
 	LastLine int
+	NotKept  bool
 
 	// Method is the method of a request or notification, or for a response the
 	// method of the request it answers ("" when unknown).
