@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
@@ -54,9 +53,19 @@ func judgeGate(p *rule.Pass, m *session.Message, method string, d spec.Direction
 }
 
 // declaration says what a side declared for a gate, as evidence in a message
-// (session.Contract.Declaration), with the declaring frame as related evidence.
+// (session.Contract.Declaration), with the declaring frame as related evidence:
+// `initialize result (line 2) declared resources: {} (no listChanged)`.
 func declaration(c *session.Contract, g spec.Gate) (string, rule.Related) {
-	return c.Declaration(g), declaredAt(c, g.Side, g.Path)
+	return declarationBy(c, g, c.DeclaredIn(g.Side))
+}
+
+// declarationBy is declaration with the declaring frame named as owner says.
+func declarationBy(c *session.Contract, g spec.Gate, owner string) (string, rule.Related) {
+	text, caps := c.Declaration(g, owner)
+	if shown := shortJSON(string(caps)); shown != "" {
+		text += " (capabilities: " + shown + ")"
+	}
+	return text, declaredAt(c, g.Side, g.Path)
 }
 
 // declaredAt points at the frame that declared side's capabilities, noting what it
@@ -69,9 +78,7 @@ func declaredAt(c *session.Contract, side spec.Side, path string) rule.Related {
 // declared: "its initialize result (line 2) declared resources: {} (no listChanged)"
 // or "the client's initialize request (line 1) declared no sampling (capabilities: {})".
 func undeclaredEvidence(m *session.Message, g spec.Gate) (string, rule.Related) {
-	text, related := declaration(m.Contract, g)
-	owner := m.Contract.DeclaredIn(g.Side)
-	return strings.Replace(text, owner, possessive(m.Sender(), g.Side)+" "+owner, 1), related
+	return declarationBy(m.Contract, g, possessive(m.Sender(), g.Side)+" "+m.Contract.DeclaredIn(g.Side))
 }
 
 // possessive renders "its" when the gate is the sender's own declaration, else "the <side>'s".

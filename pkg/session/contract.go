@@ -180,24 +180,22 @@ func (c *Contract) Lacking(g spec.Gate) string {
 }
 
 // Declaration says what the owner of a gate declared, as evidence in a finding's
-// message: "initialize result (line 2) declared resources: {} (no listChanged)", or
-// "initialize request (line 1) declared no sampling (capabilities: {})".
-func (c *Contract) Declaration(g spec.Gate) string {
+// message, naming the declaring frame as owner says (DeclaredIn, or "its " and
+// DeclaredIn from the sender's side): "initialize result (line 2) declared
+// resources: {} (no listChanged)", or "initialize request (line 1) declared no
+// sampling". When the owner declared nothing at the gate's top level, caps is its
+// whole capability object (nil when not in the capture), for the message to quote.
+func (c *Contract) Declaration(g spec.Gate, owner string) (text string, caps []byte) {
 	top, sub, _ := strings.Cut(g.Path, ".")
-	where := c.DeclaredIn(g.Side)
 	summary := c.CapabilitySummary(g.Side, top)
 	if strings.HasPrefix(summary, "no ") {
-		text := where + " declared no " + top
-		if caps := ShortJSON(string(c.Capabilities(g.Side)), 120); caps != "" {
-			text += " (capabilities: " + caps + ")"
-		}
-		return text
+		return owner + " declared no " + top, c.Capabilities(g.Side)
 	}
-	text := where + " declared " + summary
+	text = owner + " declared " + summary
 	if sub != "" {
 		text += " (no " + sub + ")"
 	}
-	return text
+	return text, nil
 }
 
 // DeclarationNote is the note on the frame that declared side's capabilities, for

@@ -15,15 +15,15 @@ func TestDeclarationWording(t *testing.T) {
 	listChanged := spec.Gate{Side: spec.Server, Path: "resources.listChanged"}
 	sampling := spec.Gate{Side: spec.Client, Path: "sampling"}
 	for _, tc := range []struct {
-		gate                spec.Gate
-		declared            bool
-		lacking, said, note string
+		gate                      spec.Gate
+		declared                  bool
+		lacking, said, caps, note string
 	}{
 		{listChanged, false, "the server declared resources without listChanged",
-			"initialize result (line 2) declared resources: {} (no listChanged)", "initialize result (line 2): resources: {}"},
+			"its initialize result (line 2) declared resources: {} (no listChanged)", "", "initialize result (line 2): resources: {}"},
 		{sampling, false, "the client declared no sampling",
-			`initialize request (line 1) declared no sampling (capabilities: {"roots":{}})`, "initialize request (line 1): no sampling"},
-		{spec.Gate{Side: spec.Client, Path: "roots"}, true, "", "", ""},
+			"its initialize request (line 1) declared no sampling", `{"roots":{}}`, "initialize request (line 1): no sampling"},
+		{spec.Gate{Side: spec.Client, Path: "roots"}, true, "", "", "", ""},
 	} {
 		declared, known := c.DeclaresGate(tc.gate)
 		if !known || declared != tc.declared {
@@ -35,8 +35,8 @@ func TestDeclarationWording(t *testing.T) {
 		if got := c.Lacking(tc.gate); got != tc.lacking {
 			t.Errorf("%s: Lacking = %q, want %q", tc.gate, got, tc.lacking)
 		}
-		if got := c.Declaration(tc.gate); got != tc.said {
-			t.Errorf("%s: Declaration = %q, want %q", tc.gate, got, tc.said)
+		if got, caps := c.Declaration(tc.gate, "its "+c.DeclaredIn(tc.gate.Side)); got != tc.said || string(caps) != tc.caps {
+			t.Errorf("%s: Declaration = %q, %s; want %q, %s", tc.gate, got, caps, tc.said, tc.caps)
 		}
 		if got := c.DeclarationNote(tc.gate.Side, tc.gate.Path); got != tc.note {
 			t.Errorf("%s: DeclarationNote = %q, want %q", tc.gate, got, tc.note)
