@@ -53,13 +53,17 @@ s->c {"jsonrpc":"2.0","id":5,"result":{"tools":[{"name":"search","inputSchema":{
 	},
 }
 
-// listKinds maps the list methods compared to the result member that holds the
-// items and the key that names an item; spec.ListChangeFetchedBy gives the
-// notification that announces a change and the capability that promises it.
-var listKinds = map[string]struct{ member, key string }{
-	"tools/list":     {"tools", "name"},
-	"prompts/list":   {"prompts", "name"},
-	"resources/list": {"resources", "uri"},
+// listKind is a list method compared: the result member that holds the items, the
+// key that names an item, and the kind of list (spec.ListChange.Kind, filled in
+// from the spec table: it names the notification that announces a change and the
+// capability whose listChanged promises it).
+type listKind struct{ member, key, capability string }
+
+// listKinds are the list methods compared.
+var listKinds = map[string]listKind{
+	"tools/list":     {member: "tools", key: "name"},
+	"prompts/list":   {member: "prompts", key: "name"},
+	"resources/list": {member: "resources", key: "uri"},
 }
 
 type listState struct {
@@ -168,14 +172,15 @@ func (w *listWatch) Message(p *rule.Pass, m *session.Message) {
 		return
 	}
 	lc, _ := spec.ListChangeFetchedBy(m.Request.Method)
+	kind.capability = lc.Kind
 	res := gjson.ParseBytes(m.Result)
 	if m.Request.Paginated || res.Get("nextCursor").Exists() {
 		p.CannotJudge("paginated list results are not compared yet")
 		return
 	}
 	items := fingerprint(res.Get(kind.member), kind.key)
-	prev := w.lists[lc.Kind]
-	w.lists[lc.Kind] = &listState{line: m.Line, items: items}
+	prev := w.lists[kind.capability]
+	w.lists[kind.capability] = &listState{line: m.Line, items: items}
 	if prev == nil || prev.notified {
 		return
 	}
@@ -196,19 +201,19 @@ func (w *listWatch) Message(p *rule.Pass, m *session.Message) {
 	if !declared {
 		return // no promise: a client must re-list on its own
 	}
-	if c.Era == session.EraModern && !w.granted[lc.Kind] {
+	if c.Era == session.EraModern && !w.granted[kind.capability] {
 		return // 2026-07-28: list_changed flows only on a listen stream that asked for it
 	}
-	if old := w.pending[lc.Kind]; old != nil {
-		w.report(p, lc.Kind, old)
+	if old := w.pending[kind.capability]; old != nil {
+		w.report(p, kind.capability, old)
 	}
 	a := kept(rule.At(m))
 	if w.pending == nil {
 		w.pending = map[string]*silentChange{}
 	}
-	w.pending[lc.Kind] = &silentChange{anchor: a, frame: w.frames,
-		text: fmt.Sprintf("%s result (line %d) differs from the one at line %d (%s) with no %s between them, although the %s declared %s: clients that trust it keep the stale list",
-			m.Request.Method, m.Line, prev.line, describeDiff(added, removed, changed), lc.Notification, c.DeclaredIn(lc.Gate.Side), lc.Gate.Path),
+	w.pending[kind.capability] = &silentChange{anchor: a, frame: w.frames,
+		text: fmt.Sprintf("%s result (line %d) differs from the one at line %d (%s) with no notifications/%s/list_changed between them, although the %s declared %s.listChanged: clients that trust it keep the stale list",
+			m.Request.Method, m.Line, prev.line, describeDiff(added, removed, changed), kind.capability, c.DeclaredIn(spec.Server), kind.capability),
 		related: []rule.Related{
 			{Line: prev.line, Note: "the earlier list"},
 			{Line: c.DeclaredLine(lc.Gate.Side), Note: c.DeclarationNote(lc.Gate.Side, lc.Gate.Path)},

@@ -94,8 +94,9 @@ func checkInputRequests(p *rule.Pass, m *session.Message) {
 		if !ok {
 			return true // not an input request the spec defines: the schema rule's finding
 		}
-		if declared, _ := c.DeclaresGate(gate); !declared {
-			missing[gate.Path] = append(missing[gate.Path], fmt.Sprintf("%s (%s)", quote(key.String()), method))
+		capability := gate.Path
+		if declared, _ := c.Declares(spec.Client, capability, false); !declared {
+			missing[capability] = append(missing[capability], fmt.Sprintf("%s (%s)", quote(key.String()), method))
 		}
 		return true
 	})

@@ -56,20 +56,18 @@ var UnsubscribedNotification = &rule.Rule{
 // listenFilter is a SubscriptionFilter: what a listen request asked for, or what its
 // acknowledgement granted.
 type listenFilter struct {
-	// lists are the list kinds (spec.ListChange.Kind) whose ListenFlag is set.
-	lists map[string]bool
-	uris  []string
+	tools, prompts, resources bool
+	uris                      []string
 }
 
 // maxListenURIs bounds the resourceSubscriptions remembered per stream.
 const maxListenURIs = 256
 
 func readListenFilter(v gjson.Result) listenFilter {
-	f := listenFilter{lists: map[string]bool{}}
-	for _, lc := range spec.ListChanges() {
-		if lc.ListenFlag != "" && v.Get(lc.ListenFlag).Bool() {
-			f.lists[lc.Kind] = true
-		}
+	f := listenFilter{
+		tools:     v.Get("toolsListChanged").Bool(),
+		prompts:   v.Get("promptsListChanged").Bool(),
+		resources: v.Get("resourcesListChanged").Bool(),
 	}
 	v.Get("resourceSubscriptions").ForEach(func(_, u gjson.Result) bool {
 		f.uris = append(f.uris, strings.Clone(u.String()))
@@ -80,9 +78,12 @@ func readListenFilter(v gjson.Result) listenFilter {
 
 func (f listenFilter) String() string {
 	var parts []string
-	for _, lc := range spec.ListChanges() {
-		if lc.ListenFlag != "" && f.lists[lc.Kind] {
-			parts = append(parts, lc.ListenFlag)
+	for _, b := range []struct {
+		on   bool
+		name string
+	}{{f.tools, "toolsListChanged"}, {f.prompts, "promptsListChanged"}, {f.resources, "resourcesListChanged"}} {
+		if b.on {
+			parts = append(parts, b.name)
 		}
 	}
 	if len(f.uris) > 0 {
@@ -105,8 +106,13 @@ func (f listenFilter) String() string {
 
 // grants says whether the filter covers a notification, and names the flag it needs.
 func (f listenFilter) grants(method, uri string) (ok bool, needs string) {
-	if lc, ok := spec.ListChangeOf(method); ok && lc.ListenFlag != "" {
-		return f.lists[lc.Kind], lc.ListenFlag
+	switch method {
+	case "notifications/tools/list_changed":
+		return f.tools, "toolsListChanged"
+	case "notifications/prompts/list_changed":
+		return f.prompts, "promptsListChanged"
+	case "notifications/resources/list_changed":
+		return f.resources, "resourcesListChanged"
 	}
 	for _, sub := range f.uris {
 		if resourceURICovers(sub, uri) {
@@ -132,13 +138,12 @@ type listenWatch struct {
 	order   []string
 }
 
-// subscriptionNotification reports whether a listen stream carries the
-// notification by opt-in: a list_changed with a listen flag, or resources/updated.
-func subscriptionNotification(method string) bool {
-	if lc, ok := spec.ListChangeOf(method); ok {
-		return lc.ListenFlag != ""
-	}
-	return method == "notifications/resources/updated"
+// subscriptionNotifications are the notifications a listen stream carries by opt-in.
+var subscriptionNotifications = map[string]bool{
+	"notifications/tools/list_changed":     true,
+	"notifications/prompts/list_changed":   true,
+	"notifications/resources/list_changed": true,
+	"notifications/resources/updated":      true,
 }
 
 func (w *listenWatch) Message(p *rule.Pass, m *session.Message) {
@@ -160,7 +165,7 @@ func (w *listenWatch) Message(p *rule.Pass, m *session.Message) {
 			st.ackLine = m.Line
 			st.granted = readListenFilter(params.Get("notifications"))
 		}
-	case m.Kind == frame.KindNotification && subscriptionNotification(m.Method):
+	case m.Kind == frame.KindNotification && subscriptionNotifications[m.Method]:
 		w.notification(p, m)
 	}
 }
