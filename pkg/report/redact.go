@@ -13,7 +13,6 @@ import (
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
-	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
 
 // Redaction (--redact) makes a report fit for a ticket: the values carried in
@@ -487,11 +486,4 @@ func redactFinding(f *Finding) {
 		f.Method = &m
 	}
 	f.ID = redactID(f.ID)
-}
-
-// RedactContext masks secrets in a context line (stderr) for the timeline.
-func RedactContext(fs []trace.FrameSummary) {
-	for i := range fs {
-		fs[i].Text = MaskSecrets(fs[i].Text)
-	}
 }
