@@ -34,7 +34,7 @@ func TestObserverRunsNextToRules(t *testing.T) {
 	every := sample("MCP0001", "every-request")
 	every.New = rule.PerMessage(func(p *rule.Pass, m *session.Message) {
 		if m.Kind == frame.KindRequest {
-			p.Report(rule.At(m), "a request")
+			p.Reportf(rule.At(m), "a request")
 		}
 	})
 	obs := &rule.Observer{Name: "count", New: func(*session.Session) rule.Observation { return &counting{} }}
