@@ -13,6 +13,7 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
+	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
 
 func checkCommand(env Env) *cli.Command {
@@ -67,37 +68,17 @@ func runCheck(env Env, c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var observer *report.Observer
-	if out.format == "markdown" {
-		// The Markdown report shows what each side used and a sequence diagram:
-		// an observer keeps per session the frames the diagram draws.
-		observer = report.NewObserver(report.ObserveOptions{Frames: true, Diagram: true})
-	}
-	analyse := runRules(selected, fopt)
-	if observer != nil {
-		analyse = func(name string, r io.Reader) (*rule.InputResult, error) {
-			return report.Analyse(name, r, selected, report.AnalyseOptions{Run: rule.RunOptions{Frame: fopt}, Observer: observer})
-		}
-	}
-	results, unreadable := analyseAll(env, names, analyse)
-	rep := report.BuildWith(Version(), results, report.Options{Rules: selected, Observer: observer})
+	// The format says what it needs beyond findings; the analysis computes that
+	// once, next to the rules (nil when nothing more is needed).
+	format, _ := report.LookupFormat(out.format)
+	tracer := trace.Require(format.Requires)
+	results, unreadable := analyseAll(env, names, runRules(selected, fopt, tracer))
+	rep := report.BuildWith(Version(), results, report.Options{Rules: selected, Trace: tracer})
 	if c.Bool("redact") {
 		report.Redact(rep)
 	}
 	if err := out.write(env, func(w io.Writer) error {
-		switch out.format {
-		case "json":
-			return report.WriteJSON(report.SafeJSONWriter(w), rep)
-		case "jsonl":
-			return report.WriteJSONL(w, rep)
-		case "markdown":
-			return report.WriteMarkdown(w, rep)
-		case "sarif":
-			return report.WriteSARIF(w, rep)
-		case "junit":
-			return report.WriteJUnit(w, rep, report.JUnitOptions{FailOn: failOn})
-		}
-		return report.WriteText(w, rep, report.TextOptions{Color: out.colour})
+		return format.Write(w, rep, report.WriteOptions{Color: out.colour, FailOn: failOn})
 	}); err != nil {
 		return err
 	}
@@ -117,7 +98,7 @@ func runCheck(env Env, c *cli.Context) error {
 }
 
 // checkFormats are the --format values of check (DESIGN.md section 5).
-var checkFormats = []string{"text", "json", "jsonl", "markdown", "sarif", "junit"}
+var checkFormats = report.FormatNames()
 
 // parseFailOn reads --fail-on; 0 means never.
 func parseFailOn(s string) (rule.Severity, error) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
 
 // maxPasted bounds the pasted-documents form of handshake input.
@@ -52,14 +53,17 @@ func runHandshake(env Env, c *cli.Context) error {
 	if pasted, ok := pastedDocuments(br); ok {
 		src, fopt.Format = bytes.NewReader(pasted), "jsonrpc-jsonl"
 	}
-	res, err := rule.Run(name, src, nil, rule.RunOptions{Frame: fopt})
+	tracer := trace.Require(report.HandshakeRequires)
+	ropt := rule.RunOptions{Frame: fopt}
+	tracer.Apply(&ropt)
+	res, err := rule.Run(name, src, nil, ropt)
 	if err != nil {
 		return &exitError{code: ExitUsage, msg: err.Error()}
 	}
 	var hs []*report.Handshake
-	for _, s := range res.Sessions {
-		if h, ok := report.BuildHandshake(s.Session); ok {
-			hs = append(hs, h)
+	for _, sr := range res.Sessions {
+		if t := tracer.Of(sr); t != nil && t.Handshake != nil {
+			hs = append(hs, t.Handshake)
 		}
 	}
 	if len(hs) == 0 {

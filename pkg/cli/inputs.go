@@ -15,6 +15,7 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
 
 // captureExtensions are the files a directory argument contributes.
@@ -131,13 +132,16 @@ func frameOptions(c *cli.Context) (frame.Options, error) {
 	return opt, nil
 }
 
-// analyser analyses one input (rule.Run, or report.Analyse with an observer).
+// analyser analyses one input.
 type analyser func(name string, r io.Reader) (*rule.InputResult, error)
 
-// runRules is the plain analyser: the selected rules, nothing else.
-func runRules(selected []*rule.Rule, fopt frame.Options) analyser {
+// runRules analyses with the selected rules and, when a view needs more than
+// findings, the tracer next to them (nil: none).
+func runRules(selected []*rule.Rule, fopt frame.Options, tracer *trace.Tracer) analyser {
 	return func(name string, r io.Reader) (*rule.InputResult, error) {
-		return rule.Run(name, r, selected, rule.RunOptions{Frame: fopt})
+		opt := rule.RunOptions{Frame: fopt}
+		tracer.Apply(&opt)
+		return rule.Run(name, r, selected, opt)
 	}
 }
 

@@ -4,11 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
 
 func timelineCommand(env Env) *cli.Command {
@@ -65,7 +68,7 @@ func runTimeline(env Env, c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	methods := report.MethodFilter(c.StringSlice("method"))
+	methods := methodFilter(c.StringSlice("method"))
 	keep := func(line int, method string) bool {
 		if around > 0 && (line < around-context || line > around+context) {
 			return false
@@ -73,43 +76,47 @@ func runTimeline(env Env, c *cli.Context) error {
 		return methods == nil || (method != "" && methods(method))
 	}
 	filtered := around > 0 || methods != nil
-	oopt := report.ObserveOptions{Frames: true, Context: true}
+	topt := trace.Options{Needs: report.TimelineRequires}
 	if filtered {
-		oopt.Keep = keep
+		topt.Keep = keep
 	}
-	observer := report.NewObserver(oopt)
+	tracer := trace.New(topt)
 	name, in, err := openSingle(env, c, "timeline")
 	if err != nil {
 		return err
 	}
 	defer in.Close()
 	redact := c.Bool("redact")
-	topt := report.TextOptions{Color: out.colour}
+	tlopt := report.TimelineOptions{Color: out.colour, Filtered: filtered}
 	var broken error
 	err = out.write(env, func(w io.Writer) error {
 		var werr error
 		preamble := false
-		res, err := report.Analyse(name, in, selected, report.AnalyseOptions{
-			Run: rule.RunOptions{Frame: fopt}, Observer: observer, Stream: true,
-			OnSession: func(sr *rule.SessionResult, trace *report.Trace) {
+		writePreamble := func() error {
+			preamble = true
+			if redact {
+				report.RedactContext(tracer.Preamble)
+			}
+			return report.WriteTimelinePreamble(w, tracer, tlopt)
+		}
+		ropt := rule.RunOptions{Frame: fopt, Discard: true,
+			OnSession: func(sr *rule.SessionResult) {
 				if werr != nil {
 					return
 				}
 				if !preamble {
-					preamble = true
-					if redact {
-						report.RedactContext(observer.Preamble)
-					}
-					werr = report.WriteTimelinePreamble(w, observer, report.TimelineOptions{Color: topt.Color, Filtered: filtered})
+					werr = writePreamble()
 				}
-				s := report.SessionOf(sr, trace)
+				s := report.SessionOf(sr, tracer.Of(sr))
 				if redact {
 					report.RedactSession(&s)
 				}
 				if werr == nil {
-					werr = report.WriteTimelineSession(w, s, report.TimelineOptions{Color: topt.Color, Filtered: filtered})
+					werr = report.WriteTimelineSession(w, s, tlopt)
 				}
-			}})
+			}}
+		tracer.Apply(&ropt)
+		res, err := rule.Run(name, in, selected, ropt)
 		if err != nil {
 			return err
 		}
@@ -118,10 +125,7 @@ func runTimeline(env Env, c *cli.Context) error {
 			return werr
 		}
 		if !preamble {
-			if redact {
-				report.RedactContext(observer.Preamble)
-			}
-			return report.WriteTimelinePreamble(w, observer, report.TimelineOptions{Color: topt.Color, Filtered: filtered})
+			return writePreamble()
 		}
 		return nil
 	})
@@ -136,4 +140,28 @@ func runTimeline(env Env, c *cli.Context) error {
 		return &exitError{code: ExitUsage, msg: fmt.Sprintf("%v (the timeline covers what was read before)", broken)}
 	}
 	return nil
+}
+
+// methodFilter matches methods against a --method list: exact names or shell
+// patterns ("tools/*"), comma-separated.
+func methodFilter(list []string) func(string) bool {
+	var patterns []string
+	for _, item := range list {
+		for _, p := range strings.Split(item, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				patterns = append(patterns, p)
+			}
+		}
+	}
+	if len(patterns) == 0 {
+		return nil
+	}
+	return func(method string) bool {
+		for _, p := range patterns {
+			if ok, _ := path.Match(p, method); ok || p == method || (strings.HasSuffix(p, "/") && strings.HasPrefix(method, p)) {
+				return true
+			}
+		}
+		return false
+	}
 }

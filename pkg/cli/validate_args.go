@@ -55,10 +55,12 @@ func runValidateArgs(env Env, c *cli.Context) error {
 	}
 	defer in.Close()
 	var found publishedInput
-	collector := &rule.Rule{ID: "MCP0000", Name: "published-input-schema", New: func() rule.Checker {
-		return rule.Funcs{OnMessage: func(_ *rule.Pass, m *session.Message) { found.observe(m, tool) }}
+	// No rule runs: an observer collects the tool's published inputSchema (the last
+	// tools/list result that lists it, whatever the session).
+	collector := &rule.Observer{Name: "published-input-schema", New: func(*session.Session) rule.Observation {
+		return collectInput{found: &found, tool: tool}
 	}}
-	res, err := rule.Run(capture, in, []*rule.Rule{collector}, rule.RunOptions{Frame: fopt})
+	res, err := rule.Run(capture, in, nil, rule.RunOptions{Frame: fopt, Observers: []*rule.Observer{collector}})
 	if err != nil {
 		return &exitError{code: ExitUsage, msg: err.Error()}
 	}
@@ -97,6 +99,15 @@ func runValidateArgs(env Env, c *cli.Context) error {
 	}
 	return &exitError{code: ExitFindings}
 }
+
+// collectInput is the collector's observation of one session.
+type collectInput struct {
+	found *publishedInput
+	tool  string
+}
+
+func (c collectInput) Message(m *session.Message) { c.found.observe(m, c.tool) }
+func (collectInput) End(*rule.SessionResult) any  { return nil }
 
 // observe remembers the tool's inputSchema from a tools/list result that lists it
 // (the last one wins). Frame bytes are copied: they alias the reader's buffer.

@@ -10,6 +10,7 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
+	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
 
 // benchCapture is a healthy capture of sessions of 2000 exchanges, like cmd/capturegen writes.
@@ -57,18 +58,20 @@ func BenchmarkCheckJSON(b *testing.B) {
 	}
 }
 
-// BenchmarkCheckMarkdown: the analysis behind check --format markdown (an observer
+// BenchmarkCheckMarkdown: the analysis behind check --format markdown (the tracer
 // next to the rules, the diagram frames kept per session).
 func BenchmarkCheckMarkdown(b *testing.B) {
 	data := benchCapture(4)
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		obs := report.NewObserver(report.ObserveOptions{Frames: true, Diagram: true})
-		res, err := report.Analyse("bench.jsonl", bytes.NewReader(data), rules.All(), report.AnalyseOptions{Observer: obs})
+		tr := trace.New(trace.Options{Needs: report.MarkdownRequires})
+		opt := rule.RunOptions{}
+		tr.Apply(&opt)
+		res, err := rule.Run("bench.jsonl", bytes.NewReader(data), rules.All(), opt)
 		if err != nil {
 			b.Fatal(err)
 		}
-		rep := report.BuildWith("bench", []*rule.InputResult{res}, report.Options{Rules: rules.All(), Observer: obs})
+		rep := report.BuildWith("bench", []*rule.InputResult{res}, report.Options{Rules: rules.All(), Trace: tr})
 		if err := report.WriteMarkdown(io.Discard, rep); err != nil {
 			b.Fatal(err)
 		}

@@ -20,15 +20,16 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
+	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
 
-// catalogueReport analyses a capture with the whole catalogue and an observer, as
-// check --format markdown does.
+// catalogueReport analyses a capture with the whole catalogue and what the Markdown
+// format requires, as check --format markdown does.
 func catalogueReport(t *testing.T, path string) *report.Report {
 	t.Helper()
 	all := rules.All()
-	res, obs := analyseFile(t, path, all, report.ObserveOptions{Frames: true, Diagram: true})
-	return report.BuildWith("test", []*rule.InputResult{res}, report.Options{Rules: all, Observer: obs})
+	res, tr := analyseFile(t, path, all, trace.Options{Needs: report.MarkdownRequires})
+	return report.BuildWith("test", []*rule.InputResult{res}, report.Options{Rules: all, Trace: tr})
 }
 
 // reportCaptures are the inputs the format tests render: the golden input, the

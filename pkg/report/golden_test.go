@@ -14,6 +14,7 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -75,27 +76,29 @@ var (
 	goldenRules = []*rule.Rule{goldenListChanged, goldenUnanswered, goldenErrors}
 )
 
-// analyseFile runs rules over a file with an observer, as check --format markdown does.
-func analyseFile(t *testing.T, path string, rules []*rule.Rule, opt report.ObserveOptions) (*rule.InputResult, *report.Observer) {
+// analyseFile runs rules over a file with a tracer, as check --format markdown does.
+func analyseFile(t *testing.T, path string, rules []*rule.Rule, opt trace.Options) (*rule.InputResult, *trace.Tracer) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	obs := report.NewObserver(opt)
-	res, err := report.Analyse(path, f, rules, report.AnalyseOptions{Observer: obs})
+	tr := trace.New(opt)
+	ropt := rule.RunOptions{}
+	tr.Apply(&ropt)
+	res, err := rule.Run(path, f, rules, ropt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res, obs
+	return res, tr
 }
 
 // goldenReport builds the report of one input with the golden rules.
 func goldenReport(t *testing.T, path string) *report.Report {
 	t.Helper()
-	res, obs := analyseFile(t, path, goldenRules, report.ObserveOptions{Frames: true, Diagram: true})
-	return report.BuildWith("test", []*rule.InputResult{res}, report.Options{Rules: goldenRules, Observer: obs})
+	res, tr := analyseFile(t, path, goldenRules, trace.Options{Needs: report.MarkdownRequires})
+	return report.BuildWith("test", []*rule.InputResult{res}, report.Options{Rules: goldenRules, Trace: tr})
 }
 
 // renderTimeline writes the timeline of a file as the timeline command does.
@@ -107,18 +110,20 @@ func renderTimeline(t *testing.T, path string, rules []*rule.Rule, redact bool) 
 	}
 	defer f.Close()
 	var b bytes.Buffer
-	obs := report.NewObserver(report.ObserveOptions{Frames: true, Context: true})
+	tr := trace.New(trace.Options{Needs: report.TimelineRequires})
 	var werr error
-	_, err = report.Analyse(path, f, rules, report.AnalyseOptions{Observer: obs, Stream: true,
-		OnSession: func(sr *rule.SessionResult, trace *report.Trace) {
-			s := report.SessionOf(sr, trace)
+	opt := rule.RunOptions{Discard: true,
+		OnSession: func(sr *rule.SessionResult) {
+			s := report.SessionOf(sr, tr.Of(sr))
 			if redact {
 				report.RedactSession(&s)
 			}
 			if werr == nil {
 				werr = report.WriteTimelineSession(&b, s, report.TimelineOptions{})
 			}
-		}})
+		}}
+	tr.Apply(&opt)
+	_, err = rule.Run(path, f, rules, opt)
 	if err != nil || werr != nil {
 		t.Fatal(err, werr)
 	}

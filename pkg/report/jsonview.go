@@ -377,3 +377,15 @@ func placeholder(n *jnode) string {
 	}
 	return n.raw
 }
+
+// cut shortens captured text to at most n bytes on a character boundary.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && s[i]&0xC0 == 0x80 {
+		i--
+	}
+	return s[:i] + "…"
+}

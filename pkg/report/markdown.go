@@ -6,11 +6,12 @@ import (
 	"html"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
-	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
 
 // Limits of the Markdown report.
@@ -211,104 +212,9 @@ func negotiationText(s Session) string {
 	return text + " (" + mdText(v.Verdict) + ")."
 }
 
-// capRow is one row of the contract table.
-type capRow struct {
-	side     spec.Side
-	path     string
-	declared bool
-	known    bool
-	defined  bool
-	uses     []MethodUse
-}
-
-// contractRows lists each capability that a side declared or that a message of the
-// session needed, with who declared it and who used it.
-func contractRows(s Session) []capRow {
-	rev := s.Revision()
-	c := &session.Contract{ClientCaps: capsBytes(s.Client.Capabilities), ServerCaps: capsBytes(s.Server.Capabilities)}
-	var rows []capRow
-	index := map[string]int{}
-	add := func(side spec.Side, path string, defined bool) *capRow {
-		key := side.String() + "." + path
-		if i, ok := index[key]; ok {
-			return &rows[i]
-		}
-		boolean := false
-		if capa, ok := spec.LookupCapability(side, path); ok {
-			boolean = capa.Type == "boolean"
-		}
-		declared, known := c.Declares(side, path, boolean)
-		rows = append(rows, capRow{side: side, path: path, declared: declared, known: known, defined: defined})
-		index[key] = len(rows) - 1
-		return &rows[len(rows)-1]
-	}
-	if rev != "" {
-		for _, capa := range spec.Capabilities() {
-			if !capa.In(rev) {
-				continue
-			}
-			if declared, _ := c.Declares(capa.Side, capa.Path, capa.Type == "boolean"); declared {
-				add(capa.Side, capa.Path, true)
-			}
-		}
-	}
-	// Declared members the revision does not define.
-	for _, side := range []spec.Side{spec.Client, spec.Server} {
-		caps := c.ClientCaps
-		if side == spec.Server {
-			caps = c.ServerCaps
-		}
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(caps, &obj) != nil {
-			continue
-		}
-		keys := make([]string, 0, len(obj))
-		for k := range obj {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			if rev == "" || !spec.CapabilityIn(side, k, rev) {
-				add(side, k, false)
-				continue
-			}
-			if capa, _ := spec.LookupCapability(side, k); strings.HasPrefix(capa.Type, "map") {
-				continue // experimental, extensions: free-form keys
-			}
-			var sub map[string]json.RawMessage
-			if json.Unmarshal(obj[k], &sub) != nil {
-				continue
-			}
-			subKeys := make([]string, 0, len(sub))
-			for sk := range sub {
-				subKeys = append(subKeys, sk)
-			}
-			sort.Strings(subKeys)
-			for _, sk := range subKeys {
-				if !spec.CapabilityIn(side, k+"."+sk, rev) {
-					add(side, k+"."+sk, false)
-				}
-			}
-		}
-	}
-	if s.Trace != nil && rev != "" {
-		for _, u := range s.Trace.Uses {
-			facts, ok := spec.Facts(u.Method, rev, u.Dir)
-			if !ok || facts.Gate.None() || facts.Gate.Extension != "" {
-				continue
-			}
-			row := add(facts.Gate.Side, facts.Gate.Path, true)
-			row.uses = append(row.uses, u)
-		}
-	}
-	sort.SliceStable(rows, func(i, j int) bool {
-		if rows[i].side != rows[j].side {
-			return rows[i].side == spec.Server
-		}
-		return rows[i].path < rows[j].path
-	})
-	return rows
-}
+// MarkdownRequires is what the Markdown report needs of the analysis: the
+// contract table, and the frames its sequence diagram draws.
+var MarkdownRequires = trace.Needs{Frames: true, Diagram: true, Contract: true}
 
 func capsBytes(raw json.RawMessage) []byte {
 	if len(raw) == 0 || string(raw) == "null" {
@@ -327,21 +233,21 @@ func writeContract(b *strings.Builder, s Session) {
 	b.WriteString("In the handshake each side declares its capabilities: a promise of what it supports. A message that a capability " +
 		"gates may be sent only when the side owning that capability declared it; the receiver may drop anything else. " +
 		"\"Used by\" counts the messages of this session that each capability gates.\n\n")
-	rows := contractRows(s)
-	if len(rows) == 0 {
+	switch {
+	case s.Trace == nil:
+		b.WriteString("(No contract table: the report was built without the analysis's trace, MarkdownRequires.)\n\n")
+	case len(s.Trace.Contract) == 0:
 		b.WriteString("Neither side declared a capability, and no message of the session needed one.\n\n")
-	} else {
+	default:
+		rows := s.Trace.Contract
 		b.WriteString("| capability | declared by | used by | agreement |\n| --- | --- | --- | --- |\n")
 		for _, row := range rows {
-			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", cell(mdCode(row.side.String()+"."+row.path)), cell(declaredText(s, row)), cell(usedText(row)), cell(agreementText(s, row)))
+			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", cell(mdCode(row.Side.String()+"."+row.Path)), cell(declaredText(s, row)), cell(usedText(row)), cell(agreementText(s, row)))
 		}
 		b.WriteString("\n")
 	}
-	switch {
-	case s.Trace == nil:
-		b.WriteString("(The methods used were not counted: the report was built without observing the frames.)\n\n")
-	case s.Trace.OtherMethods > 0:
-		fmt.Fprintf(b, "(%s of more methods than the %d counted per session are not in the table.)\n\n", count(s.Trace.OtherMethods, "message"), maxMethods)
+	if s.Trace != nil && s.Trace.OtherMethods > 0 {
+		fmt.Fprintf(b, "(%s of more methods than the %d counted per session are not in the table.)\n\n", count(s.Trace.OtherMethods, "message"), trace.MaxMethods)
 	}
 	fmt.Fprintf(b, "<details><summary>Capability objects as declared</summary>\n\n")
 	fmt.Fprintf(b, "Client (%s):\n\n", declaredWhere(s, spec.Client))
@@ -375,23 +281,23 @@ func declaredWhere(s Session, side spec.Side) string {
 	return fmt.Sprintf("%s, line %d", what, line)
 }
 
-func declaredText(s Session, row capRow) string {
+func declaredText(s Session, row trace.CapabilityRow) string {
 	switch {
-	case !row.known:
-		return fmt.Sprintf("unknown: the %s's capabilities are not in the capture", row.side)
-	case row.declared:
-		return fmt.Sprintf("%s (%s)", row.side, declaredWhere(s, row.side))
+	case !row.Known:
+		return fmt.Sprintf("unknown: the %s's capabilities are not in the capture", row.Side)
+	case row.Declared:
+		return fmt.Sprintf("%s (%s)", row.Side, declaredWhere(s, row.Side))
 	}
-	return fmt.Sprintf("**not declared** by the %s (%s)", row.side, declaredWhere(s, row.side))
+	return fmt.Sprintf("**not declared** by the %s (%s)", row.Side, declaredWhere(s, row.Side))
 }
 
-func usedText(row capRow) string {
-	if len(row.uses) == 0 {
+func usedText(row trace.CapabilityRow) string {
+	if len(row.Uses) == 0 {
 		return "—"
 	}
 	bySide := map[spec.Side][]string{}
 	var sides []spec.Side
-	for _, u := range row.uses {
+	for _, u := range row.Uses {
 		side := spec.Sender(u.Dir)
 		if _, ok := bySide[side]; !ok {
 			sides = append(sides, side)
@@ -409,16 +315,16 @@ func usedText(row capRow) string {
 	return strings.Join(parts, "; ")
 }
 
-func agreementText(s Session, row capRow) string {
-	used := len(row.uses) > 0
+func agreementText(s Session, row trace.CapabilityRow) string {
+	used := len(row.Uses) > 0
 	switch {
-	case !row.defined && row.declared:
+	case !row.Defined && row.Declared:
 		return fmt.Sprintf("declared, but %s does not define it: the peer will ignore it", mdCode(orDash(string(s.Revision()))))
-	case !row.known && used:
+	case !row.Known && used:
 		return "cannot judge"
-	case row.declared && used:
+	case row.Declared && used:
 		return "✅ used as declared"
-	case row.declared:
+	case row.Declared:
 		return "declared, not used in this capture"
 	case used:
 		return "❌ **used without being declared**"
@@ -429,10 +335,10 @@ func agreementText(s Session, row capRow) string {
 func writeSequence(b *strings.Builder, s Session) {
 	b.WriteString("### Sequence\n\n")
 	if s.Trace == nil {
-		b.WriteString("(No diagram: the report was built without observing the frames.)\n\n")
+		b.WriteString("(No diagram: the report was built without the analysis's trace, MarkdownRequires.)\n\n")
 		return
 	}
-	frames := diagramFrames(s.Trace, anchorsOfReport(s.Findings))
+	frames := trace.DiagramFrames(s.Trace, anchorsOf(s.Findings))
 	if len(frames) < s.Frames {
 		fmt.Fprintf(b, "The session has %s; the diagram draws the handshake, each flagged frame and its neighbours, and says where frames were left out.\n\n", count(s.Frames, "frame"))
 	}
@@ -695,4 +601,17 @@ func writeCodeBlock(b *strings.Builder, lang, text string) {
 		lines[i] = Safe(l)
 	}
 	fmt.Fprintf(b, "%s%s\n%s\n%s\n\n", fence, lang, strings.TrimRight(strings.Join(lines, "\n"), "\n"), fence)
+}
+
+// lineList renders lines as "8, 11" (with "…" when more were seen than listed).
+func lineList(lines []int, count int) string {
+	parts := make([]string, len(lines))
+	for i, l := range lines {
+		parts[i] = strconv.Itoa(l)
+	}
+	s := strings.Join(parts, ", ")
+	if count > len(lines) {
+		s += ", …"
+	}
+	return s
 }

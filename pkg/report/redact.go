@@ -473,6 +473,11 @@ func RedactSession(s *Session) {
 		for i := range t.Uses {
 			t.Uses[i].Method = MaskSecrets(t.Uses[i].Method)
 		}
+		for i := range t.Contract {
+			for j := range t.Contract[i].Uses {
+				t.Contract[i].Uses[j].Method = MaskSecrets(t.Contract[i].Uses[j].Method)
+			}
+		}
 	}
 }
 
@@ -495,11 +500,4 @@ func redactFinding(f *Finding) {
 		f.Method = &m
 	}
 	f.ID = redactID(f.ID)
-}
-
-// RedactContext masks secrets in a context line (stderr) for the timeline.
-func RedactContext(fs []FrameSummary) {
-	for i := range fs {
-		fs[i].Text = MaskSecrets(fs[i].Text)
-	}
 }

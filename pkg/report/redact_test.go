@@ -14,6 +14,7 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
 
 // quoteArguments reports each tools/call response, quoting the arguments of its
@@ -58,8 +59,8 @@ func TestRedactDeclaredValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	ruleset := append([]*rule.Rule{quoteArguments}, rules.All()...)
-	res, obs := analyseFile(t, path, ruleset, report.ObserveOptions{})
-	rep := report.BuildWith("test", []*rule.InputResult{res}, report.Options{Rules: ruleset, Observer: obs})
+	res, tr := analyseFile(t, path, ruleset, trace.Options{})
+	rep := report.BuildWith("test", []*rule.InputResult{res}, report.Options{Rules: ruleset, Trace: tr})
 	message := func(id string) string {
 		for _, f := range rep.Sessions[0].Findings {
 			if f.Rule == id {

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
-	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
 
 // Report is the whole analysis of a run, in the shape of the JSON report.
@@ -30,10 +30,10 @@ type Report struct {
 type Options struct {
 	// Rules are the rules that ran.
 	Rules []*rule.Rule
-	// Observer, when one ran with the rules (Analyse), holds what it kept of each
-	// session: method usage, the declaring frames, the frames the Markdown
-	// sequence diagram draws.
-	Observer *Observer
+	// Trace, when one ran with the rules, holds what it kept of each session:
+	// method usage, the declaring frames, the contract table, the frames the
+	// Markdown sequence diagram draws (what the formats' Requires asked for).
+	Trace *trace.Tracer
 }
 
 // Tool names the program that wrote the report.
@@ -68,11 +68,7 @@ func (r *Report) Unjudged() []Input {
 }
 
 // Peer is one side of a session.
-type Peer struct {
-	Name         string          `json:"name"`
-	Version      string          `json:"version"`
-	Capabilities json.RawMessage `json:"capabilities"`
-}
+type Peer = trace.Peer
 
 // Versions is the revision negotiation of a session.
 type Versions struct {
@@ -108,8 +104,8 @@ type Session struct {
 	// capabilities (0 = not seen). Shown in Markdown.
 	ClientLine int `json:"-"`
 	ServerLine int `json:"-"`
-	// Trace is what an Observer kept of the session (nil when none ran).
-	Trace *Trace `json:"-"`
+	// Trace is what the tracer kept of the session (nil when none ran).
+	Trace *trace.Trace `json:"-"`
 
 	revision spec.Revision
 	contract bool
@@ -163,8 +159,7 @@ func BuildWith(version string, inputs []*rule.InputResult, opt Options) *Report 
 		st := in.Stats
 		r.Inputs = append(r.Inputs, Input{Name: in.Name, Format: st.Format, Lines: st.Lines, Frames: st.Frames, Rejected: st.Rejected, Context: st.Context, Lossy: st.Lossy})
 		for _, sr := range in.Sessions {
-			s := buildSession(sr)
-			s.Trace = opt.Observer.Trace(sr.Session)
+			s := SessionOf(sr, opt.Trace.Of(sr))
 			for _, f := range s.Findings {
 				r.Summary.Findings[f.Severity]++
 			}
@@ -175,41 +170,26 @@ func BuildWith(version string, inputs []*rule.InputResult, opt Options) *Report 
 	return r
 }
 
-// SessionOf builds one session of a report from its result, with what an
-// observer kept of it (the timeline writes sessions one by one as they end).
-func SessionOf(sr *rule.SessionResult, trace *Trace) Session {
-	s := buildSession(sr)
-	s.Trace = trace
-	return s
-}
-
-func buildSession(sr *rule.SessionResult) Session {
-	s := sr.Session
-	out := Session{Input: s.Input, Index: s.Index, StreamKey: s.StreamKey, FirstLine: s.FirstLine, LastLine: s.LastLine,
-		Era: s.Era.String(), Frames: s.Frames, Findings: []Finding{}, Notes: append([]string{}, sr.Notes...),
-		Requests: s.Requests, Notifications: s.Notifications, Responses: s.Responses, Invalid: s.Invalid}
-	out.Client.Capabilities, out.Server.Capabilities = json.RawMessage("null"), json.RawMessage("null")
-	if c := s.Contract(); c != nil {
-		out.Client = Peer{Name: c.Client.Name, Version: c.Client.Version, Capabilities: rawOrNull(c.ClientCaps)}
-		out.Server = Peer{Name: c.Server.Name, Version: c.Server.Version, Capabilities: rawOrNull(c.ServerCaps)}
-		out.ProtocolVersion = Versions{Requested: c.Requested, Answered: c.Answered, Negotiated: string(c.Revision), Verdict: c.Verdict.String()}
-		if c.Era == session.EraModern {
-			out.ProtocolVersion.Verdict = "per request"
-		}
-		out.ClientLine, out.ServerLine = c.DeclaredLine(spec.Client), c.DeclaredLine(spec.Server)
-		out.revision, out.contract = c.Revision, true
+// SessionOf builds one session of a report from its result, with what a tracer
+// kept of it (the timeline writes sessions one by one as they end).
+func SessionOf(sr *rule.SessionResult, tr *trace.Trace) Session {
+	v := trace.ViewOf(sr.Session)
+	if tr != nil {
+		v = tr.Session
+	}
+	out := Session{Input: v.Input, Index: v.Index, StreamKey: v.StreamKey, FirstLine: v.FirstLine, LastLine: v.LastLine,
+		Era: v.Era, Frames: v.Frames, Findings: []Finding{}, Notes: append([]string{}, sr.Notes...),
+		Requests: v.Requests, Notifications: v.Notifications, Responses: v.Responses, Invalid: v.Invalid,
+		Client: v.Client, Server: v.Server, Trace: tr}
+	if v.HasContract {
+		out.ProtocolVersion = Versions{Requested: v.Requested, Answered: v.Answered, Negotiated: string(v.Revision), Verdict: v.Verdict}
+		out.ClientLine, out.ServerLine = v.ClientLine, v.ServerLine
+		out.revision, out.contract = v.Revision, true
 	}
 	for _, f := range sr.Findings {
 		out.Findings = append(out.Findings, buildFinding(f))
 	}
 	return out
-}
-
-func rawOrNull(b []byte) json.RawMessage {
-	if len(b) == 0 || !json.Valid(b) {
-		return json.RawMessage("null")
-	}
-	return json.RawMessage(b)
 }
 
 func buildFinding(f rule.Finding) Finding {

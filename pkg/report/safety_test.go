@@ -14,6 +14,7 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
 
 // flagEverything reports every frame, quoting values from it in its message as a
@@ -47,8 +48,8 @@ var flagEverything = &rule.Rule{
 // everyFormat renders one capture in every format, the timeline included.
 func everyFormat(t *testing.T, path string, ruleset []*rule.Rule, redact bool) map[string]string {
 	t.Helper()
-	res, obs := analyseFile(t, path, ruleset, report.ObserveOptions{Frames: true, Diagram: true})
-	rep := report.BuildWith("test", []*rule.InputResult{res}, report.Options{Rules: ruleset, Observer: obs})
+	res, tr := analyseFile(t, path, ruleset, trace.Options{Needs: report.MarkdownRequires})
+	rep := report.BuildWith("test", []*rule.InputResult{res}, report.Options{Rules: ruleset, Trace: tr})
 	if redact {
 		report.Redact(rep)
 	}

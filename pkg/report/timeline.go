@@ -7,14 +7,18 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
+
+// TimelineRequires is what the timeline needs of the analysis: every frame's
+// summary, with the context lines among them.
+var TimelineRequires = trace.Needs{Frames: true, Context: true}
 
 // TimelineOptions configure the timeline.
 type TimelineOptions struct {
 	Color bool
-	// Filtered is set when the observer kept only some frames (--around,
+	// Filtered is set when the tracer kept only some frames (--around,
 	// --method): sessions with nothing to show are skipped, and findings on frames
 	// not shown are not listed.
 	Filtered bool
@@ -29,8 +33,15 @@ const (
 	tlIndent = tlLine + 2 + tlTime + 2
 )
 
+// RedactContext masks secrets in context lines (stderr) for the timeline.
+func RedactContext(fs []trace.FrameSummary) {
+	for i := range fs {
+		fs[i].Text = MaskSecrets(fs[i].Text)
+	}
+}
+
 // WriteTimelinePreamble writes the context lines seen before any frame.
-func WriteTimelinePreamble(w io.Writer, o *Observer, opt TimelineOptions) error {
+func WriteTimelinePreamble(w io.Writer, o *trace.Tracer, opt TimelineOptions) error {
 	if len(o.Preamble) == 0 && o.PreambleOmitted == 0 {
 		return nil
 	}
@@ -147,12 +158,12 @@ func timelineRevision(s Session) string {
 	return "requested " + Safe(orDash(v.Requested)) + " (" + v.Verdict + ")"
 }
 
-func writeContextLine(b *strings.Builder, fs FrameSummary, pal Palette) {
+func writeContextLine(b *strings.Builder, fs trace.FrameSummary, pal Palette) {
 	fmt.Fprintf(b, "%s\n", pal.Dim(fmt.Sprintf("%*d  %-*s  ····  %s", tlLine, fs.Line, tlTime, "", Safe(fs.Text))))
 }
 
 // writeFrameLine writes "  8  14:22:01.007  s->c  ntf  ...  65B  29ms".
-func writeFrameLine(b *strings.Builder, fs FrameSummary, pal Palette) {
+func writeFrameLine(b *strings.Builder, fs trace.FrameSummary, pal Palette) {
 	clock := ""
 	if !fs.Time.IsZero() {
 		clock = fs.Time.Format("15:04:05.000")
@@ -167,26 +178,26 @@ func writeFrameLine(b *strings.Builder, fs FrameSummary, pal Palette) {
 	fmt.Fprintf(b, "%*d  %-*s  %s  %s  %s%s%*s%s\n", tlLine, fs.Line, tlTime, clock, dirArrow(fs.Dir), kindShort(fs.Kind), desc, strings.Repeat(" ", pad), tlSize, size, latency)
 }
 
-func frameDescription(fs FrameSummary) string {
+func frameDescription(fs trace.FrameSummary) string {
 	id := ""
 	if fs.ID != "" {
 		id = "id=" + Safe(fs.ID) + "  "
 	}
 	switch fs.Kind {
-	case frame.KindRequest:
+	case trace.KindRequest:
 		d := id + Safe(fs.Method)
 		if fs.Subject != "" {
 			d += " " + Safe(fs.Subject)
 		}
 		return d
-	case frame.KindNotification:
+	case trace.KindNotification:
 		return Safe(fs.Method)
-	case frame.KindResult:
+	case trace.KindResult:
 		if fs.Method != "" {
 			return id + "(" + Safe(fs.Method) + ")"
 		}
 		return id + "(answers no request seen)"
-	case frame.KindError:
+	case trace.KindError:
 		d := id + "error " + strconv.FormatInt(fs.ErrorCode, 10)
 		if fs.Subject != "" {
 			d += " " + Safe(fs.Subject)
@@ -195,7 +206,7 @@ func frameDescription(fs FrameSummary) string {
 			d += " (" + Safe(fs.Method) + ")"
 		}
 		return d
-	case frame.KindBatch:
+	case trace.KindBatch:
 		return fmt.Sprintf("batch of %d", fs.Members)
 	}
 	return "invalid: " + Safe(fs.Subject)
@@ -211,17 +222,17 @@ func dirArrow(d spec.Direction) string {
 	return "?->?"
 }
 
-func kindShort(k frame.Kind) string {
+func kindShort(k trace.Kind) string {
 	switch k {
-	case frame.KindRequest:
+	case trace.KindRequest:
 		return "req"
-	case frame.KindNotification:
+	case trace.KindNotification:
 		return "ntf"
-	case frame.KindResult:
+	case trace.KindResult:
 		return "res"
-	case frame.KindError:
+	case trace.KindError:
 		return "err"
-	case frame.KindBatch:
+	case trace.KindBatch:
 		return "bat"
 	}
 	return "inv"
@@ -248,7 +259,7 @@ func formatMillis(ms int64) string {
 }
 
 // writeMarkers writes what did not happen after a frame.
-func writeMarkers(b *strings.Builder, fs FrameSummary, pal Palette) {
+func writeMarkers(b *strings.Builder, fs trace.FrameSummary, pal Palette) {
 	mark := func(text string, bad bool) {
 		line := fmt.Sprintf("%*s————  %s", tlIndent, "", text)
 		if bad {

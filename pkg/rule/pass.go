@@ -166,6 +166,7 @@ type SessionResult struct {
 
 	cannot     map[string]map[Reason]int
 	suppressed map[string]int
+	results    map[*Observer]any
 }
 
 // Worst is the highest severity among the findings (0 when none).
@@ -222,6 +223,8 @@ type Analyzer struct {
 	tracker *session.Tracker
 	open    map[*session.Session]*running
 	done    []*SessionResult
+	// observers compute results next to the rules (Observe).
+	observers []*Observer
 
 	onSession func(*SessionResult)
 	discard   bool
@@ -232,6 +235,7 @@ type running struct {
 	result   *SessionResult
 	passes   []*Pass
 	checkers []Checker
+	observe  observing
 }
 
 // NewAnalyzer prepares a run over one input. limit <= 0 means DefaultFindingLimit.
@@ -250,6 +254,7 @@ func (a *Analyzer) start(s *session.Session) {
 		run.passes = append(run.passes, &Pass{Rule: r, Session: s, result: run.result, limit: a.limit, shared: a.shared})
 		run.checkers = append(run.checkers, r.New())
 	}
+	run.observe = a.startObservers(s)
 	a.open[s] = run
 }
 
@@ -263,6 +268,7 @@ func (a *Analyzer) end(s *session.Session) {
 		c.End(run.passes[i])
 	}
 	run.result.finish(a.rules)
+	run.observe.end(run.result)
 	s.Release()
 	if a.onSession != nil {
 		a.onSession(run.result)
@@ -279,6 +285,7 @@ func (a *Analyzer) Frame(f *frame.Frame) {
 		for i, c := range run.checkers {
 			c.Message(run.passes[i], m)
 		}
+		run.observe.message(m)
 	})
 }
 

@@ -23,6 +23,9 @@ type RunOptions struct {
 	Frame frame.Options
 	// FindingLimit caps the findings one rule lists per session (0 = default).
 	FindingLimit int
+	// Observers compute results next to the rules, in the same pass
+	// (SessionResult.ResultOf); they report nothing.
+	Observers []*Observer
 	// OnContext, when set, receives each non-frame line (valid only during the call).
 	OnContext func(line int, text []byte)
 	// OnSession, when set, receives each session's result as soon as the session
@@ -54,6 +57,7 @@ func Run(name string, r io.Reader, rules []*Rule, opt RunOptions) (*InputResult,
 	}
 	defer rd.Close()
 	a := NewAnalyzer(name, rules, opt.FindingLimit)
+	a.Observe(opt.Observers...)
 	a.onSession, a.discard = opt.OnSession, opt.Discard
 	if opt.Shared != nil {
 		a.shared = opt.Shared

@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"strings"
-
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
@@ -44,7 +42,7 @@ func judgeGate(p *rule.Pass, m *session.Message, method string, d spec.Direction
 		p.CannotJudge(because(reasonExtensionUncheckedf, row.Gate.Extension))
 		return g, false
 	}
-	declared, known := m.Contract.Declares(row.Gate.Side, row.Gate.Path, row.Gate.Boolean())
+	declared, known := m.Contract.DeclaresGate(row.Gate)
 	if !known {
 		p.CannotJudge(because(reasonCapsUnknownf, row.Gate.Side, m.Contract.DeclaredIn(row.Gate.Side)))
 		return g, false
@@ -52,7 +50,8 @@ func judgeGate(p *rule.Pass, m *session.Message, method string, d spec.Direction
 	return gated{row: row, declared: declared}, true
 }
 
-// declaration says what a side declared for a gate, as evidence in a message:
+// declaration says what a side declared for a gate, as evidence in a message
+// (session.Contract.Declaration), with the declaring frame as related evidence:
 // `initialize result (line 2) declared resources: {} (no listChanged)`.
 func declaration(c *session.Contract, g spec.Gate) (rule.Message, rule.Related) {
 	return declarationBy(c, g, c.DeclaredIn(g.Side))
@@ -60,19 +59,18 @@ func declaration(c *session.Contract, g spec.Gate) (rule.Message, rule.Related) 
 
 // declarationBy is declaration with the declaring frame named as owner says.
 func declarationBy(c *session.Contract, g spec.Gate, owner string) (rule.Message, rule.Related) {
-	top, sub, _ := strings.Cut(g.Path, ".")
-	summary := c.CapabilitySummary(g.Side, top)
-	text := rule.Text(owner + " declared " + summary)
-	if sub != "" && !strings.HasPrefix(summary, "no ") {
-		text = rule.Text(owner + " declared " + summary + " (no " + sub + ")")
+	text, caps := c.Declaration(g, owner)
+	msg := rule.Text(text)
+	if caps != nil {
+		msg = rule.Sprintf("%s (capabilities: %s)", msg, rule.QuoteJSON(rule.ValueDefinition, string(caps)))
 	}
-	if strings.HasPrefix(summary, "no ") {
-		text = rule.Text(owner + " declared no " + top)
-		if caps := capsOf(c, g.Side); caps != nil {
-			text = rule.Sprintf("%s (capabilities: %s)", text, rule.QuoteJSON(rule.ValueDefinition, string(caps)))
-		}
-	}
-	return text, rule.Related{Line: c.DeclaredLine(g.Side), Note: c.DeclaredIn(g.Side) + ": " + summary, Raw: c.DeclaredRaw(g.Side)}
+	return msg, declaredAt(c, g.Side, g.Path)
+}
+
+// declaredAt points at the frame that declared side's capabilities, noting what it
+// declared at path's top level.
+func declaredAt(c *session.Contract, side spec.Side, path string) rule.Related {
+	return rule.Related{Line: c.DeclaredLine(side), Note: c.DeclarationNote(side, path), Raw: c.DeclaredRaw(side)}
 }
 
 // undeclaredEvidence says, from the sender's point of view, what the owner of a gate

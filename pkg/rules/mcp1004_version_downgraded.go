@@ -59,16 +59,21 @@ var VersionDowngraded = &rule.Rule{
 }
 
 // downgradeLosses lists what revision from has and revision to lacks: methods,
-// batching and capability fields, from the spec tables.
+// batching and capability fields, from the spec tables (spec.Lost).
 func downgradeLosses(from, to spec.Revision) string {
+	lost := spec.Lost(from, to)
 	var parts []string
-	if methods := methodsLost(from, to); len(methods) > 0 {
+	if methods := methodsLost(lost); len(methods) > 0 {
 		parts = append(parts, "methods "+strings.Join(methods, ", "))
 	}
-	if from.Batching() && !to.Batching() {
+	if lost.Batching {
 		parts = append(parts, "JSON-RPC batches (sending arrays)")
 	}
-	if caps := capabilitiesLost(from, to); len(caps) > 0 {
+	if len(lost.Capabilities) > 0 {
+		caps := make([]string, len(lost.Capabilities))
+		for i, c := range lost.Capabilities {
+			caps[i] = c.String()
+		}
 		parts = append(parts, "capabilities "+strings.Join(caps, ", "))
 	}
 	text := strings.Join(parts, "; ")
@@ -81,62 +86,19 @@ func downgradeLosses(from, to spec.Revision) string {
 	return text
 }
 
-// methodsLost names the core methods of revision from that revision to lacks, with
-// who sends them: "elicitation/create (server)", "tasks/get (both)".
-func methodsLost(from, to spec.Revision) []string {
-	type lost struct {
-		name  string
-		sides [3]bool
-	}
-	var order []*lost
-	byName := map[string]*lost{}
-	for _, row := range spec.Methods() {
-		if row.Extension != "" || row.Kind == spec.KindInputRequest || !row.In(from) {
-			continue
-		}
-		if _, ok := spec.LookupMethod(row.Name, to, row.Dir); ok {
-			continue
-		}
-		l := byName[row.Name]
-		if l == nil {
-			l = &lost{name: row.Name}
-			byName[row.Name] = l
-			order = append(order, l)
-		}
-		l.sides[row.Dir] = true
-	}
-	out := make([]string, 0, len(order))
-	for _, l := range order {
+// methodsLost names the lost JSON-RPC methods with who sends them:
+// "elicitation/create (server)", "tasks/get (either side)".
+func methodsLost(lost spec.Losses) []string {
+	out := make([]string, 0, len(lost.Methods))
+	for _, l := range lost.Methods {
 		switch {
-		case l.sides[spec.C2S] && l.sides[spec.S2C]:
-			out = append(out, l.name+" (either side)")
-		case l.sides[spec.C2S]:
-			out = append(out, l.name+" (client)")
+		case l.Kind == spec.KindInputRequest:
+		case l.Client && l.Server:
+			out = append(out, l.Name+" (either side)")
+		case l.Client:
+			out = append(out, l.Name+" (client)")
 		default:
-			out = append(out, l.name+" (server)")
-		}
-	}
-	return out
-}
-
-// capabilitiesLost names the capability fields of revision from that revision to
-// lacks, leaving out fields whose parent is listed already.
-func capabilitiesLost(from, to spec.Revision) []string {
-	var out []string
-	for _, c := range spec.Capabilities() {
-		if !c.In(from) || c.In(to) {
-			continue
-		}
-		name := c.String()
-		covered := false
-		for _, parent := range out {
-			if strings.HasPrefix(name, parent+".") {
-				covered = true
-				break
-			}
-		}
-		if !covered {
-			out = append(out, name)
+			out = append(out, l.Name+" (server)")
 		}
 	}
 	return out

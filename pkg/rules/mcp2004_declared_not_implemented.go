@@ -47,15 +47,6 @@ s->c {"jsonrpc":"2.0","id":2,"result":{}}
 		p.Report(rule.At(m), rule.Sprintf("%s id=%s (line %d) was answered -32601 %s, although the %s's %s declared %s",
 			r.Method, r.ID, r.Line, rule.Quote(rule.ValueErrorMessage, m.ErrorMessage), g.row.Gate.Side, c.DeclaredIn(g.row.Gate.Side), g.row.Gate.Path),
 			rule.Related{Line: r.Line, Note: "the request"},
-			rule.Related{Line: c.DeclaredLine(g.row.Gate.Side), Note: c.DeclaredIn(g.row.Gate.Side) + ": " + c.CapabilitySummary(g.row.Gate.Side, topOf(g.row.Gate.Path))})
+			rule.Related{Line: c.DeclaredLine(g.row.Gate.Side), Note: c.DeclarationNote(g.row.Gate.Side, g.row.Gate.Path)})
 	}),
-}
-
-func topOf(path string) string {
-	for i := 0; i < len(path); i++ {
-		if path[i] == '.' {
-			return path[:i]
-		}
-	}
-	return path
 }

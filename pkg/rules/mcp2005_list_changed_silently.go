@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -53,12 +52,17 @@ s->c {"jsonrpc":"2.0","id":5,"result":{"tools":[{"name":"search","inputSchema":{
 	},
 }
 
-// listKinds maps list methods to the result member that holds the items, the key
-// that names an item, and the notification that announces a change.
-var listKinds = map[string]struct{ member, key, capability string }{
-	"tools/list":     {"tools", "name", "tools"},
-	"prompts/list":   {"prompts", "name", "prompts"},
-	"resources/list": {"resources", "uri", "resources"},
+// listKind is a list method compared: the result member that holds the items, the
+// key that names an item, and the kind of list (spec.ListChange.Kind, filled in
+// from the spec table: it names the notification that announces a change and the
+// capability whose listChanged promises it).
+type listKind struct{ member, key, capability string }
+
+// listKinds are the list methods compared.
+var listKinds = map[string]listKind{
+	"tools/list":     {member: "tools", key: "name"},
+	"prompts/list":   {member: "prompts", key: "name"},
+	"resources/list": {member: "resources", key: "uri"},
 }
 
 type listState struct {
@@ -122,9 +126,6 @@ func (w *listWatch) report(p *rule.Pass, capability string, c *silentChange) {
 	p.Report(c.anchor, c.text, c.related...)
 }
 
-// listenFlags maps the subscriptions/listen notification flags to capabilities.
-var listenFlags = map[string]string{"toolsListChanged": "tools", "promptsListChanged": "prompts", "resourcesListChanged": "resources"}
-
 func (w *listWatch) Message(p *rule.Pass, m *session.Message) {
 	if m.Batch == nil {
 		w.frames++
@@ -134,29 +135,30 @@ func (w *listWatch) Message(p *rule.Pass, m *session.Message) {
 	}
 	if m.Kind == frame.KindNotification && m.Method == "notifications/subscriptions/acknowledged" {
 		gjson.GetBytes(m.Params, "notifications").ForEach(func(k, v gjson.Result) bool {
-			if capability, ok := listenFlags[k.Str]; ok && v.Type == gjson.True {
-				if w.granted == nil {
-					w.granted = map[string]bool{}
+			for _, lc := range spec.ListChanges() {
+				if lc.ListenFlag != "" && lc.ListenFlag == k.Str && v.Type == gjson.True {
+					if w.granted == nil {
+						w.granted = map[string]bool{}
+					}
+					w.granted[lc.Kind] = true
 				}
-				w.granted[capability] = true
 			}
 			return true
 		})
 		return
 	}
 	if m.Kind == frame.KindNotification && m.Dir != spec.C2S {
-		if kind, ok := strings.CutPrefix(m.Method, "notifications/"); ok {
-			if capability, ok := strings.CutSuffix(kind, "/list_changed"); ok {
-				if st := w.lists[capability]; st != nil {
-					st.notified = true
+		if lc, ok := spec.ListChangeOf(m.Method); ok {
+			capability := lc.Kind
+			if st := w.lists[capability]; st != nil {
+				st.notified = true
+			}
+			delete(w.pending, capability) // a late, debounced announcement of the change
+			if m.Unplaced() {
+				if w.unplaced == nil {
+					w.unplaced = map[string]bool{}
 				}
-				delete(w.pending, capability) // a late, debounced announcement of the change
-				if m.Unplaced() {
-					if w.unplaced == nil {
-						w.unplaced = map[string]bool{}
-					}
-					w.unplaced[capability] = true
-				}
+				w.unplaced[capability] = true
 			}
 		}
 		return
@@ -168,6 +170,8 @@ func (w *listWatch) Message(p *rule.Pass, m *session.Message) {
 	if !ok {
 		return
 	}
+	lc, _ := spec.ListChangeFetchedBy(m.Request.Method)
+	kind.capability = lc.Kind
 	res := gjson.ParseBytes(m.Result)
 	if m.Request.Paginated || res.Get("nextCursor").Exists() {
 		p.CannotJudge(reasonPaginated)
@@ -188,7 +192,7 @@ func (w *listWatch) Message(p *rule.Pass, m *session.Message) {
 		p.CannotJudge(reasonNoContractShort)
 		return
 	}
-	declared, known := c.Declares(spec.Server, kind.capability+".listChanged", true)
+	declared, known := c.DeclaresGate(lc.Gate)
 	if !known {
 		p.CannotJudge(reasonServerCapsUnknown)
 		return
@@ -211,7 +215,7 @@ func (w *listWatch) Message(p *rule.Pass, m *session.Message) {
 			m.Request.Method, m.Line, prev.line, describeDiff(itemKind(kind.key), added, removed, changed), kind.capability, c.DeclaredIn(spec.Server), kind.capability),
 		related: []rule.Related{
 			{Line: prev.line, Note: "the earlier list"},
-			{Line: c.DeclaredLine(spec.Server), Note: c.DeclaredIn(spec.Server) + ": " + c.CapabilitySummary(spec.Server, kind.capability)},
+			{Line: c.DeclaredLine(lc.Gate.Side), Note: c.DeclarationNote(lc.Gate.Side, lc.Gate.Path)},
 		}}
 }
 

@@ -133,7 +133,7 @@ func (w *subscribeWatch) updated(p *rule.Pass, m *session.Message) {
 	case c.Era != session.EraLegacy:
 		return // 2026-07-28 listen streams are MCP2009's
 	}
-	declared, known := c.Declares(spec.Server, "resources.subscribe", true)
+	declared, known := c.DeclaresCapability(spec.Server, "resources.subscribe")
 	switch {
 	case !known:
 		p.CannotJudge(reasonServerCapsUnknown)

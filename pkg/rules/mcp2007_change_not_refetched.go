@@ -63,7 +63,8 @@ var ChangeNotRefetched = &rule.Rule{
 // refetchGrace is how long a client is given to re-list before the capture ends.
 const refetchGrace = time.Second
 
-// refetchKinds are the list kinds whose change a client should re-fetch.
+// refetchKinds are the list kinds whose change a client should re-fetch (the
+// server's lists of spec.ListChanges; which requests re-fetch them comes from there).
 var refetchKinds = [...]string{"tools", "prompts", "resources"}
 
 type pendingRefetch struct {
@@ -93,23 +94,20 @@ func (w *refetchWatch) Message(p *rule.Pass, m *session.Message) {
 		if m.Dir == spec.S2C {
 			return
 		}
-		kind, _, ok := strings.Cut(m.Method, "/")
-		if !ok || !(m.Method == kind+"/list" || m.Method == "resources/templates/list") {
+		lc, ok := spec.ListChangeFetchedBy(m.Method)
+		if !ok {
 			return
 		}
-		if i := refetchKind(kind); i >= 0 {
+		if i := refetchKind(lc.Kind); i >= 0 {
 			w.pending[i] = nil
 			w.listed[i] = true
 		}
 	case frame.KindNotification:
-		kind, ok := strings.CutPrefix(m.Method, "notifications/")
+		lc, ok := spec.ListChangeOf(m.Method)
 		if !ok {
 			return
 		}
-		if kind, ok = strings.CutSuffix(kind, "/list_changed"); !ok {
-			return
-		}
-		i := refetchKind(kind)
+		i := refetchKind(lc.Kind)
 		if i < 0 || m.Dir == spec.C2S {
 			return
 		}
@@ -124,7 +122,7 @@ func (w *refetchWatch) Message(p *rule.Pass, m *session.Message) {
 		if !w.listed[i] {
 			return // the client holds no list of this kind yet: nothing to re-fetch
 		}
-		declared, known := m.Contract.Declares(spec.Server, kind+".listChanged", true)
+		declared, known := m.Contract.DeclaresGate(lc.Gate)
 		switch {
 		case !known:
 			p.CannotJudge(reasonServerCapsUnknown)

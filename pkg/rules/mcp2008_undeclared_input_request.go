@@ -51,11 +51,15 @@ var UndeclaredInputRequest = &rule.Rule{
 	New: rule.PerMessage(checkInputRequests),
 }
 
-// inputRequestCapability is the client capability each input request needs.
-var inputRequestCapability = map[string]string{
-	"roots/list":             "roots",
-	"sampling/createMessage": "sampling",
-	"elicitation/create":     "elicitation",
+// inputRequestGate is the client capability an input request needs: the gate of
+// its input_request row in the method table.
+func inputRequestGate(method string) (spec.Gate, bool) {
+	for _, row := range spec.MethodRows(method) {
+		if row.Kind == spec.KindInputRequest {
+			return row.Gate, true
+		}
+	}
+	return spec.Gate{}, false
 }
 
 // inputRequiredMethods may be answered with an InputRequiredResult.
@@ -85,10 +89,11 @@ func checkInputRequests(p *rule.Pass, m *session.Message) {
 	missing := map[string][]rule.Message{} // capability -> input request keys
 	res.Get("inputRequests").ForEach(func(key, entry gjson.Result) bool {
 		method := entry.Get("method").String()
-		capability, ok := inputRequestCapability[method]
+		gate, ok := inputRequestGate(method)
 		if !ok {
 			return true // not an input request the spec defines: the schema rule's finding
 		}
+		capability := gate.Path
 		if declared, _ := c.Declares(spec.Client, capability, false); !declared {
 			missing[capability] = append(missing[capability], rule.Sprintf("%s (%s)", rule.Quote(rule.ValueName, key.String()), method))
 		}

@@ -227,7 +227,7 @@ func rootsDeclared(m *session.Message) bool {
 	if c == nil {
 		return true
 	}
-	declared, known := c.Declares(spec.Client, "roots", false)
+	declared, known := c.DeclaresCapability(spec.Client, "roots")
 	return declared || !known
 }
 

@@ -125,14 +125,20 @@ func (c *Contract) DeclaredRaw(side spec.Side) []byte {
 	return c.RequestRaw
 }
 
+// Capabilities is side's capability object verbatim (nil: not declared, or not
+// in the capture).
+func (c *Contract) Capabilities(side spec.Side) []byte {
+	if side == spec.Server {
+		return c.ServerCaps
+	}
+	return c.ClientCaps
+}
+
 // Declares reports whether side's capability object declares path ("resources",
 // "resources.listChanged"). Boolean flags must be true; objects must be present.
 // ok=false means that side's declaration is not known, so nothing can be judged.
 func (c *Contract) Declares(side spec.Side, path string, boolean bool) (declared, ok bool) {
-	caps := c.ClientCaps
-	if side == spec.Server {
-		caps = c.ServerCaps
-	}
+	caps := c.Capabilities(side)
 	if caps == nil {
 		return false, false
 	}
@@ -141,6 +147,61 @@ func (c *Contract) Declares(side spec.Side, path string, boolean bool) (declared
 		return v.Type == gjson.True, true
 	}
 	return v.Exists() && v.Type != gjson.Null && v.Type != gjson.False, true
+}
+
+// DeclaresGate reports whether the contract declares the capability a gate needs
+// (spec.Gate, from the method table): a boolean flag must be true, an object
+// present. ok=false means the owner's declaration is not known.
+func (c *Contract) DeclaresGate(g spec.Gate) (declared, ok bool) {
+	return c.Declares(g.Side, g.Path, g.Boolean())
+}
+
+// DeclaresCapability is Declares for a capability of the table (spec.Capability):
+// a boolean flag must be true, an object present.
+func (c *Contract) DeclaresCapability(side spec.Side, path string) (declared, ok bool) {
+	boolean := false
+	if capa, found := spec.LookupCapability(side, path); found {
+		boolean = capa.Type == "boolean"
+	}
+	return c.Declares(side, path, boolean)
+}
+
+// Lacking says, for a gate the contract does not declare, what its owner declared
+// instead: "the server declared resources without listChanged" (the top-level
+// capability is there, the sub-capability is not) or "the client declared no
+// sampling".
+func (c *Contract) Lacking(g spec.Gate) string {
+	top, sub, hasSub := strings.Cut(g.Path, ".")
+	if declared, _ := c.Declares(g.Side, top, false); hasSub && declared {
+		return "the " + g.Side.String() + " declared " + top + " without " + sub
+	}
+	return "the " + g.Side.String() + " declared no " + top
+}
+
+// Declaration says what the owner of a gate declared, as evidence in a finding's
+// message, naming the declaring frame as owner says (DeclaredIn, or "its " and
+// DeclaredIn from the sender's side): "initialize result (line 2) declared
+// resources: {} (no listChanged)", or "initialize request (line 1) declared no
+// sampling". When the owner declared nothing at the gate's top level, caps is its
+// whole capability object (nil when not in the capture), for the message to quote.
+func (c *Contract) Declaration(g spec.Gate, owner string) (text string, caps []byte) {
+	top, sub, _ := strings.Cut(g.Path, ".")
+	summary := c.CapabilitySummary(g.Side, top)
+	if strings.HasPrefix(summary, "no ") {
+		return owner + " declared no " + top, c.Capabilities(g.Side)
+	}
+	text = owner + " declared " + summary
+	if sub != "" {
+		text += " (no " + sub + ")"
+	}
+	return text, nil
+}
+
+// DeclarationNote is the note on the frame that declared side's capabilities, for
+// a finding's related frame: "initialize result (line 2): resources: {}".
+func (c *Contract) DeclarationNote(side spec.Side, path string) string {
+	top, _, _ := strings.Cut(path, ".")
+	return c.DeclaredIn(side) + ": " + c.CapabilitySummary(side, top)
 }
 
 // DeclaredLine is the line of the frame that carried side's declaration.
@@ -175,11 +236,7 @@ func (c *Contract) DeclaredIn(side spec.Side) string {
 // CapabilitySummary renders one side's declared capability at path for a message,
 // e.g. `resources: {}` or `tools: {"listChanged":true}`; "nothing" when absent.
 func (c *Contract) CapabilitySummary(side spec.Side, top string) string {
-	caps := c.ClientCaps
-	if side == spec.Server {
-		caps = c.ServerCaps
-	}
-	v := gjson.GetBytes(caps, escapePath(top))
+	v := gjson.GetBytes(c.Capabilities(side), escapePath(top))
 	if !v.Exists() {
 		return "no " + top
 	}

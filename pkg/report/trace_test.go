@@ -12,6 +12,7 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
 
 // findingKeys renders what a run found, session by session, to compare runs.
@@ -29,10 +30,10 @@ func findingKeys(res *rule.InputResult) []string {
 	return out
 }
 
-// TestAnalyseMatchesRun: Analyse (sessions handed over as they end, one analyzer
-// per stream closed at each new session) finds exactly what rule.Run finds, with
-// the same session numbering, on every fixture and the test captures.
-func TestAnalyseMatchesRun(t *testing.T) {
+// TestTraceChangesNoFinding: a run with the tracer next to the rules (sessions
+// handed over as they end) finds exactly what the rules alone find, with the same
+// session numbering, on every fixture and the test captures.
+func TestTraceChangesNoFinding(t *testing.T) {
 	paths := reportCaptures(t)
 	more, _ := filepath.Glob("../../fixtures/*/*.log")
 	paths = append(paths, more...)
@@ -46,18 +47,22 @@ func TestAnalyseMatchesRun(t *testing.T) {
 			t.Fatal(err)
 		}
 		var ended []int
-		got, err := report.Analyse(path, strings.NewReader(string(data)), rules.All(), report.AnalyseOptions{
-			Observer:  report.NewObserver(report.ObserveOptions{Frames: true}),
-			OnSession: func(sr *rule.SessionResult, _ *report.Trace) { ended = append(ended, sr.Session.Index) },
-		})
+		tr := trace.New(trace.Options{Needs: trace.Needs{Frames: true, Contract: true, Handshake: true}})
+		opt := rule.RunOptions{OnSession: func(sr *rule.SessionResult) {
+			if tr.Of(sr) != nil {
+				ended = append(ended, sr.Session.Index)
+			}
+		}}
+		tr.Apply(&opt)
+		got, err := rule.Run(path, strings.NewReader(string(data)), rules.All(), opt)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if w, g := findingKeys(want), findingKeys(got); !reflect.DeepEqual(w, g) {
-			t.Errorf("%s: Analyse and rule.Run differ:\nrule.Run:\n%s\nAnalyse:\n%s", path, strings.Join(w, "\n"), strings.Join(g, "\n"))
+			t.Errorf("%s: the rules alone and with the tracer differ:\nalone:\n%s\ntraced:\n%s", path, strings.Join(w, "\n"), strings.Join(g, "\n"))
 		}
 		if len(ended) != len(want.Sessions) {
-			t.Errorf("%s: OnSession called for %d sessions, want %d", path, len(ended), len(want.Sessions))
+			t.Errorf("%s: traces for %d sessions, want %d", path, len(ended), len(want.Sessions))
 		}
 		if got.Stats != want.Stats {
 			t.Errorf("%s: stats %+v, want %+v", path, got.Stats, want.Stats)
@@ -65,9 +70,9 @@ func TestAnalyseMatchesRun(t *testing.T) {
 	}
 }
 
-// TestAnalyseStreams: with Stream, each session is handed over when the next one
-// begins, before the input ends, and none is kept.
-func TestAnalyseStreams(t *testing.T) {
+// TestTraceStreams: with Discard, each session is handed over with its trace when
+// the next one begins, before the input ends, and none is kept.
+func TestTraceStreams(t *testing.T) {
 	const capture = "testdata/golden/session.jsonl"
 	f, err := os.Open(capture)
 	if err != nil {
@@ -76,31 +81,33 @@ func TestAnalyseStreams(t *testing.T) {
 	defer f.Close()
 	var contextSeen []int
 	var endedAt []int
-	obs := report.NewObserver(report.ObserveOptions{Frames: true})
-	res, err := report.Analyse(capture, f, goldenRules, report.AnalyseOptions{Observer: obs, Stream: true,
-		Run: rule.RunOptions{OnContext: func(line int, _ []byte) { contextSeen = append(contextSeen, line) }},
-		OnSession: func(sr *rule.SessionResult, tr *report.Trace) {
+	tracer := trace.New(trace.Options{Needs: report.TimelineRequires})
+	opt := rule.RunOptions{Discard: true,
+		OnContext: func(line int, _ []byte) { contextSeen = append(contextSeen, line) },
+		OnSession: func(sr *rule.SessionResult) {
 			endedAt = append(endedAt, sr.Session.LastLine)
-			if tr == nil || tr.Total != sr.Session.Frames {
+			if tr := tracer.Of(sr); tr == nil || tr.Total != sr.Session.Frames {
 				t.Errorf("session %d: trace %+v for %d frames", sr.Session.Index, tr, sr.Session.Frames)
 			}
-		}})
+		}}
+	tracer.Apply(&opt)
+	res, err := rule.Run(capture, f, goldenRules, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Sessions) != 0 {
-		t.Errorf("Stream kept %d sessions", len(res.Sessions))
+		t.Errorf("Discard kept %d sessions", len(res.Sessions))
 	}
 	if !reflect.DeepEqual(endedAt, []int{53, 59}) || !reflect.DeepEqual(contextSeen, []int{4}) {
 		t.Errorf("sessions ended at %v, context lines %v", endedAt, contextSeen)
 	}
 }
 
-// TestObserverUsesAndReactions: what the observer keeps of the golden session.
-func TestObserverUsesAndReactions(t *testing.T) {
-	res, obs := analyseFile(t, "testdata/golden/session.jsonl", goldenRules, report.ObserveOptions{Frames: true, Context: true})
-	first := obs.Trace(res.Sessions[0].Session)
-	uses := map[string]report.MethodUse{}
+// TestTraceUsesAndReactions: what the tracer keeps of the golden session.
+func TestTraceUsesAndReactions(t *testing.T) {
+	res, tr := analyseFile(t, "testdata/golden/session.jsonl", goldenRules, trace.Options{Needs: trace.Needs{Frames: true, Context: true}})
+	first := tr.Of(res.Sessions[0])
+	uses := map[string]trace.MethodUse{}
 	for _, u := range first.Uses {
 		uses[u.Dir.String()+" "+u.Method] = u
 	}
@@ -115,7 +122,7 @@ func TestObserverUsesAndReactions(t *testing.T) {
 	if raw := first.Declaring[2]; !strings.Contains(string(raw), `"serverInfo":{"name":"invoices"`) {
 		t.Errorf("declaring frame at line 2 = %q", raw)
 	}
-	byLine := map[int]report.FrameSummary{}
+	byLine := map[int]trace.FrameSummary{}
 	for _, fs := range first.Frames {
 		byLine[fs.Line] = fs
 	}
@@ -134,7 +141,7 @@ func TestObserverUsesAndReactions(t *testing.T) {
 	if fs := byLine[7]; fs.Subject != "get_invoice" || fs.ResponseLine != 8 {
 		t.Errorf("line 7 = %+v", fs)
 	}
-	second := obs.Trace(res.Sessions[1].Session)
+	second := tr.Of(res.Sessions[1])
 	for _, fs := range second.Frames {
 		if fs.Line == 57 && (fs.Reaction == nil || fs.Reaction.Missing() || fs.Reaction.Line != 58 || fs.Reaction.By != "resources/list") {
 			t.Errorf("line 57 reaction = %+v", fs.Reaction)
@@ -142,15 +149,15 @@ func TestObserverUsesAndReactions(t *testing.T) {
 	}
 }
 
-// TestObserverCap: beyond MaxFrames the summaries are counted, not kept, and the
+// TestTraceCap: beyond MaxFrames the summaries are counted, not kept, and the
 // diagram says so.
-func TestObserverCap(t *testing.T) {
-	res, obs := analyseFile(t, "testdata/golden/session.jsonl", goldenRules, report.ObserveOptions{Frames: true, MaxFrames: 10, Diagram: true})
-	tr := obs.Trace(res.Sessions[0].Session)
+func TestTraceCap(t *testing.T) {
+	res, tracer := analyseFile(t, "testdata/golden/session.jsonl", goldenRules, trace.Options{Needs: report.MarkdownRequires, MaxFrames: 10})
+	tr := tracer.Of(res.Sessions[0])
 	if !tr.Capped || tr.CappedAt != 12 || tr.Total != 52 || tr.Omitted != 42 {
 		t.Fatalf("trace capped=%v at %d, total %d", tr.Capped, tr.CappedAt, tr.Total)
 	}
-	rep := report.BuildWith("test", []*rule.InputResult{res}, report.Options{Rules: goldenRules, Observer: obs})
+	rep := report.BuildWith("test", []*rule.InputResult{res}, report.Options{Rules: goldenRules, Trace: tracer})
 	var b strings.Builder
 	if err := report.WriteMarkdown(&b, rep); err != nil {
 		t.Fatal(err)
@@ -166,17 +173,19 @@ func TestObserverCap(t *testing.T) {
 	}
 }
 
-// TestAnalyseNumbersPerInput: one observer over several inputs, sessions numbered
-// per input as rule.Run numbers them.
-func TestAnalyseNumbersPerInput(t *testing.T) {
-	obs := report.NewObserver(report.ObserveOptions{Frames: true, Diagram: true})
+// TestTraceNumbersPerInput: one tracer over several inputs, sessions numbered per
+// input as rule.Run numbers them.
+func TestTraceNumbersPerInput(t *testing.T) {
+	tracer := trace.New(trace.Options{Needs: report.MarkdownRequires})
 	var inputs []*rule.InputResult
 	for _, path := range []string{"testdata/golden/session.jsonl", "testdata/golden/session.jsonl"} {
 		f, err := os.Open(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := report.Analyse(path, f, goldenRules, report.AnalyseOptions{Observer: obs})
+		opt := rule.RunOptions{}
+		tracer.Apply(&opt)
+		res, err := rule.Run(path, f, goldenRules, opt)
 		f.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -185,12 +194,12 @@ func TestAnalyseNumbersPerInput(t *testing.T) {
 	}
 	for i, in := range inputs {
 		for j, s := range in.Sessions {
-			if s.Session.Index != j || obs.Trace(s.Session) == nil {
-				t.Errorf("input %d session %d: index %d, trace %v", i, j, s.Session.Index, obs.Trace(s.Session) != nil)
+			if s.Session.Index != j || tracer.Of(s) == nil {
+				t.Errorf("input %d session %d: index %d, trace %v", i, j, s.Session.Index, tracer.Of(s) != nil)
 			}
 		}
 	}
-	rep := report.BuildWith("test", inputs, report.Options{Rules: goldenRules, Observer: obs})
+	rep := report.BuildWith("test", inputs, report.Options{Rules: goldenRules, Trace: tracer})
 	var b strings.Builder
 	if err := report.WriteMarkdown(&b, rep); err != nil {
 		t.Fatal(err)
@@ -211,12 +220,14 @@ func TestReactionOptionalBeforeAnyList(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	obs := report.NewObserver(report.ObserveOptions{Frames: true})
-	res, err := report.Analyse(capture, f, nil, report.AnalyseOptions{Observer: obs})
+	tracer := trace.New(trace.Options{Needs: trace.Needs{Frames: true}})
+	opt := rule.RunOptions{}
+	tracer.Apply(&opt)
+	res, err := rule.Run(capture, f, nil, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, fs := range obs.Trace(res.Sessions[0].Session).Frames {
+	for _, fs := range tracer.Of(res.Sessions[0]).Frames {
 		if fs.Line == 4 && (fs.Reaction == nil || !fs.Reaction.Optional || fs.Reaction.Missing()) {
 			t.Errorf("line 4 (list_changed before any tools/list) reaction = %+v", fs.Reaction)
 		}

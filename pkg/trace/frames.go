@@ -1,10 +1,9 @@
-package report
+package trace
 
 import (
 	"bytes"
-	"path"
+	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -16,117 +15,20 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
 
-// Limits of what an Observer keeps per session.
-const (
-	// DefaultMaxFrames caps the frame summaries kept for one session (about 250
-	// bytes each, so about 60 MB at most); frames beyond it are counted, not kept.
-	DefaultMaxFrames = 250_000
-	// maxMethods caps the distinct (direction, method) pairs counted per session.
-	maxMethods = 512
-	// maxUseLines is how many lines of each method's use are remembered.
-	maxUseLines = 5
-	// maxDeclaring caps the declaring frames (initialize, discover) kept per session.
-	maxDeclaring = 8
-	// maxContextText cuts a kept context line.
-	maxContextText = 512
-	// maxSubject cuts a kept tool name, error message or problem.
-	maxSubject = 160
-	// maxWaiting caps the notifications waiting for a reaction (updates of many URIs).
-	maxWaiting = 1024
-	// maxPreamble caps the context lines kept before the first session.
-	maxPreamble = 200
-)
-
-// ObserveOptions say what an Observer keeps.
-type ObserveOptions struct {
-	// Frames keeps a summary of each frame until its session ends (the timeline and
-	// the Markdown sequence diagram need them); memory grows with the session's
-	// length, never with the input's, and stops at MaxFrames.
-	Frames bool
-	// MaxFrames caps the summaries per session (0 = DefaultMaxFrames).
-	MaxFrames int
-	// Keep, when set, selects the frames whose summaries are kept (the timeline's
-	// filters): line is the frame's line, method its method (for a response, the
-	// method of the request it answers). Frames not kept are counted.
-	Keep func(line int, method string) bool
-	// Context keeps the non-frame lines (stderr, banners) that Keep accepts.
-	Context bool
-	// Diagram reduces each ended session's summaries to the frames the Markdown
-	// sequence diagram draws (handshake, flagged frames and their neighbours).
-	Diagram bool
-}
-
-// Observer watches every session next to the rules and keeps what the Markdown
-// report and the timeline show beyond findings: which methods each side used, the
-// frames that declared the contract, and (optionally) a summary of each frame with
-// what happened after it (response latency, no response, no reaction). It runs as
-// one more checker (Rule) in the same pass, so nothing is parsed twice.
-type Observer struct {
-	opt    ObserveOptions
-	traces map[*session.Session]*Trace
-	last   *Trace
-	// Preamble holds context lines seen before the first frame.
-	Preamble        []FrameSummary
-	PreambleOmitted int
-}
-
-// NewObserver prepares an observer.
-func NewObserver(opt ObserveOptions) *Observer {
-	if opt.MaxFrames <= 0 {
-		opt.MaxFrames = DefaultMaxFrames
-	}
-	return &Observer{opt: opt, traces: map[*session.Session]*Trace{}}
-}
-
-// Rule is the observer as a checker to run with the catalogue (append it last:
-// its End then runs after every rule's End). It never reports.
-func (o *Observer) Rule() *rule.Rule {
-	return &rule.Rule{ID: "MCP0000", Name: "observer", Severity: rule.SeverityInfo,
-		Title: "not a rule: keeps frame summaries for the reports", New: func() rule.Checker { return &sessionObserver{o: o} }}
-}
-
-// Trace returns what was kept of a session (nil when the observer did not see it).
-func (o *Observer) Trace(s *session.Session) *Trace {
-	if o == nil {
-		return nil
-	}
-	return o.traces[s]
-}
-
-// forget drops a session's trace.
-func (o *Observer) forget(s *session.Session) {
-	delete(o.traces, s)
-}
-
-// context records a non-frame line under the session that saw the last frame.
-func (o *Observer) context(line int, text []byte) {
-	if !o.opt.Context || (o.opt.Keep != nil && !o.opt.Keep(line, "")) {
-		return
-	}
-	fs := FrameSummary{Line: line, Context: true, Text: cut(string(text), maxContextText)}
-	if o.last == nil {
-		if len(o.Preamble) >= maxPreamble {
-			o.PreambleOmitted++
-			return
-		}
-		o.Preamble = append(o.Preamble, fs)
-		return
-	}
-	o.last.add(fs, o.opt.MaxFrames)
-}
-
-// Trace is what an Observer kept of one session.
+// Trace is what a Tracer kept of one session.
 type Trace struct {
+	// Session is the session as plain data (input, lines, contract, counts).
+	Session SessionView
 	// Uses counts the requests and notifications each side sent, by method.
 	Uses []MethodUse
-	// OtherMethods counts messages of methods beyond the counted ones.
+	// OtherMethods counts messages of methods beyond the MaxMethods counted.
 	OtherMethods int
 	// Declaring holds copies of the frames that declared the contract (initialize
 	// request and result, server/discover result), by line.
 	Declaring map[int][]byte
 	// Frames are the kept summaries in capture order (frames and context lines);
-	// with ObserveOptions.Diagram, only the frames the diagram draws, with Gap
-	// entries standing for the frames left out.
+	// with Needs.Diagram, only the frames the diagram draws, with Gap entries
+	// standing for the frames left out.
 	Frames []FrameSummary
 	// Omitted counts the frames not kept (filters, or the MaxFrames cap); Capped
 	// is set when the cap was reached, CappedAt is the first line not kept then.
@@ -135,6 +37,11 @@ type Trace struct {
 	CappedAt int
 	// Total counts the session's frames.
 	Total int
+	// Contract is the contract table (Needs.Contract): each capability a side
+	// declared or a message of the session needed.
+	Contract []CapabilityRow
+	// Handshake spells out the contract (Needs.Handshake; nil without a contract).
+	Handshake *Handshake
 
 	uses    map[useKey]int
 	pending map[*session.Request]int
@@ -155,7 +62,7 @@ func (t *Trace) intern(method string) string {
 		return m
 	}
 	m := strings.Clone(method)
-	if len(t.methods) < maxMethods {
+	if len(t.methods) < MaxMethods {
 		t.methods[m] = m
 	}
 	return m
@@ -183,13 +90,16 @@ type FrameSummary struct {
 	Seq  int
 	Time time.Time
 	Dir  spec.Direction
-	Kind frame.Kind
+	Kind Kind
 	// Context marks a non-frame line; Text holds it.
 	Context bool
 	Text    string
-	// Gap, when > 0, stands for that many frames left out, from Line to LastLine.
+	// Gap, when > 0, stands for that many frames left out, from Line to LastLine;
+	// NotKept marks the gap of the frames from Line on that were never kept (the
+	// MaxFrames cap).
 	Gap      int
 	LastLine int
+	NotKept  bool
 
 	// Method is the method of a request or notification, or for a response the
 	// method of the request it answers ("" when unknown).
@@ -202,6 +112,9 @@ type FrameSummary struct {
 	// message of an error, the problem of an invalid frame.
 	Subject   string
 	ErrorCode int64
+	// FromFinding marks a frame whose summary was not kept (the MaxFrames cap),
+	// drawn from the finding anchored at it.
+	FromFinding bool
 
 	// Responses: the request's line and the time since it (HasLatency).
 	RequestLine int
@@ -253,14 +166,6 @@ type waitingReaction struct {
 	reaction *Reaction
 }
 
-// reactions maps a list_changed notification to the requests that act on it.
-var reactions = map[string][]string{
-	"notifications/tools/list_changed":     {"tools/list"},
-	"notifications/prompts/list_changed":   {"prompts/list"},
-	"notifications/resources/list_changed": {"resources/list", "resources/templates/list"},
-	"notifications/roots/list_changed":     {"roots/list"},
-}
-
 func (t *Trace) add(fs FrameSummary, maxFrames int) int {
 	if len(t.Frames) >= maxFrames {
 		if !t.Capped {
@@ -275,49 +180,45 @@ func (t *Trace) add(fs FrameSummary, maxFrames int) int {
 	return len(t.Frames) - 1
 }
 
-// sessionObserver is the observer's checker for one session.
-type sessionObserver struct {
-	o *Observer
-	t *Trace
+// observation is the tracer's state for one session.
+type observation struct {
+	tr *Tracer
+	t  *Trace
 }
 
-func (so *sessionObserver) trace(s *session.Session) *Trace {
-	if so.t == nil {
-		so.t = &Trace{uses: map[useKey]int{}, pending: map[*session.Request]int{}, Declaring: map[int][]byte{}, methods: map[string]string{}}
-		so.o.traces[s] = so.t
-	}
-	return so.t
+func (tr *Tracer) start(*session.Session) rule.Observation {
+	return &observation{tr: tr, t: &Trace{uses: map[useKey]int{}, pending: map[*session.Request]int{}, Declaring: map[int][]byte{}, methods: map[string]string{}}}
 }
 
-func (so *sessionObserver) Message(p *rule.Pass, m *session.Message) {
-	t := so.trace(p.Session)
-	so.o.last = t
+func (o *observation) Message(m *session.Message) {
+	t := o.t
+	o.tr.last = t
 	if m.Batch == nil {
 		t.Total++
 	}
-	so.countUse(t, m)
-	so.keepDeclaring(t, m)
-	if !so.o.opt.Frames {
+	countUse(t, m)
+	keepDeclaring(t, m)
+	if !o.tr.opt.Frames {
 		return
 	}
 	if m.Batch != nil {
-		so.react(t, m, -1)
+		react(t, m, -1)
 		return
 	}
 	fs := summarize(m, t)
 	fs.Seq = t.Total
 	idx := -1
-	if so.o.opt.Keep == nil || so.o.opt.Keep(fs.Line, fs.Method) {
-		idx = t.add(fs, so.o.opt.MaxFrames)
+	if o.tr.opt.Keep == nil || o.tr.opt.Keep(fs.Line, fs.Method) {
+		idx = t.add(fs, o.tr.opt.MaxFrames)
 	} else {
 		t.Omitted++
 	}
-	so.react(t, m, idx)
+	react(t, m, idx)
 }
 
 // summarize builds the summary of a frame-level message.
 func summarize(m *session.Message, t *Trace) FrameSummary {
-	fs := FrameSummary{Line: m.Line, Time: m.Time, Dir: m.Dir, Kind: m.Kind, ID: strings.Clone(m.ID), Size: m.Size()}
+	fs := FrameSummary{Line: m.Line, Time: m.Time, Dir: m.Dir, Kind: kindOf(m.Kind), ID: strings.Clone(m.ID), Size: m.Size()}
 	switch m.Kind {
 	case frame.KindRequest:
 		fs.Method = t.intern(m.Method)
@@ -347,7 +248,7 @@ func summarize(m *session.Message, t *Trace) FrameSummary {
 }
 
 // countUse counts the requests and notifications each side sent.
-func (so *sessionObserver) countUse(t *Trace, m *session.Message) {
+func countUse(t *Trace, m *session.Message) {
 	if m.Kind == frame.KindResult && m.Session.Era == session.EraModern && bytes.Contains(m.Result, []byte(`"inputRequests"`)) {
 		// 2026-07-28: roots/list, sampling/createMessage, elicitation/create travel
 		// as entries of an InputRequiredResult.
@@ -369,7 +270,7 @@ func (t *Trace) use(d spec.Direction, method string, line int) {
 	k := useKey{d, method}
 	i, ok := t.uses[k]
 	if !ok {
-		if len(t.Uses) >= maxMethods {
+		if len(t.Uses) >= MaxMethods {
 			t.OtherMethods++
 			return
 		}
@@ -395,7 +296,7 @@ func lineOf(m *session.Message) int {
 // keepDeclaring copies the frames that declare a contract: initialize requests, and
 // results that carry protocolVersion or supportedVersions (initialize and
 // server/discover results, even when logged before their request).
-func (so *sessionObserver) keepDeclaring(t *Trace, m *session.Message) {
+func keepDeclaring(t *Trace, m *session.Message) {
 	declaring := false
 	switch m.Kind {
 	case frame.KindRequest:
@@ -425,13 +326,13 @@ func (so *sessionObserver) keepDeclaring(t *Trace, m *session.Message) {
 
 // react follows requests to their responses and notifications to the reactions
 // they ask for. idx is the message's summary index (-1 when not kept).
-func (so *sessionObserver) react(t *Trace, m *session.Message, idx int) {
+func react(t *Trace, m *session.Message, idx int) {
 	switch m.Kind {
 	case frame.KindRequest:
 		if m.Request != nil && idx >= 0 && m.Batch == nil {
 			t.pending[m.Request] = idx
 		}
-		so.reacted(t, m)
+		reacted(t, m)
 	case frame.KindResult, frame.KindError:
 		if i, ok := t.pending[m.Request]; ok && m.Request != nil {
 			t.Frames[i].ResponseLine = m.Line
@@ -441,21 +342,28 @@ func (so *sessionObserver) react(t *Trace, m *session.Message, idx int) {
 		if m.Batch != nil {
 			idx = -1
 		}
-		so.notification(t, m, idx)
+		notification(t, m, idx)
 	}
 }
 
+// updatedKey is the wait a resources/updated of uri opens (a resources/read of
+// that uri closes it).
+func updatedKey(uri string) string { return "updated:" + uri }
+
 // notification opens the wait for the reaction a notification asks for: a
 // list_changed asks the receiver to list again before the next list_changed of the
-// same kind; a resources/updated asks it to read that URI again before the next
-// update of it.
-func (so *sessionObserver) notification(t *Trace, m *session.Message, idx int) {
+// same kind (spec.ListChangeOf); a resources/updated asks it to read that URI again
+// before the next update of it.
+func notification(t *Trace, m *session.Message, idx int) {
 	undeclared := undeclaredReason(m)
-	expected := reactions[m.Method]
+	var expected []string
+	if lc, ok := spec.ListChangeOf(m.Method); ok {
+		expected = lc.Lists()
+	}
 	key := m.Method
 	if m.Method == "notifications/resources/updated" {
 		expected = []string{"resources/read"}
-		key = "updated:" + gjson.GetBytes(m.Params, "uri").String()
+		key = updatedKey(gjson.GetBytes(m.Params, "uri").String())
 	}
 	// A declared list_changed to a receiver that never fetched the list asks for
 	// nothing: a fetch that follows is shown, its absence is not "no reaction". (An
@@ -496,8 +404,8 @@ type listKey struct {
 }
 
 // reacted closes the waits that a request acts on.
-func (so *sessionObserver) reacted(t *Trace, m *session.Message) {
-	if strings.HasSuffix(m.Method, "/list") {
+func reacted(t *Trace, m *session.Message) {
+	if _, ok := spec.ListChangeFetchedBy(m.Method); ok {
 		if t.listed == nil {
 			t.listed = map[listKey]bool{}
 		}
@@ -508,11 +416,11 @@ func (so *sessionObserver) reacted(t *Trace, m *session.Message) {
 	}
 	updated := ""
 	if m.Method == "resources/read" {
-		updated = "updated:" + gjson.GetBytes(m.Params, "uri").String()
+		updated = updatedKey(gjson.GetBytes(m.Params, "uri").String())
 	}
 	kept := t.waiting[:0]
 	for _, w := range t.waiting {
-		if w.from == m.Dir && slicesContain(w.expected, m.Method) && (!strings.HasPrefix(w.key, "updated:") || w.key == updated) {
+		if w.from == m.Dir && slices.Contains(w.expected, m.Method) && (!strings.HasPrefix(w.key, "updated:") || w.key == updated) {
 			w.reaction.Line, w.reaction.By = lineOf(m), strings.Clone(m.Method)
 			continue
 		}
@@ -532,15 +440,6 @@ func listedBefore(t *Trace, d spec.Direction, methods []string) bool {
 	return false
 }
 
-func slicesContain(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // undeclaredReason says why the receiver may drop a notification: its sender's
 // own declaration does not cover it ("" when it does, or when unknown).
 func undeclaredReason(m *session.Message) string {
@@ -552,19 +451,14 @@ func undeclaredReason(m *session.Message) string {
 	if !ok || facts.Gate.None() || facts.Gate.Extension != "" {
 		return ""
 	}
-	declared, known := c.Declares(facts.Gate.Side, facts.Gate.Path, facts.Gate.Boolean())
-	if !known || declared {
+	if declared, known := c.DeclaresGate(facts.Gate); !known || declared {
 		return ""
 	}
-	top, sub, hasSub := strings.Cut(facts.Gate.Path, ".")
-	if d, _ := c.Declares(facts.Gate.Side, top, false); hasSub && d {
-		return "the " + facts.Gate.Side.String() + " declared " + top + " without " + sub
-	}
-	return "the " + facts.Gate.Side.String() + " declared no " + top
+	return c.Lacking(facts.Gate)
 }
 
-func (so *sessionObserver) End(p *rule.Pass) {
-	t := so.trace(p.Session)
+func (o *observation) End(sr *rule.SessionResult) any {
+	t := o.t
 	for r, i := range t.pending {
 		fs := &t.Frames[i]
 		switch {
@@ -584,16 +478,19 @@ func (so *sessionObserver) End(p *rule.Pass) {
 		}
 		return t.Uses[i].Method < t.Uses[j].Method
 	})
-}
-
-// finish runs when a session's result is complete: with ObserveOptions.Diagram
-// the summaries shrink to the frames the sequence diagram draws.
-func (o *Observer) finish(sr *rule.SessionResult) {
-	t := o.traces[sr.Session]
-	if t == nil || !o.opt.Diagram {
-		return
+	t.Session = ViewOf(sr.Session)
+	opt := o.tr.opt
+	if opt.Diagram {
+		t.Frames = DiagramFrames(t, AnchorsOf(sr.Findings))
 	}
-	t.Frames = diagramFrames(t, anchorsOf(sr.Findings))
+	c := sr.Session.Contract()
+	if opt.Contract && c != nil {
+		t.Contract = contractRows(c, t.Uses)
+	}
+	if opt.Handshake && c != nil {
+		t.Handshake = handshakeOf(sr.Session, c)
+	}
+	return t
 }
 
 // cut shortens captured text to at most n bytes on a character boundary.
@@ -606,41 +503,4 @@ func cut(s string, n int) string {
 		i--
 	}
 	return s[:i] + "…"
-}
-
-// MethodFilter matches methods against a --method list: exact names or shell
-// patterns ("tools/*"), comma-separated.
-func MethodFilter(list []string) func(string) bool {
-	var patterns []string
-	for _, item := range list {
-		for _, p := range strings.Split(item, ",") {
-			if p = strings.TrimSpace(p); p != "" {
-				patterns = append(patterns, p)
-			}
-		}
-	}
-	if len(patterns) == 0 {
-		return nil
-	}
-	return func(method string) bool {
-		for _, p := range patterns {
-			if ok, _ := path.Match(p, method); ok || p == method || (strings.HasSuffix(p, "/") && strings.HasPrefix(method, p)) {
-				return true
-			}
-		}
-		return false
-	}
-}
-
-// lineList renders lines as "8, 11" (with "…" when more were seen than listed).
-func lineList(lines []int, count int) string {
-	parts := make([]string, len(lines))
-	for i, l := range lines {
-		parts[i] = strconv.Itoa(l)
-	}
-	s := strings.Join(parts, ", ")
-	if count > len(lines) {
-		s += ", …"
-	}
-	return s
 }

@@ -1,0 +1,64 @@
+package report
+
+import (
+	"io"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
+)
+
+// Format is a report format of the check command: how it writes a report, and
+// what it needs of the analysis beyond findings (as a go/analysis analyzer lists
+// what it Requires). A command asks the format for its requirements and runs
+// them; the format's name never changes how the analysis runs.
+type Format struct {
+	Name string
+	// Requires is what the format shows beyond findings, computed by the
+	// analysis (trace.Tracer); zero when it needs nothing more.
+	Requires trace.Needs
+	Write    func(w io.Writer, r *Report, opt WriteOptions) error
+}
+
+// WriteOptions are what a command decides about writing, whatever the format.
+type WriteOptions struct {
+	// Color turns on ANSI colour where a format uses it.
+	Color bool
+	// FailOn is the severity that fails the run (JUnit marks test cases with it).
+	FailOn rule.Severity
+}
+
+// formats are check's --format values, in the order the help lists them.
+var formats = []Format{
+	{Name: "text", Write: func(w io.Writer, r *Report, opt WriteOptions) error {
+		return WriteText(w, r, TextOptions{Color: opt.Color})
+	}},
+	{Name: "json", Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteJSON(SafeJSONWriter(w), r) }},
+	{Name: "jsonl", Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteJSONL(w, r) }},
+	{Name: "markdown", Requires: MarkdownRequires, Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteMarkdown(w, r) }},
+	{Name: "sarif", Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteSARIF(w, r) }},
+	{Name: "junit", Write: func(w io.Writer, r *Report, opt WriteOptions) error {
+		return WriteJUnit(w, r, JUnitOptions{FailOn: opt.FailOn})
+	}},
+}
+
+// Formats lists the report formats.
+func Formats() []Format { return append([]Format(nil), formats...) }
+
+// FormatNames lists the formats' names, in order.
+func FormatNames() []string {
+	out := make([]string, len(formats))
+	for i, f := range formats {
+		out[i] = f.Name
+	}
+	return out
+}
+
+// LookupFormat finds a format by name.
+func LookupFormat(name string) (Format, bool) {
+	for _, f := range formats {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return Format{}, false
+}

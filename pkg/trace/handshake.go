@@ -1,0 +1,200 @@
+package trace
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/session"
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+)
+
+// InstructionsTokenBudget is the estimated size above which instructions are
+// flagged: they are paid on every turn.
+const InstructionsTokenBudget = session.InstructionsTokenBudget
+
+// Handshake is the negotiated contract of one session, spelled out: the revision
+// verdict, both declarations, who may send each gated message, the promises made,
+// what the revision lacks, and what the instructions cost. Its JSON is the
+// handshake command's --format json.
+type Handshake struct {
+	Input     string `json:"input"`
+	Session   int    `json:"session"`
+	StreamKey string `json:"streamKey"`
+	Era       string `json:"era"`
+
+	Requested  string `json:"requested"`
+	Answered   string `json:"answered"`
+	Negotiated string `json:"negotiated"`
+	Verdict    string `json:"verdict"`
+	Explained  string `json:"explanation"`
+
+	Client       Peer         `json:"client"`
+	Server       Peer         `json:"server"`
+	ClientLine   int          `json:"clientLine"`
+	ServerLine   int          `json:"serverLine"`
+	Permissions  []Permission `json:"permissions"`
+	Promises     []Promise    `json:"promises"`
+	Lacking      []Lack       `json:"lacking"`
+	Instructions Instructions `json:"instructions"`
+}
+
+// Permission says whether a capability-gated message may be sent in this session.
+type Permission struct {
+	Method  string `json:"method"`
+	Kind    string `json:"kind"`
+	Sender  string `json:"sender"`
+	Needs   string `json:"needs"`
+	Allowed bool   `json:"allowed"`
+	Why     string `json:"why,omitempty"`
+}
+
+// Promise is a declared capability and what it now obliges its declarer to do.
+type Promise struct {
+	Side       string `json:"side"`
+	Capability string `json:"capability"`
+	Must       string `json:"must"`
+}
+
+// Lack is a feature the governing revision removed or does not have.
+type Lack struct {
+	Feature string `json:"feature"`
+	Detail  string `json:"detail"`
+}
+
+// Instructions measures the instructions string.
+type Instructions struct {
+	Present         bool `json:"present"`
+	Bytes           int  `json:"bytes"`
+	EstimatedTokens int  `json:"estimatedTokens"`
+	OverBudget      bool `json:"overBudget"`
+}
+
+// handshakeOf spells out the contract of a session.
+func handshakeOf(s *session.Session, c *session.Contract) *Handshake {
+	h := &Handshake{Input: s.Input, Session: s.Index, StreamKey: s.StreamKey, Era: c.Era.String(),
+		Requested: c.Requested, Answered: c.Answered, Negotiated: string(c.Revision), Verdict: verdictOf(c),
+		Client: peerOf(c, spec.Client), Server: peerOf(c, spec.Server),
+		ClientLine: c.RequestLine, ServerLine: c.ServerCapsLine,
+		Permissions: []Permission{}, Promises: []Promise{}, Lacking: []Lack{}}
+	h.Explained = explainVerdict(c)
+	if rev := c.Revision; rev != "" {
+		h.Permissions = permissions(c, rev)
+		h.Promises = promises(c, rev)
+		h.Lacking = lacking(c, rev)
+	}
+	if c.Instructions != "" {
+		tokens := session.EstimateTokens(c.Instructions)
+		h.Instructions = Instructions{Present: true, Bytes: len(c.Instructions), EstimatedTokens: tokens, OverBudget: tokens > InstructionsTokenBudget}
+	}
+	return h
+}
+
+func explainVerdict(c *session.Contract) string {
+	switch c.Verdict {
+	case session.VerdictEchoed:
+		if c.Era == session.EraModern {
+			return fmt.Sprintf("stateless: every request carries its own protocolVersion (latest seen: %s)", c.Requested)
+		}
+		return fmt.Sprintf("the server echoed the revision the client requested (%s)", c.Requested)
+	case session.VerdictDowngraded:
+		return fmt.Sprintf("the client requested %s and the server answered the older %s: negotiation working as designed; the client must not use anything added after %s", c.Requested, c.Answered, c.Answered)
+	case session.VerdictNotOffered:
+		return fmt.Sprintf("the client requested %s and the server answered %s, a newer revision the client never offered: a negotiation bug in the server (it must echo a supported request or answer an older revision)", c.Requested, c.Answered)
+	case session.VerdictUnknown:
+		return fmt.Sprintf("requested %q, answered %q: not both published revisions", c.Requested, c.Answered)
+	case session.VerdictFailed:
+		return fmt.Sprintf("initialize was answered with an error (line %d): no session", c.ErrorLine)
+	}
+	return "initialize was never answered in the capture"
+}
+
+func permissions(c *session.Contract, rev spec.Revision) []Permission {
+	var out []Permission
+	for _, m := range spec.Methods() {
+		if !m.In(rev) || m.Gate.None() || m.Gate.Extension != "" {
+			continue
+		}
+		p := Permission{Method: m.Name, Kind: m.Kind.String(), Sender: spec.Sender(m.Dir).String(), Needs: m.Gate.String()}
+		declared, known := c.DeclaresGate(m.Gate)
+		switch {
+		case !known:
+			p.Why = "the " + m.Gate.Side.String() + "'s capabilities are not in the capture"
+		case declared:
+			p.Allowed = true
+		default:
+			p.Why = c.Lacking(m.Gate)
+		}
+		if m.Kind == spec.KindInputRequest {
+			p.Kind = "input request (inside InputRequiredResult)"
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func promises(c *session.Contract, rev spec.Revision) []Promise {
+	var out []Promise
+	for _, capa := range spec.Capabilities() {
+		if !capa.In(rev) {
+			continue
+		}
+		must := capa.Obligation()
+		if must == "" {
+			continue
+		}
+		if declared, known := c.DeclaresCapability(capa.Side, capa.Path); !known || !declared {
+			continue
+		}
+		out = append(out, Promise{Side: capa.Side.String(), Capability: capa.Path, Must: must})
+	}
+	return out
+}
+
+// lacking lists what the governing revision lacks of the newest legacy revision
+// (or of the one the client asked for, when newer): batching, methods and
+// capability fields, from the spec tables (spec.Lost). Fields of messages are
+// MCP1010's, judged per message from the schemas.
+func lacking(c *session.Contract, rev spec.Revision) []Lack {
+	var out []Lack
+	switch {
+	case rev.Batching():
+	case rev == spec.Rev20241105:
+		out = append(out, Lack{"JSON-RPC batching", "not defined in 2024-11-05 (2025-03-26 added it): send messages one by one"})
+	default:
+		out = append(out, Lack{"JSON-RPC batching", "removed in 2025-06-18: send messages one by one"})
+	}
+	reference := spec.Rev20251125
+	if req, ok := spec.ParseRevision(c.Requested); ok && rev.Before(req) {
+		reference = req
+	}
+	lost := spec.Lost(reference, rev)
+	names := make([]string, 0, len(lost.Methods))
+	for _, m := range lost.Methods {
+		names = append(names, m.Name)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		why := "not in " + string(rev)
+		if rev.Modern() {
+			why = "removed in 2026-07-28"
+		} else if revs := spec.RevisionsOf(n, dirOf(n)); len(revs) > 0 {
+			why = fmt.Sprintf("not in %s (from %s)", rev, revs[0])
+		}
+		out = append(out, Lack{n, why})
+	}
+	for _, capa := range lost.Capabilities {
+		why := "removed in 2026-07-28"
+		if !rev.Modern() {
+			why = fmt.Sprintf("not in %s (from %s)", rev, capa.Revisions[0])
+		}
+		out = append(out, Lack{capa.String() + " capability", why})
+	}
+	return out
+}
+
+func dirOf(method string) spec.Direction {
+	for _, m := range spec.MethodRows(method) {
+		return m.Dir
+	}
+	return spec.DirUnknown
+}

@@ -1,0 +1,151 @@
+// Package trace computes, during analysis and in the same pass as the rules, the
+// results that views show beyond findings: the trace of each session's frames and
+// what became of them (latency, no response, no reaction), the methods each side
+// used, the frames that declared the contract, the contract table and the
+// handshake. It runs as a rule.Observer: it never reports, and pkg/report renders
+// what it kept without looking at frames or sessions itself.
+//
+// A view says what it needs (Needs, as a go/analysis analyzer lists what it
+// Requires); the command unites the needs of what it writes and runs one Tracer
+// with them.
+package trace
+
+import (
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/session"
+)
+
+// Needs says what a view needs kept of each session beyond findings.
+type Needs struct {
+	// Frames keeps a summary of each frame until its session ends (the timeline,
+	// the Markdown sequence diagram); memory grows with the session's length,
+	// never with the input's, and stops at Options.MaxFrames.
+	Frames bool
+	// Context keeps the non-frame lines (stderr, banners) among the frames.
+	Context bool
+	// Diagram reduces each ended session's summaries to the frames the sequence
+	// diagram draws (handshake, flagged frames and their neighbours).
+	Diagram bool
+	// Contract builds the contract table: each capability, who declared it, who
+	// used it (Trace.Contract).
+	Contract bool
+	// Handshake spells out the negotiated contract (Trace.Handshake).
+	Handshake bool
+}
+
+// Union is what two views need together.
+func (n Needs) Union(o Needs) Needs {
+	return Needs{Frames: n.Frames || o.Frames, Context: n.Context || o.Context, Diagram: n.Diagram || o.Diagram,
+		Contract: n.Contract || o.Contract, Handshake: n.Handshake || o.Handshake}
+}
+
+// Zero reports whether nothing is needed: no tracer has to run.
+func (n Needs) Zero() bool { return n == Needs{} }
+
+// Limits of what a Tracer keeps per session.
+const (
+	// DefaultMaxFrames caps the frame summaries kept for one session (about 250
+	// bytes each, so about 60 MB at most); frames beyond it are counted, not kept.
+	DefaultMaxFrames = 250_000
+	// MaxMethods caps the distinct (direction, method) pairs counted per session.
+	MaxMethods = 512
+	// maxUseLines is how many lines of each method's use are remembered.
+	maxUseLines = 5
+	// maxDeclaring caps the declaring frames (initialize, discover) kept per session.
+	maxDeclaring = 8
+	// maxContextText cuts a kept context line.
+	maxContextText = 512
+	// maxSubject cuts a kept tool name, error message or problem.
+	maxSubject = 160
+	// maxWaiting caps the notifications waiting for a reaction (updates of many URIs).
+	maxWaiting = 1024
+	// maxPreamble caps the context lines kept before the first session.
+	maxPreamble = 200
+)
+
+// Options configure a Tracer.
+type Options struct {
+	Needs
+	// MaxFrames caps the summaries per session (0 = DefaultMaxFrames).
+	MaxFrames int
+	// Keep, when set, selects the frames whose summaries are kept (the timeline's
+	// filters): line is the frame's line, method its method (for a response, the
+	// method of the request it answers; "" for a context line). Frames not kept
+	// are counted.
+	Keep func(line int, method string) bool
+}
+
+// Tracer follows the sessions of a run (one or several inputs) next to the rules.
+type Tracer struct {
+	opt      Options
+	observer *rule.Observer
+	last     *Trace
+	// Preamble holds context lines seen before the first frame.
+	Preamble        []FrameSummary
+	PreambleOmitted int
+}
+
+// New prepares a tracer for what the views need.
+func New(opt Options) *Tracer {
+	if opt.MaxFrames <= 0 {
+		opt.MaxFrames = DefaultMaxFrames
+	}
+	t := &Tracer{opt: opt}
+	t.observer = &rule.Observer{Name: "trace", New: func(s *session.Session) rule.Observation { return t.start(s) }}
+	return t
+}
+
+// Require prepares a tracer for what views need; nil when they need nothing
+// beyond findings (no tracer runs then).
+func Require(needs Needs) *Tracer {
+	if needs.Zero() {
+		return nil
+	}
+	return New(Options{Needs: needs})
+}
+
+// Apply adds the tracer to the options of a run (rule.Run): its observer, and
+// when context lines are needed, a hook that sees them. A nil tracer changes
+// nothing.
+func (t *Tracer) Apply(opt *rule.RunOptions) {
+	if t == nil {
+		return
+	}
+	opt.Observers = append(opt.Observers, t.observer)
+	if !t.opt.Context {
+		return
+	}
+	onContext := opt.OnContext
+	opt.OnContext = func(line int, text []byte) {
+		if onContext != nil {
+			onContext(line, text)
+		}
+		t.context(line, text)
+	}
+}
+
+// Of returns what the tracer kept of a session (nil when it did not run on it).
+func (t *Tracer) Of(sr *rule.SessionResult) *Trace {
+	if t == nil || sr == nil {
+		return nil
+	}
+	tr, _ := sr.ResultOf(t.observer).(*Trace)
+	return tr
+}
+
+// context records a non-frame line under the session that saw the last frame.
+func (t *Tracer) context(line int, text []byte) {
+	if t.opt.Keep != nil && !t.opt.Keep(line, "") {
+		return
+	}
+	fs := FrameSummary{Line: line, Context: true, Text: cut(string(text), maxContextText)}
+	if t.last == nil {
+		if len(t.Preamble) >= maxPreamble {
+			t.PreambleOmitted++
+			return
+		}
+		t.Preamble = append(t.Preamble, fs)
+		return
+	}
+	t.last.add(fs, t.opt.MaxFrames)
+}

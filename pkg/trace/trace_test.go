@@ -1,0 +1,151 @@
+package trace_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
+)
+
+// The seed article's handshake: the server declares resources without listChanged
+// and sends resources/list_changed anyway; the client never lists again.
+const seed = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"roots":{"listChanged":true},"sampling":{}},"clientInfo":{"name":"client-b","version":"3.2.0"}}}
+{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{"listChanged":true},"resources":{}},"serverInfo":{"name":"invoices","version":"1.9.3"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":1,"method":"tools/list"}
+{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}
+{"jsonrpc":"2.0","method":"notifications/resources/list_changed"}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_invoice"}}
+`
+
+func traced(t *testing.T, capture string, opt trace.Options) (*trace.Tracer, *rule.InputResult) {
+	t.Helper()
+	tr := trace.New(opt)
+	ropt := rule.RunOptions{}
+	tr.Apply(&ropt)
+	res, err := rule.Run("seed.jsonl", strings.NewReader(capture), nil, ropt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Sessions) != 1 {
+		t.Fatalf("%d sessions", len(res.Sessions))
+	}
+	return tr, res
+}
+
+func TestRequireNothing(t *testing.T) {
+	if trace.Require(trace.Needs{}) != nil {
+		t.Errorf("a tracer for no needs")
+	}
+	var none *trace.Tracer
+	opt := rule.RunOptions{}
+	none.Apply(&opt)
+	if len(opt.Observers) != 0 || opt.OnContext != nil || none.Of(nil) != nil {
+		t.Errorf("a nil tracer changed the run")
+	}
+	if got := (trace.Needs{Frames: true}).Union(trace.Needs{Contract: true}); got != (trace.Needs{Frames: true, Contract: true}) {
+		t.Errorf("Union = %+v", got)
+	}
+}
+
+func TestFramesAndReactions(t *testing.T) {
+	tr, res := traced(t, seed, trace.Options{Needs: trace.Needs{Frames: true}})
+	got := tr.Of(res.Sessions[0])
+	if got == nil || got.Total != 7 || len(got.Frames) != 7 {
+		t.Fatalf("trace %+v", got)
+	}
+	byLine := map[int]trace.FrameSummary{}
+	for _, fs := range got.Frames {
+		byLine[fs.Line] = fs
+	}
+	if fs := byLine[4]; fs.Kind != trace.KindRequest || fs.ResponseLine != 5 {
+		t.Errorf("line 4 = %+v", fs)
+	}
+	if fs := byLine[5]; fs.Kind != trace.KindResult || fs.Method != "tools/list" || fs.RequestLine != 4 {
+		t.Errorf("line 5 = %+v", fs)
+	}
+	if r := byLine[6].Reaction; !r.Missing() || r.Expected != "resources/list or resources/templates/list" || r.Undeclared != "the server declared resources without listChanged" || r.Receiver != spec.Client {
+		t.Errorf("line 6 reaction = %+v", r)
+	}
+	if fs := byLine[7]; !fs.Unanswered || fs.Subject != "get_invoice" {
+		t.Errorf("line 7 = %+v", fs)
+	}
+	if v := got.Session; !v.HasContract || v.Revision != spec.Rev20250618 || v.Verdict != "echoed" || v.ServerLine != 2 || v.Server.Name != "invoices" {
+		t.Errorf("session view %+v", v)
+	}
+	if got.Contract != nil || got.Handshake != nil {
+		t.Errorf("contract or handshake computed without being needed")
+	}
+}
+
+func TestContractTable(t *testing.T) {
+	tr, res := traced(t, seed, trace.Options{Needs: trace.Needs{Contract: true}})
+	rows := map[string]trace.CapabilityRow{}
+	for _, row := range tr.Of(res.Sessions[0]).Contract {
+		rows[row.Side.String()+"."+row.Path] = row
+	}
+	if row := rows["server.resources.listChanged"]; row.Declared || !row.Known || len(row.Uses) != 1 || row.Uses[0].Lines[0] != 6 {
+		t.Errorf("server.resources.listChanged = %+v", row)
+	}
+	if row := rows["server.tools"]; !row.Declared || len(row.Uses) != 2 {
+		t.Errorf("server.tools = %+v", row)
+	}
+	if row := rows["client.sampling"]; !row.Declared || len(row.Uses) != 0 {
+		t.Errorf("client.sampling = %+v", row)
+	}
+}
+
+func TestHandshake(t *testing.T) {
+	tr, res := traced(t, seed, trace.Options{Needs: trace.Needs{Handshake: true}})
+	h := tr.Of(res.Sessions[0]).Handshake
+	if h == nil || h.Negotiated != "2025-06-18" || h.Verdict != "echoed" || h.Client.Name != "client-b" {
+		t.Fatalf("handshake %+v", h)
+	}
+	allowed := map[string]trace.Permission{}
+	for _, p := range h.Permissions {
+		allowed[p.Method+" "+p.Sender] = p
+	}
+	if p := allowed["notifications/resources/list_changed server"]; p.Allowed || p.Why != "the server declared resources without listChanged" {
+		t.Errorf("resources/list_changed: %+v", p)
+	}
+	if p := allowed["sampling/createMessage server"]; !p.Allowed {
+		t.Errorf("sampling/createMessage: %+v", p)
+	}
+	promised := map[string]string{}
+	for _, p := range h.Promises {
+		promised[p.Side+"."+p.Capability] = p.Must
+	}
+	if !strings.Contains(promised["server.tools.listChanged"], "notifications/tools/list_changed") || promised["server.resources.listChanged"] != "" {
+		t.Errorf("promises %v", promised)
+	}
+	lacks := map[string]string{}
+	for _, l := range h.Lacking {
+		lacks[l.Feature] = l.Detail
+	}
+	for feature, detail := range map[string]string{
+		"JSON-RPC batching":                "removed in 2025-06-18: send messages one by one",
+		"tasks/get":                        "not in 2025-06-18 (from 2025-11-25)",
+		"client.tasks capability":          "not in 2025-06-18 (from 2025-11-25)",
+		"client.sampling.tools capability": "not in 2025-06-18 (from 2025-11-25)",
+	} {
+		if lacks[feature] != detail {
+			t.Errorf("lacking %s = %q, want %q", feature, lacks[feature], detail)
+		}
+	}
+}
+
+// TestContextLines: context lines go to the session that saw the last frame, or
+// to the preamble before any.
+func TestContextLines(t *testing.T) {
+	capture := "server starting\n" + strings.Replace(seed, "\n", "\ncache warmed\n", 1)
+	tr, res := traced(t, capture, trace.Options{Needs: trace.Needs{Frames: true, Context: true}})
+	if len(tr.Preamble) != 1 || tr.Preamble[0].Text != "server starting" {
+		t.Errorf("preamble %+v", tr.Preamble)
+	}
+	frames := tr.Of(res.Sessions[0]).Frames
+	if len(frames) < 2 || !frames[1].Context || frames[1].Text != "cache warmed" || frames[1].Line != 3 {
+		t.Errorf("frames %+v", frames[:2])
+	}
+}
