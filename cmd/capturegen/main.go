@@ -83,7 +83,7 @@ func (g *generator) session(n int) {
 		default:
 			g.emit("c->s", `{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"get_invoice","arguments":{"number":"INV-2025-`+id+`"},"_meta":{"progressToken":"p`+id+`"}}}`)
 			g.emit("s->c", `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p`+id+`","progress":0.5,"total":1}}`)
-			g.emit("s->c", `{"jsonrpc":"2.0","id":`+id+`,"result":{"content":[{"type":"text","text":"Invoice INV-2025-`+id+`: ACME Corp, 3 lines, total 129.90 EUR, due 2025-07-01.\n`+strings.Repeat("Line item detail.\n", 20)+`"}],"isError":false}}`)
+			g.emit("s->c", `{"jsonrpc":"2.0","id":`+id+`,"result":{"content":[{"type":"text","text":"Invoice INV-2025-`+id+`: ACME Corp, 3 lines, total 129.90 EUR, due 2025-07-01.\n`+strings.Repeat(`Line item detail.\n`, 20)+`"}],"isError":false}}`)
 		}
 	}
 }
