@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -72,24 +73,52 @@ func runCheck(env Env, c *cli.Context) error {
 	// once, next to the rules (nil when nothing more is needed).
 	format, _ := report.LookupFormat(out.format)
 	tracer := trace.Require(format.Requires)
-	results, unreadable := analyseAll(env, names, runRules(selected, fopt, tracer))
-	rep := report.BuildWith(Version(), results, report.Options{Rules: selected, Trace: tracer})
-	if c.Bool("redact") {
-		report.Redact(rep)
+	var worst rule.Severity
+	var unjudged []report.Input
+	var unreadable bool
+	if format.Stream != nil {
+		// Written session by session: memory stays bounded by the open sessions.
+		spool, err := os.CreateTemp("", "mcpsleuth-report-*")
+		if err != nil {
+			return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: cannot create a temporary file for the report: %v", unwrapPath(err))}
+		}
+		defer os.Remove(spool.Name())
+		defer spool.Close()
+		bufSpool := bufio.NewWriterSize(spool, 256<<10)
+		stream := format.Stream(bufSpool, report.StreamOptions{Version: Version(), Redact: c.Bool("redact")})
+		var streamErr error
+		_, unreadable = analyseAll(env, names, streamRules(selected, fopt, tracer, stream, &streamErr))
+		if streamErr == nil {
+			streamErr = bufSpool.Flush()
+		}
+		if streamErr != nil {
+			return &exitError{code: ExitUsage, msg: streamErr.Error()}
+		}
+		if err := out.write(env, func(w io.Writer) error { return stream.Finish(w, spool) }); err != nil {
+			return err
+		}
+		worst, unjudged = stream.Worst(), stream.Unjudged()
+	} else {
+		var results []*rule.InputResult
+		results, unreadable = analyseAll(env, names, runRules(selected, fopt, tracer))
+		rep := report.BuildWith(Version(), results, report.Options{Rules: selected, Trace: tracer})
+		if c.Bool("redact") {
+			report.Redact(rep)
+		}
+		if err := out.write(env, func(w io.Writer) error {
+			return format.Write(w, rep, report.WriteOptions{Color: out.colour, FailOn: failOn})
+		}); err != nil {
+			return err
+		}
+		worst, unjudged = rep.Worst(), rep.Unjudged()
 	}
-	if err := out.write(env, func(w io.Writer) error {
-		return format.Write(w, rep, report.WriteOptions{Color: out.colour, FailOn: failOn})
-	}); err != nil {
-		return err
-	}
-	unjudged := rep.Unjudged()
 	for _, in := range unjudged {
 		fmt.Fprintf(env.Stderr, "mcpsleuth: %s: %s\n", report.Safe(in.Name), report.Safe(in.Lossy))
 	}
 	switch {
 	case unreadable:
 		return &exitError{code: ExitUsage}
-	case failOn != 0 && rep.Worst() >= failOn:
+	case failOn != 0 && worst >= failOn:
 		return &exitError{code: ExitFindings}
 	case failOn != 0 && len(unjudged) > 0:
 		return &exitError{code: ExitFindings} // a log without frames is never a clean pass

@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
@@ -142,6 +143,26 @@ func runRules(selected []*rule.Rule, fopt frame.Options, tracer *trace.Tracer) a
 		opt := rule.RunOptions{Frame: fopt}
 		tracer.Apply(&opt)
 		return rule.Run(name, r, selected, opt)
+	}
+}
+
+// streamRules is runRules for a format written session by session: each session
+// goes to the stream as it ends and is not kept; each input follows its sessions.
+// The first error of the stream is kept in *failed (the analysis goes on).
+func streamRules(selected []*rule.Rule, fopt frame.Options, tracer *trace.Tracer, stream report.Stream, failed *error) analyser {
+	return func(name string, r io.Reader) (*rule.InputResult, error) {
+		opt := rule.RunOptions{Frame: fopt, Discard: true}
+		tracer.Apply(&opt)
+		opt.OnSession = func(sr *rule.SessionResult) {
+			if err := stream.Session(sr, tracer.Of(sr)); err != nil && *failed == nil {
+				*failed = err
+			}
+		}
+		res, err := rule.Run(name, r, selected, opt)
+		if err == nil {
+			stream.Input(res)
+		}
+		return res, err
 	}
 }
 

@@ -17,6 +17,10 @@ type Format struct {
 	// analysis (trace.Tracer); zero when it needs nothing more.
 	Requires trace.Needs
 	Write    func(w io.Writer, r *Report, opt WriteOptions) error
+	// Stream, when set, writes the format session by session as sessions end
+	// (through a spool), so that memory does not grow with the number of
+	// sessions; Write is then only for callers that hold a whole report.
+	Stream func(spool io.Writer, opt StreamOptions) Stream
 }
 
 // WriteOptions are what a command decides about writing, whatever the format.
@@ -32,7 +36,7 @@ var formats = []Format{
 	{Name: "text", Write: func(w io.Writer, r *Report, opt WriteOptions) error {
 		return WriteText(w, r, TextOptions{Color: opt.Color})
 	}},
-	{Name: "json", Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteJSON(SafeJSONWriter(w), r) }},
+	{Name: "json", Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteJSON(SafeJSONWriter(w), r) }, Stream: NewJSONStream},
 	{Name: "jsonl", Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteJSONL(w, r) }},
 	{Name: "markdown", Requires: MarkdownRequires, Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteMarkdown(w, r) }},
 	{Name: "sarif", Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteSARIF(w, r) }},

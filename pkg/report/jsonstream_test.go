@@ -1,0 +1,131 @@
+package report_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/report"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
+)
+
+// fixtureCaptures lists every capture under fixtures/, in a stable order.
+func fixtureCaptures(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(filepath.Join("..", "..", "fixtures"), func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		switch filepath.Ext(path) {
+		case ".jsonl", ".log", ".json", ".har":
+			out = append(out, path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// wholeJSON is the JSON report built whole, then written.
+func wholeJSON(t *testing.T, paths []string, redact bool) []byte {
+	t.Helper()
+	var results []*rule.InputResult
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := rule.Run(path, bytes.NewReader(data), rules.All(), rule.RunOptions{})
+		if err != nil {
+			continue
+		}
+		results = append(results, res)
+	}
+	rep := report.BuildWith("test", results, report.Options{Rules: rules.All()})
+	if redact {
+		report.Redact(rep)
+	}
+	var b bytes.Buffer
+	if err := report.WriteJSON(report.SafeJSONWriter(&b), rep); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// streamedJSON is the JSON report written session by session through a spool.
+func streamedJSON(t *testing.T, paths []string, redact bool) []byte {
+	t.Helper()
+	var spool bytes.Buffer
+	st := report.NewJSONStream(&spool, report.StreamOptions{Version: "test", Redact: redact})
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := rule.Run(path, bytes.NewReader(data), rules.All(), rule.RunOptions{Discard: true, OnSession: func(sr *rule.SessionResult) {
+			if err := st.Session(sr, nil); err != nil {
+				t.Fatal(err)
+			}
+		}})
+		if err != nil {
+			continue
+		}
+		if len(res.Sessions) != 0 {
+			t.Fatalf("%s: sessions kept although discarded", path)
+		}
+		st.Input(res)
+	}
+	var b bytes.Buffer
+	if err := st.Finish(&b, bytes.NewReader(spool.Bytes())); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// The streamed JSON report is byte for byte the report built whole: for each
+// fixture alone (interleaved streams end their sessions out of order), for all of
+// them as the inputs of one run, with and without --redact, and for no input.
+func TestJSONStreamEqualsWholeReport(t *testing.T) {
+	paths := fixtureCaptures(t)
+	for _, redact := range []bool{false, true} {
+		for _, path := range paths {
+			whole, streamed := wholeJSON(t, []string{path}, redact), streamedJSON(t, []string{path}, redact)
+			if !bytes.Equal(whole, streamed) {
+				t.Fatalf("%s (redact %v): the streamed report differs:\n--- whole\n%s\n--- streamed\n%s", path, redact, whole, streamed)
+			}
+		}
+		if whole, streamed := wholeJSON(t, paths, redact), streamedJSON(t, paths, redact); !bytes.Equal(whole, streamed) {
+			t.Fatalf("all fixtures (redact %v): the streamed report differs", redact)
+		}
+	}
+	if whole, streamed := wholeJSON(t, nil, false), streamedJSON(t, nil, false); !bytes.Equal(whole, streamed) {
+		t.Fatalf("no input: the streamed report differs:\n--- whole\n%s\n--- streamed\n%s", whole, streamed)
+	}
+}
+
+// Sessions of interleaved streams end out of order (a new initialize on one stream
+// ends its session while an older one goes on): the stream still writes them by index.
+func TestJSONStreamOrdersSessionsByIndex(t *testing.T) {
+	line := func(stream, dir, msg string) string {
+		return `{"ts":"2026-11-30T10:00:00Z","session_id":"` + stream + `","dir":"` + dir + `","msg":` + msg + "}\n"
+	}
+	init := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
+	result := `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}`
+	capture := line("a", "c->s", init) + line("a", "s->c", result) +
+		line("b", "c->s", init) + line("b", "s->c", result) +
+		line("b", "c->s", init) + line("b", "s->c", result) +
+		line("a", "c->s", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	path := filepath.Join(t.TempDir(), "interleaved.jsonl")
+	if err := os.WriteFile(path, []byte(capture), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	whole, streamed := wholeJSON(t, []string{path}, false), streamedJSON(t, []string{path}, false)
+	if !bytes.Equal(whole, streamed) {
+		t.Fatalf("the streamed report differs:\n--- whole\n%s\n--- streamed\n%s", whole, streamed)
+	}
+}
