@@ -78,7 +78,10 @@ func (f *Frame) Detach(a *Arena, into *Frame) {
 	if f.view != nil && within(f.view.text, unsafe.Pointer(unsafe.SliceData(f.Raw)), len(f.Raw)) >= 0 {
 		old = f.view.text
 	}
-	c := a.copyBytes(old)
+	c := old
+	if !f.handoff {
+		c = a.copyBytes(old)
+	}
 	into.Raw = rebaseBytes(old, c, f.Raw)
 	into.rebase(old, c)
 	if f.view != nil && len(old) == len(f.view.text) {

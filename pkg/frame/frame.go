@@ -104,6 +104,10 @@ type Frame struct {
 	// frame was not decoded from JSON.
 	view *textView
 	root int32
+	// handoff is set when the bytes the frame was read from belong to no one after
+	// it (a huge line's buffer, which the Reader drops): Detach keeps them rather
+	// than copying hundreds of megabytes.
+	handoff bool
 
 	// Shape is the message's wire shape (schema.Shaper.Wire), filled by the parse
 	// stage of an analysis so that the schema rules share one per frame; 0 when it

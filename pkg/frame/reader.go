@@ -130,6 +130,7 @@ type Reader struct {
 	line    int
 	buf     []byte
 	tooLong bool
+	handoff bool // buf holds a huge line and will not be reused
 	rec     Record
 	fr      Frame
 	stats   Stats
@@ -398,6 +399,7 @@ func (r *Reader) decodeLine(line []byte) (*Record, relative) {
 	if r.fr.view != nil {
 		r.fr.view.text = nil // the index is reused; what it indexed is gone
 	}
+	r.fr.handoff = r.handoff
 	if r.x.batchKey != "" || len(r.x.more) > 0 {
 		r.x.batchKey, r.x.more = "", r.x.more[:0]
 	}
@@ -465,7 +467,8 @@ func (r *Reader) frameRecord() *Record {
 // the next call. Lines longer than MaxLine are drained and flagged with tooLong.
 func (r *Reader) readLine() ([]byte, error) {
 	r.tooLong = false
-	if cap(r.buf) > 64<<20 {
+	r.handoff = false
+	if cap(r.buf) > maxReusedBuffer {
 		r.buf = nil // do not keep a huge buffer after a huge line
 	}
 	chunk, err := r.br.ReadSlice('\n')
@@ -511,8 +514,14 @@ func (r *Reader) readLine() ([]byte, error) {
 	if len(line) > r.opt.MaxLine {
 		r.tooLong, line = true, nil
 	}
+	// A buffer this large is dropped, not reused, by the next read: the frames of
+	// the line may keep it instead of copying it (Frame.Detach).
+	r.handoff = cap(r.buf) > maxReusedBuffer
 	return line, nil
 }
+
+// maxReusedBuffer is the largest line buffer a Reader keeps for the next line.
+const maxReusedBuffer = 64 << 20
 
 func trimEOL(b []byte) []byte {
 	b = bytes.TrimSuffix(b, []byte{'\n'})

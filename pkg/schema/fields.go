@@ -56,7 +56,7 @@ func LaterFields(rev spec.Revision, m Message) []LaterField {
 	if err != nil {
 		return nil
 	}
-	root := gjson.ParseBytes(m.Raw)
+	root := gjson.Parse(viewString(m.Raw)) // no copy: what a LaterField keeps is cloned
 	prefix := ""
 	if m.Kind == KindResult {
 		root, prefix = root.Get("result"), "/result"
@@ -374,7 +374,7 @@ func (v view) discriminator(value gjson.Result) (string, string, bool) {
 				continue
 			}
 			if got := value.Get(gjson.Escape(name)); got.Type == gjson.String && got.Str == c {
-				return name, got.Raw, true
+				return name, strings.Clone(got.Raw), true
 			}
 		}
 	}

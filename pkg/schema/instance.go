@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -188,14 +189,17 @@ func (d *decoder) str() (string, error) {
 
 // escaped reads the rest of a string that holds escapes, into a new string.
 func (d *decoder) escaped(start int) (string, error) {
-	out := make([]byte, 0, d.pos-start+16)
+	// The decoded string is no longer than the raw one: one allocation of that
+	// size, handed over as the string without a copy (a giant escaped text is
+	// materialised once, not doubled on the way).
+	out := make([]byte, 0, d.pos-start+rawStringLen(d.buf[d.pos:]))
 	out = append(out, d.buf[start:d.pos]...)
 	for d.pos < len(d.buf) {
 		c := d.buf[d.pos]
 		switch {
 		case c == '"':
 			d.pos++
-			return string(out), nil
+			return unsafe.String(unsafe.SliceData(out), len(out)), nil
 		case c < 0x20:
 			return "", errSyntax
 		case c >= 0x80:
@@ -306,4 +310,24 @@ func viewString(b []byte) string {
 		return ""
 	}
 	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// rawStringLen is the length of the rest of a string up to its closing quote (the
+// whole rest when there is none).
+func rawStringLen(b []byte) int {
+	for i := 0; ; {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return len(b)
+		}
+		i += j
+		k := i
+		for k > 0 && b[k-1] == '\\' {
+			k--
+		}
+		if (i-k)%2 == 0 {
+			return i
+		}
+		i++
+	}
 }
