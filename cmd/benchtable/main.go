@@ -75,17 +75,41 @@ func main() {
 	}
 	// Warm the page cache.
 	_ = exec.Command("cat", *file).Run()
-	results := make([]measure, len(cmds))
+	// Rounds: every command once per round, so that a drift of the machine's speed
+	// hits all of them alike; each command's median run is reported, and its ratio
+	// to jq is the median of the per-round ratios.
+	runsOf := make([][]measure, len(cmds))
+	missing := make([]bool, len(cmds))
 	for i, c := range cmds {
-		if _, err := exec.LookPath(c.args[0]); err != nil {
+		_, err := exec.LookPath(c.args[0])
+		missing[i] = err != nil
+	}
+	for range *runs {
+		for i, c := range cmds {
+			if !missing[i] {
+				runsOf[i] = append(runsOf[i], run(c.args))
+			}
+		}
+	}
+	results := make([]measure, len(cmds))
+	ratios := make([]float64, len(cmds))
+	for i := range cmds {
+		if missing[i] {
 			results[i].wall = -1
 			continue
 		}
-		results[i] = median(c.args, *runs)
+		results[i] = median(runsOf[i])
+		if !missing[1] {
+			var rs []float64
+			for k := range runsOf[i] {
+				rs = append(rs, float64(runsOf[1][k].wall)/float64(runsOf[i][k].wall))
+			}
+			sort.Float64s(rs)
+			ratios[i] = rs[len(rs)/2]
+		}
 	}
-	jq := results[1].wall
-	fmt.Printf("%s, %d MiB, %d runs each (median)\n\n", filepath.Base(*file), size>>20, *runs)
-	fmt.Println("| command | MB/s | peak RSS | CPU/wall | wall vs jq |")
+	fmt.Printf("%s, %d MiB, %d rounds (median run; speed-up over jq: median of the per-round ratios)\n\n", filepath.Base(*file), size>>20, *runs)
+	fmt.Println("| command | MB/s | peak RSS | CPU/wall | speed-up over jq |")
 	fmt.Println("| --- | ---: | ---: | ---: | ---: |")
 	for i, c := range cmds {
 		m := results[i]
@@ -94,33 +118,35 @@ func main() {
 			continue
 		}
 		ratio := "n/a"
-		if jq > 0 {
-			ratio = fmt.Sprintf("%.2fx faster", float64(jq)/float64(m.wall))
+		if ratios[i] > 0 {
+			ratio = fmt.Sprintf("%.2fx", ratios[i])
 		}
 		fmt.Printf("| `%s` | %.0f | %d MiB | %.2f | %s |\n", c.name,
 			float64(c.bytes)/1e6/m.wall.Seconds(), m.rssKiB>>10, m.cpu.Seconds()/m.wall.Seconds(), ratio)
 	}
 }
 
-// median runs a command n times and returns its median run by wall time.
-func median(args []string, n int) measure {
-	var ms []measure
-	for range n {
-		cmd := exec.Command(args[0], args[1:]...)
-		cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
-		start := time.Now()
-		if err := cmd.Run(); err != nil {
-			if _, ok := err.(*exec.ExitError); !ok {
-				fmt.Fprintf(os.Stderr, "benchtable: %s: %v\n", strings.Join(args, " "), err)
-				os.Exit(2)
-			}
+// run runs a command once.
+func run(args []string) measure {
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stdout, cmd.Stderr = nil, nil // /dev/null
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		if _, ok := err.(*exec.ExitError); !ok {
+			fmt.Fprintf(os.Stderr, "benchtable: %s: %v\n", strings.Join(args, " "), err)
+			os.Exit(2)
 		}
-		m := measure{wall: time.Since(start), cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			m.rssKiB = ru.Maxrss
-		}
-		ms = append(ms, m)
 	}
+	m := measure{wall: time.Since(start), cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		m.rssKiB = ru.Maxrss
+	}
+	return m
+}
+
+// median is the run of median wall time.
+func median(ms []measure) measure {
+	ms = append([]measure(nil), ms...)
 	sort.Slice(ms, func(i, j int) bool { return ms[i].wall < ms[j].wall })
 	return ms[len(ms)/2]
 }
