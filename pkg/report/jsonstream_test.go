@@ -8,28 +8,9 @@ import (
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule/ruletest"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 )
-
-// fixtureCaptures lists every capture under fixtures/, in a stable order.
-func fixtureCaptures(t *testing.T) []string {
-	t.Helper()
-	var out []string
-	err := filepath.WalkDir(filepath.Join("..", "..", "fixtures"), func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		switch filepath.Ext(path) {
-		case ".jsonl", ".log", ".json", ".har":
-			out = append(out, path)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
 
 // wholeJSON is the JSON report built whole, then written.
 func wholeJSON(t *testing.T, paths []string, redact bool) []byte {
@@ -91,7 +72,7 @@ func streamedJSON(t *testing.T, paths []string, redact bool) []byte {
 // fixture alone (interleaved streams end their sessions out of order), for all of
 // them as the inputs of one run, with and without --redact, and for no input.
 func TestJSONStreamEqualsWholeReport(t *testing.T) {
-	paths := fixtureCaptures(t)
+	paths := ruletest.Captures(t, filepath.Join("..", "..", "fixtures"))
 	for _, redact := range []bool{false, true} {
 		for _, path := range paths {
 			whole, streamed := wholeJSON(t, []string{path}, redact), streamedJSON(t, []string{path}, redact)

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule/ruletest"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 )
@@ -19,20 +20,7 @@ import (
 // captures lists every capture under fixtures/, in a stable order.
 func captures(t *testing.T) []string {
 	t.Helper()
-	var out []string
-	err := filepath.WalkDir(filepath.Join("..", "..", "fixtures"), func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		switch filepath.Ext(path) {
-		case ".jsonl", ".log", ".json", ".har":
-			out = append(out, path)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := ruletest.Captures(t, filepath.Join("..", "..", "fixtures"))
 	if len(out) < 100 {
 		t.Fatalf("only %d captures found under fixtures/", len(out))
 	}

@@ -10,8 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf16"
-	"unicode/utf8"
+	"unsafe"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
@@ -247,8 +246,8 @@ type shaper struct {
 	buf []byte
 	pos int
 	out []byte
-	// unescaped is scratch for decoding strings with escapes.
-	unescaped []byte
+	// strStart is where the contents of the last string str read begin.
+	strStart int
 }
 
 func (s *shaper) space() {
@@ -379,6 +378,7 @@ func (s *shaper) str() ([]byte, bool) {
 	}
 	s.pos++
 	start := s.pos
+	s.strStart = start
 	for {
 		i := bytes.IndexByte(s.buf[s.pos:], '"')
 		if i < 0 {
@@ -413,12 +413,14 @@ func (s *shaper) keepString(raw []byte, member string) bool {
 		if format == 0 && len(raw) > 6*s.voc.longest {
 			return false
 		}
-		decoded, ok := unescape(s.unescaped[:0], raw)
-		s.unescaped = decoded
-		if !ok {
+		// Decoded as the validator's decoder decodes it (U+FFFD for invalid UTF-8
+		// and lone surrogates): the verdict is about that value.
+		d := decoder{buf: s.buf, pos: s.strStart}
+		decoded, err := d.escaped(s.strStart)
+		if err != nil {
 			return true
 		}
-		raw = decoded
+		raw = unsafe.Slice(unsafe.StringData(decoded), len(decoded))
 		if format != 0 {
 			return true
 		}
@@ -460,63 +462,6 @@ func (v *vocabulary) isLiteral(s []byte) bool {
 		return false
 	}
 	return v.literals[viewString(s)]
-}
-
-// unescape appends the decoded form of a JSON string's raw contents to dst. ok is
-// false for an escape it does not know (the raw JSON was validated before, so only
-// a hostile or broken frame gets there); the caller then keeps the string whole.
-func unescape(dst, raw []byte) ([]byte, bool) {
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if c != '\\' {
-			dst = append(dst, c)
-			continue
-		}
-		i++
-		if i >= len(raw) {
-			return dst, false
-		}
-		switch raw[i] {
-		case '"', '\\', '/':
-			dst = append(dst, raw[i])
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		case 't':
-			dst = append(dst, '\t')
-		case 'u':
-			if i+4 >= len(raw) {
-				return dst, false
-			}
-			r, err := strconv.ParseUint(viewString(raw[i+1:i+5]), 16, 16)
-			if err != nil {
-				return dst, false
-			}
-			i += 4
-			rr := rune(r)
-			if utf16.IsSurrogate(rr) {
-				if i+6 < len(raw) && raw[i+1] == '\\' && raw[i+2] == 'u' {
-					if lo, err := strconv.ParseUint(viewString(raw[i+3:i+7]), 16, 16); err == nil {
-						if d := utf16.DecodeRune(rr, rune(lo)); d != utf8.RuneError {
-							i += 6
-							dst = utf8.AppendRune(dst, d)
-							continue
-						}
-					}
-				}
-				rr = utf8.RuneError
-			}
-			dst = utf8.AppendRune(dst, rr)
-		default:
-			return dst, false
-		}
-	}
-	return dst, true
 }
 
 // number writes a number's class: integral or not, and its place among the bounds
@@ -604,8 +549,7 @@ var wireSeed = maphash.MakeSeed()
 // Shaper computes wire shapes; it holds scratch space, so each goroutine needs its
 // own. The zero value is ready to use.
 type Shaper struct {
-	out       []byte
-	unescaped []byte
+	out []byte
 }
 
 // Wire returns the shape of a whole message (raw JSON) under the vocabulary of every
@@ -619,10 +563,10 @@ func (s *Shaper) Wire(raw []byte) uint64 {
 	if !voc.usable {
 		return 0
 	}
-	sh := shaper{voc: voc, buf: raw, out: s.out[:0], unescaped: s.unescaped}
+	sh := shaper{voc: voc, buf: raw, out: s.out[:0]}
 	sh.space()
 	ok := sh.value("", 0)
-	s.out, s.unescaped = sh.out, sh.unescaped
+	s.out = sh.out
 	if !ok {
 		return 0
 	}

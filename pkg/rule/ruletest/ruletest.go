@@ -308,3 +308,24 @@ func Coverage(t *testing.T, catalogue []*rule.Rule, patterns ...string) {
 		}
 	}
 }
+
+// Captures lists every capture below root (JSONL, logs, JSON documents, HAR), in a
+// stable order: the inputs of tests that run the whole fixture tree.
+func Captures(t testing.TB, root string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		switch filepath.Ext(path) {
+		case ".jsonl", ".log", ".json", ".har":
+			out = append(out, path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
