@@ -143,6 +143,9 @@ type Rule struct {
 	Doc Doc
 	// New returns fresh per-session state.
 	New func() Checker
+	// WireShapes says the rule reads Frame.Shape: the parse stage computes each
+	// frame's wire shape only when a rule of the run asks for it.
+	WireShapes bool
 	// Shared, when set, builds the rule's run-wide state (Pass.Shared): caches kept
 	// across sessions and inputs, safe for concurrent use. It must never hold what a
 	// session did (findings, promises): only what follows from a frame alone.

@@ -64,7 +64,11 @@ func Run(name string, r io.Reader, rules []*Rule, opt RunOptions) (*InputResult,
 	}
 	res := &InputResult{Name: name}
 	batches, free := make(chan *parsedBatch, parseAhead), make(chan *parsedBatch, parseAhead+2)
-	go parse(rd, batches, free, !opt.NoShapes)
+	shapes := false
+	for _, r := range rules {
+		shapes = shapes || r.WireShapes
+	}
+	go parse(rd, batches, free, shapes && !opt.NoShapes)
 	for b := range batches {
 		for i := range b.records {
 			rec := &b.records[i]

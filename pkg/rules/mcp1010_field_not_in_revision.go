@@ -36,8 +36,9 @@ s->c {"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"get_invoice","descripti
 			{Revision: "2025-11-25", Page: "changelog", Says: "Lists what 2025-11-25 added, such as icons, tasks and URL elicitation."},
 		},
 	},
-	New:    func() rule.Checker { return &laterFieldWatch{reported: map[string]bool{}} },
-	Shared: func() any { return schema.NewLaterFieldsOf(maxRunShapes) },
+	New:        func() rule.Checker { return &laterFieldWatch{reported: map[string]bool{}} },
+	WireShapes: true,
+	Shared:     func() any { return schema.NewLaterFieldsOf(maxRunShapes) },
 }
 
 // maxReportedPlaces bounds the places remembered as already reported in a session.

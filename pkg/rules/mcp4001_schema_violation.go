@@ -33,8 +33,9 @@ s->c {"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"Invoice
 			{Revision: "2025-11-25", Page: "basic#json-schema-usage", Says: "From 2025-11-25 the schemas are JSON Schema 2020-12."},
 		},
 	},
-	New:    func() rule.Checker { return wireSchemaCheck{} },
-	Shared: func() any { return schema.NewValidShapes(maxRunShapes) },
+	New:        func() rule.Checker { return wireSchemaCheck{} },
+	WireShapes: true,
+	Shared:     func() any { return schema.NewValidShapes(maxRunShapes) },
 }
 
 // maxRememberedShapes bounds the shapes of valid payloads remembered per session.

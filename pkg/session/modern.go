@@ -16,13 +16,15 @@ type requestMeta struct {
 	version, caps, info, raw gjson.Result
 }
 
-// readParams reads params.cursor and params._meta in one pass over params.
-func readParams(params []byte, r *Request) requestMeta {
+// readParams reads params.cursor and params._meta in one pass over the members of
+// params (through the frame's index: the values alias the frame, and what the
+// request or its contract keeps of them is copied).
+func readParams(m *Message, r *Request) requestMeta {
 	var meta requestMeta
-	if len(params) == 0 {
+	if len(m.Params) == 0 {
 		return meta
 	}
-	gjson.ParseBytes(params).ForEach(func(k, v gjson.Result) bool {
+	m.Param("").ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "cursor":
 			r.Paginated = v.Type != gjson.Null

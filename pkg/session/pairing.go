@@ -138,7 +138,7 @@ func (s *Session) trackRequest(m *Message) {
 	if h := m.HTTP; h != nil && !h.InResponse {
 		r.HTTPStatus = h.Status
 	}
-	meta := readParams(m.Params, r)
+	meta := readParams(m, r)
 	if m.Dir != spec.DirUnknown {
 		s.sentReqs[m.Dir]++
 		if n, err := strconv.ParseInt(m.ID, 10, 64); err == nil {

@@ -34,12 +34,14 @@ func Revisions() []Revision {
 // ParseRevision reports whether s is a published protocol version string usable on
 // the wire: one of the five dated revisions. "draft" is not a wire version, so
 // ParseRevision("draft") returns false.
+// The revision returned is the table's own string, never s itself: it may be kept
+// long after the bytes s was read from are gone.
 func ParseRevision(s string) (Revision, bool) {
-	r := Revision(s)
-	if r == RevDraft || !r.Known() {
+	i := Revision(s).order()
+	if i < 0 || allRevisions[i] == RevDraft {
 		return "", false
 	}
-	return r, true
+	return allRevisions[i], true
 }
 
 // Known reports whether r is one of the six revisions.
