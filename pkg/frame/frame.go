@@ -104,6 +104,9 @@ type Frame struct {
 	// frame was not decoded from JSON.
 	view *textView
 	root int32
+	// paramsAt and resultAt are the entries of params and result in the view's
+	// index (0 when not indexed: entry 0 is the whole text, never a member).
+	paramsAt, resultAt int32
 	// handoff is set when the bytes the frame was read from belong to no one after
 	// it (a huge line's buffer, which the Reader drops): Detach keeps them rather
 	// than copying hundreds of megabytes.
@@ -230,9 +233,17 @@ func decodeIndexed(f *Frame, at int32) (candidate bool) {
 		return decodeParsed(f, gjson.Parse(view(f.Raw)))
 	case e.kind == '{' && e.complete:
 		var d memberDecoder
+		f.paramsAt, f.resultAt = 0, 0
 		for c := e.child; c >= 0; c = ix.entries[c].next {
 			m := &ix.entries[c]
-			d.member(f, m.key(text), m.result(text))
+			key := m.key(text)
+			switch key {
+			case "params":
+				f.paramsAt = c
+			case "result":
+				f.resultAt = c
+			}
+			d.member(f, key, m.result(text))
 		}
 		return d.finish(f)
 	case e.kind == '{':
@@ -409,21 +420,20 @@ func (f *Frame) notJSON(raw []byte, what string) {
 	}
 }
 
-// Param reads a value of the message's params by gjson path, through the index.
-func (f *Frame) Param(path string) gjson.Result { return f.under("params", f.Params, path) }
+// Param reads a value of the message's params by gjson path, through the index;
+// the empty path is params itself.
+func (f *Frame) Param(path string) gjson.Result { return f.under(f.paramsAt, f.Params, path) }
 
 // ResultGet reads a value of the message's result by gjson path, through the index.
-func (f *Frame) ResultGet(path string) gjson.Result { return f.under("result", f.Result, path) }
+func (f *Frame) ResultGet(path string) gjson.Result { return f.under(f.resultAt, f.Result, path) }
 
-// under reads path below the message's member name (whose bytes are raw).
-func (f *Frame) under(name string, raw []byte, path string) gjson.Result {
+// under reads path below the member at entry at (0: not indexed), whose bytes are raw.
+func (f *Frame) under(at int32, raw []byte, path string) gjson.Result {
 	if raw == nil {
 		return gjson.Result{}
 	}
-	if f.view != nil && f.root >= 0 && int(f.root) < len(f.view.ix.entries) {
-		if c, certain := f.view.ix.find(f.view.text, f.root, name); certain && c >= 0 {
-			return lookup(f.view.text, &f.view.ix, c, path)
-		}
+	if at > 0 && f.view != nil && f.root >= 0 && int(at) < len(f.view.ix.entries) {
+		return lookup(f.view.text, &f.view.ix, at, path)
 	}
 	return gjson.GetBytes(raw, path)
 }

@@ -137,3 +137,60 @@ func TestDeepRecordIsOneInvalidFrame(t *testing.T) {
 		t.Fatalf("line 2: %+v %v, want the result", rec, err)
 	}
 }
+
+// Frame.Param and Frame.ResultGet, which read through the index, give what gjson
+// reads from the bytes of params and result, on every frame of every fixture (and
+// on their copies made by Detach).
+func TestParamAndResultLookups(t *testing.T) {
+	paths := []string{"name", "arguments", "uri", "progressToken", "requestId", "cursor", "_meta", "_meta.progressToken",
+		`_meta.io\.modelcontextprotocol/protocolVersion`, "task", "task.taskId", "tools", "content", "resultType", "protocolVersion", "capabilities.tools"}
+	var arena Arena
+	n := 0
+	err := filepath.WalkDir(filepath.Join("..", "..", "fixtures"), func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(path, ".want") || strings.HasSuffix(path, ".md") {
+			return err
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		rd, err := NewReader(path, f, Options{})
+		if err != nil {
+			return nil // not a capture this reader takes
+		}
+		defer rd.Close()
+		for {
+			rec, err := rd.Next()
+			if err != nil {
+				return nil
+			}
+			if rec.Kind != RecordFrame {
+				continue
+			}
+			var copied Frame
+			rec.Frame.Detach(&arena, &copied)
+			frames := []*Frame{rec.Frame, &copied}
+			for i := range rec.Frame.Members {
+				frames = append(frames, &rec.Frame.Members[i], &copied.Members[i])
+			}
+			for _, fr := range frames {
+				for _, p := range paths {
+					if got, want := fr.Param(p), gjson.GetBytes(fr.Params, p); got.Raw != want.Raw || got.Str != want.Str {
+						t.Fatalf("%s:%d: Param(%q) = %q, gjson %q", path, fr.Line, p, got.Raw, want.Raw)
+					}
+					if got, want := fr.ResultGet(p), gjson.GetBytes(fr.Result, p); got.Raw != want.Raw || got.Str != want.Str {
+						t.Fatalf("%s:%d: ResultGet(%q) = %q, gjson %q", path, fr.Line, p, got.Raw, want.Raw)
+					}
+					n++
+				}
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 10000 {
+		t.Fatalf("only %d lookups made", n)
+	}
+}
