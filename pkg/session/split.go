@@ -18,6 +18,7 @@ type Tracker struct {
 	next    int
 	onStart func(*Session)
 	onEnd   func(*Session)
+	msg     Message // the message of the frame being visited
 }
 
 // NewTracker starts tracking an input; onStart and onEnd are called as sessions begin and end.
@@ -104,9 +105,11 @@ func (t *Tracker) Frame(f *frame.Frame, visit func(*Message)) {
 			visit(&msgs[i])
 		}
 	default:
-		m := Message{Frame: f, Session: s}
-		s.track(&m)
-		visit(&m)
+		// One Message reused for every frame: like the frame it wraps, it is valid
+		// only during visit (rules copy what they keep: rule.At, kept anchors).
+		t.msg = Message{Frame: f, Session: s}
+		s.track(&t.msg)
+		visit(&t.msg)
 	}
 }
 
