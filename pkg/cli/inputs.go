@@ -139,8 +139,9 @@ type analyser func(name string, r io.Reader) (*rule.InputResult, error)
 // runRules analyses with the selected rules and, when a view needs more than
 // findings, the tracer next to them (nil: none).
 func runRules(selected []*rule.Rule, fopt frame.Options, tracer *trace.Tracer) analyser {
+	shared := rule.NewShared() // what the rules learn once serves every input
 	return func(name string, r io.Reader) (*rule.InputResult, error) {
-		opt := rule.RunOptions{Frame: fopt}
+		opt := rule.RunOptions{Frame: fopt, Shared: shared}
 		tracer.Apply(&opt)
 		return rule.Run(name, r, selected, opt)
 	}
@@ -150,8 +151,9 @@ func runRules(selected []*rule.Rule, fopt frame.Options, tracer *trace.Tracer) a
 // goes to the stream as it ends and is not kept; each input follows its sessions.
 // The first error of the stream is kept in *failed (the analysis goes on).
 func streamRules(selected []*rule.Rule, fopt frame.Options, tracer *trace.Tracer, stream report.Stream, failed *error) analyser {
+	shared := rule.NewShared()
 	return func(name string, r io.Reader) (*rule.InputResult, error) {
-		opt := rule.RunOptions{Frame: fopt, Discard: true}
+		opt := rule.RunOptions{Frame: fopt, Discard: true, Shared: shared}
 		tracer.Apply(&opt)
 		opt.OnSession = func(sr *rule.SessionResult) {
 			if err := stream.Session(sr, tracer.Of(sr)); err != nil && *failed == nil {
