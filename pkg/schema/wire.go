@@ -42,6 +42,7 @@ type Doc struct {
 	defs          map[string]any
 	requests      map[string]bySender
 	notifications map[string]bySender
+	results       map[resultKey]Target
 	root          any // the whole document, for compilation
 }
 
@@ -142,6 +143,7 @@ func loadDoc(rev spec.Revision) (*Doc, error) {
 	if len(d.requests) == 0 || len(d.notifications) == 0 {
 		return nil, fmt.Errorf("schema: %s: no request or notification unions", rev)
 	}
+	d.results = d.resultTargets()
 	return d, nil
 }
 
@@ -236,6 +238,34 @@ func (d *Doc) Notification(method string, sender spec.Side) (Target, bool) {
 // member: a task-augmented request (its params accept "task") is answered by a
 // CreateTaskResult.
 func (d *Doc) Result(method string, requestSender spec.Side, task bool) (Target, bool) {
+	t, ok := d.results[resultKey{method, requestSender, task}]
+	return t, ok
+}
+
+// resultKey selects a result definition (Doc.Result), precomputed when the
+// document is loaded: results are the most frequent frames.
+type resultKey struct {
+	method string
+	sender spec.Side
+	task   bool
+}
+
+// resultTargets computes every result definition of the document.
+func (d *Doc) resultTargets() map[resultKey]Target {
+	out := map[resultKey]Target{}
+	for method := range d.requests {
+		for _, sender := range []spec.Side{0, spec.Client, spec.Server} {
+			for _, task := range []bool{false, true} {
+				if t, ok := d.result(method, sender, task); ok {
+					out[resultKey{method, sender, task}] = t
+				}
+			}
+		}
+	}
+	return out
+}
+
+func (d *Doc) result(method string, requestSender spec.Side, task bool) (Target, bool) {
 	req := d.requests[method].pick(requestSender)
 	if req == "" {
 		return Target{}, false
