@@ -26,19 +26,27 @@ type JSONLFinding struct {
 
 // WriteJSONL writes one finding per line (nothing for a report without findings).
 func WriteJSONL(w io.Writer, r *Report) error {
-	enc := json.NewEncoder(SafeJSONWriter(w))
-	for _, s := range r.Sessions {
-		version := s.ProtocolVersion.Negotiated
-		if version == "" {
-			version = s.ProtocolVersion.Requested
+	for i := range r.Sessions {
+		if err := writeJSONLSession(w, &r.Sessions[i], r.Tool.Name+" "+r.Tool.Version); err != nil {
+			return err
 		}
-		for _, f := range s.Findings {
-			line := JSONLFinding{Input: s.Input, Session: s.Index, StreamKey: s.StreamKey, Era: s.Era,
-				ClientName: s.Client.Name, ClientVersion: s.Client.Version, ServerName: s.Server.Name, ServerVersion: s.Server.Version,
-				ProtocolVersion: version, Tool: r.Tool.Name + " " + r.Tool.Version, Finding: f}
-			if err := enc.Encode(line); err != nil {
-				return fmt.Errorf("mcpsleuth: writing the jsonl report: %w", err)
-			}
+	}
+	return nil
+}
+
+// writeJSONLSession writes the lines of one session's findings.
+func writeJSONLSession(w io.Writer, s *Session, tool string) error {
+	enc := json.NewEncoder(SafeJSONWriter(w))
+	version := s.ProtocolVersion.Negotiated
+	if version == "" {
+		version = s.ProtocolVersion.Requested
+	}
+	for _, f := range s.Findings {
+		line := JSONLFinding{Input: s.Input, Session: s.Index, StreamKey: s.StreamKey, Era: s.Era,
+			ClientName: s.Client.Name, ClientVersion: s.Client.Version, ServerName: s.Server.Name, ServerVersion: s.Server.Version,
+			ProtocolVersion: version, Tool: tool, Finding: f}
+		if err := enc.Encode(line); err != nil {
+			return fmt.Errorf("mcpsleuth: writing the jsonl report: %w", err)
 		}
 	}
 	return nil

@@ -41,12 +41,23 @@ type StreamOptions struct {
 // document is byte for byte what WriteJSON writes for the same report, sessions in
 // the same order (by input, then index), whatever order they ended in.
 func NewJSONStream(spool io.Writer, opt StreamOptions) Stream {
-	return &jsonStream{spool: spool, opt: opt, summary: Summary{Findings: map[string]int{"error": 0, "warning": 0, "info": 0}}}
+	return newSpoolStream(spool, opt, encodeJSONSession, finishJSON)
 }
 
-type jsonStream struct {
+// NewJSONLStream writes the jsonl format (one finding a line) through a spool, in
+// the order WriteJSONL writes the same report.
+func NewJSONLStream(spool io.Writer, opt StreamOptions) Stream {
+	return newSpoolStream(spool, opt, encodeJSONLSession, finishJSONL)
+}
+
+// spoolStream is a Stream that encodes each session as it ends, appends it to the
+// spool, and at Finish copies the encoded sessions out in session order between
+// what the format writes around them.
+type spoolStream struct {
 	spool   io.Writer
 	opt     StreamOptions
+	encode  func(s *Session, opt StreamOptions) ([]byte, error)
+	finish  func(w io.Writer, st *spoolStream, sessions func(w io.Writer, sep, first string) error) error
 	offset  int64
 	inputs  []Input
 	summary Summary
@@ -62,7 +73,11 @@ type spooledSession struct {
 	offset, size int64
 }
 
-func (s *jsonStream) Session(sr *rule.SessionResult, tr *trace.Trace) error {
+func newSpoolStream(spool io.Writer, opt StreamOptions, encode func(*Session, StreamOptions) ([]byte, error), finish func(io.Writer, *spoolStream, func(io.Writer, string, string) error) error) *spoolStream {
+	return &spoolStream{spool: spool, opt: opt, encode: encode, finish: finish, summary: Summary{Findings: map[string]int{"error": 0, "warning": 0, "info": 0}}}
+}
+
+func (s *spoolStream) Session(sr *rule.SessionResult, tr *trace.Trace) error {
 	sess := SessionOf(sr, tr)
 	if s.opt.Redact {
 		RedactSession(&sess)
@@ -71,22 +86,23 @@ func (s *jsonStream) Session(sr *rule.SessionResult, tr *trace.Trace) error {
 		s.summary.Findings[f.Severity]++
 		s.worst = max(s.worst, f.severity)
 	}
-	// Indented as an element of the top-level "sessions" array.
-	b, err := json.MarshalIndent(sess, "    ", "  ")
+	s.summary.Sessions++
+	b, err := s.encode(&sess, s.opt)
 	if err != nil {
-		return fmt.Errorf("mcpsleuth: writing the JSON report: %w", err)
+		return err
 	}
-	b = escapeJSONControls(b)
+	if len(b) == 0 {
+		return nil
+	}
 	if _, err := s.spool.Write(b); err != nil {
-		return fmt.Errorf("mcpsleuth: spooling the JSON report: %w", err)
+		return fmt.Errorf("mcpsleuth: spooling the report: %w", err)
 	}
 	s.spooled = append(s.spooled, spooledSession{input: s.input, index: sess.Index, offset: s.offset, size: int64(len(b))})
 	s.offset += int64(len(b))
-	s.summary.Sessions++
 	return nil
 }
 
-func (s *jsonStream) Input(in *rule.InputResult) {
+func (s *spoolStream) Input(in *rule.InputResult) {
 	st := in.Stats
 	name := in.Name
 	if s.opt.Redact {
@@ -96,17 +112,63 @@ func (s *jsonStream) Input(in *rule.InputResult) {
 	s.input++
 }
 
-func (s *jsonStream) Worst() rule.Severity { return s.worst }
+func (s *spoolStream) Worst() rule.Severity { return s.worst }
 
-func (s *jsonStream) Unjudged() []Input {
+func (s *spoolStream) Unjudged() []Input {
 	r := Report{Inputs: s.inputs}
 	return r.Unjudged()
+}
+
+func (s *spoolStream) Finish(w io.Writer, spool io.ReaderAt) error {
+	sort.SliceStable(s.spooled, func(i, j int) bool {
+		a, b := s.spooled[i], s.spooled[j]
+		if a.input != b.input {
+			return a.input < b.input
+		}
+		return a.index < b.index
+	})
+	// sessions copies the spooled sessions out in order, first before the first
+	// and sep before each of the others.
+	sessions := func(w io.Writer, sep, first string) error {
+		buf := make([]byte, 0, 64<<10)
+		for i, sp := range s.spooled {
+			lead := sep
+			if i == 0 {
+				lead = first
+			}
+			if _, err := io.WriteString(w, lead); err != nil {
+				return err
+			}
+			if cap(buf) < int(sp.size) {
+				buf = make([]byte, sp.size)
+			}
+			chunk := buf[:sp.size]
+			if _, err := spool.ReadAt(chunk, sp.offset); err != nil {
+				return fmt.Errorf("mcpsleuth: reading the spooled report back: %w", err)
+			}
+			if _, err := w.Write(chunk); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return s.finish(w, s, sessions)
+}
+
+// encodeJSONSession encodes a session as an element of the top-level "sessions"
+// array of the JSON report.
+func encodeJSONSession(sess *Session, _ StreamOptions) ([]byte, error) {
+	b, err := json.MarshalIndent(sess, "    ", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("mcpsleuth: writing the JSON report: %w", err)
+	}
+	return escapeJSONControls(b), nil
 }
 
 // sessionsMarker is where the sessions go in the document written without them.
 const sessionsMarker = "\n  \"sessions\": [],\n"
 
-func (s *jsonStream) Finish(w io.Writer, spool io.ReaderAt) error {
+func finishJSON(w io.Writer, s *spoolStream, sessions func(io.Writer, string, string) error) error {
 	doc := Report{Version: 1, Tool: Tool{Name: "mcpsleuth", Version: s.opt.Version}, Inputs: s.inputs, Sessions: []Session{}, Summary: s.summary}
 	if doc.Inputs == nil {
 		doc.Inputs = []Input{}
@@ -119,13 +181,6 @@ func (s *jsonStream) Finish(w io.Writer, spool io.ReaderAt) error {
 	if !ok {
 		return fmt.Errorf("mcpsleuth: writing the JSON report: no sessions member")
 	}
-	sort.SliceStable(s.spooled, func(i, j int) bool {
-		a, b := s.spooled[i], s.spooled[j]
-		if a.input != b.input {
-			return a.input < b.input
-		}
-		return a.index < b.index
-	})
 	out := SafeJSONWriter(w)
 	if _, err := out.Write(head); err != nil {
 		return err
@@ -138,25 +193,8 @@ func (s *jsonStream) Finish(w io.Writer, spool io.ReaderAt) error {
 		if _, err := io.WriteString(w, "\n  \"sessions\": ["); err != nil {
 			return err
 		}
-		buf := make([]byte, 0, 64<<10)
-		for i, sp := range s.spooled {
-			sep := ",\n    "
-			if i == 0 {
-				sep = "\n    "
-			}
-			if _, err := io.WriteString(w, sep); err != nil {
-				return err
-			}
-			if cap(buf) < int(sp.size) {
-				buf = make([]byte, sp.size)
-			}
-			chunk := buf[:sp.size]
-			if _, err := spool.ReadAt(chunk, sp.offset); err != nil {
-				return fmt.Errorf("mcpsleuth: reading the spooled JSON report back: %w", err)
-			}
-			if _, err := w.Write(chunk); err != nil {
-				return err
-			}
+		if err := sessions(w, ",\n    ", "\n    "); err != nil {
+			return err
 		}
 		if _, err := io.WriteString(w, "\n  ],\n"); err != nil {
 			return err
@@ -164,4 +202,17 @@ func (s *jsonStream) Finish(w io.Writer, spool io.ReaderAt) error {
 	}
 	_, err := out.Write(tail)
 	return err
+}
+
+// encodeJSONLSession encodes a session's findings as jsonl lines.
+func encodeJSONLSession(sess *Session, opt StreamOptions) ([]byte, error) {
+	var b bytes.Buffer
+	if err := writeJSONLSession(&b, sess, "mcpsleuth "+opt.Version); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+func finishJSONL(w io.Writer, _ *spoolStream, sessions func(io.Writer, string, string) error) error {
+	return sessions(w, "", "")
 }

@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -14,6 +15,15 @@ import (
 
 // wholeJSON is the JSON report built whole, then written.
 func wholeJSON(t *testing.T, paths []string, redact bool) []byte {
+	return whole(t, paths, redact, func(w *bytes.Buffer, rep *report.Report) error { return report.WriteJSON(report.SafeJSONWriter(w), rep) })
+}
+
+// wholeJSONL is the jsonl report built whole, then written.
+func wholeJSONL(t *testing.T, paths []string, redact bool) []byte {
+	return whole(t, paths, redact, func(w *bytes.Buffer, rep *report.Report) error { return report.WriteJSONL(w, rep) })
+}
+
+func whole(t *testing.T, paths []string, redact bool, write func(*bytes.Buffer, *report.Report) error) []byte {
 	t.Helper()
 	var results []*rule.InputResult
 	for _, path := range paths {
@@ -32,7 +42,7 @@ func wholeJSON(t *testing.T, paths []string, redact bool) []byte {
 		report.Redact(rep)
 	}
 	var b bytes.Buffer
-	if err := report.WriteJSON(report.SafeJSONWriter(&b), rep); err != nil {
+	if err := write(&b, rep); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
@@ -40,9 +50,18 @@ func wholeJSON(t *testing.T, paths []string, redact bool) []byte {
 
 // streamedJSON is the JSON report written session by session through a spool.
 func streamedJSON(t *testing.T, paths []string, redact bool) []byte {
+	return streamed(t, paths, redact, report.NewJSONStream)
+}
+
+// streamedJSONL is the jsonl report written session by session through a spool.
+func streamedJSONL(t *testing.T, paths []string, redact bool) []byte {
+	return streamed(t, paths, redact, report.NewJSONLStream)
+}
+
+func streamed(t *testing.T, paths []string, redact bool, open func(io.Writer, report.StreamOptions) report.Stream) []byte {
 	t.Helper()
 	var spool bytes.Buffer
-	st := report.NewJSONStream(&spool, report.StreamOptions{Version: "test", Redact: redact})
+	st := open(&spool, report.StreamOptions{Version: "test", Redact: redact})
 	for _, path := range paths {
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -83,6 +102,9 @@ func TestJSONStreamEqualsWholeReport(t *testing.T) {
 		if whole, streamed := wholeJSON(t, paths, redact), streamedJSON(t, paths, redact); !bytes.Equal(whole, streamed) {
 			t.Fatalf("all fixtures (redact %v): the streamed report differs", redact)
 		}
+		if whole, streamed := wholeJSONL(t, paths, redact), streamedJSONL(t, paths, redact); !bytes.Equal(whole, streamed) || len(whole) == 0 {
+			t.Fatalf("all fixtures (redact %v): the streamed jsonl differs (or is empty)", redact)
+		}
 	}
 	if whole, streamed := wholeJSON(t, nil, false), streamedJSON(t, nil, false); !bytes.Equal(whole, streamed) {
 		t.Fatalf("no input: the streamed report differs:\n--- whole\n%s\n--- streamed\n%s", whole, streamed)
@@ -108,5 +130,8 @@ func TestJSONStreamOrdersSessionsByIndex(t *testing.T) {
 	whole, streamed := wholeJSON(t, []string{path}, false), streamedJSON(t, []string{path}, false)
 	if !bytes.Equal(whole, streamed) {
 		t.Fatalf("the streamed report differs:\n--- whole\n%s\n--- streamed\n%s", whole, streamed)
+	}
+	if whole, streamed := wholeJSONL(t, []string{path}, false), streamedJSONL(t, []string{path}, false); !bytes.Equal(whole, streamed) || len(whole) == 0 {
+		t.Fatalf("the streamed jsonl differs (or is empty):\n--- whole\n%s\n--- streamed\n%s", whole, streamed)
 	}
 }
