@@ -15,7 +15,9 @@ import (
 
 // wholeJSON is the JSON report built whole, then written.
 func wholeJSON(t *testing.T, paths []string, redact bool) []byte {
-	return whole(t, paths, redact, func(w *bytes.Buffer, rep *report.Report) error { return report.WriteJSON(report.SafeJSONWriter(w), rep) })
+	return whole(t, paths, redact, func(w *bytes.Buffer, rep *report.Report) error {
+		return report.WriteJSON(report.SafeJSONWriter(w), rep)
+	})
 }
 
 // wholeJSONL is the jsonl report built whole, then written.
