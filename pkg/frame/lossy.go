@@ -205,7 +205,10 @@ func namedMethods(fam lossyFamily, line []byte) []string {
 		}
 	case familyPython:
 		if _, after, ok := strings.Cut(s, "Processing request of type "); ok {
-			return []string{strings.TrimSpace(strings.Fields(after + " ")[0])}
+			if f := strings.Fields(after); len(f) > 0 {
+				return []string{f[0]}
+			}
+			return nil // the marker with nothing after it names no method
 		}
 		if _, after, ok := strings.Cut(s, "method='"); ok {
 			if m, _, ok := strings.Cut(after, "'"); ok {
@@ -217,7 +220,10 @@ func namedMethods(fam lossyFamily, line []byte) []string {
 			return nil // the answer names its request's method again
 		}
 		if _, after, ok := strings.Cut(s, " method="); ok {
-			return []string{strings.Fields(after + " ")[0]}
+			if f := strings.Fields(after); len(f) > 0 {
+				return []string{f[0]}
+			}
+			return nil
 		}
 	}
 	return nil
