@@ -48,7 +48,15 @@ func (v Violation) ClientLines() []string {
 
 // validate checks raw JSON against a compiled schema. Violations are sorted by
 // pointer; prefix is prepended to every pointer (the place of raw in a message).
-func validate(s *jsonschema.Schema, raw []byte, prefix string) ([]Violation, error) {
+func validate(s *jsonschema.Schema, raw []byte, prefix string) (vs []Violation, err error) {
+	// The validator is a library: whatever a capture makes it do (a number it cannot
+	// compare, such as 1e1000001 against a minimum), it must not end the report. The
+	// value is then not judged, and the rule says so.
+	defer func() {
+		if r := recover(); r != nil {
+			vs, err = nil, fmt.Errorf("the validator failed on this value (%v): it could not be compared", r)
+		}
+	}()
 	inst, err := decode(raw)
 	if err != nil {
 		return nil, err

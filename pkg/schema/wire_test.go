@@ -251,3 +251,20 @@ func TestConcurrentUse(t *testing.T) {
 		<-done
 	}
 }
+
+// A value the validator cannot compare (an exponent past what it parses, against a
+// maximum) is an error for the caller to note, never a panic that ends the report.
+func TestValidatorPanicIsAnError(t *testing.T) {
+	w, err := schema.For("2025-06-18")
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, ok := w.Doc().Result("tools/call", spec.Client, false)
+	if !ok {
+		t.Fatal("no CallToolResult")
+	}
+	vs, err := w.Check(target, []byte(`{"content":[{"type":"text","text":"x","annotations":{"priority":1e1000001}}]}`))
+	if err == nil || !strings.Contains(err.Error(), "could not be compared") {
+		t.Fatalf("violations %v, error %v; want an error saying the value could not be compared", vs, err)
+	}
+}
