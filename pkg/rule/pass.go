@@ -56,11 +56,17 @@ type Pass struct {
 	limit   int
 	count   int
 	shared  *Shared
+	state   any // p.shared's state for the rule, once asked for
 }
 
 // Shared returns the rule's run-wide state (built by Rule.Shared on first use, nil
 // when the rule has none): what it keeps across the sessions and inputs of the run.
-func (p *Pass) Shared() any { return p.shared.of(p.Rule) }
+func (p *Pass) Shared() any {
+	if p.state == nil {
+		p.state = p.shared.of(p.Rule)
+	}
+	return p.state
+}
 
 // Shared holds the run-wide state of rules: caches that outlive one session (the
 // verdicts of the schema rules by wire shape), shared by every session and input of

@@ -577,18 +577,14 @@ func (s *Shaper) Wire(raw []byte) uint64 {
 }
 
 // shapeKey combines a wire shape with the context of a verdict (revision,
-// definition, ...).
+// definition, ...): each context string's hash is mixed in turn into the shape.
 func shapeKey(shape uint64, context ...string) uint64 {
-	var h maphash.Hash
-	h.SetSeed(wireSeed)
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], shape)
-	h.Write(b[:])
+	h := shape
 	for _, c := range context {
-		h.WriteString(c)
-		h.WriteByte(0)
+		h = (h ^ maphash.String(wireSeed, c)) * 0x9e3779b97f4a7c15
+		h ^= h >> 29
 	}
-	return h.Sum64()
+	return h
 }
 
 // ValidShapes remembers which wire shapes validated against which definition, for
