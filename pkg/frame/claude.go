@@ -56,8 +56,8 @@ func (d *claudeDecoder) decode(line []byte, f *Frame, _ *lineExtras) (RecordKind
 	}
 	f.StreamKey = d.server
 	f.Time, _ = time.Parse(time.RFC3339Nano, string(l.ts))
-	if end := jsonValueEnd(payload); end > 0 && validJSON(payload[:end]) {
-		decodeMessage(f, payload[:end])
+	if end := jsonValueEnd(payload); end > 0 && f.scan(payload[:end]) {
+		decodeIndexed(f, 0)
 		return RecordFrame, relNone
 	}
 	f.notJSON(trimMetadata(payload), "logged message")

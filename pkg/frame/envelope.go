@@ -194,11 +194,9 @@ func (d *envelopeDecoder) decode(line []byte, f *Frame, x *lineExtras) (RecordKi
 		if !looksLikeJSON(body) {
 			return RecordContext, relNone // a text message, e.g. stderr
 		}
-		if !validJSON(body) {
-			f.notJSON(body, "payload")
+		if _, ok := decodeJSON(f, body, "payload"); !ok {
 			return RecordFrame, relNone
 		}
-		decodeMessage(f, body)
 	default:
 		decodeMessage(f, bytesOf(e.payload.Raw))
 	}
@@ -215,11 +213,7 @@ func (d *envelopeDecoder) cassetteRaw(f *Frame, e envelopeFields) (RecordKind, r
 	f.Time = parseTime(e.ts, d.start)
 	f.Dir, f.DirReason = dir, reason
 	body := []byte(e.data.Str)
-	if !validJSON(body) {
-		f.notJSON(body, "protocol line")
-		return RecordFrame, rel
-	}
-	decodeMessage(f, body)
+	decodeJSON(f, body, "protocol line")
 	return RecordFrame, rel
 }
 

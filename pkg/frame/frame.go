@@ -195,14 +195,22 @@ func (f *Frame) Get(path string) gjson.Result {
 }
 
 // decodeMessage fills f from one JSON payload: a JSON-RPC message or a batch of them.
-// raw must already be known to be valid JSON. Fields alias raw. candidate is false for
-// an object that cannot have been meant as a JSON-RPC message (see decodeObject).
+// Fields alias raw. candidate is false for an object that cannot have been meant as
+// a JSON-RPC message (see decodeMembers).
 func decodeMessage(f *Frame, raw []byte) (candidate bool) {
+	candidate, _ = decodeJSON(f, raw, "payload")
+	return candidate
+}
+
+// decodeJSON scans raw once: valid JSON is decoded into f; anything else makes f an
+// invalid frame whose detail names what it was (a line, a request body, a logged
+// message). ok is false then.
+func decodeJSON(f *Frame, raw []byte, what string) (candidate, ok bool) {
 	if !f.scan(raw) {
-		f.notJSON(raw, "payload")
-		return true
+		f.notJSON(raw, what)
+		return true, false
 	}
-	return decodeIndexed(f, 0)
+	return decodeIndexed(f, 0), true
 }
 
 // decodeIndexed fills f from the value of entry at of the frame's view.

@@ -17,11 +17,9 @@ func (gosdkDecoder) decode(line []byte, f *Frame, _ *lineExtras) (RecordKind, re
 		return RecordContext, relNone
 	}
 	f.Unordered = true
-	if !validJSON(payload) {
-		f.notJSON(payload, "logged message")
+	if _, ok := decodeJSON(f, payload, "logged message"); !ok {
 		return RecordFrame, relNone
 	}
-	decodeMessage(f, payload)
 	return RecordFrame, rel
 }
 

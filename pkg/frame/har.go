@@ -201,11 +201,7 @@ func (d *harDecoder) entry(r *Reader, index int, e *harEntry) {
 // invalid frame.
 func bodyFrame(f *Frame, body []byte, what string) {
 	body = bytes.TrimSpace(body)
-	if !validJSON(body) {
-		f.notJSON(body, what)
-		return
-	}
-	decodeMessage(f, body)
+	decodeJSON(f, body, what)
 }
 
 // isJSONRPCBody reports whether a body is JSON that looks like a JSON-RPC message or batch.

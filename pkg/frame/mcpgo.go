@@ -167,11 +167,7 @@ func (d *mcpgoDecoder) decode(line []byte, f *Frame, _ *lineExtras) (RecordKind,
 	d.buf = b
 	f.Time = parseTime(ts, time.Time{})
 	f.Dir = rec.dir
-	if !validJSON(b) {
-		f.notJSON(b, "rebuilt message")
-		return RecordFrame, relNone
-	}
-	decodeMessage(f, b)
+	decodeJSON(f, b, "rebuilt message")
 	return RecordFrame, relNone
 }
 

@@ -116,13 +116,9 @@ func scanJSON(b []byte, ix *index) (scanProblem, int) {
 				i++
 				goto closed
 			}
-			if c == '{' {
-				var ok bool
-				if i, cur, ok = ix.member(b, i, stack); !ok {
-					return scanSyntax, i
-				}
-			} else {
-				cur = ix.element(i, stack)
+			var ok bool
+			if i, cur, ok = ix.next(b, i, stack); !ok {
+				return scanSyntax, i
 			}
 			continue
 		case c == '"':
@@ -174,14 +170,9 @@ func scanJSON(b []byte, ix *index) (scanProblem, int) {
 			top := &stack[len(stack)-1]
 			switch b[i] {
 			case ',':
-				i = skipSpace(b, i+1)
-				if top.obj {
-					var ok bool
-					if i, cur, ok = ix.member(b, i, stack); !ok {
-						return scanSyntax, i
-					}
-				} else {
-					cur = ix.element(i, stack)
+				var ok bool
+				if i, cur, ok = ix.next(b, skipSpace(b, i+1), stack); !ok {
+					return scanSyntax, i
 				}
 				continue
 			case '}':
@@ -205,6 +196,15 @@ func scanJSON(b []byte, ix *index) (scanProblem, int) {
 		stack = stack[:len(stack)-1]
 		goto after
 	}
+}
+
+// next starts the next item of the innermost open value at i: a member of an
+// object (its key and colon), or an element of an array.
+func (ix *index) next(b []byte, i int, stack []openValue) (int, int32, bool) {
+	if stack[len(stack)-1].obj {
+		return ix.member(b, i, stack)
+	}
+	return i, ix.element(i, stack), true
 }
 
 // member reads an object member's key and colon at i and indexes it when its object

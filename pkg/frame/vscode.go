@@ -84,11 +84,7 @@ func (*vscodeDecoder) decode(line []byte, f *Frame, _ *lineExtras) (RecordKind, 
 		payload := text[len(t.tag):]
 		f.Dir = t.dir
 		f.Time, _ = time.Parse("2006-01-02 15:04:05.000", string(ts))
-		if !validJSON(payload) {
-			f.notJSON(payload, "logged message")
-			return RecordFrame, relNone
-		}
-		decodeMessage(f, payload)
+		decodeJSON(f, payload, "logged message")
 		return RecordFrame, relNone
 	}
 	return RecordContext, relNone

@@ -54,9 +54,10 @@ func BenchmarkWireCheck(b *testing.B) {
 	}
 }
 
-// BenchmarkWireCheckWith is the path MCP4001 takes on a long capture: a frame of a
-// shape that already validated is recognised by its shape and not validated again.
-func BenchmarkWireCheckWith(b *testing.B) {
+// BenchmarkWireCheckShaped is the path MCP4001 takes on a long capture: a frame of
+// a shape that already validated is recognised by its shape and not validated
+// again (the shape itself is the parse stage's, once per frame: BenchmarkWireShape).
+func BenchmarkWireCheckShaped(b *testing.B) {
 	w, err := schema.For(spec.Rev20250618)
 	if err != nil {
 		b.Fatal(err)
@@ -64,15 +65,17 @@ func BenchmarkWireCheckWith(b *testing.B) {
 	for _, f := range benchFrames {
 		t, _ := f.target(w.Doc())
 		raw := []byte(f.raw)
-		memo := schema.NewMemo(64)
-		if _, err := w.CheckWith(memo, t, raw); err != nil { // builds the shape vocabulary, remembers the shape
+		valid := schema.NewValidShapes(64)
+		var shaper schema.Shaper
+		shape := shaper.Wire(raw)
+		if _, err := w.CheckShaped(valid, shape, t, raw); err != nil { // remembers the shape
 			b.Fatal(err)
 		}
 		b.Run(f.name, func(b *testing.B) {
 			b.SetBytes(int64(len(raw)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if v, err := w.CheckWith(memo, t, raw); err != nil || len(v) != 0 {
+				if v, err := w.CheckShaped(valid, shape, t, raw); err != nil || len(v) != 0 {
 					b.Fatalf("%v %v", v, err)
 				}
 			}
@@ -107,5 +110,24 @@ func BenchmarkPublishedValidate(b *testing.B) {
 		if v, err := p.Validate(args); err != nil || len(v) != 0 {
 			b.Fatalf("%v %v", v, err)
 		}
+	}
+}
+
+// BenchmarkWireShape is the parse stage's part of the schema rules: one wire shape
+// per frame.
+func BenchmarkWireShape(b *testing.B) {
+	for _, f := range benchFrames {
+		raw := []byte(f.raw)
+		var shaper schema.Shaper
+		shaper.Wire(raw) // builds the shape vocabulary once per process
+		b.Run(f.name, func(b *testing.B) {
+			b.SetBytes(int64(len(raw)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if shaper.Wire(raw) == 0 {
+					b.Fatal("no shape")
+				}
+			}
+		})
 	}
 }

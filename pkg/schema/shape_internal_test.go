@@ -102,10 +102,12 @@ func TestShapeHash(t *testing.T) {
 	}
 }
 
-// The memo must never accept what full validation rejects. Every frame of every
-// fixture, and random variants of them (strings and numbers swapped for literals,
-// URIs, bounds and plain values), are checked against every message definition of
-// every revision, with one memo shared by all: the verdicts must agree.
+// The verdicts by wire shape must never accept what full validation rejects. Every
+// frame of every fixture, and random variants of them (strings and numbers swapped
+// for literals, URIs, bounds and plain values), are checked against every message
+// definition of every revision, keyed as MCP4001 keys them (the whole message's
+// wire shape, whatever part the definition covers), with one set shared by all: the
+// verdicts must agree.
 func TestMemoAgreesWithFullValidation(t *testing.T) {
 	frames := fixtureMessages(t)
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -115,24 +117,26 @@ func TestMemoAgreesWithFullValidation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		memo := NewMemo(1 << 16)
+		valid := NewValidShapes(1 << 16)
+		var shaper Shaper
 		for _, f := range frames {
 			variants := [][]byte{f}
 			for range 4 {
 				variants = append(variants, mutate(t, f, rng))
 			}
 			for _, v := range variants {
+				shape := shaper.Wire(v)
 				for _, c := range candidates(w, v) {
 					full, err := w.Check(c.target, c.raw)
 					if err != nil {
 						t.Fatal(err)
 					}
-					memoed, err := w.CheckWith(memo, c.target, c.raw)
+					memoed, err := w.CheckShaped(valid, shape, c.target, c.raw)
 					if err != nil {
 						t.Fatal(err)
 					}
 					if (len(full) == 0) != (len(memoed) == 0) {
-						t.Fatalf("%s %s: full validation says %v, the memo %v, for\n%s", rev, c.target.Definition, full, memoed, c.raw)
+						t.Fatalf("%s %s: full validation says %v, the verdict by shape %v, for\n%s", rev, c.target.Definition, full, memoed, c.raw)
 					}
 					if len(full) == 0 {
 						checked++

@@ -433,21 +433,6 @@ func (w *Wire) Check(t Target, raw []byte) ([]Violation, error) {
 	return validate(s, raw, prefix)
 }
 
-// CheckWith is Check with a memo of shapes that validated before: a value of a
-// known-good shape is accepted without validating it again (see shape.go for why
-// that gives the same verdict).
-func (w *Wire) CheckWith(memo *Memo, t Target, raw []byte) ([]Violation, error) {
-	shape := memo.Shape(raw, string(w.Revision), t.Definition)
-	if memo.Known(shape) {
-		return nil, nil
-	}
-	vs, err := w.Check(t, raw)
-	if err == nil && len(vs) == 0 {
-		memo.Remember(shape)
-	}
-	return vs, err
-}
-
 // CheckShaped is Check with the run's verdicts by wire shape (see Shaper.Wire): a
 // message whose shape validated against the same definition before is accepted
 // without validating it again. shape 0 (no usable shape) or valid nil: validated in

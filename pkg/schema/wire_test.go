@@ -220,10 +220,12 @@ func TestToolSchemaTarget(t *testing.T) {
 	}
 }
 
-// Compiled schemas are shared by every analysis of the process (parallel scans
-// included): building and using them from many goroutines is safe (go test -race).
+// Compiled schemas and a run's verdicts by shape are shared by every analysis of the
+// process (parallel scans included): using them from many goroutines is safe (go test
+// -race).
 func TestConcurrentUse(t *testing.T) {
 	done := make(chan bool)
+	valid := schema.NewValidShapes(8) // one run's verdicts, shared by every goroutine
 	for i := range 8 {
 		go func() {
 			defer func() { done <- true }()
@@ -238,9 +240,10 @@ func TestConcurrentUse(t *testing.T) {
 				t.Errorf("%s: no tools/list", rev)
 				return
 			}
-			memo := schema.NewMemo(8)
+			var shaper schema.Shaper
+			raw := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":5}}`)
 			for range 50 {
-				if _, err := w.CheckWith(memo, target, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":5}}`)); err != nil {
+				if _, err := w.CheckShaped(valid, shaper.Wire(raw), target, raw); err != nil {
 					t.Error(err)
 				}
 			}

@@ -218,7 +218,7 @@ func (o *observation) Message(m *session.Message) {
 
 // summarize builds the summary of a frame-level message.
 func summarize(m *session.Message, t *Trace) FrameSummary {
-	fs := FrameSummary{Line: m.Line, Time: m.Time, Dir: m.Dir, Kind: kindOf(m.Kind), ID: strings.Clone(m.ID), Size: m.Size()}
+	fs := FrameSummary{Line: m.Line, Time: m.Time, Dir: m.Dir, Kind: m.Kind, ID: strings.Clone(m.ID), Size: m.Size()}
 	switch m.Kind {
 	case frame.KindRequest:
 		fs.Method = t.intern(m.Method)

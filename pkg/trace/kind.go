@@ -2,30 +2,16 @@ package trace
 
 import "github.com/mcpsleuth/mcpsleuth/pkg/frame"
 
-// Kind is what a summarised frame is, as views tell frames apart.
-type Kind uint8
+// Kind is what a summarised frame is: frame.Kind, named here so that views tell
+// frames apart without reading frames themselves.
+type Kind = frame.Kind
 
+// The kinds of frame.Kind, for views.
 const (
-	KindInvalid Kind = iota
-	KindRequest
-	KindNotification
-	KindResult
-	KindError
-	KindBatch
+	KindInvalid      = frame.KindInvalid
+	KindRequest      = frame.KindRequest
+	KindNotification = frame.KindNotification
+	KindResult       = frame.KindResult
+	KindError        = frame.KindError
+	KindBatch        = frame.KindBatch
 )
-
-func kindOf(k frame.Kind) Kind {
-	switch k {
-	case frame.KindRequest:
-		return KindRequest
-	case frame.KindNotification:
-		return KindNotification
-	case frame.KindResult:
-		return KindResult
-	case frame.KindError:
-		return KindError
-	case frame.KindBatch:
-		return KindBatch
-	}
-	return KindInvalid
-}
