@@ -12,6 +12,8 @@ import (
 	"runtime/pprof"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 )
 
 // Exit codes (DESIGN.md section 5).
@@ -48,7 +50,18 @@ type Env struct {
 func Main() int {
 	env := Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv,
 		StdinIsTerminal: isTerminal(os.Stdin), StdoutIsTerminal: isTerminal(os.Stdout)}
+	if env.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(softMemoryLimit(frame.DefaultMaxLine))
+	}
 	return Run(env, os.Args)
+}
+
+// softMemoryLimit is the heap size at which the collector works harder: near the
+// memory one line may take (the line, and the copies a schema check of it makes),
+// so that a long line's garbage is collected before the next one arrives instead
+// of doubling the peak. It is soft: a larger working set is still served.
+func softMemoryLimit(maxLine int) int64 {
+	return 3*int64(maxLine) + 64<<20
 }
 
 // Run runs the program with explicit arguments and streams; it returns the exit code.

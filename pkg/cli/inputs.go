@@ -110,11 +110,11 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// readOptions are the flags shared by commands that read captures.
-var readFlags = []cli.Flag{
+// readFlags are the flags shared by commands that read captures.
+var readFlags = append([]cli.Flag{
 	&cli.StringFlag{Name: "input-format", Value: "auto", Usage: "input format: auto or one of " + strings.Join(frame.Formats(), ", ")},
 	&cli.StringFlag{Name: "perspective", Usage: "side that wrote a read/write log (Go SDK LoggingTransport): client or server (default: inferred from who sent initialize)"},
-}
+}, limitFlags...)
 
 func frameOptions(c *cli.Context) (frame.Options, error) {
 	opt := frame.Options{Format: c.String("input-format")}
@@ -130,7 +130,7 @@ func frameOptions(c *cli.Context) (frame.Options, error) {
 	if !frame.KnownFormat(opt.Format) {
 		return opt, usageErr("mcpsleuth: unknown --input-format %q (known: auto, %s)", opt.Format, strings.Join(frame.Formats(), ", "))
 	}
-	return opt, nil
+	return opt, applyLimits(c, &opt)
 }
 
 // analyser analyses one input.
