@@ -2,13 +2,14 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"slices"
 	"strings"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
@@ -33,11 +34,11 @@ func checkCommand(env Env) *cli.Command {
 			&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour the text report: auto, always or never (NO_COLOR is honoured)"},
 			&cli.BoolFlag{Name: "list-formats", Usage: "list the input formats and exit"},
 		}, readFlags...),
-		Action: func(c *cli.Context) error { return runCheck(env, c) },
+		Action: func(_ context.Context, c *cli.Command) error { return runCheck(env, c) },
 	}
 }
 
-func runCheck(env Env, c *cli.Context) error {
+func runCheck(env Env, c *cli.Command) error {
 	if c.Bool("list-formats") {
 		fmt.Fprintln(env.Stdout, "auto")
 		for _, f := range frame.Formats() {
@@ -149,7 +150,7 @@ type output struct {
 }
 
 // parseOutput reads the output flags; formats lists the --format values the command takes.
-func parseOutput(env Env, c *cli.Context, formats ...string) (output, error) {
+func parseOutput(env Env, c *cli.Command, formats ...string) (output, error) {
 	o := output{format: strings.ToLower(c.String("format")), path: c.String("output")}
 	if !slices.Contains(formats, o.format) {
 		return o, usageErr("mcpsleuth: --format must be %s, not %q", formatList(formats), c.String("format"))

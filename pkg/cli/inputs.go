@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
@@ -73,7 +73,7 @@ func isCaptureName(path string) bool {
 
 // openSingle opens the one capture a command takes (handshake, timeline): the
 // argument, or a piped stdin. The caller closes it.
-func openSingle(env Env, c *cli.Context, command string) (name string, in io.ReadCloser, err error) {
+func openSingle(env Env, c *cli.Command, command string) (name string, in io.ReadCloser, err error) {
 	if c.Args().Len() > 1 {
 		return "", nil, usageErr("mcpsleuth: %s takes one input", command)
 	}
@@ -116,7 +116,7 @@ var readFlags = append([]cli.Flag{
 	&cli.StringFlag{Name: "perspective", Usage: "side that wrote a read/write log (Go SDK LoggingTransport): client or server (default: inferred from who sent initialize)"},
 }, limitFlags...)
 
-func frameOptions(c *cli.Context) (frame.Options, error) {
+func frameOptions(c *cli.Command) (frame.Options, error) {
 	opt := frame.Options{Format: c.String("input-format")}
 	switch strings.ToLower(c.String("perspective")) {
 	case "":
@@ -195,7 +195,7 @@ func analyseAll(env Env, names []string, analyse analyser) (results []*rule.Inpu
 }
 
 // selectRules applies --enable/--disable to the catalogue.
-func selectRules(c *cli.Context) ([]*rule.Rule, error) {
+func selectRules(c *cli.Command) ([]*rule.Rule, error) {
 	sel, err := rule.Select(rules.All(), splitList(c.StringSlice("enable")), splitList(c.StringSlice("disable")))
 	if err != nil {
 		return nil, usageErr("%v", err)

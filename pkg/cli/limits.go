@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 )
@@ -21,7 +21,7 @@ var limitFlags = []cli.Flag{
 }
 
 // applyLimits reads the limit flags into opt.
-func applyLimits(c *cli.Context, opt *frame.Options) error {
+func applyLimits(c *cli.Command, opt *frame.Options) error {
 	line, err := parseSize(c.String("max-line"), false)
 	if err != nil {
 		return usageErr("mcpsleuth: --max-line: %v", err)
