@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -68,6 +69,9 @@ func runCheck(env Env, c *cli.Command) error {
 	}
 	names, err := expandInputs(env, c.Args().Slice())
 	if err != nil {
+		return err
+	}
+	if err := out.notAnInput(names); err != nil {
 		return err
 	}
 	// The format says what it needs beyond findings; the analysis computes that
@@ -186,21 +190,55 @@ func colorMode(env Env, mode string, toStdout bool) (bool, error) {
 	return false, usageErr("mcpsleuth: --color must be auto, always or never, not %q", mode)
 }
 
-// write writes to --output or stdout.
+// notAnInput refuses an --output that names one of the inputs: writing the
+// report would destroy the capture it is about.
+func (o output) notAnInput(names []string) error {
+	if o.path == "" || o.path == "-" {
+		return nil
+	}
+	out, err := os.Stat(o.path)
+	if err != nil {
+		return nil // not there yet: no input can be it
+	}
+	for _, name := range names {
+		if name == "-" {
+			continue
+		}
+		if in, err := os.Stat(name); err == nil && os.SameFile(in, out) {
+			return usageErr("mcpsleuth: --output %s is one of the inputs: the report would replace the capture", report.Safe(o.path))
+		}
+	}
+	return nil
+}
+
+// write writes to --output or stdout. A file is written beside its destination
+// and renamed into place when complete, so a failed run never leaves half a
+// report (or an emptied file) behind.
 func (o output) write(env Env, write func(io.Writer) error) error {
 	if o.path == "" || o.path == "-" {
 		return write(env.Stdout)
 	}
-	f, err := os.Create(o.path)
-	if err != nil {
-		return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: %s: cannot write the report: %v", o.path, unwrapPath(err))}
+	fail := func(err error) error {
+		return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: %s: cannot write the report: %v", report.Safe(o.path), unwrapPath(err))}
 	}
+	f, err := os.CreateTemp(filepath.Dir(o.path), "."+filepath.Base(o.path)+".*.partial")
+	if err != nil {
+		return fail(err)
+	}
+	defer os.Remove(f.Name()) // a no-op once renamed
 	if err := write(f); err != nil {
 		f.Close()
 		return &exitError{code: ExitUsage, msg: err.Error()}
 	}
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		return fail(err)
+	}
 	if err := f.Close(); err != nil {
-		return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: %s: %v", o.path, err)}
+		return fail(err)
+	}
+	if err := os.Rename(f.Name(), o.path); err != nil {
+		return fail(err)
 	}
 	return nil
 }

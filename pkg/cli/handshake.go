@@ -49,6 +49,9 @@ func runHandshake(env Env, c *cli.Command) error {
 		return err
 	}
 	defer in.Close()
+	if err := out.notAnInput([]string{name}); err != nil {
+		return err
+	}
 	br := bufio.NewReaderSize(in, 1<<20)
 	var src io.Reader = br
 	if pasted, ok := pastedDocuments(br); ok {

@@ -87,6 +87,9 @@ func runTimeline(env Env, c *cli.Command) error {
 		return err
 	}
 	defer in.Close()
+	if err := out.notAnInput([]string{name}); err != nil {
+		return err
+	}
 	redact := c.Bool("redact")
 	tlopt := report.TimelineOptions{Color: out.colour, Filtered: filtered}
 	var broken error
