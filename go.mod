@@ -11,7 +11,8 @@ require (
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/tidwall/gjson v1.20.2
-	github.com/urfave/cli/v3 v3.14.0
+	github.com/urfave/cli/v3 v3.11.0
+	go.yaml.in/yaml/v3 v3.0.6
 )
 
 require (

@@ -103,6 +103,7 @@ func newApp(env Env) *cli.Command {
 			rulesCommand(env),
 			explainCommand(env),
 			validateArgsCommand(env),
+			configCommand(env),
 		},
 		EnableShellCompletion: true,
 		Flags: []cli.Flag{

@@ -33,7 +33,10 @@ func checkCommand(env Env) *cli.Command {
 			&cli.StringSliceFlag{Name: "disable", Usage: "do not run these rules (IDs or names, comma-separated)"},
 			&cli.DurationFlag{Name: "slow", Value: rules.DefaultSlowThreshold, Usage: "report responses slower than this (MCP3008 slow-response)"},
 			&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour the text report: auto, always or never (NO_COLOR is honoured)"},
+			&cli.StringFlag{Name: "min-severity", Usage: "show only findings at or above this severity: error, warning or info (--fail-on still sees every finding)"},
 			&cli.BoolFlag{Name: "list-formats", Usage: "list the input formats and exit"},
+			&cli.StringFlag{Name: "baseline", Usage: "show and fail only on findings not in `REPORT.json`, an earlier check --format json (matched by fingerprint, never by line)"},
+			configFlag,
 		}, readFlags...),
 		Action: func(_ context.Context, c *cli.Command) error { return runCheck(env, c) },
 	}
@@ -51,18 +54,22 @@ func runCheck(env Env, c *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	failOn, err := parseFailOn(c.String("fail-on"))
+	set, err := loadSettings(c)
 	if err != nil {
 		return err
 	}
-	selected, err := selectRules(c)
+	failOn, err := parseFailOn(set.failOn)
 	if err != nil {
 		return err
 	}
-	if c.Duration("slow") <= 0 {
-		return usageErr("mcpsleuth: --slow must be a positive duration such as 30s or 2m, not %s", c.Duration("slow"))
+	selected := set.rules
+	show := &shown{min: set.minShown()}
+	if path := c.String("baseline"); path != "" {
+		if show.baseline, err = loadBaseline(path); err != nil {
+			return err
+		}
+		show.baselinePath = path
 	}
-	selected = rules.WithSlowThreshold(selected, c.Duration("slow"))
 	fopt, err := frameOptions(c)
 	if err != nil {
 		return err
@@ -92,7 +99,7 @@ func runCheck(env Env, c *cli.Command) error {
 		bufSpool := bufio.NewWriterSize(spool, 256<<10)
 		stream := format.Stream(bufSpool, report.StreamOptions{Version: Version(), Redact: c.Bool("redact")})
 		var streamErr error
-		_, unreadable = analyseAll(env, names, streamRules(selected, fopt, tracer, stream, &streamErr))
+		_, unreadable = analyseAll(env, names, streamRules(selected, fopt, tracer, show, stream, &streamErr))
 		if streamErr == nil {
 			streamErr = bufSpool.Flush()
 		}
@@ -102,10 +109,10 @@ func runCheck(env Env, c *cli.Command) error {
 		if err := out.write(env, func(w io.Writer) error { return stream.Finish(w, spool) }); err != nil {
 			return err
 		}
-		worst, unjudged = stream.Worst(), stream.Unjudged()
+		unjudged = stream.Unjudged()
 	} else {
 		var results []*rule.InputResult
-		results, unreadable = analyseAll(env, names, runRules(selected, fopt, tracer))
+		results, unreadable = analyseAll(env, names, runRules(selected, fopt, tracer, show))
 		rep := report.BuildWith(Version(), results, report.Options{Rules: selected, Trace: tracer})
 		if c.Bool("redact") {
 			report.Redact(rep)
@@ -115,8 +122,9 @@ func runCheck(env Env, c *cli.Command) error {
 		}); err != nil {
 			return err
 		}
-		worst, unjudged = rep.Worst(), rep.Unjudged()
+		unjudged = rep.Unjudged()
 	}
+	worst = show.worst // every finding not in the baseline, shown or not
 	for _, in := range unjudged {
 		fmt.Fprintf(env.Stderr, "mcpsleuth: %s: %s\n", report.Safe(in.Name), report.Safe(in.Lossy))
 	}

@@ -138,24 +138,33 @@ type analyser func(name string, r io.Reader) (*rule.InputResult, error)
 
 // runRules analyses with the selected rules and, when a view needs more than
 // findings, the tracer next to them (nil: none).
-func runRules(selected []*rule.Rule, fopt frame.Options, tracer *trace.Tracer) analyser {
+func runRules(selected []*rule.Rule, fopt frame.Options, tracer *trace.Tracer, show *shown) analyser {
 	shared := rule.NewShared() // what the rules learn once serves every input
 	return func(name string, r io.Reader) (*rule.InputResult, error) {
 		opt := rule.RunOptions{Frame: fopt, Shared: shared}
 		tracer.Apply(&opt)
-		return rule.Run(name, r, selected, opt)
+		res, err := rule.Run(name, r, selected, opt)
+		if res != nil && show != nil {
+			for _, sr := range res.Sessions {
+				show.apply(sr)
+			}
+		}
+		return res, err
 	}
 }
 
 // streamRules is runRules for a format written session by session: each session
 // goes to the stream as it ends and is not kept; each input follows its sessions.
 // The first error of the stream is kept in *failed (the analysis goes on).
-func streamRules(selected []*rule.Rule, fopt frame.Options, tracer *trace.Tracer, stream report.Stream, failed *error) analyser {
+func streamRules(selected []*rule.Rule, fopt frame.Options, tracer *trace.Tracer, show *shown, stream report.Stream, failed *error) analyser {
 	shared := rule.NewShared()
 	return func(name string, r io.Reader) (*rule.InputResult, error) {
 		opt := rule.RunOptions{Frame: fopt, Discard: true, Shared: shared}
 		tracer.Apply(&opt)
 		opt.OnSession = func(sr *rule.SessionResult) {
+			if show != nil {
+				show.apply(sr)
+			}
 			if err := stream.Session(sr, tracer.Of(sr)); err != nil && *failed == nil {
 				*failed = err
 			}
