@@ -261,11 +261,20 @@ func (w *fieldWalk) walk(gov view, later []view, value gjson.Result, ptr, patter
 		if !gov.hasProperties() {
 			return // a free-form object (arguments, structuredContent, experimental)
 		}
+		// An object the spec declares open (additionalProperties other than false) in
+		// the governing revision, or in the newest revision that describes it (the
+		// spec's latest word on what the object is: a tool's inputSchema is a JSON
+		// Schema, any keyword of which may appear), admits the members it does not
+		// name: they are not fields the revision lacks.
+		open := gov.admitsUnnamed() || (len(later) > 0 && later[len(later)-1].admitsUnnamed())
 		eachMember(value, func(name string, v gjson.Result) bool {
 			childPtr := ptr + "/" + escapeToken(name)
 			childPattern := pattern + "/" + escapeToken(name)
 			govChild := gov.child(name, v)
 			if len(govChild.schemas) == 0 {
+				if open {
+					return true
+				}
 				for _, l := range later {
 					if l.defines(name) {
 						w.found = append(w.found, LaterField{Pointer: childPtr, Pattern: childPattern, Since: l.doc.Revision})
@@ -316,6 +325,24 @@ func (v view) hasProperties() bool {
 		}
 	}
 	return false
+}
+
+// admitsUnnamed reports whether every schema of the view that lists members also
+// says, with additionalProperties, that other members may appear: a value must
+// satisfy all of them.
+func (v view) admitsUnnamed() bool {
+	listing := 0
+	for _, s := range v.schemas {
+		if _, ok := s["properties"]; !ok {
+			continue
+		}
+		listing++
+		extra, ok := s["additionalProperties"]
+		if !ok || extra == false {
+			return false
+		}
+	}
+	return listing > 0
 }
 
 // defines reports whether the view lists a member of that name.

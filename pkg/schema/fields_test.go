@@ -36,6 +36,21 @@ func TestLaterFields(t *testing.T) {
 			schema.Message{Kind: schema.KindResult, Method: "tools/call", Sender: spec.Client,
 				Raw: []byte(`{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"x","annotations":{"priority":1}}]}}`)},
 			""},
+		// An inputSchema is a JSON Schema, which the spec declares open: its $schema
+		// keyword is no field 2024-11-05 or 2025-06-18 lacks (issue 13 item 2), while
+		// the result's fields next to it still are.
+		{"inputSchema.$schema before 2025-11-25 is admitted", "2024-11-05",
+			schema.Message{Kind: schema.KindResult, Method: "tools/list", Sender: spec.Client,
+				Raw: []byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","additionalProperties":false}}]}}`)},
+			""},
+		{"inputSchema.$schema under 2025-06-18, with a title the revision has", "2025-06-18",
+			schema.Message{Kind: schema.KindResult, Method: "tools/list", Sender: spec.Client,
+				Raw: []byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","title":"A","icons":[],"inputSchema":{"$schema":"x","type":"object"}}]}}`)},
+			"/result/tools/0/icons 2025-11-25"},
+		{"structuredContent before 2025-06-18 is still a later field", "2025-03-26",
+			schema.Message{Kind: schema.KindResult, Method: "tools/call", Sender: spec.Client,
+				Raw: []byte(`{"jsonrpc":"2.0","id":2,"result":{"content":[],"structuredContent":{"a":1}}}`)},
+			"/result/structuredContent 2025-06-18"},
 		{"cache fields before 2026-07-28", "2025-11-25",
 			schema.Message{Kind: schema.KindResult, Method: "tools/list", Sender: spec.Client,
 				Raw: []byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":[],"ttlMs":0,"cacheScope":"public"}}`)},
