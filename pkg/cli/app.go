@@ -12,6 +12,8 @@ import (
 	"runtime/pprof"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 )
 
 // Exit codes (DESIGN.md section 5).
@@ -53,6 +55,9 @@ func Main() int {
 
 // Run runs the program with explicit arguments and streams; it returns the exit code.
 func Run(env Env, args []string) int {
+	// Every stderr line is escaped as stdout is: file names and captured text in
+	// messages reach the terminal with no control or invisible character raw.
+	env.Stderr = report.SafeMessageWriter(env.Stderr)
 	app := newApp(env)
 	err := app.Run(args)
 	if err == nil {

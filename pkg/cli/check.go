@@ -113,7 +113,7 @@ func runCheck(env Env, c *cli.Context) error {
 		worst, unjudged = rep.Worst(), rep.Unjudged()
 	}
 	for _, in := range unjudged {
-		fmt.Fprintf(env.Stderr, "mcpsleuth: %s: %s\n", report.Safe(in.Name), report.Safe(in.Lossy))
+		fmt.Fprintf(env.Stderr, "mcpsleuth: %s: %s\n", in.Name, in.Lossy)
 	}
 	switch {
 	case unreadable:

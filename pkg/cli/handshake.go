@@ -71,7 +71,7 @@ func runHandshake(env Env, c *cli.Context) error {
 	}
 	return out.write(env, func(w io.Writer) error {
 		if out.format == "json" {
-			return report.WriteHandshakeJSON(report.SafeJSONWriter(w), hs)
+			return report.WriteHandshakeJSON(w, hs)
 		}
 		return report.WriteHandshakeText(w, hs, report.TextOptions{Color: out.colour})
 	})

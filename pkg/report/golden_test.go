@@ -142,7 +142,7 @@ func formats(t *testing.T, rep *report.Report) map[string]string {
 		out[name] = b.String()
 	}
 	render("text", func(b *bytes.Buffer) error { return report.WriteText(b, rep, report.TextOptions{}) })
-	render("json", func(b *bytes.Buffer) error { return report.WriteJSON(report.SafeJSONWriter(b), rep) })
+	render("json", func(b *bytes.Buffer) error { return report.WriteJSON(b, rep) })
 	render("jsonl", func(b *bytes.Buffer) error { return report.WriteJSONL(b, rep) })
 	render("markdown", func(b *bytes.Buffer) error { return report.WriteMarkdown(b, rep) })
 	render("sarif", func(b *bytes.Buffer) error { return report.WriteSARIF(b, rep) })

@@ -115,7 +115,7 @@ func writeIndentedJSON(b *bytes.Buffer, raw json.RawMessage) {
 
 // WriteHandshakeJSON writes the handshakes as a JSON array.
 func WriteHandshakeJSON(w io.Writer, hs []*Handshake) error {
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(safeJSONWriter(w))
 	enc.SetIndent("", "  ")
 	if hs == nil {
 		hs = []*Handshake{}

@@ -162,7 +162,7 @@ func encodeJSONSession(sess *Session, _ StreamOptions) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mcpsleuth: writing the JSON report: %w", err)
 	}
-	return escapeJSONControls(b), nil
+	return escapeJSONText(b), nil
 }
 
 // sessionsMarker is where the sessions go in the document written without them.
@@ -181,8 +181,9 @@ func finishJSON(w io.Writer, s *spoolStream, sessions func(io.Writer, string, st
 	if !ok {
 		return fmt.Errorf("mcpsleuth: writing the JSON report: no sessions member")
 	}
-	out := SafeJSONWriter(w)
-	if _, err := out.Write(head); err != nil {
+	// head and tail were written by WriteJSON, the sessions escaped as they were
+	// encoded (encodeJSONSession).
+	if _, err := w.Write(head); err != nil {
 		return err
 	}
 	if len(s.spooled) == 0 {
@@ -200,7 +201,7 @@ func finishJSON(w io.Writer, s *spoolStream, sessions func(io.Writer, string, st
 			return err
 		}
 	}
-	_, err := out.Write(tail)
+	_, err := w.Write(tail)
 	return err
 }
 

@@ -16,7 +16,7 @@ import (
 // wholeJSON is the JSON report built whole, then written.
 func wholeJSON(t *testing.T, paths []string, redact bool) []byte {
 	return whole(t, paths, redact, func(w *bytes.Buffer, rep *report.Report) error {
-		return report.WriteJSON(report.SafeJSONWriter(w), rep)
+		return report.WriteJSON(w, rep)
 	})
 }
 
