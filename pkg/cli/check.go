@@ -71,8 +71,10 @@ func runCheck(env Env, c *cli.Context) error {
 	}
 	// The format says what it needs beyond findings; the analysis computes that
 	// once, next to the rules (nil when nothing more is needed).
+	// --redact asks for the values each session hides, to hide them wherever the
+	// session prints them (echoed in an error message, a name).
 	format, _ := report.LookupFormat(out.format)
-	tracer := trace.Require(format.Requires)
+	tracer := trace.Require(format.Requires.Union(trace.Needs{Redaction: c.Bool("redact")}))
 	var worst rule.Severity
 	var unjudged []report.Input
 	var unreadable bool

@@ -76,7 +76,7 @@ func runTimeline(env Env, c *cli.Context) error {
 		return methods == nil || (method != "" && methods(method))
 	}
 	filtered := around > 0 || methods != nil
-	topt := trace.Options{Needs: report.TimelineRequires}
+	topt := trace.Options{Needs: report.TimelineRequires.Union(trace.Needs{Redaction: c.Bool("redact")})}
 	if filtered {
 		topt.Keep = keep
 	}

@@ -110,7 +110,7 @@ func renderTimeline(t *testing.T, path string, rules []*rule.Rule, redact bool) 
 	}
 	defer f.Close()
 	var b bytes.Buffer
-	tr := trace.New(trace.Options{Needs: report.TimelineRequires})
+	tr := trace.New(trace.Options{Needs: report.TimelineRequires.Union(trace.Needs{Redaction: redact})})
 	var werr error
 	opt := rule.RunOptions{Discard: true,
 		OnSession: func(sr *rule.SessionResult) {

@@ -250,3 +250,75 @@ func TestHostileFixturesHoldTheirCharacters(t *testing.T) {
 		}
 	}
 }
+
+// redactedOutputs renders a capture redacted in every format that takes
+// --redact (the handshake does not).
+func redactedOutputs(t *testing.T, path string, ruleset []*rule.Rule, redact bool) map[string]string {
+	t.Helper()
+	out := hostileOutputs(t, path, ruleset, redact)
+	delete(out, "handshake")
+	delete(out, "handshake-json")
+	return out
+}
+
+// TestRedactHidesEchoedValues (issue 11 item 18): a password and a query in tool
+// arguments, hidden in the request, are echoed by the server in -32601 and
+// -32602 error messages, in error data and in a stderr line of the session;
+// with --redact none of them reaches any format, the timeline included, while
+// the error messages around them stay. Before, the error messages (kept for
+// triage) carried them into every format.
+func TestRedactHidesEchoedValues(t *testing.T) {
+	const capture = "../../fixtures/hostile/redact-echoed-secret.jsonl"
+	secrets := []string{"Tr0ub4dor", "078-05-1120"}
+	plain := redactedOutputs(t, capture, rules.All(), false)
+	for _, name := range []string{"text", "timeline", "markdown", "json"} {
+		for _, s := range secrets {
+			if !strings.Contains(plain[name], s) {
+				t.Fatalf("unredacted %s lacks %s: the test proves nothing", name, s)
+			}
+		}
+	}
+	for _, ruleset := range [][]*rule.Rule{rules.All(), {flagEverything}} {
+		for name, out := range redactedOutputs(t, capture, ruleset, true) {
+			for _, s := range secrets {
+				if i := strings.Index(out, s); i >= 0 {
+					t.Errorf("rules %s, %s: %s leaked: %q", ruleset[0].ID, name, s, out[max(0, i-80):min(len(out), i+30)])
+				}
+			}
+		}
+	}
+	red := redactedOutputs(t, capture, rules.All(), true)
+	for name, wants := range map[string][]string{
+		"timeline": {"error -32601 Method not found: login(user=ann, pass=[redacted, 17 chars])", `error -32602 no results for "[redacted, 15 chars]"`,
+			"stderr: retrying login for ann with [redacted, 17 chars]", "(last query: [redacted, 15 chars])"},
+		"json":     {`was answered -32601 \"Method not found: login(user=ann, pass=[redacted, 17 chars])\"`},
+		"markdown": {`"message": "Method not found: login(user=ann, pass=[redacted, 17 chars])"`, `"echo": "[redacted string, 17 chars]"`},
+	} {
+		for _, want := range wants {
+			if !strings.Contains(red[name], want) {
+				t.Errorf("redacted %s lacks %s", name, want)
+			}
+		}
+	}
+}
+
+// TestRedactMasksURLPathTokens (issue 11 item 19): a credential in a HAR URL
+// path (/u/<32 hex digits>/mcp), which MCP1011 quotes with the request line, is
+// masked in every format under --redact; the rest of the path stays.
+func TestRedactMasksURLPathTokens(t *testing.T) {
+	const capture = "../../fixtures/hostile/redact-url-path-token.har"
+	const token = "9f86d081884c7d659a2feaa0c55ad015"
+	if plain := redactedOutputs(t, capture, rules.All(), false); !strings.Contains(plain["text"], token) {
+		t.Fatal("the unredacted report lacks the token: the test proves nothing")
+	}
+	for _, ruleset := range [][]*rule.Rule{rules.All(), {flagEverything}} {
+		for name, out := range redactedOutputs(t, capture, ruleset, true) {
+			if i := strings.Index(out, token); i >= 0 {
+				t.Errorf("rules %s, %s: the path token leaked: %q", ruleset[0].ID, name, out[max(0, i-80):min(len(out), i+40)])
+			}
+		}
+	}
+	if json := redactedOutputs(t, capture, rules.All(), true)["json"]; !strings.Contains(json, "POST /u/[redacted secret, 32 chars]/mcp (entry 3)") {
+		t.Errorf("the redacted MCP1011 message lost its path:\n%s", json)
+	}
+}

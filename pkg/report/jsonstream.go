@@ -7,6 +7,7 @@ import (
 	"io"
 	"sort"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/redact"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
@@ -106,7 +107,7 @@ func (s *spoolStream) Input(in *rule.InputResult) {
 	st := in.Stats
 	name := in.Name
 	if s.opt.Redact {
-		name = MaskSecrets(name)
+		name = redact.MaskSecrets(name)
 	}
 	s.inputs = append(s.inputs, Input{Name: name, Format: st.Format, Lines: st.Lines, Frames: st.Frames, Rejected: st.Rejected, Context: st.Context, Lossy: st.Lossy})
 	s.input++

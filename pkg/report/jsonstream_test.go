@@ -11,6 +11,7 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule/ruletest"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
+	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
 
 // wholeJSON is the JSON report built whole, then written.
@@ -28,18 +29,21 @@ func wholeJSONL(t *testing.T, paths []string, redact bool) []byte {
 func whole(t *testing.T, paths []string, redact bool, write func(*bytes.Buffer, *report.Report) error) []byte {
 	t.Helper()
 	var results []*rule.InputResult
+	tracer := trace.Require(trace.Needs{Redaction: redact})
 	for _, path := range paths {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := rule.Run(path, bytes.NewReader(data), rules.All(), rule.RunOptions{})
+		opt := rule.RunOptions{}
+		tracer.Apply(&opt)
+		res, err := rule.Run(path, bytes.NewReader(data), rules.All(), opt)
 		if err != nil {
 			continue
 		}
 		results = append(results, res)
 	}
-	rep := report.BuildWith("test", results, report.Options{Rules: rules.All()})
+	rep := report.BuildWith("test", results, report.Options{Rules: rules.All(), Trace: tracer})
 	if redact {
 		report.Redact(rep)
 	}
@@ -69,11 +73,15 @@ func streamed(t *testing.T, paths []string, redact bool, open func(io.Writer, re
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := rule.Run(path, bytes.NewReader(data), rules.All(), rule.RunOptions{Discard: true, OnSession: func(sr *rule.SessionResult) {
-			if err := st.Session(sr, nil); err != nil {
+		// With --redact, the command runs a tracer for the session's redacted values.
+		tracer := trace.Require(trace.Needs{Redaction: redact})
+		opt := rule.RunOptions{Discard: true, OnSession: func(sr *rule.SessionResult) {
+			if err := st.Session(sr, tracer.Of(sr)); err != nil {
 				t.Fatal(err)
 			}
-		}})
+		}}
+		tracer.Apply(&opt)
+		res, err := rule.Run(path, bytes.NewReader(data), rules.All(), opt)
 		if err != nil {
 			continue
 		}
