@@ -90,3 +90,17 @@ func TestPathTokens(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamKey: a stream key that looks like a session identifier (an HTTP
+// Mcp-Session-Id) is replaced whole; a server label stays.
+func TestStreamKey(t *testing.T) {
+	for in, want := range map[string]string{
+		"c0ffee00-1111-4222-8333-444455556666": "[redacted stream key, 36 chars]",
+		"everything":                           "everything",
+		"":                                     "",
+	} {
+		if got := StreamKey(in); got != want {
+			t.Errorf("StreamKey(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
