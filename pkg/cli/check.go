@@ -87,7 +87,7 @@ func runCheck(env Env, c *cli.Context) error {
 		defer os.Remove(spool.Name())
 		defer spool.Close()
 		bufSpool := bufio.NewWriterSize(spool, 256<<10)
-		stream := format.Stream(bufSpool, report.StreamOptions{Version: Version(), Redact: c.Bool("redact")})
+		stream := format.Stream(bufSpool, report.StreamOptions{Version: Version(), Redact: c.Bool("redact"), Text: report.TextOptions{Color: out.colour}})
 		var streamErr error
 		_, unreadable = analyseAll(env, names, streamRules(selected, fopt, tracer, stream, &streamErr))
 		if streamErr == nil {

@@ -36,6 +36,8 @@ type StreamOptions struct {
 	Version string
 	// Redact redacts each session before it is spooled (--redact).
 	Redact bool
+	// Text is how the text format writes (colour, width).
+	Text TextOptions
 }
 
 // NewJSONStream writes the JSON report (DESIGN.md section 6) through a spool: the

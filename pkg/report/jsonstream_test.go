@@ -145,3 +145,35 @@ func TestJSONStreamOrdersSessionsByIndex(t *testing.T) {
 		t.Fatalf("the streamed jsonl differs (or is empty):\n--- whole\n%s\n--- streamed\n%s", whole, streamed)
 	}
 }
+
+// The text report written session by session through a spool (issue 11 item 7:
+// memory no longer grows with the number of sessions) is byte for byte the text
+// report built whole: for each fixture alone, for all of them as one run (with
+// and without --redact, in colour), and for no input.
+func TestTextStreamEqualsWholeReport(t *testing.T) {
+	paths := ruletest.Captures(t, filepath.Join("..", "..", "fixtures"))
+	for _, opt := range []report.TextOptions{{}, {Color: true, Width: 80}} {
+		text := func(w *bytes.Buffer, rep *report.Report) error { return report.WriteText(w, rep, opt) }
+		open := func(spool io.Writer, so report.StreamOptions) report.Stream {
+			so.Text = opt
+			return report.NewTextStream(spool, so)
+		}
+		for _, redact := range []bool{false, true} {
+			for _, path := range paths {
+				if opt.Color || redact {
+					break // each fixture alone once, as it is: the run of all of them covers colour and redaction
+				}
+				whole, streamed := whole(t, []string{path}, redact, text), streamed(t, []string{path}, redact, open)
+				if !bytes.Equal(whole, streamed) {
+					t.Fatalf("%s (redact %v, %+v): the streamed text differs:\n--- whole\n%s\n--- streamed\n%s", path, redact, opt, whole, streamed)
+				}
+			}
+			if whole, streamed := whole(t, paths, redact, text), streamed(t, paths, redact, open); !bytes.Equal(whole, streamed) {
+				t.Fatalf("all fixtures (redact %v, %+v): the streamed text differs", redact, opt)
+			}
+		}
+		if whole, streamed := whole(t, nil, false, text), streamed(t, nil, false, open); !bytes.Equal(whole, streamed) || len(whole) == 0 {
+			t.Fatalf("no input: the streamed text differs:\n--- whole\n%s\n--- streamed\n%s", whole, streamed)
+		}
+	}
+}
