@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -80,23 +79,21 @@ func runCheck(env Env, c *cli.Context) error {
 	var unreadable bool
 	if format.Stream != nil {
 		// Written session by session: memory stays bounded by the open sessions.
-		spool, err := os.CreateTemp("", "mcpsleuth-report-*")
+		spool, err := newSpool()
 		if err != nil {
-			return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: cannot create a temporary file for the report: %v", unwrapPath(err))}
+			return err
 		}
-		defer os.Remove(spool.Name())
 		defer spool.Close()
-		bufSpool := bufio.NewWriterSize(spool, 256<<10)
-		stream := format.Stream(bufSpool, report.StreamOptions{Version: Version(), Redact: c.Bool("redact"), Text: report.TextOptions{Color: out.colour}})
+		stream := format.Stream(spool, report.StreamOptions{Version: Version(), Redact: c.Bool("redact"), Text: report.TextOptions{Color: out.colour}})
 		var streamErr error
 		_, unreadable = analyseAll(env, names, streamRules(selected, fopt, tracer, stream, &streamErr))
 		if streamErr == nil {
-			streamErr = bufSpool.Flush()
+			streamErr = spool.Flush()
 		}
 		if streamErr != nil {
 			return &exitError{code: ExitUsage, msg: streamErr.Error()}
 		}
-		if err := out.write(env, func(w io.Writer) error { return stream.Finish(w, spool) }); err != nil {
+		if err := out.write(env, func(w io.Writer) error { return stream.Finish(w, spool.file) }); err != nil {
 			return err
 		}
 		worst, unjudged = stream.Worst(), stream.Unjudged()

@@ -53,28 +53,44 @@ func runHandshake(env Env, c *cli.Context) error {
 	if pasted, ok := pastedDocuments(br); ok {
 		src, fopt.Format = bytes.NewReader(pasted), "jsonrpc-jsonl"
 	}
-	tracer := trace.Require(report.HandshakeRequires)
-	ropt := rule.RunOptions{Frame: fopt}
-	tracer.Apply(&ropt)
-	res, err := rule.Run(name, src, nil, ropt)
+	// Each session's handshake is spooled as the session ends (nothing of it is
+	// kept), and written in session order at the end.
+	newStream := report.NewHandshakeTextStream
+	if out.format == "json" {
+		newStream = report.NewHandshakeJSONStream
+	}
+	spool, err := newSpool()
 	if err != nil {
+		return err
+	}
+	defer spool.Close()
+	stream := newStream(spool, report.StreamOptions{Text: report.TextOptions{Color: out.colour}})
+	tracer := trace.Require(report.HandshakeRequires)
+	var found int
+	var streamErr error
+	ropt := rule.RunOptions{Frame: fopt, Discard: true, OnSession: func(sr *rule.SessionResult) {
+		t := tracer.Of(sr)
+		if t != nil && t.Handshake != nil {
+			found++
+		}
+		if err := stream.Session(sr, t); err != nil && streamErr == nil {
+			streamErr = err
+		}
+	}}
+	tracer.Apply(&ropt)
+	if _, err := rule.Run(name, src, nil, ropt); err != nil {
 		return &exitError{code: ExitUsage, msg: err.Error()}
 	}
-	var hs []*report.Handshake
-	for _, sr := range res.Sessions {
-		if t := tracer.Of(sr); t != nil && t.Handshake != nil {
-			hs = append(hs, t.Handshake)
-		}
+	if streamErr == nil {
+		streamErr = spool.Flush()
 	}
-	if len(hs) == 0 {
+	if streamErr != nil {
+		return &exitError{code: ExitUsage, msg: streamErr.Error()}
+	}
+	if found == 0 {
 		return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: %s: no initialize exchange and no modern request found: nothing to negotiate", name)}
 	}
-	return out.write(env, func(w io.Writer) error {
-		if out.format == "json" {
-			return report.WriteHandshakeJSON(w, hs)
-		}
-		return report.WriteHandshakeText(w, hs, report.TextOptions{Color: out.colour})
-	})
+	return out.write(env, func(w io.Writer) error { return stream.Finish(w, spool.file) })
 }
 
 // pastedDocuments recognises the pasted form (JSON documents that span lines, or

@@ -168,9 +168,6 @@ func encodeJSONSession(sess *Session, _ StreamOptions) ([]byte, error) {
 	return escapeJSONText(b), nil
 }
 
-// sessionsMarker is where the sessions go in the document written without them.
-const sessionsMarker = "\n  \"sessions\": [],\n"
-
 func finishJSON(w io.Writer, s *spoolStream, sessions func(io.Writer, string, string) error) error {
 	doc := Report{Version: 1, Tool: Tool{Name: "mcpsleuth", Version: s.opt.Version}, Inputs: s.inputs, Sessions: []Session{}, Summary: s.summary}
 	if doc.Inputs == nil {
@@ -180,24 +177,31 @@ func finishJSON(w io.Writer, s *spoolStream, sessions func(io.Writer, string, st
 	if err := WriteJSON(&b, &doc); err != nil {
 		return err
 	}
-	head, tail, ok := bytes.Cut(b.Bytes(), []byte(sessionsMarker))
+	return splice(w, b.Bytes(), "sessions", len(s.spooled) > 0, sessions)
+}
+
+// splice writes a JSON document written with an empty top-level array member
+// (two-space indentation) with the spooled elements in that array instead: the
+// document as the whole report would have it. The document was escaped as it
+// was written, the elements as they were encoded.
+func splice(w io.Writer, doc []byte, member string, nonEmpty bool, elements func(io.Writer, string, string) error) error {
+	empty := "\n  \"" + member + "\": [],\n"
+	head, tail, ok := bytes.Cut(doc, []byte(empty))
 	if !ok {
-		return fmt.Errorf("mcpsleuth: writing the JSON report: no sessions member")
+		return fmt.Errorf("mcpsleuth: writing the report: no %s member", member)
 	}
-	// head and tail were written by WriteJSON, the sessions escaped as they were
-	// encoded (encodeJSONSession).
 	if _, err := w.Write(head); err != nil {
 		return err
 	}
-	if len(s.spooled) == 0 {
-		if _, err := io.WriteString(w, sessionsMarker); err != nil {
+	if !nonEmpty {
+		if _, err := io.WriteString(w, empty); err != nil {
 			return err
 		}
 	} else {
-		if _, err := io.WriteString(w, "\n  \"sessions\": ["); err != nil {
+		if _, err := io.WriteString(w, "\n  \""+member+"\": ["); err != nil {
 			return err
 		}
-		if err := sessions(w, ",\n    ", "\n    "); err != nil {
+		if err := elements(w, ",\n    ", "\n    "); err != nil {
 			return err
 		}
 		if _, err := io.WriteString(w, "\n  ],\n"); err != nil {

@@ -177,3 +177,58 @@ func TestTextStreamEqualsWholeReport(t *testing.T) {
 		}
 	}
 }
+
+// The handshakes written session by session through a spool (issue 11 item 7)
+// are byte for byte those written whole, in text and JSON, for every fixture.
+func TestHandshakeStreamEqualsWhole(t *testing.T) {
+	for _, path := range ruletest.Captures(t, filepath.Join("..", "..", "fixtures")) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := trace.Require(report.HandshakeRequires)
+		opt := rule.RunOptions{}
+		tr.Apply(&opt)
+		res, err := rule.Run(path, bytes.NewReader(data), nil, opt)
+		if err != nil {
+			continue
+		}
+		var hs []*report.Handshake
+		for _, sr := range res.Sessions {
+			if t := tr.Of(sr); t != nil && t.Handshake != nil {
+				hs = append(hs, t.Handshake)
+			}
+		}
+		var text, js bytes.Buffer
+		if err := report.WriteHandshakeText(&text, hs, report.TextOptions{Color: true}); err != nil {
+			t.Fatal(err)
+		}
+		if err := report.WriteHandshakeJSON(&js, hs); err != nil {
+			t.Fatal(err)
+		}
+		for name, c := range map[string]struct {
+			whole []byte
+			open  func(io.Writer, report.StreamOptions) report.Stream
+		}{"text": {text.Bytes(), report.NewHandshakeTextStream}, "json": {js.Bytes(), report.NewHandshakeJSONStream}} {
+			var spool bytes.Buffer
+			st := c.open(&spool, report.StreamOptions{Text: report.TextOptions{Color: true}})
+			tr := trace.Require(report.HandshakeRequires)
+			opt := rule.RunOptions{Discard: true, OnSession: func(sr *rule.SessionResult) {
+				if err := st.Session(sr, tr.Of(sr)); err != nil {
+					t.Fatal(err)
+				}
+			}}
+			tr.Apply(&opt)
+			if _, err := rule.Run(path, bytes.NewReader(data), nil, opt); err != nil {
+				t.Fatal(err)
+			}
+			var streamed bytes.Buffer
+			if err := st.Finish(&streamed, bytes.NewReader(spool.Bytes())); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(c.whole, streamed.Bytes()) {
+				t.Fatalf("%s %s: the streamed handshakes differ:\n--- whole\n%s\n--- streamed\n%s", path, name, c.whole, streamed.Bytes())
+			}
+		}
+	}
+}
