@@ -49,6 +49,16 @@ type walk struct {
 	collect bool
 }
 
+// exact is the walk for what a frame keeps exactly as triage needs it (the
+// envelope, ids, enumerations, counters): secrets are still masked (and, when
+// collecting, collected), the set's values are not replaced in it.
+func (w walk) exact() walk {
+	if w.collect {
+		return w
+	}
+	return walk{}
+}
+
 // Frame redacts one captured frame (a JSON-RPC message or batch, possibly cut or
 // not JSON at all) and returns it as compact JSON. The values of set (the
 // session's, nil for none) are replaced in the strings it keeps (error
@@ -96,7 +106,7 @@ func (w walk) message(n *jsontree.Node) {
 		kid := n.Kids[i]
 		switch k {
 		case "jsonrpc", "id", "method":
-			w.keep(kid)
+			w.exact().keep(kid)
 		case "error":
 			if kid.Kind != 'o' {
 				w.value(kid, nil, false)
@@ -139,12 +149,14 @@ func (w walk) value(n *jsontree.Node, path []string, inData bool) {
 			w.keep(n)
 			return
 		case keptScalars[key] && n.Kind != 'o' && n.Kind != 'a':
-			w.keep(n)
+			w.exact().keep(n)
 			return
 		case key == "_meta":
 			for i, mk := range n.Keys {
-				if keptKeys[mk] || mk == "progressToken" {
+				if keptKeys[mk] {
 					w.keep(n.Kids[i])
+				} else if mk == "progressToken" {
+					w.exact().keep(n.Kids[i])
 				} else {
 					w.value(n.Kids[i], append(path, mk), true)
 				}

@@ -50,6 +50,11 @@ func TestCollect(t *testing.T) {
 	if red := string(Frame([]byte(`{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"no tool for Tr0ub4dor"}}`), set)); strings.Contains(red, "Tr0ub4dor") {
 		t.Errorf("Frame kept an echoed value: %s", red)
 	}
+	// ids stay exactly, even equal to a hidden value; the message around them does not.
+	red := string(Frame([]byte(`{"jsonrpc":"2.0","id":"quota-77","error":{"code":-32000,"message":"over quota-77"}}`), set))
+	if want := `{"jsonrpc":"2.0","id":"quota-77","error":{"code":-32000,"message":"over [redacted, 8 chars]"}}`; red != want {
+		t.Errorf("Frame = %s, want %s", red, want)
+	}
 }
 
 // TestSetBounds: a session with more values than the bounds keeps the first

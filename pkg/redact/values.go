@@ -24,8 +24,8 @@ func hides(k rule.ValueKind) bool {
 // Message redacts a finding's message or a related frame's note: each value it
 // declares of a kind redaction hides is replaced, exactly where the text shows it
 // (as the value's Shown says, not glued to a word), with a placeholder of its
-// kind and length; in each value it keeps (an error message, a name), the values
-// of set (the session's) are replaced; secret-looking strings are masked in the
+// kind and length; in each value it keeps (an error message, a name; not ids and
+// versions, which triage needs), the values of set (the session's) are replaced; secret-looking strings are masked in the
 // whole text. Occurrences are found in the original text and replaced in one
 // pass, longest first where two overlap, so a placeholder is never searched again.
 func Message(text string, values []rule.Value, set *Set) string {
@@ -42,7 +42,7 @@ func Message(text string, values []rule.Value, set *Set) string {
 		switch {
 		case hides(v.Kind):
 			with = valuePlaceholder(v, set)
-		case set.Len() > 0:
+		case set.Len() > 0 && v.Kind != rule.ValueID && v.Kind != rule.ValueVersion: // ids and versions stay, as in frames
 			with = set.Replace(v.Shown)
 			if with == v.Shown {
 				continue
