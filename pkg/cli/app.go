@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,8 +12,9 @@ import (
 	"runtime/debug"
 	"runtime/pprof"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 )
 
@@ -50,7 +52,18 @@ type Env struct {
 func Main() int {
 	env := Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv,
 		StdinIsTerminal: isTerminal(os.Stdin), StdoutIsTerminal: isTerminal(os.Stdout)}
+	if env.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(softMemoryLimit(frame.DefaultMaxLine))
+	}
 	return Run(env, os.Args)
+}
+
+// softMemoryLimit is the heap size at which the collector works harder: near the
+// memory one line may take (the line, and the copies a schema check of it makes),
+// so that a long line's garbage is collected before the next one arrives instead
+// of doubling the peak. It is soft: a larger working set is still served.
+func softMemoryLimit(maxLine int) int64 {
+	return 3*int64(maxLine) + 64<<20
 }
 
 // Run runs the program with explicit arguments and streams; it returns the exit code.
@@ -59,7 +72,7 @@ func Run(env Env, args []string) int {
 	// messages reach the terminal with no control or invisible character raw.
 	env.Stderr = report.SafeMessageWriter(env.Stderr)
 	app := newApp(env)
-	err := app.Run(args)
+	err := app.Run(context.Background(), args)
 	if err == nil {
 		return ExitOK
 	}
@@ -74,8 +87,8 @@ func Run(env Env, args []string) int {
 	return ExitUsage
 }
 
-func newApp(env Env) *cli.App {
-	app := &cli.App{
+func newApp(env Env) *cli.Command {
+	app := &cli.Command{
 		Name:      "mcpsleuth",
 		Usage:     "forensic analysis of captured Model Context Protocol sessions",
 		Version:   Version(),
@@ -83,10 +96,10 @@ func newApp(env Env) *cli.App {
 		Writer:    env.Stdout,
 		ErrWriter: env.Stderr,
 		// Usage errors (unknown flags) must exit 2, not print and exit 1.
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+		OnUsageError: func(_ context.Context, _ *cli.Command, err error, _ bool) error {
 			return usageErr("mcpsleuth: %v", err)
 		},
-		ExitErrHandler: func(*cli.Context, error) {},
+		ExitErrHandler: func(context.Context, *cli.Command, error) {},
 		Commands: []*cli.Command{
 			checkCommand(env),
 			handshakeCommand(env),
@@ -94,31 +107,44 @@ func newApp(env Env) *cli.App {
 			rulesCommand(env),
 			explainCommand(env),
 			validateArgsCommand(env),
+			configCommand(env),
 		},
-		HideHelpCommand: true,
+		EnableShellCompletion: true,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "cpuprofile", Hidden: true, Usage: "write a CPU profile of the run to `FILE` (go tool pprof reads it; see docs/performance.md)"},
 			&cli.StringFlag{Name: "memprofile", Hidden: true, Usage: "write a heap profile (allocations and what is in use at the end) to `FILE`"},
 		},
 	}
+	// A command name nobody knows is one line on stderr and exit 2, never a page of
+	// help on stdout (which may be a report file).
+	app.Action = func(_ context.Context, c *cli.Command) error {
+		if c.Args().Len() > 0 {
+			return usageErr("mcpsleuth: unknown command %q (mcpsleuth --help lists them)", c.Args().First())
+		}
+		return cli.ShowRootCommandHelp(c)
+	}
+	// So is a bad flag of any command.
+	for _, cmd := range app.Commands {
+		cmd.OnUsageError = app.OnUsageError
+	}
 	var profile *os.File
-	app.Before = func(c *cli.Context) error {
+	app.Before = func(ctx context.Context, c *cli.Command) (context.Context, error) {
 		path := c.String("cpuprofile")
 		if path == "" {
-			return nil
+			return ctx, nil
 		}
 		f, err := os.Create(path)
 		if err != nil {
-			return usageErr("mcpsleuth: %s: cannot write the profile: %v", path, unwrapPath(err))
+			return ctx, usageErr("mcpsleuth: %s: cannot write the profile: %v", path, unwrapPath(err))
 		}
 		if err := pprof.StartCPUProfile(f); err != nil {
 			f.Close()
-			return usageErr("mcpsleuth: %s: %v", path, err)
+			return ctx, usageErr("mcpsleuth: %s: %v", path, err)
 		}
 		profile = f
-		return nil
+		return ctx, nil
 	}
-	app.After = func(c *cli.Context) error {
+	app.After = func(_ context.Context, c *cli.Command) error {
 		if profile != nil {
 			pprof.StopCPUProfile()
 			profile.Close()

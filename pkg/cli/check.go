@@ -1,13 +1,15 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
@@ -30,13 +32,16 @@ func checkCommand(env Env) *cli.Command {
 			&cli.StringSliceFlag{Name: "disable", Usage: "do not run these rules (IDs or names, comma-separated)"},
 			&cli.DurationFlag{Name: "slow", Value: rules.DefaultSlowThreshold, Usage: "report responses slower than this (MCP3008 slow-response)"},
 			&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour the text report: auto, always or never (NO_COLOR is honoured)"},
+			&cli.StringFlag{Name: "min-severity", Usage: "show only findings at or above this severity: error, warning or info (--fail-on still sees every finding)"},
 			&cli.BoolFlag{Name: "list-formats", Usage: "list the input formats and exit"},
+			&cli.StringFlag{Name: "baseline", Usage: "show and fail only on findings not in `REPORT.json`, an earlier check --format json (matched by fingerprint, never by line)"},
+			configFlag,
 		}, readFlags...),
-		Action: func(c *cli.Context) error { return runCheck(env, c) },
+		Action: func(_ context.Context, c *cli.Command) error { return runCheck(env, c) },
 	}
 }
 
-func runCheck(env Env, c *cli.Context) error {
+func runCheck(env Env, c *cli.Command) error {
 	if c.Bool("list-formats") {
 		fmt.Fprintln(env.Stdout, "auto")
 		for _, f := range frame.Formats() {
@@ -48,24 +53,31 @@ func runCheck(env Env, c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	failOn, err := parseFailOn(c.String("fail-on"))
+	set, err := loadSettings(c)
 	if err != nil {
 		return err
 	}
-	selected, err := selectRules(c)
+	failOn, err := parseFailOn(set.failOn)
 	if err != nil {
 		return err
 	}
-	if c.Duration("slow") <= 0 {
-		return usageErr("mcpsleuth: --slow must be a positive duration such as 30s or 2m, not %s", c.Duration("slow"))
+	selected := set.rules
+	show := &shown{min: set.minShown()}
+	if path := c.String("baseline"); path != "" {
+		if show.baseline, err = loadBaseline(path); err != nil {
+			return err
+		}
+		show.baselinePath = path
 	}
-	selected = rules.WithSlowThreshold(selected, c.Duration("slow"))
 	fopt, err := frameOptions(c)
 	if err != nil {
 		return err
 	}
 	names, err := expandInputs(env, c.Args().Slice())
 	if err != nil {
+		return err
+	}
+	if err := out.notAnInput(names); err != nil {
 		return err
 	}
 	// The format says what it needs beyond findings; the analysis computes that
@@ -86,7 +98,7 @@ func runCheck(env Env, c *cli.Context) error {
 		defer spool.Close()
 		stream := format.Stream(spool, report.StreamOptions{Version: Version(), Redact: c.Bool("redact"), Text: report.TextOptions{Color: out.colour}})
 		var streamErr error
-		_, unreadable = analyseAll(env, names, streamRules(selected, fopt, tracer, stream, &streamErr))
+		_, unreadable = analyseAll(env, names, streamRules(selected, fopt, tracer, show, stream, &streamErr))
 		if streamErr == nil {
 			streamErr = spool.Flush()
 		}
@@ -96,10 +108,10 @@ func runCheck(env Env, c *cli.Context) error {
 		if err := out.write(env, func(w io.Writer) error { return stream.Finish(w, spool.file) }); err != nil {
 			return err
 		}
-		worst, unjudged = stream.Worst(), stream.Unjudged()
+		unjudged = stream.Unjudged()
 	} else {
 		var results []*rule.InputResult
-		results, unreadable = analyseAll(env, names, runRules(selected, fopt, tracer))
+		results, unreadable = analyseAll(env, names, runRules(selected, fopt, tracer, show))
 		rep := report.BuildWith(Version(), results, report.Options{Rules: selected, Trace: tracer})
 		if c.Bool("redact") {
 			report.Redact(rep)
@@ -109,8 +121,9 @@ func runCheck(env Env, c *cli.Context) error {
 		}); err != nil {
 			return err
 		}
-		worst, unjudged = rep.Worst(), rep.Unjudged()
+		unjudged = rep.Unjudged()
 	}
+	worst = show.worst // every finding not in the baseline, shown or not
 	for _, in := range unjudged {
 		fmt.Fprintf(env.Stderr, "mcpsleuth: %s: %s\n", in.Name, in.Lossy)
 	}
@@ -148,7 +161,7 @@ type output struct {
 }
 
 // parseOutput reads the output flags; formats lists the --format values the command takes.
-func parseOutput(env Env, c *cli.Context, formats ...string) (output, error) {
+func parseOutput(env Env, c *cli.Command, formats ...string) (output, error) {
 	o := output{format: strings.ToLower(c.String("format")), path: c.String("output")}
 	if !slices.Contains(formats, o.format) {
 		return o, usageErr("mcpsleuth: --format must be %s, not %q", formatList(formats), c.String("format"))
@@ -184,21 +197,55 @@ func colorMode(env Env, mode string, toStdout bool) (bool, error) {
 	return false, usageErr("mcpsleuth: --color must be auto, always or never, not %q", mode)
 }
 
-// write writes to --output or stdout.
+// notAnInput refuses an --output that names one of the inputs: writing the
+// report would destroy the capture it is about.
+func (o output) notAnInput(names []string) error {
+	if o.path == "" || o.path == "-" {
+		return nil
+	}
+	out, err := os.Stat(o.path)
+	if err != nil {
+		return nil // not there yet: no input can be it
+	}
+	for _, name := range names {
+		if name == "-" {
+			continue
+		}
+		if in, err := os.Stat(name); err == nil && os.SameFile(in, out) {
+			return usageErr("mcpsleuth: --output %s is one of the inputs: the report would replace the capture", report.Safe(o.path))
+		}
+	}
+	return nil
+}
+
+// write writes to --output or stdout. A file is written beside its destination
+// and renamed into place when complete, so a failed run never leaves half a
+// report (or an emptied file) behind.
 func (o output) write(env Env, write func(io.Writer) error) error {
 	if o.path == "" || o.path == "-" {
 		return write(env.Stdout)
 	}
-	f, err := os.Create(o.path)
-	if err != nil {
-		return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: %s: cannot write the report: %v", o.path, unwrapPath(err))}
+	fail := func(err error) error {
+		return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: %s: cannot write the report: %v", report.Safe(o.path), unwrapPath(err))}
 	}
+	f, err := os.CreateTemp(filepath.Dir(o.path), "."+filepath.Base(o.path)+".*.partial")
+	if err != nil {
+		return fail(err)
+	}
+	defer os.Remove(f.Name()) // a no-op once renamed
 	if err := write(f); err != nil {
 		f.Close()
 		return &exitError{code: ExitUsage, msg: err.Error()}
 	}
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		return fail(err)
+	}
 	if err := f.Close(); err != nil {
-		return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: %s: %v", o.path, err)}
+		return fail(err)
+	}
+	if err := os.Rename(f.Name(), o.path); err != nil {
+		return fail(err)
 	}
 	return nil
 }

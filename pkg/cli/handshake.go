@@ -3,12 +3,13 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
@@ -30,11 +31,11 @@ func handshakeCommand(env Env) *cli.Command {
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of stdout"},
 			&cli.StringFlag{Name: "color", Value: "auto", Usage: "auto, always or never"},
 		}, readFlags...),
-		Action: func(c *cli.Context) error { return runHandshake(env, c) },
+		Action: func(_ context.Context, c *cli.Command) error { return runHandshake(env, c) },
 	}
 }
 
-func runHandshake(env Env, c *cli.Context) error {
+func runHandshake(env Env, c *cli.Command) error {
 	out, err := parseOutput(env, c, "text", "json")
 	if err != nil {
 		return err
@@ -48,6 +49,9 @@ func runHandshake(env Env, c *cli.Context) error {
 		return err
 	}
 	defer in.Close()
+	if err := out.notAnInput([]string{name}); err != nil {
+		return err
+	}
 	br := bufio.NewReaderSize(in, 1<<20)
 	var src io.Reader = br
 	if pasted, ok := pastedDocuments(br); ok {

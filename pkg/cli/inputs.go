@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
@@ -73,7 +73,7 @@ func isCaptureName(path string) bool {
 
 // openSingle opens the one capture a command takes (handshake, timeline): the
 // argument, or a piped stdin. The caller closes it.
-func openSingle(env Env, c *cli.Context, command string) (name string, in io.ReadCloser, err error) {
+func openSingle(env Env, c *cli.Command, command string) (name string, in io.ReadCloser, err error) {
 	if c.Args().Len() > 1 {
 		return "", nil, usageErr("mcpsleuth: %s takes one input", command)
 	}
@@ -110,13 +110,13 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// readOptions are the flags shared by commands that read captures.
-var readFlags = []cli.Flag{
+// readFlags are the flags shared by commands that read captures.
+var readFlags = append([]cli.Flag{
 	&cli.StringFlag{Name: "input-format", Value: "auto", Usage: "input format: auto or one of " + strings.Join(frame.Formats(), ", ")},
 	&cli.StringFlag{Name: "perspective", Usage: "side that wrote a read/write log (Go SDK LoggingTransport): client or server (default: inferred from who sent initialize)"},
-}
+}, limitFlags...)
 
-func frameOptions(c *cli.Context) (frame.Options, error) {
+func frameOptions(c *cli.Command) (frame.Options, error) {
 	opt := frame.Options{Format: c.String("input-format")}
 	switch strings.ToLower(c.String("perspective")) {
 	case "":
@@ -130,7 +130,7 @@ func frameOptions(c *cli.Context) (frame.Options, error) {
 	if !frame.KnownFormat(opt.Format) {
 		return opt, usageErr("mcpsleuth: unknown --input-format %q (known: auto, %s)", opt.Format, strings.Join(frame.Formats(), ", "))
 	}
-	return opt, nil
+	return opt, applyLimits(c, &opt)
 }
 
 // analyser analyses one input.
@@ -138,24 +138,33 @@ type analyser func(name string, r io.Reader) (*rule.InputResult, error)
 
 // runRules analyses with the selected rules and, when a view needs more than
 // findings, the tracer next to them (nil: none).
-func runRules(selected []*rule.Rule, fopt frame.Options, tracer *trace.Tracer) analyser {
+func runRules(selected []*rule.Rule, fopt frame.Options, tracer *trace.Tracer, show *shown) analyser {
 	shared := rule.NewShared() // what the rules learn once serves every input
 	return func(name string, r io.Reader) (*rule.InputResult, error) {
 		opt := rule.RunOptions{Frame: fopt, Shared: shared}
 		tracer.Apply(&opt)
-		return rule.Run(name, r, selected, opt)
+		res, err := rule.Run(name, r, selected, opt)
+		if res != nil && show != nil {
+			for _, sr := range res.Sessions {
+				show.apply(sr)
+			}
+		}
+		return res, err
 	}
 }
 
 // streamRules is runRules for a format written session by session: each session
 // goes to the stream as it ends and is not kept; each input follows its sessions.
 // The first error of the stream is kept in *failed (the analysis goes on).
-func streamRules(selected []*rule.Rule, fopt frame.Options, tracer *trace.Tracer, stream report.Stream, failed *error) analyser {
+func streamRules(selected []*rule.Rule, fopt frame.Options, tracer *trace.Tracer, show *shown, stream report.Stream, failed *error) analyser {
 	shared := rule.NewShared()
 	return func(name string, r io.Reader) (*rule.InputResult, error) {
 		opt := rule.RunOptions{Frame: fopt, Discard: true, Shared: shared}
 		tracer.Apply(&opt)
 		opt.OnSession = func(sr *rule.SessionResult) {
+			if show != nil {
+				show.apply(sr)
+			}
 			if err := stream.Session(sr, tracer.Of(sr)); err != nil && *failed == nil {
 				*failed = err
 			}
@@ -195,7 +204,7 @@ func analyseAll(env Env, names []string, analyse analyser) (results []*rule.Inpu
 }
 
 // selectRules applies --enable/--disable to the catalogue.
-func selectRules(c *cli.Context) ([]*rule.Rule, error) {
+func selectRules(c *cli.Command) ([]*rule.Rule, error) {
 	sel, err := rule.Select(rules.All(), splitList(c.StringSlice("enable")), splitList(c.StringSlice("disable")))
 	if err != nil {
 		return nil, usageErr("%v", err)

@@ -1,9 +1,10 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 )
@@ -12,7 +13,7 @@ func rulesCommand(env Env) *cli.Command {
 	return &cli.Command{
 		Name:  "rules",
 		Usage: "list the rule catalogue: ID, name, severity, title",
-		Action: func(*cli.Context) error {
+		Action: func(context.Context, *cli.Command) error {
 			for _, r := range rules.All() {
 				sev := r.Severity.String()
 				if r.CapabilityScaled {
@@ -31,7 +32,7 @@ func explainCommand(env Env) *cli.Command {
 		Name:      "explain",
 		Usage:     "explain one rule: what it sees, where it points, what to do",
 		ArgsUsage: "ID|NAME",
-		Action: func(c *cli.Context) error {
+		Action: func(_ context.Context, c *cli.Command) error {
 			if c.Args().Len() != 1 {
 				return usageErr("mcpsleuth: explain takes one rule ID or name (see mcpsleuth rules)")
 			}

@@ -1,13 +1,14 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"path"
 	"strings"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
@@ -43,11 +44,11 @@ func timelineCommand(env Env) *cli.Command {
 			&cli.StringSliceFlag{Name: "enable", Usage: "run only these rules (IDs or names, comma-separated)"},
 			&cli.StringSliceFlag{Name: "disable", Usage: "do not run these rules (IDs or names, comma-separated)"},
 		}, readFlags...),
-		Action: func(c *cli.Context) error { return runTimeline(env, c) },
+		Action: func(_ context.Context, c *cli.Command) error { return runTimeline(env, c) },
 	}
 }
 
-func runTimeline(env Env, c *cli.Context) error {
+func runTimeline(env Env, c *cli.Command) error {
 	out := output{path: c.String("output")}
 	var err error
 	if out.colour, err = colorMode(env, c.String("color"), out.path == "" || out.path == "-"); err != nil {
@@ -86,6 +87,9 @@ func runTimeline(env Env, c *cli.Context) error {
 		return err
 	}
 	defer in.Close()
+	if err := out.notAnInput([]string{name}); err != nil {
+		return err
+	}
 	redact := c.Bool("redact")
 	tlopt := report.TimelineOptions{Color: out.colour, Filtered: filtered}
 	var broken error

@@ -1,11 +1,12 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
 	"github.com/tidwall/gjson"
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
@@ -26,7 +27,7 @@ func validateArgsCommand(env Env) *cli.Command {
 			"it), with formats asserted. Prints what the client would log. Exit 1 when the arguments are\n" +
 			"rejected, 0 when accepted, 2 on a usage error, an unreadable capture or a tool it never listed.",
 		Flags:  readFlags,
-		Action: func(c *cli.Context) error { return runValidateArgs(env, c) },
+		Action: func(_ context.Context, c *cli.Command) error { return runValidateArgs(env, c) },
 	}
 }
 
@@ -38,7 +39,7 @@ type publishedInput struct {
 	revision spec.Revision
 }
 
-func runValidateArgs(env Env, c *cli.Context) error {
+func runValidateArgs(env Env, c *cli.Command) error {
 	if c.Args().Len() != 3 {
 		return usageErr("mcpsleuth: validate-args takes CAPTURE TOOL JSON (got %d arguments)", c.Args().Len())
 	}

@@ -191,7 +191,7 @@ func TestHARSyntheticAndBroken(t *testing.T) {
 	t.Run("entry longer than MaxLine", func(t *testing.T) {
 		doc := harDoc(harEntry("POST", "", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"x":"`+strings.Repeat("a", 1<<20)+`"}}`, 200, "", "", ""))
 		_, _, err := readAll(t, "big.har", strings.NewReader(doc), frame.Options{MaxLine: 64 << 10})
-		if err == nil || !strings.Contains(err.Error(), "entry 1: longer than the 65536-byte limit") {
+		if err == nil || !strings.Contains(err.Error(), "entry 1: longer than the 64 KiB limit") {
 			t.Fatalf("err = %v", err)
 		}
 	})

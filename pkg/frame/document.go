@@ -182,7 +182,7 @@ func (d *jsonDoc) bytesRead() int64 { return d.src.n }
 // errorf wraps a problem of the document with its name and the entry it is in.
 func (d *jsonDoc) errorf(err error) error {
 	if errors.Is(err, errEntryTooLong) {
-		return fmt.Errorf("mcpsleuth: %s: entry %d: longer than the %d-byte limit", d.name, d.entries+1, d.src.limit)
+		return fmt.Errorf("mcpsleuth: %s: entry %d: longer than the %s limit (--max-line)", d.name, d.entries+1, Size(d.src.limit))
 	}
 	if errors.Is(err, io.EOF) {
 		err = io.ErrUnexpectedEOF

@@ -269,6 +269,9 @@ func parseDirection(v gjson.Result) (spec.Direction, relative, string) {
 func parseTime(v gjson.Result, start time.Time) time.Time {
 	switch v.Type {
 	case gjson.String:
+		if t, ok := parseUTCStamp(v.Str); ok {
+			return t
+		}
 		for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02T15:04:05.999999999"} {
 			if t, err := time.Parse(layout, v.Str); err == nil {
 				return t

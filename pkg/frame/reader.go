@@ -13,10 +13,6 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
 
-// DefaultMaxLine is the longest line a Reader accepts by default; a longer one is
-// skipped (not held in memory) and reported as an invalid frame.
-const DefaultMaxLine = 512 << 20
-
 // Options configure a Reader.
 type Options struct {
 	// Format names the decoder ("auto" or "" detects it from the content).
@@ -26,6 +22,12 @@ type Options struct {
 	Perspective spec.Side
 	// MaxLine caps one line's size in bytes (0 = DefaultMaxLine).
 	MaxLine int
+	// MaxInput caps the bytes read from the input as stored, compressed or not
+	// (0 = DefaultMaxInput; < 0: no limit).
+	MaxInput int64
+	// MaxDecompressed caps the bytes a compressed input expands to
+	// (0 = DefaultMaxDecompressed; < 0: no limit).
+	MaxDecompressed int64
 }
 
 // RecordKind tells what a line of the input turned out to be.
@@ -160,7 +162,16 @@ func NewReader(name string, r io.Reader, opt Options) (*Reader, error) {
 	if opt.MaxLine <= 0 {
 		opt.MaxLine = DefaultMaxLine
 	}
+	if opt.MaxInput == 0 {
+		opt.MaxInput = DefaultMaxInput
+	}
+	if opt.MaxDecompressed == 0 {
+		opt.MaxDecompressed = DefaultMaxDecompressed
+	}
 	rd := &Reader{name: name, opt: opt, perspective: opt.Perspective, flushing: -1}
+	if opt.MaxInput > 0 {
+		r = &limitReader{r: r, left: opt.MaxInput, err: &LimitError{What: "input", Limit: opt.MaxInput, Flag: "--max-input"}}
+	}
 	br := bufio.NewReaderSize(r, 256<<10)
 	magic, err := br.Peek(4)
 	if err != nil && !errors.Is(err, io.EOF) {
@@ -172,7 +183,7 @@ func NewReader(name string, r io.Reader, opt Options) (*Reader, error) {
 		if err != nil {
 			return nil, fmt.Errorf("mcpsleuth: %s: gzip: %w", name, err)
 		}
-		ra := newReadAhead(zr, zr)
+		ra := newReadAhead(opt.decompressed(zr), zr)
 		rd.closers = append(rd.closers, ra)
 		br = bufio.NewReaderSize(ra, 256<<10)
 	case len(magic) >= 4 && bytes.Equal(magic, []byte{0x28, 0xb5, 0x2f, 0xfd}):
@@ -180,7 +191,7 @@ func NewReader(name string, r io.Reader, opt Options) (*Reader, error) {
 		if err != nil {
 			return nil, fmt.Errorf("mcpsleuth: %s: zstd: %w", name, err)
 		}
-		ra := newReadAhead(zr, zr.IOReadCloser())
+		ra := newReadAhead(opt.decompressed(zr), zr.IOReadCloser())
 		rd.closers = append(rd.closers, ra)
 		br = bufio.NewReaderSize(ra, 256<<10)
 	}
@@ -218,6 +229,14 @@ func NewReader(name string, r io.Reader, opt Options) (*Reader, error) {
 		rd.docInput = newJSONDoc(name, br, int64(opt.MaxLine))
 	}
 	return rd, nil
+}
+
+// decompressed applies MaxDecompressed to a decompressor's output.
+func (opt Options) decompressed(r io.Reader) io.Reader {
+	if opt.MaxDecompressed < 0 {
+		return r
+	}
+	return &limitReader{r: r, left: opt.MaxDecompressed, err: &LimitError{What: "decompressed input", Limit: opt.MaxDecompressed, Flag: "--max-decompressed"}}
 }
 
 // Close releases decompressors.
@@ -404,7 +423,7 @@ func (r *Reader) decodeLine(line []byte) (*Record, relative) {
 		r.x.batchKey, r.x.more = "", r.x.more[:0]
 	}
 	if r.tooLong {
-		r.fr.invalid(ProblemNotJSON, fmt.Sprintf("line longer than the %d-byte limit: skipped without reading it into memory", r.opt.MaxLine))
+		r.fr.invalid(ProblemNotJSON, "line longer than the --max-line limit of "+Size(int64(r.opt.MaxLine))+": skipped, not judged")
 		return r.frameRecord(), relNone
 	}
 	if len(bytes.TrimSpace(line)) == 0 {
@@ -488,26 +507,42 @@ func (r *Reader) readLine() ([]byte, error) {
 		}
 		return nil, fmt.Errorf("mcpsleuth: %s:%d: %w", r.name, r.line+1, err)
 	}
-	r.buf = append(r.buf[:0], chunk...)
-	r.stats.Bytes += int64(len(chunk))
+	// A line longer than the read buffer: gathered into the reused buffer while it
+	// fits, the rest into parts joined once at the end, so that a long line costs
+	// its size twice at most (parts and the joined line), never a doubling buffer's
+	// copies, and a line past MaxLine is dropped as soon as it is known too long.
+	r.buf = r.buf[:0]
+	var parts [][]byte
+	total := 0
 	for {
-		chunk, err = r.br.ReadSlice('\n')
-		r.stats.Bytes += int64(len(chunk))
 		if !r.tooLong {
-			if len(r.buf)+len(chunk) > r.opt.MaxLine+2 { // room for a CRLF
+			switch {
+			case total+len(chunk) > r.opt.MaxLine+2: // room for a CRLF
 				r.tooLong = true
-				r.buf = r.buf[:0]
-			} else {
+				r.buf, parts = r.buf[:0], nil
+			case parts == nil && len(r.buf)+len(chunk) <= cap(r.buf):
 				r.buf = append(r.buf, chunk...)
+			default:
+				parts = append(parts, bytes.Clone(chunk))
 			}
+			total += len(chunk)
 		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
+		r.stats.Bytes += int64(len(chunk))
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			break
 		}
-		if err != nil && !errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("mcpsleuth: %s:%d: %w", r.name, r.line+1, err)
+		chunk, err = r.br.ReadSlice('\n')
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("mcpsleuth: %s:%d: %w", r.name, r.line+1, err)
+	}
+	if parts != nil {
+		line := make([]byte, len(r.buf), total)
+		copy(line, r.buf)
+		for _, p := range parts {
+			line = append(line, p...)
 		}
-		break
+		r.buf = line
 	}
 	r.line++
 	line := trimEOL(r.buf)

@@ -556,8 +556,8 @@ func TestMaxLine(t *testing.T) {
 					t.Fatalf("line 1: kind %v, want a frame", recs[0].Kind)
 				}
 				if tt.tooLong {
-					if f.Kind != frame.KindInvalid || !strings.Contains(f.Detail, "limit") || !strings.Contains(f.Detail, strconv.Itoa(tt.maxLine)) || f.Line != 1 {
-						t.Errorf("line 1: %s, want invalid with a detail naming the %d-byte limit", describe(f), tt.maxLine)
+					if f.Kind != frame.KindInvalid || !strings.Contains(f.Detail, "limit") || !strings.Contains(f.Detail, "limit of "+frame.Size(int64(tt.maxLine))) || f.Line != 1 {
+						t.Errorf("line 1: %s, want invalid with a detail naming the %s limit", describe(f), frame.Size(int64(tt.maxLine)))
 					}
 					if st.Rejected != 1 {
 						t.Errorf("Rejected = %d", st.Rejected)

@@ -406,7 +406,10 @@ func (e *entry) result(text []byte) gjson.Result {
 		}
 		return r
 	case '0':
-		n, _ := strconv.ParseFloat(raw, 64)
+		n, ok := smallInt(raw)
+		if !ok {
+			n, _ = strconv.ParseFloat(raw, 64)
+		}
 		return gjson.Result{Type: gjson.Number, Raw: raw, Num: n, Index: e.valStart}
 	case 't':
 		return gjson.Result{Type: gjson.True, Raw: raw, Index: e.valStart}
@@ -416,6 +419,30 @@ func (e *entry) result(text []byte) gjson.Result {
 		return gjson.Result{Type: gjson.Null, Raw: raw, Index: e.valStart}
 	}
 	return gjson.Result{}
+}
+
+// smallInt reads a number of at most 15 digits with no fraction or exponent (an
+// id, a count) exactly as ParseFloat would, without its generality.
+func smallInt(raw string) (float64, bool) {
+	digits, neg := raw, false
+	if len(digits) > 0 && digits[0] == '-' {
+		digits, neg = digits[1:], true
+	}
+	if len(digits) == 0 || len(digits) > 15 {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(digits); i++ {
+		c := digits[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		return -float64(n), true
+	}
+	return float64(n), true
 }
 
 // find returns the member of the object entry at o whose key is name: the entry
@@ -443,11 +470,9 @@ func (ix *index) find(text []byte, o int32, name string) (int32, bool) {
 // lookup reads a gjson path (dot-separated, `\.` escapes a dot) from the value of
 // entry at, through the index as far as it goes, then from the bytes.
 func lookup(text []byte, ix *index, at int32, path string) gjson.Result {
-	for path != "" {
+	plain := plainPath(path)
+	for path != "" && plain {
 		seg, rest := nextSegment(path)
-		if strings.ContainsAny(seg, "*?#|@!") {
-			break // gjson syntax beyond plain names: let gjson read it
-		}
 		c, certain := ix.find(text, at, unescapeSegment(seg))
 		if !certain {
 			break
@@ -466,6 +491,25 @@ func lookup(text []byte, ix *index, at int32, path string) gjson.Result {
 		r.Index += e.valStart
 	}
 	return r
+}
+
+// pathSyntax marks the bytes that give a gjson path more than plain member names.
+var pathSyntax = func() (t [256]bool) {
+	for _, c := range []byte("*?#|@!") {
+		t[c] = true
+	}
+	return t
+}()
+
+// plainPath reports whether a gjson path is only names (with `\.` escapes): the
+// index can follow it; anything else is left to gjson.
+func plainPath(path string) bool {
+	for i := 0; i < len(path); i++ {
+		if pathSyntax[path[i]] {
+			return false
+		}
+	}
+	return true
 }
 
 // nextSegment splits the first name off a gjson path.

@@ -83,23 +83,26 @@ func Safe(s string) string {
 	return b.String()
 }
 
-// SafeMessageWriter wraps a writer of messages for people (stderr) so that each
-// Write, one message, goes through Safe, its final newline kept: file names and
-// captured text in error messages reach the terminal escaped, as they do on
-// stdout, and a newline inside a name cannot start a line of its own. It expects
-// one whole message per Write, as fmt's print functions write.
+// SafeMessageWriter wraps a writer of messages for people (stderr) so that what
+// is written to it goes through Safe line by line, its newlines kept (a message
+// may list several problems, one a line): file names and captured text in error
+// messages reach the terminal escaped, as they do on stdout. It expects whole
+// UTF-8 sequences per Write, as fmt's print functions write one message at a time.
 func SafeMessageWriter(w io.Writer) io.Writer { return safeMessageWriter{w} }
 
 type safeMessageWriter struct{ w io.Writer }
 
 func (s safeMessageWriter) Write(p []byte) (int, error) {
 	out := p
-	text, newline := strings.CutSuffix(string(p), "\n")
-	if safe := Safe(text); safe != text {
-		out = []byte(safe)
-		if newline {
-			out = append(out, '\n')
+	lines := strings.Split(string(p), "\n")
+	escaped := false
+	for i, l := range lines {
+		if safe := Safe(l); safe != l {
+			lines[i], escaped = safe, true
 		}
+	}
+	if escaped {
+		out = []byte(strings.Join(lines, "\n"))
 	}
 	if _, err := s.w.Write(out); err != nil {
 		return 0, err

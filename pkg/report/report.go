@@ -124,6 +124,9 @@ type Finding struct {
 	Method    *string         `json:"method"`
 	ID        json.RawMessage `json:"id"`
 	Related   []rule.Related  `json:"related"`
+	// Fingerprint identifies the finding across runs (rule.Fingerprint): what
+	// --baseline and SARIF partialFingerprints match on.
+	Fingerprint string `json:"fingerprint"`
 	// Values are the captured values Message quotes (rule.Finding.Values), for
 	// redaction; never in JSON.
 	Values []rule.Value `json:"-"`
@@ -195,7 +198,7 @@ func SessionOf(sr *rule.SessionResult, tr *trace.Trace) Session {
 func buildFinding(f rule.Finding) Finding {
 	out := Finding{Rule: f.Rule, Name: f.Name, Severity: f.Severity.String(), Message: f.Message, Input: f.Input, Line: f.Line,
 		ID: json.RawMessage("null"), Related: append([]rule.Related{}, f.Related...), Values: f.Values, severity: f.Severity, hint: f.Hint,
-		Evidence: f.Evidence, Truncated: f.Truncated}
+		Evidence: f.Evidence, Truncated: f.Truncated, Fingerprint: f.Fingerprint}
 	if !f.Time.IsZero() {
 		t := f.Time.UTC().Format(time.RFC3339Nano)
 		out.Time = &t

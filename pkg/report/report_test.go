@@ -90,7 +90,7 @@ func TestJSONShape(t *testing.T) {
 	if len(findings) != 2 {
 		t.Fatalf("%d findings, want 2: %v", len(findings), findings)
 	}
-	f := check("finding", findings[0], "rule name severity message input line time direction method id related")
+	f := check("finding", findings[0], "rule name severity message input line time direction method id related fingerprint")
 	want := map[string]any{
 		"rule": "MCP2001", "name": "undeclared-notification", "severity": "error", "line": 8.0,
 		"direction": "s2c", "method": "notifications/resources/list_changed", "id": nil, "input": capture,

@@ -83,13 +83,15 @@ type sarifArtifact struct {
 }
 
 type sarifResult struct {
-	RuleID           string                `json:"ruleId"`
-	RuleIndex        int                   `json:"ruleIndex"`
-	Level            string                `json:"level"`
-	Message          sarifText             `json:"message"`
-	Locations        []sarifLocation       `json:"locations"`
-	RelatedLocations []sarifLocation       `json:"relatedLocations,omitempty"`
-	Properties       sarifResultProperties `json:"properties"`
+	RuleID           string          `json:"ruleId"`
+	RuleIndex        int             `json:"ruleIndex"`
+	Level            string          `json:"level"`
+	Message          sarifText       `json:"message"`
+	Locations        []sarifLocation `json:"locations"`
+	RelatedLocations []sarifLocation `json:"relatedLocations,omitempty"`
+	// PartialFingerprints let code scanning follow a result across runs.
+	PartialFingerprints map[string]string     `json:"partialFingerprints,omitempty"`
+	Properties          sarifResultProperties `json:"properties"`
 }
 
 type sarifResultProperties struct {
@@ -177,6 +179,9 @@ func WriteSARIF(w io.Writer, r *Report) error {
 				Locations: []sarifLocation{{PhysicalLocation: sarifPhysicalLocation{ArtifactLocation: artifact(f.Input), Region: region(f.Line)}}},
 				Properties: sarifResultProperties{Session: s.Index, StreamKey: Safe(s.StreamKey), Client: Safe(peerLabel(s.Client)), Server: Safe(peerLabel(s.Server)),
 					Revision: Safe(s.ProtocolVersion.Negotiated), Time: f.Time, Direction: f.Direction, Method: safePtr(f.Method), ID: f.ID}}
+			if f.Fingerprint != "" {
+				res.PartialFingerprints = map[string]string{"mcpsleuth/v1": f.Fingerprint}
+			}
 			if string(res.Properties.ID) == "null" {
 				res.Properties.ID = nil
 			}

@@ -109,6 +109,9 @@ func (p *Pass) Reportf(a Anchor, format string, args ...any) {
 // ReportSeverity records a finding at an explicit severity. The anchor's strings may
 // alias the reader's buffer: the finding keeps copies.
 func (p *Pass) ReportSeverity(sev Severity, a Anchor, msg Message, related ...Related) {
+	if p.Rule.Override != 0 {
+		sev = p.Rule.Override
+	}
 	p.count++
 	if p.limit > 0 && p.count > p.limit {
 		if p.result.suppressed == nil {
@@ -188,6 +191,13 @@ func (r *SessionResult) Worst() Severity {
 
 // finish sorts findings and turns the counters into notes.
 func (r *SessionResult) finish(rules []*Rule) {
+	var client, server string
+	if c := r.Session.Contract(); c != nil {
+		client, server = c.Client.Name, c.Server.Name
+	}
+	for i := range r.Findings {
+		r.Findings[i].Fingerprint = Fingerprint(r.Findings[i], client, server)
+	}
 	sort.SliceStable(r.Findings, func(i, j int) bool {
 		a, b := r.Findings[i], r.Findings[j]
 		if a.Line != b.Line {

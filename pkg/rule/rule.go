@@ -81,6 +81,9 @@ type Finding struct {
 	// says whether it was cut), for reports that show the offending frame.
 	Evidence  []byte
 	Truncated bool
+	// Fingerprint identifies the finding across runs (see Fingerprint); set when
+	// its session ends, when both implementations are known.
+	Fingerprint string
 }
 
 // MaxEvidence bounds the copy of a frame a finding keeps as evidence.
@@ -150,6 +153,16 @@ type Rule struct {
 	// across sessions and inputs, safe for concurrent use. It must never hold what a
 	// session did (findings, promises): only what follows from a frame alone.
 	Shared func() any
+	// Override, when set, is the severity of every finding of the rule, whatever
+	// the revision or the rule would say (a project's configuration: WithSeverity).
+	Override Severity
+}
+
+// WithSeverity returns a copy of r whose findings all have severity sev.
+func WithSeverity(r *Rule, sev Severity) *Rule {
+	c := *r
+	c.Override = sev
+	return &c
 }
 
 // Funcs adapts plain functions to a Checker; either may be nil.

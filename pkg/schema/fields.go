@@ -261,8 +261,7 @@ func (w *fieldWalk) walk(gov view, later []view, value gjson.Result, ptr, patter
 		if !gov.hasProperties() {
 			return // a free-form object (arguments, structuredContent, experimental)
 		}
-		value.ForEach(func(k, v gjson.Result) bool {
-			name := k.String()
+		eachMember(value, func(name string, v gjson.Result) bool {
 			childPtr := ptr + "/" + escapeToken(name)
 			childPattern := pattern + "/" + escapeToken(name)
 			govChild := gov.child(name, v)
@@ -301,7 +300,7 @@ func (w *fieldWalk) walk(gov view, later []view, value gjson.Result, ptr, patter
 			return
 		}
 		i := 0
-		value.ForEach(func(_, v gjson.Result) bool {
+		eachItem(value, func(v gjson.Result) bool {
 			w.walk(govItems.narrow(v), narrowAll(laterItems, v), v, ptr+"/"+strconv.Itoa(i), pattern+"/*", depth+1)
 			i++
 			return true

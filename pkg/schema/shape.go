@@ -468,7 +468,11 @@ func (v *vocabulary) isLiteral(s []byte) bool {
 // (how many are below it, and whether it equals the next). Numbers too long to
 // classify exactly are kept as they are.
 func (s *shaper) number(lit []byte) {
-	f, err := strconv.ParseFloat(viewString(lit), 64)
+	f, isInt := smallInteger(lit)
+	var err error
+	if !isInt {
+		f, err = strconv.ParseFloat(viewString(lit), 64)
+	}
 	if len(lit) > 15 || err != nil {
 		s.put('#')
 		s.write(lit)
@@ -486,6 +490,30 @@ func (s *shaper) number(lit []byte) {
 	} else {
 		s.put('~')
 	}
+}
+
+// smallInteger reads a number literal of at most 15 digits with no fraction or
+// exponent (ids, counts), exactly as ParseFloat would; ok=false otherwise.
+func smallInteger(lit []byte) (float64, bool) {
+	digits, neg := lit, false
+	if len(digits) > 0 && digits[0] == '-' {
+		digits, neg = digits[1:], true
+	}
+	if len(digits) == 0 || len(digits) > 15 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	f := float64(n) // exact: below 2^53
+	if neg {
+		f = -f
+	}
+	return f, true
 }
 
 // Memo remembers the shapes of values that validated against a definition, so that

@@ -6,6 +6,7 @@ package session
 import (
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 
@@ -104,6 +105,22 @@ type Contract struct {
 	ResultLine     int // initialize result
 	ServerCapsLine int // initialize result or server/discover result
 	ErrorLine      int // initialize error response
+
+	// declared remembers Declares' recent answers: every gated frame of a session
+	// asks about one of a few paths of the same declaration.
+	declared [8]declaredAnswer
+	nextSlot uint8
+}
+
+// declaredAnswer is one remembered Declares answer, valid while the capability
+// object it was read from is the same (caps and n: its first byte and length).
+type declaredAnswer struct {
+	path     string
+	caps     *byte
+	n        int
+	side     spec.Side
+	boolean  bool
+	declared bool
 }
 
 // InstructionsTokenBudget is the estimated size above which a server's instructions
@@ -142,11 +159,22 @@ func (c *Contract) Declares(side spec.Side, path string, boolean bool) (declared
 	if caps == nil {
 		return false, false
 	}
+	first := unsafe.SliceData(caps)
+	for i := range c.declared {
+		a := &c.declared[i]
+		if a.caps == first && a.n == len(caps) && a.side == side && a.boolean == boolean && a.path == path {
+			return a.declared, true
+		}
+	}
 	v := gjson.GetBytes(caps, escapePath(path))
 	if boolean {
-		return v.Type == gjson.True, true
+		declared = v.Type == gjson.True
+	} else {
+		declared = v.Exists() && v.Type != gjson.Null && v.Type != gjson.False
 	}
-	return v.Exists() && v.Type != gjson.Null && v.Type != gjson.False, true
+	c.declared[c.nextSlot] = declaredAnswer{path: path, caps: first, n: len(caps), side: side, boolean: boolean, declared: declared}
+	c.nextSlot = (c.nextSlot + 1) % uint8(len(c.declared))
+	return declared, true
 }
 
 // DeclaresGate reports whether the contract declares the capability a gate needs

@@ -437,3 +437,32 @@ func TestModernServerCancelsListen(t *testing.T) {
 		t.Errorf("listen: Cancelled=%v CancelLine=%d, want true, 5 (the server ended the stream)", listen.Cancelled, listen.CancelLine)
 	}
 }
+
+// TestDeclaresFollowsTheDeclaration: Declares remembers its answers, and a
+// declaration replaced afterwards (a later discover result, a copied contract)
+// is read again, never answered from the old one.
+func TestDeclaresFollowsTheDeclaration(t *testing.T) {
+	c := &session.Contract{ServerCaps: []byte(`{"tools":{}}`)}
+	for range 3 {
+		if d, ok := c.Declares(spec.Server, "tools", false); !d || !ok {
+			t.Fatalf("tools declared in %s: got %v, %v", c.ServerCaps, d, ok)
+		}
+		if d, _ := c.Declares(spec.Server, "tools.listChanged", true); d {
+			t.Fatalf("tools.listChanged not declared in %s", c.ServerCaps)
+		}
+	}
+	c.ServerCaps = []byte(`{"tools":{"listChanged":true}}`)
+	if d, _ := c.Declares(spec.Server, "tools.listChanged", true); !d {
+		t.Fatalf("tools.listChanged declared in %s, answered from the old declaration", c.ServerCaps)
+	}
+	c.ServerCaps = []byte(`{"prompts":{}}`)
+	if d, _ := c.Declares(spec.Server, "tools", false); d {
+		t.Fatalf("tools not declared in %s, answered from the old declaration", c.ServerCaps)
+	}
+	for i := range 20 { // more paths than it remembers
+		c.Declares(spec.Client, fmt.Sprintf("x%d", i), false)
+	}
+	if d, ok := c.Declares(spec.Client, "roots", false); d || ok {
+		t.Fatalf("client declared nothing: got %v, %v", d, ok)
+	}
+}

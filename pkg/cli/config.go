@@ -1,0 +1,212 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/config"
+	"github.com/mcpsleuth/mcpsleuth/pkg/report"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
+)
+
+// configFlag names the configuration file (else .mcpsleuth.yaml is looked for in
+// the working directory and its parents).
+var configFlag = &cli.StringFlag{Name: "config", Usage: "read the configuration from `FILE` (default: " + config.FileName + " in the working directory or a parent)"}
+
+// settings are what a run is configured with: flags over the configuration file
+// over the defaults, with where each came from (for `mcpsleuth config`).
+type settings struct {
+	file        *config.Config
+	rules       []*rule.Rule
+	enable      []string
+	disable     []string
+	severity    []config.Override
+	failOn      string
+	minSeverity string
+	slow        time.Duration
+	from        map[string]string // key -> "flag", the file's path and line, or "default"
+}
+
+// loadSettings reads the configuration and the flags of a command. Flags a
+// command does not have are left to the file and the defaults.
+func loadSettings(c *cli.Command) (*settings, error) {
+	path := c.String("config")
+	if path == "" {
+		wd, err := os.Getwd()
+		if err == nil {
+			path, err = config.Find(wd)
+		}
+		if err != nil {
+			return nil, usageErr("%v", err)
+		}
+	}
+	file := &config.Config{Lines: map[string]int{}}
+	if path != "" {
+		var err error
+		if file, err = config.Load(path); err != nil {
+			return nil, usageErr("%v", err)
+		}
+	}
+	s := &settings{file: file, failOn: "error", slow: rules.DefaultSlowThreshold, from: map[string]string{}}
+	for _, key := range config.Keys {
+		s.from[key] = "default"
+		if line, ok := file.Lines[key]; ok {
+			s.from[key] = fmt.Sprintf("%s:%d", file.Path, line)
+		}
+	}
+	has := func(name string) bool { return hasFlag(c, name) && c.IsSet(name) }
+	// Rules: every name in the file must exist, wherever it is used.
+	all := rules.All()
+	for _, list := range [][]config.Named{file.Enable, file.Disable} {
+		for _, n := range list {
+			if _, ok := rules.Lookup(all, n.Rule); !ok {
+				return nil, usageErr("%v", file.ErrAt(n.Line, "unknown rule %q (see mcpsleuth rules)", n.Rule))
+			}
+		}
+	}
+	for _, o := range file.Severity {
+		if _, ok := rules.Lookup(all, o.Rule); !ok {
+			return nil, usageErr("%v", file.ErrAt(o.Line, "severity: unknown rule %q (see mcpsleuth rules)", o.Rule))
+		}
+	}
+	s.enable, s.disable = ruleNames(file.Enable), ruleNames(file.Disable)
+	if has("enable") {
+		s.enable, s.from["enable"] = splitList(c.StringSlice("enable")), "flag"
+	}
+	if has("disable") {
+		s.disable, s.from["disable"] = splitList(c.StringSlice("disable")), "flag"
+	}
+	selected, err := rule.Select(all, s.enable, s.disable)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	s.severity = file.Severity
+	for i, r := range selected {
+		for _, o := range file.Severity {
+			if got, _ := rules.Lookup(all, o.Rule); got == r {
+				sev, _ := rule.ParseSeverity(o.Severity)
+				selected[i] = rule.WithSeverity(r, sev)
+			}
+		}
+	}
+	if file.FailOn != "" {
+		s.failOn = file.FailOn
+	}
+	if has("fail-on") {
+		s.failOn, s.from["fail-on"] = c.String("fail-on"), "flag"
+	}
+	if file.MinSeverity != "" {
+		s.minSeverity = file.MinSeverity
+	}
+	if has("min-severity") {
+		s.minSeverity, s.from["min-severity"] = c.String("min-severity"), "flag"
+	}
+	if s.minSeverity != "" {
+		if _, ok := rule.ParseSeverity(s.minSeverity); !ok {
+			return nil, usageErr("mcpsleuth: --min-severity must be error, warning or info, not %q", s.minSeverity)
+		}
+	}
+	if file.Slow > 0 {
+		s.slow = file.Slow
+	}
+	if has("slow") {
+		s.slow, s.from["slow"] = c.Duration("slow"), "flag"
+		if s.slow <= 0 {
+			return nil, usageErr("mcpsleuth: --slow must be a positive duration such as 30s or 2m, not %s", s.slow)
+		}
+	}
+	s.rules = rules.WithSlowThreshold(selected, s.slow)
+	return s, nil
+}
+
+// hasFlag reports whether the command defines a flag of that name.
+func hasFlag(c *cli.Command, name string) bool {
+	for _, f := range c.Flags {
+		for _, n := range f.Names() {
+			if n == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func ruleNames(list []config.Named) []string {
+	out := make([]string, len(list))
+	for i, n := range list {
+		out[i] = n.Rule
+	}
+	return out
+}
+
+// minShown is the lowest severity shown (0: all).
+func (s *settings) minShown() rule.Severity {
+	sev, _ := rule.ParseSeverity(s.minSeverity)
+	return sev
+}
+
+func configCommand(env Env) *cli.Command {
+	return &cli.Command{
+		Name:      "config",
+		Usage:     "print the effective configuration: " + config.FileName + " and the defaults, with where each value comes from",
+		UsageText: "mcpsleuth config [--config FILE]",
+		Flags:     []cli.Flag{configFlag},
+		Action: func(_ context.Context, c *cli.Command) error {
+			s, err := loadSettings(c)
+			if err != nil {
+				return err
+			}
+			return s.write(env.Stdout)
+		},
+	}
+}
+
+// write prints the settings as a configuration file would hold them, each key
+// with where its value comes from.
+func (s *settings) write(w io.Writer) error {
+	var b strings.Builder
+	if s.file.Path != "" {
+		fmt.Fprintf(&b, "# configuration file: %s\n", report.Safe(s.file.Path))
+	} else {
+		fmt.Fprintf(&b, "# no %s found: the defaults\n", config.FileName)
+	}
+	list := func(names []string) string {
+		if len(names) == 0 {
+			return "[]"
+		}
+		return "[" + strings.Join(names, ", ") + "]"
+	}
+	line := func(key, value string) {
+		fmt.Fprintf(&b, "%-28s # %s\n", key+": "+value, report.Safe(s.from[key]))
+	}
+	line("enable", list(s.enable))
+	line("disable", list(s.disable))
+	if len(s.severity) == 0 {
+		line("severity", "{}")
+	} else {
+		fmt.Fprintf(&b, "%-28s # %s\n", "severity:", report.Safe(s.from["severity"]))
+		overrides := append([]config.Override(nil), s.severity...)
+		sort.SliceStable(overrides, func(i, j int) bool { return overrides[i].Rule < overrides[j].Rule })
+		for _, o := range overrides {
+			fmt.Fprintf(&b, "  %s: %s\n", report.Safe(o.Rule), o.Severity)
+		}
+	}
+	line("fail-on", s.failOn)
+	minSev := s.minSeverity
+	if minSev == "" {
+		minSev = "info"
+	}
+	line("min-severity", minSev)
+	line("slow", s.slow.String())
+	fmt.Fprintf(&b, "# rules that run: %d of %d\n", len(s.rules), len(rules.All()))
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/report"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+)
+
+// shown decides which findings a report shows, after the analysis and before any
+// view: findings an earlier report already had (--baseline) are known problems,
+// not shown and never failing the run; findings below --min-severity are not
+// shown but still count for --fail-on. Each session says what it leaves out.
+type shown struct {
+	baseline     map[string]int // fingerprint -> findings of the baseline left to match
+	baselinePath string
+	min          rule.Severity
+	// worst is the highest severity of the findings that are not in the baseline.
+	worst rule.Severity
+}
+
+// apply filters one session's findings.
+func (s *shown) apply(sr *rule.SessionResult) {
+	var known, below int
+	kept := sr.Findings[:0]
+	for _, f := range sr.Findings {
+		if s.baseline[f.Fingerprint] > 0 {
+			s.baseline[f.Fingerprint]--
+			known++
+			continue
+		}
+		s.worst = max(s.worst, f.Severity)
+		if f.Severity < s.min {
+			below++
+			continue
+		}
+		kept = append(kept, f)
+	}
+	sr.Findings = kept
+	if known > 0 {
+		sr.Notes = append(sr.Notes, fmt.Sprintf("%s already in the baseline %s: not shown", plural(known, "finding"), report.Safe(s.baselinePath)))
+	}
+	if below > 0 {
+		sr.Notes = append(sr.Notes, fmt.Sprintf("%s below --min-severity %s: not shown", plural(below, "finding"), s.min))
+	}
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// loadBaseline reads the fingerprints of an earlier JSON report (check --format
+// json), counting each: a fingerprint seen twice there absorbs two findings.
+func loadBaseline(path string) (map[string]int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, usageErr("mcpsleuth: %s: cannot read the baseline: %v", report.Safe(path), unwrapPath(err))
+	}
+	defer f.Close()
+	var rep struct {
+		Version  *int `json:"version"`
+		Sessions []struct {
+			Findings []struct {
+				Rule        string `json:"rule"`
+				Fingerprint string `json:"fingerprint"`
+			} `json:"findings"`
+		} `json:"sessions"`
+	}
+	dec := json.NewDecoder(f)
+	if err := dec.Decode(&rep); err != nil {
+		var syntax *json.SyntaxError
+		if errors.As(err, &syntax) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			return nil, usageErr("mcpsleuth: %s: not a JSON report (mcpsleuth check --format json): %v", report.Safe(path), err)
+		}
+		return nil, usageErr("mcpsleuth: %s: not a JSON report of mcpsleuth: %v", report.Safe(path), err)
+	}
+	if rep.Version == nil {
+		return nil, usageErr("mcpsleuth: %s: not a JSON report of mcpsleuth (no version member; write one with check --format json)", report.Safe(path))
+	}
+	counts := map[string]int{}
+	for _, s := range rep.Sessions {
+		for _, f := range s.Findings {
+			if f.Fingerprint == "" {
+				return nil, usageErr("mcpsleuth: %s: a %s finding without a fingerprint: the report is older than baselines; write it again with this version", report.Safe(path), report.Safe(f.Rule))
+			}
+			counts[f.Fingerprint]++
+		}
+	}
+	return counts, nil
+}

@@ -1,0 +1,71 @@
+package config_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/config"
+)
+
+func TestParse(t *testing.T) {
+	c, err := config.Parse("p.yaml", []byte("enable: MCP2001, mcp2002\ndisable:\n  - MCP3008\nseverity:\n  MCP1004: Warning\nfail-on: NEVER\nmin-severity: warning\nslow: 1m30s\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Enable) != 2 || c.Enable[0] != (config.Named{Rule: "MCP2001", Line: 1}) || c.Enable[1].Rule != "mcp2002" {
+		t.Errorf("enable = %+v", c.Enable)
+	}
+	if len(c.Disable) != 1 || c.Disable[0] != (config.Named{Rule: "MCP3008", Line: 3}) {
+		t.Errorf("disable = %+v", c.Disable)
+	}
+	if len(c.Severity) != 1 || c.Severity[0] != (config.Override{Rule: "MCP1004", Severity: "warning", Line: 5}) {
+		t.Errorf("severity = %+v", c.Severity)
+	}
+	if c.FailOn != "never" || c.MinSeverity != "warning" || c.Slow != 90*time.Second || c.Lines["slow"] != 8 {
+		t.Errorf("fail-on %q, min-severity %q, slow %v, lines %v", c.FailOn, c.MinSeverity, c.Slow, c.Lines)
+	}
+	for _, empty := range []string{"", "\n# only a comment\n"} {
+		if c, err := config.Parse("e.yaml", []byte(empty)); err != nil || len(c.Enable)+len(c.Disable)+len(c.Severity) != 0 {
+			t.Errorf("%q: %+v, %v", empty, c, err)
+		}
+	}
+	for in, want := range map[string]string{
+		"- MCP2001\n":                     "p.yaml:1: want a mapping of keys",
+		"fail-on: error\nfail-on: info\n": "p.yaml:2: fail-on is set twice (first on line 1)",
+		"slow: -5s\n":                     `p.yaml:1: slow: want a positive duration such as 30s or 2m, not "-5s"`,
+		"enable: {a: b}\n":                "p.yaml:1: want a list of rule IDs or names, not a mapping",
+		"severity: [MCP2001]\n":           "p.yaml:1: severity: want a mapping of rule to error, warning or info, not a list",
+		"min-severity: never\n":           `p.yaml:1: min-severity: want error, warning or info, not "never"`,
+		"enable: [MCP2001\n":              "p.yaml: ",
+	} {
+		_, err := config.Parse("p.yaml", []byte(in))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want %q", in, err, want)
+		}
+	}
+}
+
+func TestFind(t *testing.T) {
+	root := t.TempDir()
+	sub := filepath.Join(root, "a", "b")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "a", config.FileName), []byte("fail-on: info\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := config.Find(sub)
+	if want := filepath.Join(root, "a", config.FileName); err != nil || got != want {
+		t.Errorf("Find(%s) = %q, %v; want %q", sub, got, err, want)
+	}
+	// A directory of that name is no configuration.
+	if err := os.Mkdir(filepath.Join(sub, config.FileName), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := config.Find(sub); got != filepath.Join(root, "a", config.FileName) {
+		t.Errorf("Find took the directory %q", got)
+	}
+}
