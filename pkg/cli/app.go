@@ -165,8 +165,17 @@ func newApp(env Env) *cli.Command {
 	return app
 }
 
-// Version is the module version of the binary ("(devel)" when built from a checkout).
+// releaseVersion is stamped by the release build (.goreleaser.yaml, -ldflags -X):
+// the tag without its v. Never assigned at run time.
+var releaseVersion string
+
+// Version is the version of the binary: the release's, else the module version
+// go install or go build recorded ("(devel)" when built from a checkout without
+// a tag).
 func Version() string {
+	if releaseVersion != "" {
+		return releaseVersion
+	}
 	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
 		return info.Main.Version
 	}

@@ -66,7 +66,7 @@ func encodeHandshakeText(s *Session, opt StreamOptions) ([]byte, error) {
 
 // writeHandshake renders one session's handshake.
 func writeHandshake(b *bytes.Buffer, h *Handshake, pal Palette) error {
-	fmt.Fprintf(b, "%s  %s  %s era\n", pal.Bold(fmt.Sprintf("Session %d", h.Session+1)), Safe(h.Input), h.Era)
+	fmt.Fprintf(b, "%s  %s  %s era\n", pal.Bold(fmt.Sprintf("Session %d", h.Session)), Safe(h.Input), h.Era)
 	fmt.Fprintf(b, "  client     %s  requested %s\n", peerName(h.Client), orDash(h.Requested))
 	fmt.Fprintf(b, "  server     %s  answered %s\n", peerName(h.Server), orDash(h.Answered))
 	fmt.Fprintf(b, "  negotiated %s: %s\n", pal.Bold(orDash(h.Negotiated)), Safe(h.Explained))

@@ -77,9 +77,9 @@ type junitFailure struct {
 func WriteJUnit(w io.Writer, r *Report, opt JUnitOptions) error {
 	doc := junitSuites{Name: "mcpsleuth", Suites: []junitSuite{}}
 	for _, s := range r.Sessions {
-		suite := junitSuite{Name: fmt.Sprintf("%s session %d: %s ⇄ %s", Safe(s.Input), s.Index+1, Safe(peerLabel(s.Client)), Safe(peerLabel(s.Server))),
+		suite := junitSuite{Name: fmt.Sprintf("%s session %d: %s ⇄ %s", Safe(s.Input), s.Index, Safe(peerLabel(s.Client)), Safe(peerLabel(s.Server))),
 			Properties: []junitProperty{
-				{"input", Safe(s.Input)}, {"session", fmt.Sprint(s.Index + 1)}, {"lines", fmt.Sprintf("%d-%d", s.FirstLine, s.LastLine)},
+				{"input", Safe(s.Input)}, {"session", fmt.Sprint(s.Index)}, {"lines", fmt.Sprintf("%d-%d", s.FirstLine, s.LastLine)},
 				{"era", s.Era}, {"client", Safe(peerLabel(s.Client))}, {"server", Safe(peerLabel(s.Server))},
 				{"protocolVersion", Safe(orDash(s.ProtocolVersion.Negotiated))}, {"verdict", Safe(s.ProtocolVersion.Verdict)},
 			}}

@@ -166,8 +166,8 @@ func writeMarkdownSession(b *strings.Builder, r *Report, s Session, n int) {
 		where += ", stream " + mdCode(s.StreamKey)
 	}
 	input := mdCode(s.Input)
-	if s.Index+1 != n {
-		input += fmt.Sprintf(" (its session %d)", s.Index+1)
+	if s.Index != n {
+		input += fmt.Sprintf(" (its session %d)", s.Index)
 	}
 	fmt.Fprintf(b, "- Capture: %s, %s, %s era, %s: %s, %s, %s", input, where, mdText(s.Era), count(s.Frames, "frame"),
 		count(s.Requests, "request"), count(s.Notifications, "notification"), count(s.Responses, "response"))

@@ -180,7 +180,7 @@ func SessionOf(sr *rule.SessionResult, tr *trace.Trace) Session {
 	if tr != nil {
 		v = tr.Session
 	}
-	out := Session{Input: v.Input, Index: v.Index, StreamKey: v.StreamKey, FirstLine: v.FirstLine, LastLine: v.LastLine,
+	out := Session{Input: v.Input, Index: v.Index + 1, StreamKey: v.StreamKey, FirstLine: v.FirstLine, LastLine: v.LastLine,
 		Era: v.Era, Frames: v.Frames, Findings: []Finding{}, Notes: append([]string{}, sr.Notes...),
 		Requests: v.Requests, Notifications: v.Notifications, Responses: v.Responses, Invalid: v.Invalid,
 		Client: v.Client, Server: v.Server, Trace: tr}

@@ -167,7 +167,7 @@ func WriteSARIF(w io.Writer, r *Report) error {
 	for _, s := range r.Sessions {
 		for _, n := range s.Notes {
 			run.Invocations[0].ToolExecutionNotifications = append(run.Invocations[0].ToolExecutionNotifications,
-				sarifNotification{Level: "note", Message: sarifText{Text: fmt.Sprintf("%s, session %d: %s", Safe(s.Input), s.Index+1, Safe(n))},
+				sarifNotification{Level: "note", Message: sarifText{Text: fmt.Sprintf("%s, session %d: %s", Safe(s.Input), s.Index, Safe(n))},
 					Locations: []sarifLocation{{PhysicalLocation: sarifPhysicalLocation{ArtifactLocation: artifact(s.Input), Region: region(s.FirstLine)}}}})
 		}
 		for _, f := range s.Findings {

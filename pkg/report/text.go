@@ -169,7 +169,7 @@ func writeSessionHeader(b *bytes.Buffer, s Session, pal Palette) {
 	if s.StreamKey != "" {
 		where += ", stream " + Safe(s.StreamKey)
 	}
-	fmt.Fprintf(b, "%s  %s  %s era  %s\n", pal.Bold(fmt.Sprintf("Session %d", s.Index+1)), Safe(s.Input), s.Era, pal.Dim(where))
+	fmt.Fprintf(b, "%s  %s  %s era  %s\n", pal.Bold(fmt.Sprintf("Session %d", s.Index)), Safe(s.Input), s.Era, pal.Dim(where))
 	fmt.Fprintf(b, "  client    %s  capabilities %s\n", peerName(s.Client), capsText(s.Client.Capabilities))
 	fmt.Fprintf(b, "  server    %s  capabilities %s\n", peerName(s.Server), capsText(s.Server.Capabilities))
 	v := s.ProtocolVersion

@@ -69,7 +69,7 @@ func WriteTimelineSession(w io.Writer, s Session, opt TimelineOptions) error {
 	}
 	pal := NewPalette(opt.Color)
 	var b strings.Builder
-	header := fmt.Sprintf("── session %d  %s ⇄ %s  %s  lines %d-%d", s.Index+1, Safe(peerLabel(s.Client)), Safe(peerLabel(s.Server)),
+	header := fmt.Sprintf("── session %d  %s ⇄ %s  %s  lines %d-%d", s.Index, Safe(peerLabel(s.Client)), Safe(peerLabel(s.Server)),
 		timelineRevision(s), s.FirstLine, s.LastLine)
 	if s.StreamKey != "" {
 		header += "  stream " + Safe(s.StreamKey)

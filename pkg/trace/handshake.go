@@ -18,7 +18,7 @@ const InstructionsTokenBudget = session.InstructionsTokenBudget
 // handshake command's --format json.
 type Handshake struct {
 	Input     string `json:"input"`
-	Session   int    `json:"session"`
+	Session   int    `json:"session"` // numbered from 1, as in every report
 	StreamKey string `json:"streamKey"`
 	Era       string `json:"era"`
 
@@ -71,7 +71,7 @@ type Instructions struct {
 
 // handshakeOf spells out the contract of a session.
 func handshakeOf(s *session.Session, c *session.Contract) *Handshake {
-	h := &Handshake{Input: s.Input, Session: s.Index, StreamKey: s.StreamKey, Era: c.Era.String(),
+	h := &Handshake{Input: s.Input, Session: s.Index + 1, StreamKey: s.StreamKey, Era: c.Era.String(),
 		Requested: c.Requested, Answered: c.Answered, Negotiated: string(c.Revision), Verdict: verdictOf(c),
 		Client: peerOf(c, spec.Client), Server: peerOf(c, spec.Server),
 		ClientLine: c.RequestLine, ServerLine: c.ServerCapsLine,
