@@ -82,19 +82,28 @@ func runHandshake(env Env, c *cli.Command) error {
 		}
 	}}
 	tracer.Apply(&ropt)
-	if _, err := rule.Run(name, src, nil, ropt); err != nil {
+	res, err := rule.Run(name, src, nil, ropt)
+	if err != nil {
 		return &exitError{code: ExitUsage, msg: err.Error()}
 	}
 	if streamErr == nil {
 		streamErr = spool.Flush()
 	}
-	if streamErr != nil {
+	switch {
+	case streamErr != nil:
 		return &exitError{code: ExitUsage, msg: streamErr.Error()}
-	}
-	if found == 0 {
+	case found == 0 && res.Broken != nil:
+		return &exitError{code: ExitUsage, msg: res.Broken.Error()}
+	case found == 0:
 		return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: %s: no initialize exchange and no modern request found: nothing to negotiate", name)}
 	}
-	return out.write(env, func(w io.Writer) error { return stream.Finish(w, spool.file) })
+	if err := out.write(env, func(w io.Writer) error { return stream.Finish(w, spool.file) }); err != nil {
+		return err
+	}
+	if res.Broken != nil { // a read error after the handshakes: they are shown, the run is not clean
+		return &exitError{code: ExitUsage, msg: fmt.Sprintf("%v (the handshake covers what was read before)", res.Broken)}
+	}
+	return nil
 }
 
 // pastedDocuments recognises the pasted form (JSON documents that span lines, or
