@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+	"unicode/utf8"
 )
 
 // Node is a JSON value read tolerantly from captured bytes: evidence may be cut
@@ -203,12 +204,26 @@ func (p *parser) array(depth int) *Node {
 // DecodeString decodes a string token (with quotes); a token it cannot decode
 // (cut, bad escapes) is returned without its quotes, escapes kept.
 func DecodeString(raw string) string {
+	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' && plainString(raw[1:len(raw)-1]) {
+		return raw[1 : len(raw)-1]
+	}
 	var s string
 	if err := json.Unmarshal([]byte(raw), &s); err == nil {
 		return s
 	}
 	raw = strings.TrimPrefix(raw, `"`)
 	return strings.TrimSuffix(raw, `"`)
+}
+
+// plainString reports whether a string token's body decodes to itself: no
+// escape, no quote, no control character, valid UTF-8.
+func plainString(body string) bool {
+	for i := 0; i < len(body); i++ {
+		if c := body[i]; c == '\\' || c == '"' || c < 0x20 {
+			return false
+		}
+	}
+	return utf8.ValidString(body)
 }
 
 // EncodeString renders s as a JSON string token: control characters escaped,

@@ -47,16 +47,16 @@ var dataKeys = map[string]bool{
 type walk struct {
 	set     *Set
 	collect bool
+	// protocol is set for what a frame keeps exactly (exact).
+	protocol bool
 }
 
 // exact is the walk for what a frame keeps exactly as triage needs it (the
-// envelope, ids, enumerations, counters): secrets are still masked (and, when
-// collecting, collected), the set's values are not replaced in it.
+// envelope, ids, enumerations, counters): secrets are still masked, the set's
+// values are not replaced in it, and nothing of it is collected (protocol values
+// are not what a session echoes).
 func (w walk) exact() walk {
-	if w.collect {
-		return w
-	}
-	return walk{}
+	return walk{collect: w.collect, protocol: true}
 }
 
 // Frame redacts one captured frame (a JSON-RPC message or batch, possibly cut or
@@ -210,6 +210,9 @@ func (w walk) scalar(n *jsontree.Node) {
 func (w walk) keep(n *jsontree.Node) {
 	switch n.Kind {
 	case 's':
+		if w.collect && w.protocol {
+			return
+		}
 		s := jsontree.DecodeString(n.Raw)
 		if w.collect {
 			maskSecrets(s, w.addSecret)

@@ -7,11 +7,21 @@ import (
 	"unicode/utf8"
 )
 
-// secretName matches member, header and parameter names whose value is a credential.
-var secretName = regexp.MustCompile(`(?i)^[a-z0-9_.-]*(api[_-]?key|apikey|access[_-]?key|secret|password|passwd|passphrase|credentials?|private[_-]?key|token|session[_-]?id|sessionid|auth|authorization|cookie|signature|x-api-key)$`)
+// secretNameEnds are the endings of member, header and parameter names whose
+// value is a credential (apiKey, x-api-key, GITHUB_TOKEN, session_id, ...), in
+// lower case: a name of letters, digits, '_', '.' and '-' that ends with one.
+var secretNameEnds = []string{
+	"apikey", "api_key", "api-key", "accesskey", "access_key", "access-key", "secret", "password", "passwd", "passphrase",
+	"credential", "credentials", "privatekey", "private_key", "private-key", "token", "sessionid", "session_id", "session-id",
+	"auth", "authorization", "cookie", "signature",
+}
 
 // notSecretNames are names secretName matches that hold no credential.
 var notSecretNames = map[string]bool{"progresstoken": true, "maxtokens": true}
+
+// minSecretText is the shortest text a secret pattern can match ("token=x",
+// "cookie:x"): shorter strings (most protocol values) are not searched.
+const minSecretText = 6
 
 // secretPatterns find credentials in free text. Each has the secret in its last
 // group (or is the secret as a whole when it has no group).
@@ -47,7 +57,7 @@ func MaskSecrets(s string) string {
 
 // maskSecrets is MaskSecrets; found, when set, receives each secret it masks.
 func maskSecrets(s string, found func(secret string)) string {
-	if s == "" {
+	if len(s) < minSecretText {
 		return s
 	}
 	for _, re := range secretPatterns {
@@ -164,8 +174,36 @@ func pathToken(seg string) bool {
 	return false
 }
 
+// isSecretName reports whether a member, header or parameter name says its
+// value is a credential (called for every member of every frame under --redact:
+// no regular expression).
 func isSecretName(name string) bool {
-	return secretName.MatchString(name) && !notSecretNames[strings.ToLower(name)]
+	if len(name) < 4 {
+		return false
+	}
+	var buf [64]byte
+	lower := buf[:0]
+	if len(name) > len(buf) {
+		lower = make([]byte, 0, len(name))
+	}
+	lower = lower[:len(name)]
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '_', c == '.', c == '-':
+		default:
+			return false
+		}
+		lower[i] = c
+	}
+	for _, end := range secretNameEnds {
+		if strings.HasSuffix(string(lower), end) {
+			return !notSecretNames[string(lower)]
+		}
+	}
+	return false
 }
 
 // tokenLike matches stream keys that look like session identifiers (HTTP

@@ -17,7 +17,7 @@ const (
 	// MaxValues bounds the distinct values a Set keeps for one session, and
 	// MaxBytes their total size: a session carrying more data than that keeps the
 	// first ones and says so (Set.Full).
-	MaxValues = 20_000
+	MaxValues = 50_000
 	MaxBytes  = 4 << 20
 )
 

@@ -1,6 +1,9 @@
 package redact
 
 import (
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -106,6 +109,37 @@ func TestStreamKey(t *testing.T) {
 	} {
 		if got := StreamKey(in); got != want {
 			t.Errorf("StreamKey(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestSecretNames: isSecretName says what the regular expression it replaced
+// said, for the names of every fixture's frames and names made to be close calls.
+func TestSecretNames(t *testing.T) {
+	oracle := regexp.MustCompile(`(?i)^[a-z0-9_.-]*(api[_-]?key|apikey|access[_-]?key|secret|password|passwd|passphrase|credentials?|private[_-]?key|token|session[_-]?id|sessionid|auth|authorization|cookie|signature|x-api-key)$`)
+	names := []string{"apiKey", "API_KEY", "x-api-key", "GITHUB_TOKEN", "session_id", "Mcp-Session-Id", "sessionId", "password", "Authorization",
+		"set-cookie", "progressToken", "maxTokens", "tokens", "authorize", "author", "oauth", "credentials", "private-key", "my.secret", "secrets",
+		"name", "tool", "tok", "auth", "AUTH", "pass word", "key", "monkey", "ssh_passphrase", "x_signature", "cookies", "é_token", "", strings.Repeat("a", 70) + "_token", strings.Repeat("b", 70)}
+	err := filepath.WalkDir("../../fixtures", func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range regexp.MustCompile(`"([^"\\]{1,40})"\s*:`).FindAllSubmatch(b, -1) {
+			names = append(names, string(m[1]))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		want := oracle.MatchString(n) && !notSecretNames[strings.ToLower(n)]
+		if got := isSecretName(n); got != want {
+			t.Errorf("isSecretName(%q) = %v, the expression says %v", n, got, want)
 		}
 	}
 }
