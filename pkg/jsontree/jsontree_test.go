@@ -28,9 +28,9 @@ func TestDecodeString(t *testing.T) {
 func TestParseAndCompact(t *testing.T) {
 	for in, want := range map[string]string{
 		`{"a": [1, "x", true], "b": {}}`: `{"a":[1,"x",true],"b":{}}`,
-		`{"a":[1,2`:                     `{"a":[1,2`,
-		`{"a":1} trailing`:              `{"a":1}trailing`,
-		`not json`:                      `not json`,
+		`{"a":[1,2`:                      `{"a":[1,2`,
+		`{"a":1} trailing`:               `{"a":1}trailing`,
+		`not json`:                       `not json`,
 	} {
 		var b strings.Builder
 		Parse([]byte(in)).Compact(&b)
