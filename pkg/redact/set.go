@@ -55,6 +55,9 @@ func (s *Set) Add(value string) {
 	}
 	n := utf8.RuneCountInString(value)
 	s.add(value, n)
+	if printableASCII(value) {
+		return // shown as it is, quoted or not
+	}
 	if enc := strings.Trim(jsontree.EncodeString(value), `"`); enc != value {
 		s.add(enc, n)
 	}
@@ -76,6 +79,17 @@ func (s *Set) add(form string, chars int) {
 	p := form[:MinValue]
 	s.byPrefix[p] = append(s.byPrefix[p], form)
 	s.unsorted = true
+}
+
+// printableASCII reports whether s is printable ASCII without quotes or
+// backslashes: JSON and Go quoting leave it as it is.
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // Len is the number of values (and escaped forms) in the set.
