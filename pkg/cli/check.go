@@ -43,11 +43,7 @@ func checkCommand(env Env) *cli.Command {
 
 func runCheck(env Env, c *cli.Command) error {
 	if c.Bool("list-formats") {
-		fmt.Fprintln(env.Stdout, "auto")
-		for _, f := range frame.Formats() {
-			fmt.Fprintln(env.Stdout, f)
-		}
-		return nil
+		return listFormats(env.Stdout)
 	}
 	out, err := parseOutput(env, c, checkFormats...)
 	if err != nil {
@@ -248,4 +244,23 @@ func (o output) write(env Env, write func(io.Writer) error) error {
 		return fail(err)
 	}
 	return nil
+}
+
+// listFormats prints the input formats: the name --input-format takes, what it is,
+// and whether it holds messages at all.
+func listFormats(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-20s %s\n", "auto", "detected from the content (the default); gzip and zstd are detected by their magic bytes")
+	for _, f := range frame.About() {
+		what := f.What
+		switch {
+		case f.Lossy:
+			what += " [lossy: cannot be judged]"
+		case f.Document:
+			what += " [one JSON document]"
+		}
+		fmt.Fprintf(&b, "%-20s %s\n", f.Name, what)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }

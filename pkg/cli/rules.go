@@ -2,7 +2,10 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"strings"
 
 	"github.com/urfave/cli/v3"
 
@@ -13,18 +16,57 @@ func rulesCommand(env Env) *cli.Command {
 	return &cli.Command{
 		Name:  "rules",
 		Usage: "list the rule catalogue: ID, name, severity, title",
-		Action: func(context.Context, *cli.Command) error {
-			for _, r := range rules.All() {
-				sev := r.Severity.String()
-				if r.CapabilityScaled {
-					sev += "*"
-				}
-				fmt.Fprintf(env.Stdout, "%s  %-26s %-9s %s\n", r.ID, r.Name, sev, r.Title)
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
+		},
+		Action: func(_ context.Context, c *cli.Command) error {
+			switch strings.ToLower(c.String("format")) {
+			case "text":
+				return writeRulesText(env.Stdout)
+			case "json":
+				return writeRulesJSON(env.Stdout)
 			}
-			fmt.Fprintln(env.Stdout, "\n* warning under 2024-11-05 and 2025-03-26 (the spec said SHOULD), error from 2025-06-18 (MUST)")
-			return nil
+			return usageErr("mcpsleuth: --format must be text or json, not %q", c.String("format"))
 		},
 	}
+}
+
+func writeRulesText(w io.Writer) error {
+	var b strings.Builder
+	for _, r := range rules.All() {
+		sev := r.Severity.String()
+		if r.CapabilityScaled {
+			sev += "*"
+		}
+		fmt.Fprintf(&b, "%s  %-26s %-9s %s\n", r.ID, r.Name, sev, r.Title)
+	}
+	fmt.Fprintln(&b, "\n* warning under 2024-11-05 and 2025-03-26 (the spec said SHOULD), error from 2025-06-18 (MUST)")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// ruleJSON is one rule of `rules --format json`.
+type ruleJSON struct {
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	Severity string `json:"severity"`
+	// CapabilityScaled: a warning under 2024-11-05 and 2025-03-26, an error from 2025-06-18.
+	CapabilityScaled bool   `json:"capabilityScaled"`
+	Title            string `json:"title"`
+	Anchor           string `json:"anchor"`
+	Hint             string `json:"hint"`
+	Docs             string `json:"docs"`
+}
+
+func writeRulesJSON(w io.Writer) error {
+	out := []ruleJSON{}
+	for _, r := range rules.All() {
+		out = append(out, ruleJSON{ID: r.ID, Name: r.Name, Severity: r.Severity.String(), CapabilityScaled: r.CapabilityScaled,
+			Title: r.Title, Anchor: r.Anchor, Hint: r.Hint, Docs: "docs/rules.md#" + strings.ToLower(r.ID) + "-" + r.Name})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
 }
 
 func explainCommand(env Env) *cli.Command {

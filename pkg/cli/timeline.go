@@ -33,7 +33,9 @@ func timelineCommand(env Env) *cli.Command {
 			"Sessions are printed as they end, so the output streams. Memory: a session's frame summaries\n" +
 			"(about 250 bytes a frame, never the frames) are held until the session ends, because what did\n" +
 			"not happen after a frame is known only then; at most 250000 per session are kept (the rest are\n" +
-			"counted), and --around and --method keep only the frames they show.",
+			"counted), and --around and --method keep only the frames they show.\n\n" +
+			"Exit 0, or 1 when --around or --method let no frame through (said on stderr), 2 on a usage\n" +
+			"error or an unreadable capture.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of stdout"},
 			&cli.StringFlag{Name: "color", Value: "auto", Usage: "auto, always or never (NO_COLOR is honoured)"},
@@ -70,11 +72,16 @@ func runTimeline(env Env, c *cli.Command) error {
 		return err
 	}
 	methods := methodFilter(c.StringSlice("method"))
+	shown := 0 // frames the filters let through
 	keep := func(line int, method string) bool {
 		if around > 0 && (line < around-context || line > around+context) {
 			return false
 		}
-		return methods == nil || (method != "" && methods(method))
+		ok := methods == nil || (method != "" && methods(method))
+		if ok {
+			shown++
+		}
+		return ok
 	}
 	filtered := around > 0 || methods != nil
 	topt := trace.Options{Needs: report.TimelineRequires.Union(trace.Needs{Redaction: c.Bool("redact")})}
@@ -93,6 +100,7 @@ func runTimeline(env Env, c *cli.Command) error {
 	redact := c.Bool("redact")
 	tlopt := report.TimelineOptions{Color: out.colour, Filtered: filtered}
 	var broken error
+	var lines int
 	err = out.write(env, func(w io.Writer) error {
 		var werr error
 		preamble := false
@@ -124,7 +132,7 @@ func runTimeline(env Env, c *cli.Command) error {
 		if err != nil {
 			return err
 		}
-		broken = res.Broken
+		broken, lines = res.Broken, res.Stats.Lines
 		if werr != nil {
 			return werr
 		}
@@ -143,7 +151,19 @@ func runTimeline(env Env, c *cli.Command) error {
 	if broken != nil {
 		return &exitError{code: ExitUsage, msg: fmt.Sprintf("%v (the timeline covers what was read before)", broken)}
 	}
-	return nil
+	// A filter that let nothing through says so (exit 1, as grep does), never an
+	// empty timeline that looks like a quiet capture.
+	switch {
+	case !filtered || shown > 0:
+		return nil
+	case around > 0 && around-context > lines:
+		return &exitError{code: ExitFindings, msg: fmt.Sprintf("mcpsleuth: %s has %d lines: --around %d is past its end", report.Safe(name), lines, around)}
+	case methods != nil && around > 0:
+		return &exitError{code: ExitFindings, msg: fmt.Sprintf("mcpsleuth: %s: no frame within %d lines of line %d matches --method %s", report.Safe(name), context, around, report.Safe(strings.Join(c.StringSlice("method"), ",")))}
+	case methods != nil:
+		return &exitError{code: ExitFindings, msg: fmt.Sprintf("mcpsleuth: %s: no frame matches --method %s", report.Safe(name), report.Safe(strings.Join(c.StringSlice("method"), ",")))}
+	}
+	return &exitError{code: ExitFindings, msg: fmt.Sprintf("mcpsleuth: %s: no frame within %d lines of line %d", report.Safe(name), context, around)}
 }
 
 // methodFilter matches methods against a --method list: exact names or shell

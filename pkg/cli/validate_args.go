@@ -1,14 +1,20 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
 
 	"github.com/tidwall/gjson"
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/schema"
@@ -20,11 +26,12 @@ func validateArgsCommand(env Env) *cli.Command {
 	return &cli.Command{
 		Name:      "validate-args",
 		Usage:     "what a strict client would say about these arguments for a tool of a capture",
-		ArgsUsage: "CAPTURE TOOL JSON",
+		ArgsUsage: "CAPTURE TOOL JSON|@FILE|-",
 		Description: "Takes the inputSchema TOOL published in the capture (the last tools/list result that lists it)\n" +
 			"and validates the JSON arguments against it the way a strict client does before sending a\n" +
 			"tools/call: in the schema's dialect ($schema, else draft-07 before 2025-11-25 and 2020-12 from\n" +
-			"it), with formats asserted. Prints what the client would log. Exit 1 when the arguments are\n" +
+			"it), with formats asserted. The arguments are given inline, read from a file (@FILE) or from\n" +
+			"stdin (-). Prints what the client would log. Exit 1 when the arguments are\n" +
 			"rejected, 0 when accepted, 2 on a usage error, an unreadable capture or a tool it never listed.",
 		Flags:  readFlags,
 		Action: func(_ context.Context, c *cli.Command) error { return runValidateArgs(env, c) },
@@ -37,15 +44,64 @@ type publishedInput struct {
 	schema   []byte // nil when the tool was listed without one
 	line     int
 	revision spec.Revision
+	// names are the tools the capture listed (the first maxListedNames), for the
+	// error that names none of them.
+	names []string
+}
+
+// maxListedNames bounds the tool names an error lists.
+const maxListedNames = 40
+
+func (p *publishedInput) listed() string {
+	list := strings.Join(p.names, ", ")
+	if len(p.names) == maxListedNames {
+		list += ", ..."
+	}
+	return list
+}
+
+// readArguments reads the JSON arguments: inline, from a file (@FILE) or from
+// stdin (-, unless the capture is read from stdin).
+func readArguments(env Env, arg, capture string) ([]byte, error) {
+	const maxArguments = 16 << 20
+	var r io.Reader
+	switch {
+	case arg == "-":
+		if capture == "-" {
+			return nil, usageErr("mcpsleuth: validate-args: the capture and the arguments cannot both be read from stdin")
+		}
+		r = env.Stdin
+	case strings.HasPrefix(arg, "@"):
+		f, err := os.Open(arg[1:])
+		if err != nil {
+			return nil, usageErr("mcpsleuth: %s: cannot read the arguments: %v", report.Safe(arg[1:]), unwrapPath(err))
+		}
+		defer f.Close()
+		r = f
+	default:
+		return []byte(arg), nil
+	}
+	b, err := io.ReadAll(io.LimitReader(r, maxArguments+1))
+	if err != nil {
+		return nil, usageErr("mcpsleuth: validate-args: cannot read the arguments: %v", err)
+	}
+	if len(b) > maxArguments {
+		return nil, usageErr("mcpsleuth: validate-args: arguments larger than %s", frame.Size(maxArguments))
+	}
+	return bytes.TrimSpace(b), nil
 }
 
 func runValidateArgs(env Env, c *cli.Command) error {
 	if c.Args().Len() != 3 {
 		return usageErr("mcpsleuth: validate-args takes CAPTURE TOOL JSON (got %d arguments)", c.Args().Len())
 	}
-	capture, tool, args := c.Args().Get(0), c.Args().Get(1), []byte(c.Args().Get(2))
+	capture, tool := c.Args().Get(0), c.Args().Get(1)
+	args, err := readArguments(env, c.Args().Get(2), capture)
+	if err != nil {
+		return err
+	}
 	if !json.Valid(args) {
-		return usageErr("mcpsleuth: validate-args: the arguments are not valid JSON: %s", args)
+		return usageErr("mcpsleuth: validate-args: the arguments are not valid JSON: %s", report.Safe(quote.JSON(string(args), 200)))
 	}
 	fopt, err := frameOptions(c)
 	if err != nil {
@@ -70,8 +126,10 @@ func runValidateArgs(env Env, c *cli.Command) error {
 		return &exitError{code: ExitUsage, msg: fmt.Sprintf("%v", res.Broken)}
 	}
 	switch {
+	case !found.found && len(found.names) == 0:
+		return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: %s: no tools/list result lists a tool named %q: the capture holds no tools/list result with tools", report.Safe(capture), tool)}
 	case !found.found:
-		return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: %s: no tools/list result lists a tool named %q", capture, tool)}
+		return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: %s: no tools/list result lists a tool named %q (tools listed: %s)", report.Safe(capture), tool, report.Safe(found.listed()))}
 	case found.schema == nil:
 		return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: %s:%d: tool %q is listed without an inputSchema: there is nothing to validate against", capture, found.line, tool)}
 	}
@@ -121,10 +179,14 @@ func (p *publishedInput) observe(m *session.Message, tool string) {
 		return
 	}
 	gjson.GetBytes(m.Result, "tools").ForEach(func(_, t gjson.Result) bool {
-		if t.Get("name").String() != tool {
+		name := t.Get("name").String()
+		if name != tool {
+			if len(p.names) < maxListedNames && !slices.Contains(p.names, name) {
+				p.names = append(p.names, strings.Clone(name))
+			}
 			return true
 		}
-		*p = publishedInput{found: true, line: m.Line, revision: m.Revision()}
+		*p = publishedInput{found: true, line: m.Line, revision: m.Revision(), names: p.names}
 		if s := t.Get("inputSchema"); s.Exists() {
 			p.schema = []byte(s.Raw)
 		}

@@ -398,3 +398,18 @@ func TestFormatFixtureBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestAboutDescribesEveryFormat: --list-formats describes exactly the formats
+// --input-format accepts.
+func TestAboutDescribesEveryFormat(t *testing.T) {
+	var names []string
+	for _, f := range frame.About() {
+		if f.What == "" {
+			t.Errorf("%s: no description", f.Name)
+		}
+		names = append(names, f.Name)
+	}
+	if got, want := strings.Join(names, " "), strings.Join(frame.Formats(), " "); got != want {
+		t.Errorf("About describes %s; the formats are %s", got, want)
+	}
+}

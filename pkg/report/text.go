@@ -201,8 +201,8 @@ func writeFindingsTable(b *bytes.Buffer, findings []Finding, pal Palette, width 
 		if err := table.Append(fmt.Sprint(f.Line), f.Rule+"\n"+pal.Dim(f.Name), pal.Severity(f.Severity), Safe(f.Message)); err != nil {
 			return fmt.Errorf("mcpsleuth: building the findings table: %w", err)
 		}
-		if f.hint != "" && f.severity >= rule.SeverityWarning && !hinted[f.Rule] {
-			hinted[f.Rule] = true
+		if key := f.Rule + "\x00" + f.hint; f.hint != "" && f.severity >= rule.SeverityWarning && !hinted[key] {
+			hinted[key] = true
 			hints = append(hints, f)
 		}
 	}

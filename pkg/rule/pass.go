@@ -120,6 +120,10 @@ func (p *Pass) ReportSeverity(sev Severity, a Anchor, msg Message, related ...Re
 		p.result.suppressed[p.Rule.ID]++
 		return
 	}
+	hint := p.Rule.Hint
+	if msg.Hint != "" {
+		hint = msg.Hint
+	}
 	evidence, truncated := capped(a.Raw)
 	for i := range related {
 		related[i].Raw, _ = capped(related[i].Raw)
@@ -127,7 +131,7 @@ func (p *Pass) ReportSeverity(sev Severity, a Anchor, msg Message, related ...Re
 	p.result.Findings = append(p.result.Findings, Finding{
 		Rule: p.Rule.ID, Name: p.Rule.Name, Severity: sev, Message: msg.Text, Values: msg.Values,
 		Input: p.Session.Input, Line: a.Line, Time: a.Time, Dir: a.Dir, Method: strings.Clone(a.Method), ID: strings.Clone(a.ID),
-		Related: related, Hint: p.Rule.Hint, Evidence: evidence, Truncated: truncated,
+		Related: related, Hint: hint, Evidence: evidence, Truncated: truncated,
 	})
 }
 

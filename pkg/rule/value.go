@@ -79,6 +79,15 @@ func Shown(kind ValueKind, raw, shown string) Value {
 type Message struct {
 	Text   string
 	Values []Value
+	// Hint, when set, is this finding's "what to do" instead of the rule's: advice
+	// that names what this finding lacks.
+	Hint string
+}
+
+// WithHint returns m with a finding's own "what to do".
+func (m Message) WithHint(hint string) Message {
+	m.Hint = hint
+	return m
 }
 
 // Text is a message the rule wrote itself, quoting no captured value.

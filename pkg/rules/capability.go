@@ -4,6 +4,7 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+	"strings"
 )
 
 // gated is a message's capability gate under its governing revision, resolved
@@ -94,4 +95,21 @@ func capsOf(c *session.Contract, side spec.Side) []byte {
 		return c.ServerCaps
 	}
 	return c.ClientCaps
+}
+
+// capabilityExample writes what declaring a gate looks like in a capability
+// object: logging: {}, resources: {"listChanged": true}.
+func capabilityExample(g spec.Gate) string {
+	top, sub, hasSub := strings.Cut(g.Path, ".")
+	if !hasSub {
+		if g.Boolean() {
+			return top + ": true"
+		}
+		return top + ": {}"
+	}
+	value := "{}"
+	if g.Boolean() {
+		value = "true"
+	}
+	return top + `: {"` + strings.ReplaceAll(sub, ".", `": {"`) + `": ` + value + strings.Repeat("}", strings.Count(sub, ".")+1)
 }

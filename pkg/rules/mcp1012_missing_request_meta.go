@@ -73,6 +73,11 @@ func (w *requestMetaWatch) Message(p *rule.Pass, m *session.Message) {
 	if missing == "" {
 		return
 	}
+	if rev := m.Revision(); modern && rev != "" && spec.KnownMethod(m.Method) && m.Dir != spec.DirUnknown {
+		if _, ok := spec.Facts(m.Method, rev, m.Dir); !ok {
+			return // a method the revision lacks (a modern ping): MCP1008's finding, one cause
+		}
+	}
 	if m.Dir == spec.DirUnknown {
 		p.CannotJudge(reasonDirectionUnknown)
 		return

@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"fmt"
+
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
@@ -41,6 +43,8 @@ s->c {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`,
 			return
 		}
 		evidence, related := undeclaredEvidence(m, g.row.Gate)
-		p.Report(rule.At(m), rule.Sprintf("%s sent %s but %s: the receiver may drop it", m.Sender(), m.Method, evidence), related)
+		hint := fmt.Sprintf("declare %s in the %s's capabilities, or stop sending %s: the receiver is entitled to drop it, and spec-following clients do",
+			capabilityExample(g.row.Gate), g.row.Gate.Side, m.Method)
+		p.Report(rule.At(m), rule.Sprintf("%s sent %s but %s: the receiver may drop it", m.Sender(), m.Method, evidence).WithHint(hint), related)
 	}),
 }

@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"fmt"
+
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
@@ -43,6 +45,8 @@ c->s {"jsonrpc":"2.0","id":0,"result":{"role":"assistant","content":{"type":"tex
 			return
 		}
 		evidence, related := undeclaredEvidence(m, g.row.Gate)
-		p.Report(rule.At(m), rule.Sprintf("%s sent %s but %s", m.Sender(), rule.Describe(m), evidence), related)
+		hint := fmt.Sprintf("branch on the %s's declared capabilities before sending %s (it needs %s); if the %s does support it, it must declare %s",
+			g.row.Gate.Side, m.Method, capabilityExample(g.row.Gate), g.row.Gate.Side, capabilityExample(g.row.Gate))
+		p.Report(rule.At(m), rule.Sprintf("%s sent %s but %s", m.Sender(), rule.Describe(m), evidence).WithHint(hint), related)
 	}),
 }

@@ -166,7 +166,10 @@ func (w *refetchWatch) End(p *rule.Pass) {
 		if s.EndedBy > 0 {
 			end = fmt.Sprintf("the session ends (a new initialize at line %d)", s.EndedBy)
 		}
-		span := fmt.Sprintf("%d lines later", s.LastLine-a.Line)
+		span := "1 line later"
+		if n := s.LastLine - a.Line; n != 1 {
+			span = fmt.Sprintf("%d lines later", n)
+		}
 		if !a.Time.IsZero() && !s.LastTime.IsZero() {
 			span = roundDuration(s.LastTime.Sub(a.Time)) + " and " + span
 		}
