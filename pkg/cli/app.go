@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 )
 
 // Exit codes (DESIGN.md section 5).
@@ -67,6 +68,9 @@ func softMemoryLimit(maxLine int) int64 {
 
 // Run runs the program with explicit arguments and streams; it returns the exit code.
 func Run(env Env, args []string) int {
+	// Every stderr line is escaped as stdout is: file names and captured text in
+	// messages reach the terminal with no control or invisible character raw.
+	env.Stderr = report.SafeMessageWriter(env.Stderr)
 	app := newApp(env)
 	err := app.Run(context.Background(), args)
 	if err == nil {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -79,30 +78,30 @@ func runCheck(env Env, c *cli.Command) error {
 	}
 	// The format says what it needs beyond findings; the analysis computes that
 	// once, next to the rules (nil when nothing more is needed).
+	// --redact asks for the values each session hides, to hide them wherever the
+	// session prints them (echoed in an error message, a name).
 	format, _ := report.LookupFormat(out.format)
-	tracer := trace.Require(format.Requires)
+	tracer := trace.Require(format.Requires.Union(trace.Needs{Redaction: c.Bool("redact")}))
 	var worst rule.Severity
 	var unjudged []report.Input
 	var unreadable bool
 	if format.Stream != nil {
 		// Written session by session: memory stays bounded by the open sessions.
-		spool, err := os.CreateTemp("", "mcpsleuth-report-*")
+		spool, err := newSpool()
 		if err != nil {
-			return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: cannot create a temporary file for the report: %v", unwrapPath(err))}
+			return err
 		}
-		defer os.Remove(spool.Name())
 		defer spool.Close()
-		bufSpool := bufio.NewWriterSize(spool, 256<<10)
-		stream := format.Stream(bufSpool, report.StreamOptions{Version: Version(), Redact: c.Bool("redact")})
+		stream := format.Stream(spool, report.StreamOptions{Version: Version(), Redact: c.Bool("redact"), Text: report.TextOptions{Color: out.colour}})
 		var streamErr error
 		_, unreadable = analyseAll(env, names, streamRules(selected, fopt, tracer, show, stream, &streamErr))
 		if streamErr == nil {
-			streamErr = bufSpool.Flush()
+			streamErr = spool.Flush()
 		}
 		if streamErr != nil {
 			return &exitError{code: ExitUsage, msg: streamErr.Error()}
 		}
-		if err := out.write(env, func(w io.Writer) error { return stream.Finish(w, spool) }); err != nil {
+		if err := out.write(env, func(w io.Writer) error { return stream.Finish(w, spool.file) }); err != nil {
 			return err
 		}
 		unjudged = stream.Unjudged()
@@ -122,7 +121,7 @@ func runCheck(env Env, c *cli.Command) error {
 	}
 	worst = show.worst // every finding not in the baseline, shown or not
 	for _, in := range unjudged {
-		fmt.Fprintf(env.Stderr, "mcpsleuth: %s: %s\n", report.Safe(in.Name), report.Safe(in.Lossy))
+		fmt.Fprintf(env.Stderr, "mcpsleuth: %s: %s\n", in.Name, in.Lossy)
 	}
 	switch {
 	case unreadable:

@@ -57,28 +57,53 @@ func runHandshake(env Env, c *cli.Command) error {
 	if pasted, ok := pastedDocuments(br); ok {
 		src, fopt.Format = bytes.NewReader(pasted), "jsonrpc-jsonl"
 	}
+	// Each session's handshake is spooled as the session ends (nothing of it is
+	// kept), and written in session order at the end.
+	newStream := report.NewHandshakeTextStream
+	if out.format == "json" {
+		newStream = report.NewHandshakeJSONStream
+	}
+	spool, err := newSpool()
+	if err != nil {
+		return err
+	}
+	defer spool.Close()
+	stream := newStream(spool, report.StreamOptions{Text: report.TextOptions{Color: out.colour}})
 	tracer := trace.Require(report.HandshakeRequires)
-	ropt := rule.RunOptions{Frame: fopt}
+	var found int
+	var streamErr error
+	ropt := rule.RunOptions{Frame: fopt, Discard: true, OnSession: func(sr *rule.SessionResult) {
+		t := tracer.Of(sr)
+		if t != nil && t.Handshake != nil {
+			found++
+		}
+		if err := stream.Session(sr, t); err != nil && streamErr == nil {
+			streamErr = err
+		}
+	}}
 	tracer.Apply(&ropt)
 	res, err := rule.Run(name, src, nil, ropt)
 	if err != nil {
 		return &exitError{code: ExitUsage, msg: err.Error()}
 	}
-	var hs []*report.Handshake
-	for _, sr := range res.Sessions {
-		if t := tracer.Of(sr); t != nil && t.Handshake != nil {
-			hs = append(hs, t.Handshake)
-		}
+	if streamErr == nil {
+		streamErr = spool.Flush()
 	}
-	if len(hs) == 0 {
+	switch {
+	case streamErr != nil:
+		return &exitError{code: ExitUsage, msg: streamErr.Error()}
+	case found == 0 && res.Broken != nil:
+		return &exitError{code: ExitUsage, msg: res.Broken.Error()}
+	case found == 0:
 		return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: %s: no initialize exchange and no modern request found: nothing to negotiate", name)}
 	}
-	return out.write(env, func(w io.Writer) error {
-		if out.format == "json" {
-			return report.WriteHandshakeJSON(report.SafeJSONWriter(w), hs)
-		}
-		return report.WriteHandshakeText(w, hs, report.TextOptions{Color: out.colour})
-	})
+	if err := out.write(env, func(w io.Writer) error { return stream.Finish(w, spool.file) }); err != nil {
+		return err
+	}
+	if res.Broken != nil { // a read error after the handshakes: they are shown, the run is not clean
+		return &exitError{code: ExitUsage, msg: fmt.Sprintf("%v (the handshake covers what was read before)", res.Broken)}
+	}
+	return nil
 }
 
 // pastedDocuments recognises the pasted form (JSON documents that span lines, or

@@ -84,7 +84,7 @@ func runTimeline(env Env, c *cli.Command) error {
 		return ok
 	}
 	filtered := around > 0 || methods != nil
-	topt := trace.Options{Needs: report.TimelineRequires}
+	topt := trace.Options{Needs: report.TimelineRequires.Union(trace.Needs{Redaction: c.Bool("redact")})}
 	if filtered {
 		topt.Keep = keep
 	}

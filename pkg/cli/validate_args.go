@@ -133,11 +133,14 @@ func runValidateArgs(env Env, c *cli.Command) error {
 	case found.schema == nil:
 		return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: %s:%d: tool %q is listed without an inputSchema: there is nothing to validate against", capture, found.line, tool)}
 	}
+	// What the capture published reaches stdout escaped, line by line, as the reports do.
+	stdout := report.SafeMessageWriter(env.Stdout)
 	published := schema.CompilePublished(found.schema, found.revision)
 	fmt.Fprintf(env.Stderr, "inputSchema of %s from the tools/list result at %s:%d (%s, read as JSON Schema %s, formats asserted)\n",
 		tool, capture, found.line, revisionName(found.revision), published.Dialect)
 	if published.Err != nil {
-		fmt.Fprintf(env.Stdout, "tool call validation failed: %s\nschema: %v\n", tool, published.Err)
+		fmt.Fprintf(stdout, "tool call validation failed: %s\n", tool)
+		fmt.Fprintf(stdout, "schema: %v\n", published.Err)
 		return &exitError{code: ExitFindings}
 	}
 	violations, err := published.Validate(args)
@@ -145,16 +148,16 @@ func runValidateArgs(env Env, c *cli.Command) error {
 		return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: validate-args: %v", err)}
 	}
 	if len(violations) == 0 {
-		fmt.Fprintf(env.Stdout, "tool call validation passed: %s\n", tool)
+		fmt.Fprintf(stdout, "tool call validation passed: %s\n", tool)
 		return nil
 	}
-	fmt.Fprintf(env.Stdout, "tool call validation failed: %s\n", tool)
+	fmt.Fprintf(stdout, "tool call validation failed: %s\n", tool)
 	for i, v := range violations {
 		if i > 0 {
-			fmt.Fprintln(env.Stdout)
+			fmt.Fprintln(stdout)
 		}
 		for _, line := range v.ClientLines() {
-			fmt.Fprintln(env.Stdout, line)
+			fmt.Fprintln(stdout, line)
 		}
 	}
 	return &exitError{code: ExitFindings}

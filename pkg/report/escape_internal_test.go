@@ -3,8 +3,6 @@ package report
 import (
 	"strings"
 	"testing"
-
-	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 )
 
 func TestMarkdownEscaping(t *testing.T) {
@@ -70,33 +68,6 @@ func TestArtifactURI(t *testing.T) {
 	} {
 		if got := artifactURI(in); got != want {
 			t.Errorf("artifactURI(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-// TestRedactValues: a finding's declared values of the kinds redaction hides are
-// replaced exactly where the message shows them, whatever they look like (short,
-// with spaces, quotes or "..." inside, bare); names stay; text that merely looks
-// like a value (a protocol word, the start of a value) stays.
-func TestRedactValues(t *testing.T) {
-	long := strings.Repeat("x", 100)
-	for _, c := range []struct {
-		msg  rule.Message
-		want string
-	}{
-		{rule.Sprintf("argument %s rejected", rule.Quote(rule.ValueData, "ab")), `argument "[redacted, 2 chars]" rejected`},
-		{rule.Sprintf("argument %s rejected", rule.Quote(rule.ValueData, `say "hi"... now`)), `argument "[redacted, 15 chars]" rejected`},
-		{rule.Sprintf(`capability "tools" is fine; argument %s`, rule.Quote(rule.ValueData, "tools are great")), `capability "tools" is fine; argument "[redacted, 15 chars]"`},
-		{rule.Sprintf("tools/list changed: added %s", rule.As(rule.ValueURI, "list")), `tools/list changed: added [redacted URI, 4 chars]`},
-		{rule.Sprintf("tool %s of %s", rule.Quote(rule.ValueName, "get_invoice"), rule.QuoteJSON(rule.ValueData, `{"q": "secret"}`)), `tool "get_invoice" of {"q":"[redacted string, 6 chars]"}`},
-		{rule.Sprintf("instructions start %s", rule.Quote(rule.ValueInstructions, long)), `instructions start "[redacted, 100 chars]"`},
-		{rule.Sprintf("(got %s)", rule.Shown(rule.ValueData, `{"type":"text","a":"abc...`, `{"type":"text","a":"abc...`)), `(got {"type":"text","a":"[redacted string, 3+ chars, cut]"...)`},
-		{rule.Sprintf("(got %s)", rule.Shown(rule.ValueData, `{"code":-32603}`, `{"code":-32603}`)), `(got {"code":-32603})`},
-		{rule.Sprintf("session %s: %s", rule.As(rule.ValueCredential, "abc123"), rule.QuoteJSON(rule.ValueID, `"p1"`)), `session [redacted secret, 6 chars]: "p1"`},
-		{rule.Sprintf("uri %s and %s", rule.Quote(rule.ValueURI, "file:///a/b"), rule.Quote(rule.ValueURI, "file:///a/b/c")), `uri "[redacted URI, 11 chars]" and "[redacted URI, 13 chars]"`},
-	} {
-		if got := redactValues(c.msg.Text, c.msg.Values); got != c.want {
-			t.Errorf("redactValues(%s)\n got %s\nwant %s", c.msg.Text, got, c.want)
 		}
 	}
 }

@@ -3,17 +3,23 @@ package report
 import (
 	"fmt"
 	"io"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
-// escapeJSONControls rewrites, inside encoded JSON, the characters that
-// encoding/json leaves raw but a terminal may act on (C1 controls such as U+009B
-// CSI, bidi overrides and isolates) as \uXXXX escapes: the same JSON value, with
-// no raw control character in the bytes. They can only occur inside strings.
-func escapeJSONControls(b []byte) []byte {
+// escapeJSONText rewrites encoded JSON so that it is valid UTF-8 and carries no
+// character mustEscape names raw, with the same values: encoding/json escapes C0
+// controls but leaves DEL, C1 controls, bidi and zero-width characters, tag
+// characters and noncharacters raw; those become \uXXXX escapes (a surrogate
+// pair above U+FFFF), which decode to the very same string. Invalid UTF-8, which
+// raw tokens copied from a capture may hold (ids, capability objects), becomes
+// \ufffd, as encoding/json writes it for every other string: a valid id is kept
+// byte for byte, an id with invalid bytes is written as the replacement
+// character. All of these can only occur inside strings.
+func escapeJSONText(b []byte) []byte {
 	clean := true
 	for _, c := range b {
-		if c >= 0x80 {
+		if c >= 0x7f {
 			clean = false
 			break
 		}
@@ -24,25 +30,32 @@ func escapeJSONControls(b []byte) []byte {
 	out := make([]byte, 0, len(b)+16)
 	for i := 0; i < len(b); {
 		r, size := utf8.DecodeRune(b[i:])
-		if (r >= 0x80 && r <= 0x9f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f || r == 0x061c {
-			out = fmt.Appendf(out, `\u%04x`, r)
-		} else {
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			out = append(out, `\ufffd`...)
+		case r < 0x7f || !mustEscape(r): // below DEL: whitespace between tokens, or escaped already
 			out = append(out, b[i:i+size]...)
+		case r > 0xffff:
+			r1, r2 := utf16.EncodeRune(r)
+			out = fmt.Appendf(out, `\u%04x\u%04x`, r1, r2)
+		default:
+			out = fmt.Appendf(out, `\u%04x`, r)
 		}
 		i += size
 	}
 	return out
 }
 
-// SafeJSONWriter wraps a writer of encoded JSON so that no raw control character
-// of captured data reaches it (see escapeJSONControls). It expects whole UTF-8
-// sequences per Write, as json.Encoder writes one document at a time.
-func SafeJSONWriter(w io.Writer) io.Writer { return safeJSONWriter{w} }
+// safeJSONWriter wraps a writer of encoded JSON so that what reaches it is valid
+// UTF-8 with no raw control, format or invisible character (escapeJSONText). It
+// expects whole UTF-8 sequences per Write, as json.Encoder writes one document at
+// a time. Every JSON writer of the package writes through it.
+func safeJSONWriter(w io.Writer) io.Writer { return jsonTextWriter{w} }
 
-type safeJSONWriter struct{ w io.Writer }
+type jsonTextWriter struct{ w io.Writer }
 
-func (s safeJSONWriter) Write(p []byte) (int, error) {
-	if _, err := s.w.Write(escapeJSONControls(p)); err != nil {
+func (s jsonTextWriter) Write(p []byte) (int, error) {
+	if _, err := s.w.Write(escapeJSONText(p)); err != nil {
 		return 0, err
 	}
 	return len(p), nil

@@ -35,8 +35,8 @@ type WriteOptions struct {
 var formats = []Format{
 	{Name: "text", Write: func(w io.Writer, r *Report, opt WriteOptions) error {
 		return WriteText(w, r, TextOptions{Color: opt.Color})
-	}},
-	{Name: "json", Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteJSON(SafeJSONWriter(w), r) }, Stream: NewJSONStream},
+	}, Stream: NewTextStream},
+	{Name: "json", Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteJSON(w, r) }, Stream: NewJSONStream},
 	{Name: "jsonl", Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteJSONL(w, r) }, Stream: NewJSONLStream},
 	{Name: "markdown", Requires: MarkdownRequires, Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteMarkdown(w, r) }},
 	{Name: "sarif", Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteSARIF(w, r) }},

@@ -110,7 +110,7 @@ func renderTimeline(t *testing.T, path string, rules []*rule.Rule, redact bool) 
 	}
 	defer f.Close()
 	var b bytes.Buffer
-	tr := trace.New(trace.Options{Needs: report.TimelineRequires})
+	tr := trace.New(trace.Options{Needs: report.TimelineRequires.Union(trace.Needs{Redaction: redact})})
 	var werr error
 	opt := rule.RunOptions{Discard: true,
 		OnSession: func(sr *rule.SessionResult) {
@@ -142,7 +142,7 @@ func formats(t *testing.T, rep *report.Report) map[string]string {
 		out[name] = b.String()
 	}
 	render("text", func(b *bytes.Buffer) error { return report.WriteText(b, rep, report.TextOptions{}) })
-	render("json", func(b *bytes.Buffer) error { return report.WriteJSON(report.SafeJSONWriter(b), rep) })
+	render("json", func(b *bytes.Buffer) error { return report.WriteJSON(b, rep) })
 	render("jsonl", func(b *bytes.Buffer) error { return report.WriteJSONL(b, rep) })
 	render("markdown", func(b *bytes.Buffer) error { return report.WriteMarkdown(b, rep) })
 	render("sarif", func(b *bytes.Buffer) error { return report.WriteSARIF(b, rep) })

@@ -8,7 +8,7 @@ import (
 
 // WriteJSON writes the report as the JSON document of DESIGN.md section 6.
 func WriteJSON(w io.Writer, r *Report) error {
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(safeJSONWriter(w))
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(r); err != nil {
 		return fmt.Errorf("mcpsleuth: writing the JSON report: %w", err)

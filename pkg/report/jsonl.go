@@ -36,7 +36,7 @@ func WriteJSONL(w io.Writer, r *Report) error {
 
 // writeJSONLSession writes the lines of one session's findings.
 func writeJSONLSession(w io.Writer, s *Session, tool string) error {
-	enc := json.NewEncoder(SafeJSONWriter(w))
+	enc := json.NewEncoder(safeJSONWriter(w))
 	version := s.ProtocolVersion.Negotiated
 	if version == "" {
 		version = s.ProtocolVersion.Requested

@@ -7,6 +7,7 @@ import (
 	"io"
 	"sort"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/redact"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
@@ -35,6 +36,8 @@ type StreamOptions struct {
 	Version string
 	// Redact redacts each session before it is spooled (--redact).
 	Redact bool
+	// Text is how the text format writes (colour, width).
+	Text TextOptions
 }
 
 // NewJSONStream writes the JSON report (DESIGN.md section 6) through a spool: the
@@ -106,7 +109,7 @@ func (s *spoolStream) Input(in *rule.InputResult) {
 	st := in.Stats
 	name := in.Name
 	if s.opt.Redact {
-		name = MaskSecrets(name)
+		name = redact.MaskSecrets(name)
 	}
 	s.inputs = append(s.inputs, Input{Name: name, Format: st.Format, Lines: st.Lines, Frames: st.Frames, Rejected: st.Rejected, Context: st.Context, Lossy: st.Lossy})
 	s.input++
@@ -162,11 +165,8 @@ func encodeJSONSession(sess *Session, _ StreamOptions) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mcpsleuth: writing the JSON report: %w", err)
 	}
-	return escapeJSONControls(b), nil
+	return escapeJSONText(b), nil
 }
-
-// sessionsMarker is where the sessions go in the document written without them.
-const sessionsMarker = "\n  \"sessions\": [],\n"
 
 func finishJSON(w io.Writer, s *spoolStream, sessions func(io.Writer, string, string) error) error {
 	doc := Report{Version: 1, Tool: Tool{Name: "mcpsleuth", Version: s.opt.Version}, Inputs: s.inputs, Sessions: []Session{}, Summary: s.summary}
@@ -177,30 +177,38 @@ func finishJSON(w io.Writer, s *spoolStream, sessions func(io.Writer, string, st
 	if err := WriteJSON(&b, &doc); err != nil {
 		return err
 	}
-	head, tail, ok := bytes.Cut(b.Bytes(), []byte(sessionsMarker))
+	return splice(w, b.Bytes(), "sessions", len(s.spooled) > 0, sessions)
+}
+
+// splice writes a JSON document written with an empty top-level array member
+// (two-space indentation) with the spooled elements in that array instead: the
+// document as the whole report would have it. The document was escaped as it
+// was written, the elements as they were encoded.
+func splice(w io.Writer, doc []byte, member string, nonEmpty bool, elements func(io.Writer, string, string) error) error {
+	empty := "\n  \"" + member + "\": [],\n"
+	head, tail, ok := bytes.Cut(doc, []byte(empty))
 	if !ok {
-		return fmt.Errorf("mcpsleuth: writing the JSON report: no sessions member")
+		return fmt.Errorf("mcpsleuth: writing the report: no %s member", member)
 	}
-	out := SafeJSONWriter(w)
-	if _, err := out.Write(head); err != nil {
+	if _, err := w.Write(head); err != nil {
 		return err
 	}
-	if len(s.spooled) == 0 {
-		if _, err := io.WriteString(w, sessionsMarker); err != nil {
+	if !nonEmpty {
+		if _, err := io.WriteString(w, empty); err != nil {
 			return err
 		}
 	} else {
-		if _, err := io.WriteString(w, "\n  \"sessions\": ["); err != nil {
+		if _, err := io.WriteString(w, "\n  \""+member+"\": ["); err != nil {
 			return err
 		}
-		if err := sessions(w, ",\n    ", "\n    "); err != nil {
+		if err := elements(w, ",\n    ", "\n    "); err != nil {
 			return err
 		}
 		if _, err := io.WriteString(w, "\n  ],\n"); err != nil {
 			return err
 		}
 	}
-	_, err := out.Write(tail)
+	_, err := w.Write(tail)
 	return err
 }
 

@@ -11,12 +11,13 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule/ruletest"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
+	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
 
 // wholeJSON is the JSON report built whole, then written.
 func wholeJSON(t *testing.T, paths []string, redact bool) []byte {
 	return whole(t, paths, redact, func(w *bytes.Buffer, rep *report.Report) error {
-		return report.WriteJSON(report.SafeJSONWriter(w), rep)
+		return report.WriteJSON(w, rep)
 	})
 }
 
@@ -28,18 +29,21 @@ func wholeJSONL(t *testing.T, paths []string, redact bool) []byte {
 func whole(t *testing.T, paths []string, redact bool, write func(*bytes.Buffer, *report.Report) error) []byte {
 	t.Helper()
 	var results []*rule.InputResult
+	tracer := trace.Require(trace.Needs{Redaction: redact})
 	for _, path := range paths {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := rule.Run(path, bytes.NewReader(data), rules.All(), rule.RunOptions{})
+		opt := rule.RunOptions{}
+		tracer.Apply(&opt)
+		res, err := rule.Run(path, bytes.NewReader(data), rules.All(), opt)
 		if err != nil {
 			continue
 		}
 		results = append(results, res)
 	}
-	rep := report.BuildWith("test", results, report.Options{Rules: rules.All()})
+	rep := report.BuildWith("test", results, report.Options{Rules: rules.All(), Trace: tracer})
 	if redact {
 		report.Redact(rep)
 	}
@@ -69,11 +73,15 @@ func streamed(t *testing.T, paths []string, redact bool, open func(io.Writer, re
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := rule.Run(path, bytes.NewReader(data), rules.All(), rule.RunOptions{Discard: true, OnSession: func(sr *rule.SessionResult) {
-			if err := st.Session(sr, nil); err != nil {
+		// With --redact, the command runs a tracer for the session's redacted values.
+		tracer := trace.Require(trace.Needs{Redaction: redact})
+		opt := rule.RunOptions{Discard: true, OnSession: func(sr *rule.SessionResult) {
+			if err := st.Session(sr, tracer.Of(sr)); err != nil {
 				t.Fatal(err)
 			}
-		}})
+		}}
+		tracer.Apply(&opt)
+		res, err := rule.Run(path, bytes.NewReader(data), rules.All(), opt)
 		if err != nil {
 			continue
 		}
@@ -135,5 +143,92 @@ func TestJSONStreamOrdersSessionsByIndex(t *testing.T) {
 	}
 	if whole, streamed := wholeJSONL(t, []string{path}, false), streamedJSONL(t, []string{path}, false); !bytes.Equal(whole, streamed) || len(whole) == 0 {
 		t.Fatalf("the streamed jsonl differs (or is empty):\n--- whole\n%s\n--- streamed\n%s", whole, streamed)
+	}
+}
+
+// The text report written session by session through a spool (issue 11 item 7:
+// memory no longer grows with the number of sessions) is byte for byte the text
+// report built whole: for each fixture alone, for all of them as one run (with
+// and without --redact, in colour), and for no input.
+func TestTextStreamEqualsWholeReport(t *testing.T) {
+	paths := ruletest.Captures(t, filepath.Join("..", "..", "fixtures"))
+	for _, opt := range []report.TextOptions{{}, {Color: true, Width: 80}} {
+		text := func(w *bytes.Buffer, rep *report.Report) error { return report.WriteText(w, rep, opt) }
+		open := func(spool io.Writer, so report.StreamOptions) report.Stream {
+			so.Text = opt
+			return report.NewTextStream(spool, so)
+		}
+		for _, redact := range []bool{false, true} {
+			for _, path := range paths {
+				if opt.Color || redact {
+					break // each fixture alone once, as it is: the run of all of them covers colour and redaction
+				}
+				whole, streamed := whole(t, []string{path}, redact, text), streamed(t, []string{path}, redact, open)
+				if !bytes.Equal(whole, streamed) {
+					t.Fatalf("%s (redact %v, %+v): the streamed text differs:\n--- whole\n%s\n--- streamed\n%s", path, redact, opt, whole, streamed)
+				}
+			}
+			if whole, streamed := whole(t, paths, redact, text), streamed(t, paths, redact, open); !bytes.Equal(whole, streamed) {
+				t.Fatalf("all fixtures (redact %v, %+v): the streamed text differs", redact, opt)
+			}
+		}
+		if whole, streamed := whole(t, nil, false, text), streamed(t, nil, false, open); !bytes.Equal(whole, streamed) || len(whole) == 0 {
+			t.Fatalf("no input: the streamed text differs:\n--- whole\n%s\n--- streamed\n%s", whole, streamed)
+		}
+	}
+}
+
+// The handshakes written session by session through a spool (issue 11 item 7)
+// are byte for byte those written whole, in text and JSON, for every fixture.
+func TestHandshakeStreamEqualsWhole(t *testing.T) {
+	for _, path := range ruletest.Captures(t, filepath.Join("..", "..", "fixtures")) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := trace.Require(report.HandshakeRequires)
+		opt := rule.RunOptions{}
+		tr.Apply(&opt)
+		res, err := rule.Run(path, bytes.NewReader(data), nil, opt)
+		if err != nil {
+			continue
+		}
+		var hs []*report.Handshake
+		for _, sr := range res.Sessions {
+			if t := tr.Of(sr); t != nil && t.Handshake != nil {
+				hs = append(hs, t.Handshake)
+			}
+		}
+		var text, js bytes.Buffer
+		if err := report.WriteHandshakeText(&text, hs, report.TextOptions{Color: true}); err != nil {
+			t.Fatal(err)
+		}
+		if err := report.WriteHandshakeJSON(&js, hs); err != nil {
+			t.Fatal(err)
+		}
+		for name, c := range map[string]struct {
+			whole []byte
+			open  func(io.Writer, report.StreamOptions) report.Stream
+		}{"text": {text.Bytes(), report.NewHandshakeTextStream}, "json": {js.Bytes(), report.NewHandshakeJSONStream}} {
+			var spool bytes.Buffer
+			st := c.open(&spool, report.StreamOptions{Text: report.TextOptions{Color: true}})
+			tr := trace.Require(report.HandshakeRequires)
+			opt := rule.RunOptions{Discard: true, OnSession: func(sr *rule.SessionResult) {
+				if err := st.Session(sr, tr.Of(sr)); err != nil {
+					t.Fatal(err)
+				}
+			}}
+			tr.Apply(&opt)
+			if _, err := rule.Run(path, bytes.NewReader(data), nil, opt); err != nil {
+				t.Fatal(err)
+			}
+			var streamed bytes.Buffer
+			if err := st.Finish(&streamed, bytes.NewReader(spool.Bytes())); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(c.whole, streamed.Bytes()) {
+				t.Fatalf("%s %s: the streamed handshakes differ:\n--- whole\n%s\n--- streamed\n%s", path, name, c.whole, streamed.Bytes())
+			}
+		}
 	}
 }

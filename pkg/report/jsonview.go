@@ -1,257 +1,12 @@
 package report
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/jsontree"
 )
-
-// jnode is a JSON value read tolerantly from captured bytes: evidence may be cut
-// at rule.MaxEvidence, or not JSON at all (MCP0001), so the reader keeps what it
-// could read and marks what it could not.
-type jnode struct {
-	kind byte // 'o' object, 'a' array, 's' string, 'n' number, 'l' literal, 'x' unreadable rest
-	// raw is the token as captured (strings with their quotes and escapes) for
-	// scalars, the text for 'x'.
-	raw  string
-	keys []string // object member names, decoded
-	kids []*jnode
-	// open marks a container or string that the bytes ended inside.
-	open bool
-}
-
-// parseJSON reads a value; it never fails: what cannot be read becomes an 'x' node.
-func parseJSON(b []byte) *jnode {
-	p := &jparser{s: b}
-	p.space()
-	if p.i >= len(p.s) {
-		return &jnode{kind: 'x', raw: ""}
-	}
-	n := p.value(0)
-	p.space()
-	if p.i < len(p.s) {
-		// trailing bytes after a value: keep them visible as unreadable text
-		return &jnode{kind: 'a', kids: []*jnode{n, {kind: 'x', raw: string(p.s[p.i:])}}, raw: "mixed"}
-	}
-	return n
-}
-
-type jparser struct {
-	s []byte
-	i int
-}
-
-// maxDepth bounds the nesting read (deeper values stay unreadable text).
-const maxDepth = 64
-
-func (p *jparser) space() {
-	for p.i < len(p.s) {
-		switch p.s[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
-	}
-}
-
-func (p *jparser) rest() *jnode {
-	n := &jnode{kind: 'x', raw: string(p.s[p.i:])}
-	p.i = len(p.s)
-	return n
-}
-
-func (p *jparser) value(depth int) *jnode {
-	p.space()
-	if p.i >= len(p.s) {
-		return &jnode{kind: 'x', open: true}
-	}
-	if depth > maxDepth {
-		return p.rest()
-	}
-	switch c := p.s[p.i]; {
-	case c == '{':
-		return p.object(depth)
-	case c == '[':
-		return p.array(depth)
-	case c == '"':
-		raw, open := p.str()
-		return &jnode{kind: 's', raw: raw, open: open}
-	case c == '-' || (c >= '0' && c <= '9'):
-		start := p.i
-		for p.i < len(p.s) && strings.IndexByte("+-0123456789.eE", p.s[p.i]) >= 0 {
-			p.i++
-		}
-		return &jnode{kind: 'n', raw: string(p.s[start:p.i])}
-	case c == 't' || c == 'f' || c == 'n':
-		for _, lit := range []string{"true", "false", "null"} {
-			if bytes.HasPrefix(p.s[p.i:], []byte(lit)) {
-				p.i += len(lit)
-				return &jnode{kind: 'l', raw: lit}
-			}
-		}
-	}
-	return p.rest()
-}
-
-// str reads a string token with its quotes; open reports that the bytes ended inside it.
-func (p *jparser) str() (string, bool) {
-	start := p.i
-	p.i++
-	for p.i < len(p.s) {
-		switch p.s[p.i] {
-		case '\\':
-			p.i += 2
-			continue
-		case '"':
-			p.i++
-			return string(p.s[start:p.i]), false
-		}
-		p.i++
-	}
-	p.i = len(p.s)
-	return string(p.s[start:]), true
-}
-
-func (p *jparser) object(depth int) *jnode {
-	n := &jnode{kind: 'o'}
-	p.i++
-	for {
-		p.space()
-		if p.i >= len(p.s) {
-			n.open = true
-			return n
-		}
-		switch p.s[p.i] {
-		case '}':
-			p.i++
-			return n
-		case ',':
-			p.i++
-			continue
-		case '"':
-		default:
-			n.keys = append(n.keys, "")
-			n.kids = append(n.kids, p.rest())
-			return n
-		}
-		rawKey, open := p.str()
-		key := decodeString(rawKey)
-		if open {
-			n.keys = append(n.keys, key)
-			n.kids = append(n.kids, &jnode{kind: 'x', open: true})
-			n.open = true
-			return n
-		}
-		p.space()
-		if p.i >= len(p.s) || p.s[p.i] != ':' {
-			n.keys = append(n.keys, key)
-			if p.i >= len(p.s) {
-				n.kids = append(n.kids, &jnode{kind: 'x', open: true})
-				n.open = true
-			} else {
-				n.kids = append(n.kids, p.rest())
-			}
-			return n
-		}
-		p.i++
-		v := p.value(depth + 1)
-		n.keys = append(n.keys, key)
-		n.kids = append(n.kids, v)
-		if v.open || v.kind == 'x' {
-			n.open = n.open || v.open
-			return n
-		}
-	}
-}
-
-func (p *jparser) array(depth int) *jnode {
-	n := &jnode{kind: 'a'}
-	p.i++
-	for {
-		p.space()
-		if p.i >= len(p.s) {
-			n.open = true
-			return n
-		}
-		switch p.s[p.i] {
-		case ']':
-			p.i++
-			return n
-		case ',':
-			p.i++
-			continue
-		}
-		v := p.value(depth + 1)
-		n.kids = append(n.kids, v)
-		if v.open || v.kind == 'x' {
-			n.open = n.open || v.open
-			return n
-		}
-	}
-}
-
-// decodeString decodes a string token (with quotes); a token it cannot decode
-// (cut, bad escapes) is returned without its quotes, escapes kept.
-func decodeString(raw string) string {
-	var s string
-	if err := json.Unmarshal([]byte(raw), &s); err == nil {
-		return s
-	}
-	raw = strings.TrimPrefix(raw, `"`)
-	return strings.TrimSuffix(raw, `"`)
-}
-
-// encodeString renders s as a JSON string token: control characters escaped,
-// HTML characters left readable.
-func encodeString(s string) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	return strings.TrimSuffix(b.String(), "\n")
-}
-
-// compact writes the tree back as compact JSON (the unreadable rest as it was).
-func (n *jnode) compact(b *strings.Builder) {
-	switch n.kind {
-	case 'o':
-		b.WriteByte('{')
-		for i, k := range n.keys {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(encodeString(k))
-			b.WriteByte(':')
-			n.kids[i].compact(b)
-		}
-		if !n.open {
-			b.WriteByte('}')
-		}
-	case 'a':
-		if n.raw == "mixed" {
-			for _, k := range n.kids {
-				k.compact(b)
-			}
-			return
-		}
-		b.WriteByte('[')
-		for i, k := range n.kids {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			k.compact(b)
-		}
-		if !n.open {
-			b.WriteByte(']')
-		}
-	default:
-		b.WriteString(n.raw)
-	}
-}
 
 // PrettyOptions bound a pretty-printed frame.
 type PrettyOptions struct {
@@ -277,7 +32,7 @@ func Pretty(raw []byte, opt PrettyOptions) string {
 		opt.MaxLines = 60
 	}
 	var b strings.Builder
-	parseJSON(raw).pretty(&b, "", opt)
+	pretty(&b, jsontree.Parse(raw), "", opt)
 	lines := strings.Split(strings.TrimRight(b.String(), " \n"), "\n")
 	if len(lines) > opt.MaxLines {
 		omitted := len(lines) - opt.MaxLines + 1
@@ -289,47 +44,47 @@ func Pretty(raw []byte, opt PrettyOptions) string {
 	return strings.Join(lines, "\n")
 }
 
-func (n *jnode) pretty(b *strings.Builder, indent string, opt PrettyOptions) {
+func pretty(b *strings.Builder, n *jsontree.Node, indent string, opt PrettyOptions) {
 	inner := indent + "  "
-	switch n.kind {
+	switch n.Kind {
 	case 'o', 'a':
-		if n.raw == "mixed" {
-			for _, k := range n.kids {
-				k.pretty(b, indent, opt)
+		if n.Mixed {
+			for _, k := range n.Kids {
+				pretty(b, k, indent, opt)
 				b.WriteString("\n")
 			}
 			return
 		}
 		open, close := "{", "}"
-		if n.kind == 'a' {
+		if n.Kind == 'a' {
 			open, close = "[", "]"
 		}
-		if len(n.kids) == 0 && !n.open {
+		if len(n.Kids) == 0 && !n.Open {
 			b.WriteString(open + close)
 			return
 		}
 		b.WriteString(open + "\n")
-		for i, k := range n.kids {
-			if i == opt.MaxItems && len(n.kids) > opt.MaxItems+1 {
+		for i, k := range n.Kids {
+			if i == opt.MaxItems && len(n.Kids) > opt.MaxItems+1 {
 				what := "items"
-				if n.kind == 'o' {
+				if n.Kind == 'o' {
 					what = "members"
 				}
-				fmt.Fprintf(b, "%s… %d more %s\n", inner, len(n.kids)-i, what)
+				fmt.Fprintf(b, "%s… %d more %s\n", inner, len(n.Kids)-i, what)
 				break
 			}
 			b.WriteString(inner)
-			if n.kind == 'o' {
-				b.WriteString(encodeString(n.keys[i]) + ": ")
+			if n.Kind == 'o' {
+				b.WriteString(jsontree.EncodeString(n.Keys[i]) + ": ")
 			}
-			k.pretty(b, inner, opt)
-			if i < len(n.kids)-1 {
+			pretty(b, k, inner, opt)
+			if i < len(n.Kids)-1 {
 				b.WriteString(",")
 			}
 			b.WriteString("\n")
 		}
-		if n.open {
-			if len(n.kids) == 0 || !(n.kids[len(n.kids)-1].open || n.kids[len(n.kids)-1].kind == 'x') {
+		if n.Open {
+			if len(n.Kids) == 0 || !(n.Kids[len(n.Kids)-1].Open || n.Kids[len(n.Kids)-1].Kind == 'x') {
 				b.WriteString(inner + "… (the frame was cut here)\n")
 			}
 			b.WriteString(indent)
@@ -337,45 +92,28 @@ func (n *jnode) pretty(b *strings.Builder, indent string, opt PrettyOptions) {
 		}
 		b.WriteString(indent + close)
 	case 's':
-		s := decodeString(n.raw)
+		s := jsontree.DecodeString(n.Raw)
 		if utf8.RuneCountInString(s) > opt.MaxString {
 			r := []rune(s)
 			s = string(r[:opt.MaxString]) + fmt.Sprintf("… (%d more characters)", len(r)-opt.MaxString)
 		}
-		b.WriteString(encodeString(s))
-		if n.open {
+		b.WriteString(jsontree.EncodeString(s))
+		if n.Open {
 			b.WriteString(" … (the frame was cut here)")
 		}
 	case 'x':
-		text := n.raw
+		text := n.Raw
 		if len(text) > opt.MaxString*2 {
-			text = cut(text, opt.MaxString*2) + fmt.Sprintf(" (%d bytes in all)", len(n.raw))
+			text = cut(text, opt.MaxString*2) + fmt.Sprintf(" (%d bytes in all)", len(n.Raw))
 		}
-		if text == "" && n.open {
+		if text == "" && n.Open {
 			b.WriteString("… (the frame was cut here)")
 			return
 		}
 		b.WriteString(strings.ReplaceAll(text, "\n", " "))
 	default:
-		b.WriteString(n.raw)
+		b.WriteString(n.Raw)
 	}
-}
-
-// placeholder is what a redacted value becomes: its type and size, never its content.
-func placeholder(n *jnode) string {
-	switch n.kind {
-	case 's':
-		s := decodeString(n.raw)
-		if n.open {
-			return encodeString(fmt.Sprintf("[redacted string, %d+ chars, cut]", utf8.RuneCountInString(s)))
-		}
-		return encodeString(fmt.Sprintf("[redacted string, %d chars]", utf8.RuneCountInString(s)))
-	case 'n':
-		return encodeString("[redacted number, " + strconv.Itoa(len(n.raw)) + " chars]")
-	case 'x':
-		return encodeString(fmt.Sprintf("[redacted unreadable text, %d bytes]", len(n.raw)))
-	}
-	return n.raw
 }
 
 // cut shortens captured text to at most n bytes on a character boundary.

@@ -561,6 +561,11 @@ func mdCode(s string) string {
 	return fence + s + fence
 }
 
+// isWordRune runes make an underscore between them intraword (GFM).
+func isWordRune(r rune) bool {
+	return r == '_' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || r > 0x7f
+}
+
 // cell makes inline Markdown safe inside a table cell: GFM splits cells at every
 // unescaped pipe, even inside code spans.
 func cell(s string) string {

@@ -138,6 +138,15 @@ func TestSafe(t *testing.T) {
 		{"c1\u009b2J", `c1\u009b2J`},
 		{"bidi\u202eevil", `bidi\u202eevil`},
 		{"bad\xffutf8", `bad\xffutf8`},
+		// issue 11 item 11: format characters, invisible and default-ignorable ones
+		{"tools/l\u200bist", `tools/l\u200bist`},
+		{"\u200c\u200d\u2060\u2064\ufeff\u00ad\u180e", `\u200c\u200d\u2060\u2064\ufeff\u00ad\u180e`},
+		{"lrm\u200e rlm\u200f alm\u061c", `lrm\u200e rlm\u200f alm\u061c`},
+		{"tag\U000E0041\U000E007F", `tag\U000e0041\U000e007f`},
+		{"\u3164\ufe0f\u034f\U000E0100", `\u3164\ufe0f\u034f\U000e0100`},
+		// issue 11 item 9: noncharacters (XML cannot carry U+FFFE, U+FFFF)
+		{"\ufffe\uffff\ufdd0", `\ufffe\uffff\ufdd0`},
+		{"ok \ufffd ❌ ⇄", "ok \ufffd ❌ ⇄"},
 	} {
 		if got := report.Safe(c.in); got != c.want {
 			t.Errorf("Safe(%q) = %q, want %q", c.in, got, c.want)

@@ -194,7 +194,7 @@ func WriteSARIF(w io.Writer, r *Report) error {
 			run.Results = append(run.Results, res)
 		}
 	}
-	enc := json.NewEncoder(SafeJSONWriter(w))
+	enc := json.NewEncoder(safeJSONWriter(w))
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(sarifLog{Schema: sarifSchema, Version: "2.1.0", Runs: []sarifRun{run}}); err != nil {
 		return fmt.Errorf("mcpsleuth: writing the SARIF report: %w", err)

@@ -73,43 +73,95 @@ func (p Palette) Dim(s string) string { return p.dim.Sprint(s) }
 // Bold renders headings.
 func (p Palette) Bold(s string) string { return p.bold.Sprint(s) }
 
-// WriteText writes the report for people: per session the contract, then the
-// findings as a table, then the notes; a summary line at the end.
+// WriteText writes the report for people: per input a line with its counts, per
+// session the contract, then the findings as a table, then the notes; a summary
+// line at the end.
 func WriteText(w io.Writer, r *Report, opt TextOptions) error {
-	if opt.Width <= 0 {
-		opt.Width = 120
-	}
 	pal := NewPalette(opt.Color)
 	var b bytes.Buffer
-	for _, in := range r.Inputs {
-		fmt.Fprintf(&b, "%s  %s\n", pal.Bold(Safe(in.Name)), pal.Dim(fmt.Sprintf("(%s, %s, %s, %s rejected, %s of context)",
-			in.Format, count(in.Lines, "line"), count(in.Frames, "frame"), fmt.Sprint(in.Rejected), count(in.Context, "line"))))
-		if in.Lossy != "" {
-			fmt.Fprintf(&b, "  %s\n", pal.Warn(Safe(in.Lossy)))
+	writeTextInputs(&b, r.Inputs, pal)
+	for i := range r.Sessions {
+		if err := writeTextSession(&b, &r.Sessions[i], pal, opt.Width); err != nil {
+			return err
 		}
 	}
-	for _, s := range r.Sessions {
-		b.WriteString("\n")
-		writeSessionHeader(&b, s, pal)
-		if len(s.Findings) == 0 {
-			fmt.Fprintf(&b, "  %s\n", pal.Dim("no findings"))
-		} else {
-			if err := writeFindingsTable(&b, s.Findings, pal, opt.Width); err != nil {
-				return err
-			}
-		}
-		for _, n := range s.Notes {
-			fmt.Fprintf(&b, "  %s %s\n", pal.Dim("note:"), Safe(n))
-		}
-	}
-	f := r.Summary.Findings
-	fmt.Fprintf(&b, "\n%s, %s, %s, %s\n", count(r.Summary.Sessions, "session"),
-		pal.Severity(count(f["error"], "error")), pal.Severity(count(f["warning"], "warning")), count(f["info"], "info finding"))
-	_, err := w.Write(b.Bytes())
-	if err != nil {
+	writeTextSummary(&b, r.Summary, pal)
+	if _, err := w.Write(b.Bytes()); err != nil {
 		return fmt.Errorf("mcpsleuth: writing the report: %w", err)
 	}
 	return nil
+}
+
+// NewTextStream writes the text report through a spool, session by session as
+// sessions end: the report is byte for byte what WriteText writes for the same
+// report, sessions in the same order, while memory holds one session at a time
+// (the counts of the inputs, which the report writes first, are known only at
+// their end).
+func NewTextStream(spool io.Writer, opt StreamOptions) Stream {
+	return newSpoolStream(spool, opt, encodeTextSession, finishText)
+}
+
+func encodeTextSession(s *Session, opt StreamOptions) ([]byte, error) {
+	var b bytes.Buffer
+	if err := writeTextSession(&b, s, NewPalette(opt.Text.Color), opt.Text.Width); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+func finishText(w io.Writer, st *spoolStream, sessions func(io.Writer, string, string) error) error {
+	pal := NewPalette(st.opt.Text.Color)
+	var head, tail bytes.Buffer
+	writeTextInputs(&head, st.inputs, pal)
+	writeTextSummary(&tail, st.summary, pal)
+	if _, err := w.Write(head.Bytes()); err != nil {
+		return fmt.Errorf("mcpsleuth: writing the report: %w", err)
+	}
+	if err := sessions(w, "", ""); err != nil {
+		return fmt.Errorf("mcpsleuth: writing the report: %w", err)
+	}
+	if _, err := w.Write(tail.Bytes()); err != nil {
+		return fmt.Errorf("mcpsleuth: writing the report: %w", err)
+	}
+	return nil
+}
+
+// writeTextInputs writes a line per input: its format and counts, and why it
+// could not be judged when it could not.
+func writeTextInputs(b *bytes.Buffer, inputs []Input, pal Palette) {
+	for _, in := range inputs {
+		fmt.Fprintf(b, "%s  %s\n", pal.Bold(Safe(in.Name)), pal.Dim(fmt.Sprintf("(%s, %s, %s, %s rejected, %s of context)",
+			in.Format, count(in.Lines, "line"), count(in.Frames, "frame"), fmt.Sprint(in.Rejected), count(in.Context, "line"))))
+		if in.Lossy != "" {
+			fmt.Fprintf(b, "  %s\n", pal.Warn(Safe(in.Lossy)))
+		}
+	}
+}
+
+// writeTextSession writes one session: a blank line, its contract, its findings
+// and notes. width is the terminal width the findings table wraps to (0 = 120).
+func writeTextSession(b *bytes.Buffer, s *Session, pal Palette, width int) error {
+	if width <= 0 {
+		width = 120
+	}
+	b.WriteString("\n")
+	writeSessionHeader(b, *s, pal)
+	if len(s.Findings) == 0 {
+		fmt.Fprintf(b, "  %s\n", pal.Dim("no findings"))
+	} else if err := writeFindingsTable(b, s.Findings, pal, width); err != nil {
+		return err
+	}
+	for _, n := range s.Notes {
+		fmt.Fprintf(b, "  %s %s\n", pal.Dim("note:"), Safe(n))
+	}
+	return nil
+}
+
+// writeTextSummary writes the summary line.
+func writeTextSummary(b *bytes.Buffer, sum Summary, pal Palette) {
+	f := sum.Findings
+	fmt.Fprintf(b, "\n%s, %s, %s, %s\n", count(sum.Sessions, "session"),
+		pal.Severity(count(f["error"], "error")), pal.Severity(count(f["warning"], "warning")), count(f["info"], "info finding"))
 }
 
 func writeSessionHeader(b *bytes.Buffer, s Session, pal Palette) {

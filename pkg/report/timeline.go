@@ -33,13 +33,6 @@ const (
 	tlIndent = tlLine + 2 + tlTime + 2
 )
 
-// RedactContext masks secrets in context lines (stderr) for the timeline.
-func RedactContext(fs []trace.FrameSummary) {
-	for i := range fs {
-		fs[i].Text = MaskSecrets(fs[i].Text)
-	}
-}
-
 // WriteTimelinePreamble writes the context lines seen before any frame.
 func WriteTimelinePreamble(w io.Writer, o *trace.Tracer, opt TimelineOptions) error {
 	if len(o.Preamble) == 0 && o.PreambleOmitted == 0 {

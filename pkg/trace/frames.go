@@ -10,6 +10,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/redact"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
@@ -42,6 +43,9 @@ type Trace struct {
 	Contract []CapabilityRow
 	// Handshake spells out the contract (Needs.Handshake; nil without a contract).
 	Handshake *Handshake
+	// Redacted holds the values --redact hides in the session's frames
+	// (Needs.Redaction; nil without it).
+	Redacted *redact.Set
 
 	uses    map[useKey]int
 	pending map[*session.Request]int
@@ -187,7 +191,11 @@ type observation struct {
 }
 
 func (tr *Tracer) start(*session.Session) rule.Observation {
-	return &observation{tr: tr, t: &Trace{uses: map[useKey]int{}, pending: map[*session.Request]int{}, Declaring: map[int][]byte{}, methods: map[string]string{}}}
+	t := &Trace{uses: map[useKey]int{}, pending: map[*session.Request]int{}, Declaring: map[int][]byte{}, methods: map[string]string{}}
+	if tr.opt.Redaction {
+		t.Redacted = redact.NewSet()
+	}
+	return &observation{tr: tr, t: t}
 }
 
 func (o *observation) Message(m *session.Message) {
@@ -198,6 +206,9 @@ func (o *observation) Message(m *session.Message) {
 	}
 	countUse(t, m)
 	keepDeclaring(t, m)
+	if t.Redacted != nil && m.Batch == nil {
+		redact.Collect(m.Raw, t.Redacted)
+	}
 	if !o.tr.opt.Frames {
 		return
 	}

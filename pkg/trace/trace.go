@@ -31,12 +31,15 @@ type Needs struct {
 	Contract bool
 	// Handshake spells out the negotiated contract (Trace.Handshake).
 	Handshake bool
+	// Redaction collects the values --redact hides in each frame of the session
+	// (Trace.Redacted), so that they are hidden wherever else it prints them.
+	Redaction bool
 }
 
 // Union is what two views need together.
 func (n Needs) Union(o Needs) Needs {
 	return Needs{Frames: n.Frames || o.Frames, Context: n.Context || o.Context, Diagram: n.Diagram || o.Diagram,
-		Contract: n.Contract || o.Contract, Handshake: n.Handshake || o.Handshake}
+		Contract: n.Contract || o.Contract, Handshake: n.Handshake || o.Handshake, Redaction: n.Redaction || o.Redaction}
 }
 
 // Zero reports whether nothing is needed: no tracer has to run.

@@ -1,0 +1,220 @@
+package redact
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// secretNameEnds are the endings of member, header and parameter names whose
+// value is a credential (apiKey, x-api-key, GITHUB_TOKEN, session_id, ...), in
+// lower case: a name of letters, digits, '_', '.' and '-' that ends with one.
+var secretNameEnds = []string{
+	"apikey", "api_key", "api-key", "accesskey", "access_key", "access-key", "secret", "password", "passwd", "passphrase",
+	"credential", "credentials", "privatekey", "private_key", "private-key", "token", "sessionid", "session_id", "session-id",
+	"auth", "authorization", "cookie", "signature",
+}
+
+// notSecretNames are names secretName matches that hold no credential.
+var notSecretNames = map[string]bool{"progresstoken": true, "maxtokens": true}
+
+// minSecretText is the shortest text a secret pattern can match ("token=x",
+// "cookie:x"): shorter strings (most protocol values) are not searched.
+const minSecretText = 6
+
+// secretPatterns find credentials in free text. Each has the secret in its last
+// group (or is the secret as a whole when it has no group).
+var secretPatterns = []*regexp.Regexp{
+	// Header-like fields: Authorization: Bearer x, "cookie":"a=b", Set-Cookie: ...
+	regexp.MustCompile(`(?i)\b((?:proxy-)?authorization|set-cookie|cookie)(\\?["']?\s*[:=]\s*\\?["']?)([^"'\\\r\n]+)`),
+	// name=value and "name": "value" pairs whose name says credential.
+	regexp.MustCompile(`(?i)\b([a-z0-9_.-]*(?:api[_-]?key|apikey|access[_-]?key|secret|password|passwd|passphrase|credentials?|private[_-]?key|token|session[_-]?id|sessionid|signature|x-api-key))(\\?["']?\s*[:=]\s*\\?["']?)([A-Za-z0-9._~+/=%:-][^"'\\\s,;&}\]]*)`),
+	// Scheme credentials and well-known token shapes.
+	regexp.MustCompile(`(?i)\b(bearer)(\s+)([A-Za-z0-9._~+/=-]{8,})`),
+	regexp.MustCompile(`\b(?:sk|pk|rk)-[A-Za-z0-9_-]{16,}`),
+	regexp.MustCompile(`\b(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{10,}`),
+	regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{20,}`),
+	regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{20,}`),
+	regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{20,}`),
+	regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`),
+	regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`),
+	regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{30,}`),
+	regexp.MustCompile(`\bnpm_[A-Za-z0-9]{30,}`),
+	regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}`),
+	regexp.MustCompile(`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)`),
+	// Passwords in URLs: scheme://user:password@host
+	regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]*://[^/\s:@"']+)(:)([^@\s/"']+)@`),
+}
+
+// MaskSecrets masks secret-looking substrings of captured text: credentials in
+// header-like fields and name=value pairs, bearer tokens, API keys of well-known
+// shapes, JWTs, private keys, passwords in URLs, and token-like path segments
+// (/u/<32 hex digits>/mcp: a credential in a URL path).
+func MaskSecrets(s string) string {
+	return maskSecrets(s, nil)
+}
+
+// maskSecrets is MaskSecrets; found, when set, receives each secret it masks.
+func maskSecrets(s string, found func(secret string)) string {
+	if len(s) < minSecretText {
+		return s
+	}
+	for _, re := range secretPatterns {
+		locs := re.FindAllStringSubmatchIndex(s, -1)
+		if locs == nil {
+			continue
+		}
+		var b strings.Builder
+		prev := 0
+		for _, loc := range locs {
+			start, end := loc[0], loc[1]
+			if len(loc) >= 8 && loc[6] >= 0 { // name, separator, secret
+				if notSecretNames[strings.ToLower(s[loc[2]:loc[3]])] {
+					continue
+				}
+				start, end = loc[6], loc[7]
+			}
+			if strings.HasPrefix(s[start:end], "[redacted") {
+				continue
+			}
+			if found != nil {
+				found(s[start:end])
+			}
+			b.WriteString(s[prev:start])
+			b.WriteString(secretPlaceholder(s[start:end]))
+			prev = end
+		}
+		b.WriteString(s[prev:])
+		s = b.String()
+	}
+	return maskPathTokens(s, found)
+}
+
+func secretPlaceholder(secret string) string {
+	return fmt.Sprintf("[redacted secret, %d chars]", utf8.RuneCountInString(secret))
+}
+
+// maskPathTokens masks the path segments of URLs and paths that look like
+// tokens (pathToken): the segment between a slash and the next slash, query,
+// fragment, quote or space.
+func maskPathTokens(s string, found func(string)) string {
+	if !strings.Contains(s, "/") {
+		return s
+	}
+	var b strings.Builder
+	prev := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] != '/' {
+			continue
+		}
+		end := i + 1
+		for end < len(s) && isPathTokenByte(s[end]) {
+			end++
+		}
+		seg := s[i+1 : end]
+		if (end == len(s) || !isWordByte(s[end])) && pathToken(seg) {
+			if found != nil {
+				found(seg)
+			}
+			b.WriteString(s[prev : i+1])
+			b.WriteString(secretPlaceholder(seg))
+			prev = end
+		}
+		i = end - 1
+	}
+	if prev == 0 {
+		return s
+	}
+	b.WriteString(s[prev:])
+	return b.String()
+}
+
+func isPathTokenByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' || c == '~' || c == '=' || c == '+'
+}
+
+func isWordByte(c byte) bool { return c >= 0x80 || isPathTokenByte(c) }
+
+// pathToken reports whether a path segment looks like a credential rather than
+// a name: 16 or more hex digits (with dashes, as a UUID), or 20 or more
+// characters of base64 or base64url mixing digits with lower and upper case.
+// Words, dates, versions and file names do not: "mcp", "2025-06-18",
+// "notes.txt", "tools-v2".
+func pathToken(seg string) bool {
+	if len(seg) < 16 {
+		return false
+	}
+	hex, digits, lower, upper := 0, 0, 0, 0
+	for i := 0; i < len(seg); i++ {
+		switch c := seg[i]; {
+		case c >= '0' && c <= '9':
+			digits++
+			hex++
+		case c >= 'a' && c <= 'f', c >= 'A' && c <= 'F':
+			hex++
+			if c >= 'a' {
+				lower++
+			} else {
+				upper++
+			}
+		case c >= 'a' && c <= 'z':
+			lower++
+		case c >= 'A' && c <= 'Z':
+			upper++
+		}
+	}
+	allHex := hex+strings.Count(seg, "-") == len(seg)
+	switch {
+	case allHex && hex >= 16 && digits > 0:
+		return true
+	case len(seg) >= 20 && digits > 0 && lower > 0 && upper > 0 && !strings.Contains(seg, "."):
+		return true
+	}
+	return false
+}
+
+// isSecretName reports whether a member, header or parameter name says its
+// value is a credential (called for every member of every frame under --redact:
+// no regular expression).
+func isSecretName(name string) bool {
+	if len(name) < 4 {
+		return false
+	}
+	var buf [64]byte
+	lower := buf[:0]
+	if len(name) > len(buf) {
+		lower = make([]byte, 0, len(name))
+	}
+	lower = lower[:len(name)]
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '_', c == '.', c == '-':
+		default:
+			return false
+		}
+		lower[i] = c
+	}
+	for _, end := range secretNameEnds {
+		if strings.HasSuffix(string(lower), end) {
+			return !notSecretNames[string(lower)]
+		}
+	}
+	return false
+}
+
+// tokenLike matches stream keys that look like session identifiers (HTTP
+// Mcp-Session-Id values are bearer-like): long runs of token characters.
+var tokenLike = regexp.MustCompile(`^[A-Za-z0-9._~+/=-]{20,}$`)
+
+// StreamKey redacts a session's stream key: one that looks like a session
+// identifier is replaced whole, secrets in others are masked.
+func StreamKey(key string) string {
+	if tokenLike.MatchString(key) {
+		return fmt.Sprintf("[redacted stream key, %d chars]", len(key))
+	}
+	return MaskSecrets(key)
+}

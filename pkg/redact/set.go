@@ -1,0 +1,162 @@
+package redact
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/jsontree"
+)
+
+// Limits of a Set.
+const (
+	// MinValue is the shortest value (in bytes) a Set looks for: shorter ones
+	// ("ok", "1", "en") would match all over the text they were never part of.
+	MinValue = 4
+	// MaxValues bounds the distinct values a Set keeps for one session, and
+	// MaxBytes their total size: a session carrying more data than that keeps the
+	// first ones and says so (Set.Full).
+	MaxValues = 50_000
+	MaxBytes  = 4 << 20
+)
+
+// Set is the session-wide set of captured values redaction hides: every string
+// and number that Frame replaces in the session's frames, and every secret it
+// masks there (Collect adds them as the analysis sees each frame). Redaction then
+// replaces them wherever else the session prints them: a password in tool
+// arguments that a server echoes in an error message, a bearer token repeated in
+// a log line. Methods, ids and the report's own words are never searched.
+//
+// A nil *Set is empty.
+type Set struct {
+	// byPrefix holds the values by their first MinValue bytes, longest first.
+	byPrefix map[string][]string
+	// chars is the length of each value (and of its escaped forms) as captured,
+	// in characters: what its placeholder says.
+	chars map[string]int
+	bytes int
+	// unsorted is set when a value was added since the lists were last sorted.
+	unsorted bool
+	// Full is set when a value was left out because the bounds were reached.
+	Full bool
+}
+
+// NewSet returns an empty set.
+func NewSet() *Set {
+	return &Set{byPrefix: map[string][]string{}, chars: map[string]int{}}
+}
+
+// Add adds a captured value, and the forms a message or a frame may show it in
+// (JSON- or Go-escaped inside quotes).
+func (s *Set) Add(value string) {
+	if s == nil || len(value) < MinValue || strings.HasPrefix(value, "[redacted") {
+		return
+	}
+	n := utf8.RuneCountInString(value)
+	s.add(value, n)
+	if printableASCII(value) {
+		return // shown as it is, quoted or not
+	}
+	if enc := strings.Trim(jsontree.EncodeString(value), `"`); enc != value {
+		s.add(enc, n)
+	}
+	if q := strconv.Quote(value); q[1:len(q)-1] != value {
+		s.add(q[1:len(q)-1], n)
+	}
+}
+
+func (s *Set) add(form string, chars int) {
+	if _, ok := s.chars[form]; ok {
+		return
+	}
+	if len(s.chars) >= MaxValues || s.bytes+len(form) > MaxBytes {
+		s.Full = true
+		return
+	}
+	s.chars[form] = chars
+	s.bytes += len(form)
+	p := form[:MinValue]
+	s.byPrefix[p] = append(s.byPrefix[p], form)
+	s.unsorted = true
+}
+
+// printableASCII reports whether s is printable ASCII without quotes or
+// backslashes: JSON and Go quoting leave it as it is.
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// Len is the number of values (and escaped forms) in the set.
+func (s *Set) Len() int {
+	if s == nil {
+		return 0
+	}
+	return len(s.chars)
+}
+
+// Replace replaces in captured text each occurrence of a value of the set that
+// stands alone (not glued to a word on either side: the value "list" is not the
+// end of "tools/list") with "[redacted, N chars]", longest value first.
+func (s *Set) Replace(text string) string {
+	if s == nil || len(s.chars) == 0 || len(text) < MinValue {
+		return text
+	}
+	if s.unsorted {
+		for _, list := range s.byPrefix {
+			sort.SliceStable(list, func(i, j int) bool { return len(list[i]) > len(list[j]) })
+		}
+		s.unsorted = false
+	}
+	var b strings.Builder
+	prev := 0
+	for i := 0; i+MinValue <= len(text); {
+		if !utf8.RuneStart(text[i]) {
+			i++
+			continue
+		}
+		matched := ""
+		for _, v := range s.byPrefix[text[i:i+MinValue]] {
+			if strings.HasPrefix(text[i:], v) && standalone(text, i, i+len(v)) {
+				matched = v
+				break
+			}
+		}
+		if matched == "" {
+			i++
+			continue
+		}
+		b.WriteString(text[prev:i])
+		b.WriteString("[redacted, " + strconv.Itoa(s.chars[matched]) + " chars]")
+		i += len(matched)
+		prev = i
+	}
+	if prev == 0 {
+		return text
+	}
+	b.WriteString(text[prev:])
+	return b.String()
+}
+
+// standalone reports whether text[start:end] is not glued to a word on either
+// side: a bare value "list" is not the end of "tools/list".
+func standalone(text string, start, end int) bool {
+	before, _ := utf8.DecodeLastRuneInString(text[:start])
+	after, _ := utf8.DecodeRuneInString(text[end:])
+	first, _ := utf8.DecodeRuneInString(text[start:end])
+	last, _ := utf8.DecodeLastRuneInString(text[start:end])
+	if start > 0 && gluing(before) && gluing(first) {
+		return false
+	}
+	return end == len(text) || !gluing(after) || !gluing(last)
+}
+
+// gluing runes join a bare value to the text around it.
+func gluing(r rune) bool {
+	return r == '_' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || r > 0x7f || r == '/' || r == '-'
+}

@@ -1,0 +1,145 @@
+package redact
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestSetReplace: a collected value is replaced where it stands alone, in the
+// forms a message shows it (JSON-escaped); short values, glued occurrences and
+// other text stay.
+func TestSetReplace(t *testing.T) {
+	set := NewSet()
+	for _, v := range []string{"hunter2-x", `say "hi"`, "list", "ok", "hunter2-x-long"} {
+		set.Add(v)
+	}
+	for in, want := range map[string]string{
+		"bad password hunter2-x!":          "bad password [redacted, 9 chars]!",
+		"bad password hunter2-x-long":      "bad password [redacted, 14 chars]",
+		`echo "say \"hi\"" back`:           `echo "[redacted, 8 chars]" back`,
+		"tools/list and list":              "tools/list and [redacted, 4 chars]",
+		"xhunter2-x is glued, ok is short": "xhunter2-x is glued, ok is short",
+		"nothing here":                     "nothing here",
+	} {
+		if got := set.Replace(in); got != want {
+			t.Errorf("Replace(%q) = %q, want %q", in, got, want)
+		}
+	}
+	var none *Set
+	if got := none.Replace("hunter2-x"); got != "hunter2-x" {
+		t.Errorf("a nil set replaced %q", got)
+	}
+}
+
+// TestCollect: what Collect adds is what Frame hides (data values, secret
+// members) and what it masks in kept strings; what Frame keeps is not added.
+func TestCollect(t *testing.T) {
+	set := NewSet()
+	Collect([]byte(`{"jsonrpc":"2.0","id":"req-0001","method":"tools/call","params":{"name":"get_invoice","arguments":{"pass":"Tr0ub4dor","n":123456},"_meta":{"trace":"t-4242"}}}`), set)
+	Collect([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"denied: Authorization: Bearer abcdefgh12345678","data":{"why":"quota-77"}}}`), set)
+	for _, hidden := range []string{"Tr0ub4dor", "123456", "t-4242", "abcdefgh12345678", "quota-77"} {
+		if got := set.Replace("x " + hidden + " y"); got == "x "+hidden+" y" {
+			t.Errorf("%s was not collected", hidden)
+		}
+	}
+	for _, kept := range []string{"req-0001", "tools/call", "get_invoice", "denied"} {
+		if got := set.Replace(kept); got != kept {
+			t.Errorf("%s was collected, but frames keep it", kept)
+		}
+	}
+	if red := string(Frame([]byte(`{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"no tool for Tr0ub4dor"}}`), set)); strings.Contains(red, "Tr0ub4dor") {
+		t.Errorf("Frame kept an echoed value: %s", red)
+	}
+	// ids stay exactly, even equal to a hidden value; the message around them does not.
+	red := string(Frame([]byte(`{"jsonrpc":"2.0","id":"quota-77","error":{"code":-32000,"message":"over quota-77"}}`), set))
+	if want := `{"jsonrpc":"2.0","id":"quota-77","error":{"code":-32000,"message":"over [redacted, 8 chars]"}}`; red != want {
+		t.Errorf("Frame = %s, want %s", red, want)
+	}
+}
+
+// TestSetBounds: a session with more values than the bounds keeps the first
+// ones and says it is full.
+func TestSetBounds(t *testing.T) {
+	set := NewSet()
+	for i := 0; i < MaxValues+10; i++ {
+		set.Add(strings.Repeat("v", 4) + string(rune('a'+i%26)) + strings.Repeat("x", i%7) + itoa(i))
+	}
+	if !set.Full || set.Len() > MaxValues {
+		t.Errorf("Full %v with %d values", set.Full, set.Len())
+	}
+}
+
+func itoa(i int) string {
+	var b []byte
+	for {
+		b = append([]byte{byte('0' + i%10)}, b...)
+		if i /= 10; i == 0 {
+			return string(b)
+		}
+	}
+}
+
+// TestPathTokens: token-like path segments are masked, names are not.
+func TestPathTokens(t *testing.T) {
+	for in, want := range map[string]string{
+		"POST /u/9f86d081884c7d659a2feaa0c55ad015/mcp (entry 3)": "POST /u/[redacted secret, 32 chars]/mcp (entry 3)",
+		"https://h/s/c0ffee00-1111-4222-8333-444455556666?x=1":   "https://h/s/[redacted secret, 36 chars]?x=1",
+		"GET /k/AbCdEfGh1234IjKlMnOp5678/sse":                    "GET /k/[redacted secret, 24 chars]/sse",
+		"POST /mcp/2025-06-18/notifications-and-resources":       "POST /mcp/2025-06-18/notifications-and-resources",
+		"file:///home/ann/notes-for-the-meeting.txt":             "file:///home/ann/notes-for-the-meeting.txt",
+		"tools/list and notifications/tools/list_changed":        "tools/list and notifications/tools/list_changed",
+		"/srv/captures/deadbeef00c0ffee/x":                       "/srv/captures/[redacted secret, 16 chars]/x",
+	} {
+		if got := MaskSecrets(in); got != want {
+			t.Errorf("MaskSecrets(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestStreamKey: a stream key that looks like a session identifier (an HTTP
+// Mcp-Session-Id) is replaced whole; a server label stays.
+func TestStreamKey(t *testing.T) {
+	for in, want := range map[string]string{
+		"c0ffee00-1111-4222-8333-444455556666": "[redacted stream key, 36 chars]",
+		"everything":                           "everything",
+		"":                                     "",
+	} {
+		if got := StreamKey(in); got != want {
+			t.Errorf("StreamKey(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestSecretNames: isSecretName says what the regular expression it replaced
+// said, for the names of every fixture's frames and names made to be close calls.
+func TestSecretNames(t *testing.T) {
+	oracle := regexp.MustCompile(`(?i)^[a-z0-9_.-]*(api[_-]?key|apikey|access[_-]?key|secret|password|passwd|passphrase|credentials?|private[_-]?key|token|session[_-]?id|sessionid|auth|authorization|cookie|signature|x-api-key)$`)
+	names := []string{"apiKey", "API_KEY", "x-api-key", "GITHUB_TOKEN", "session_id", "Mcp-Session-Id", "sessionId", "password", "Authorization",
+		"set-cookie", "progressToken", "maxTokens", "tokens", "authorize", "author", "oauth", "credentials", "private-key", "my.secret", "secrets",
+		"name", "tool", "tok", "auth", "AUTH", "pass word", "key", "monkey", "ssh_passphrase", "x_signature", "cookies", "é_token", "", strings.Repeat("a", 70) + "_token", strings.Repeat("b", 70)}
+	err := filepath.WalkDir("../../fixtures", func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range regexp.MustCompile(`"([^"\\]{1,40})"\s*:`).FindAllSubmatch(b, -1) {
+			names = append(names, string(m[1]))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		want := oracle.MatchString(n) && !notSecretNames[strings.ToLower(n)]
+		if got := isSecretName(n); got != want {
+			t.Errorf("isSecretName(%q) = %v, the expression says %v", n, got, want)
+		}
+	}
+}
