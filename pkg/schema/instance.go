@@ -187,13 +187,24 @@ func (d *decoder) str() (string, error) {
 	return "", errSyntax
 }
 
-// escaped reads the rest of a string that holds escapes, into a new string.
+// escaped reads the rest of a string that holds escapes, into a new string; the
+// string's bytes from start to the current position have been read already.
 func (d *decoder) escaped(start int) (string, error) {
 	// The decoded string is no longer than the raw one: one allocation of that
 	// size, handed over as the string without a copy (a giant escaped text is
 	// materialised once, not doubled on the way).
 	out := make([]byte, 0, d.pos-start+rawStringLen(d.buf[d.pos:]))
-	out = append(out, d.buf[start:d.pos]...)
+	if read := d.buf[start:d.pos]; utf8.Valid(read) {
+		out = append(out, read...)
+	} else {
+		// Invalid UTF-8 before the first escape becomes U+FFFD, as it does after it
+		// and in strings without escapes (encoding/json does the same).
+		for len(read) > 0 {
+			r, size := utf8.DecodeRune(read)
+			out = utf8.AppendRune(out, r)
+			read = read[size:]
+		}
+	}
 	for d.pos < len(d.buf) {
 		c := d.buf[d.pos]
 		switch {

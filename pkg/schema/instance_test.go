@@ -19,6 +19,8 @@ func TestDecodeMatchesEncodingJSON(t *testing.T) {
 		`{"dup":1,"dup":2}`,
 		`"héllo"`,
 		`[1e400]`,
+		"\"\xfe\\b\"",         // invalid UTF-8 before an escape becomes U+FFFD (FuzzDecode, issue 11 item 17)
+		"\"a\xc3\\u00e9\xff\"", // and around one
 	} {
 		got, err := decode([]byte(in))
 		if err != nil {
@@ -43,7 +45,7 @@ func TestDecodeMatchesEncodingJSON(t *testing.T) {
 }
 
 func FuzzDecode(f *testing.F) {
-	for _, s := range []string{`{"a":[1,"b",null,true]}`, `"\u00e9"`, `-0.5e-3`} {
+	for _, s := range []string{`{"a":[1,"b",null,true]}`, `"\u00e9"`, `-0.5e-3`, "\"\xfe\\b\""} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
