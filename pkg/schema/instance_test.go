@@ -19,7 +19,7 @@ func TestDecodeMatchesEncodingJSON(t *testing.T) {
 		`{"dup":1,"dup":2}`,
 		`"héllo"`,
 		`[1e400]`,
-		"\"\xfe\\b\"",         // invalid UTF-8 before an escape becomes U+FFFD (FuzzDecode, issue 11 item 17)
+		"\"\xfe\\b\"",          // invalid UTF-8 before an escape becomes U+FFFD (FuzzDecode, issue 11 item 17)
 		"\"a\xc3\\u00e9\xff\"", // and around one
 	} {
 		got, err := decode([]byte(in))
