@@ -185,7 +185,7 @@ func NewReader(name string, r io.Reader, opt Options) (*Reader, error) {
 		br = bufio.NewReaderSize(ra, 256<<10)
 	}
 	rd.br = br
-	if bom, err := br.Peek(3); err == nil && bytes.Equal(bom, []byte{0xef, 0xbb, 0xbf}) {
+	if bom, err := br.Peek(3); err == nil && bytes.Equal(bom, utf8BOM) {
 		_, _ = br.Discard(3)
 	}
 	forced := opt.Format != "" && opt.Format != "auto"
@@ -407,6 +407,9 @@ func (r *Reader) decodeLine(line []byte) (*Record, relative) {
 		r.fr.invalid(ProblemNotJSON, fmt.Sprintf("line longer than the %d-byte limit: skipped without reading it into memory", r.opt.MaxLine))
 		return r.frameRecord(), relNone
 	}
+	if len(line) > 0 && line[0] != '{' && line[0] != '[' {
+		line = trimLineStart(line)
+	}
 	if len(bytes.TrimSpace(line)) == 0 {
 		r.stats.Blank++
 		r.rec.Kind = RecordBlank
@@ -522,6 +525,26 @@ func (r *Reader) readLine() ([]byte, error) {
 
 // maxReusedBuffer is the largest line buffer a Reader keeps for the next line.
 const maxReusedBuffer = 64 << 20
+
+// utf8BOM is the UTF-8 encoding of U+FEFF, the byte order mark.
+var utf8BOM = []byte{0xef, 0xbb, 0xbf}
+
+// trimLineStart drops what can precede a line's text without being part of it: byte
+// order marks (each file of a capture joined with cat may start with one) and
+// carriage returns (a CR LF line end split as LF then CR, a "\r" progress redraw).
+func trimLineStart(b []byte) []byte {
+	for len(b) > 0 {
+		switch {
+		case b[0] == '\r':
+			b = b[1:]
+		case bytes.HasPrefix(b, utf8BOM):
+			b = b[len(utf8BOM):]
+		default:
+			return b
+		}
+	}
+	return b
+}
 
 func trimEOL(b []byte) []byte {
 	b = bytes.TrimSuffix(b, []byte{'\n'})

@@ -370,12 +370,28 @@ func TestCRLFAndBOM(t *testing.T) {
 			}
 		}
 	})
-	t.Run("BOM only at the start", func(t *testing.T) {
-		// A BOM in the middle is not skipped: the line is not JSON any more.
-		in := `{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n\xef\xbb\xbf" + `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n"
-		recs, _ := read(t, in, frame.Options{})
-		if len(recs) != 2 || recs[1].Kind != frame.RecordContext {
-			t.Errorf("line 2: kind %v", recs[1].Kind)
+	t.Run("BOM or CR at the start of a later line", func(t *testing.T) {
+		// Files joined with cat each bring their BOM; a CR LF split as LF then CR puts
+		// the CR at the start of the next line: neither is part of the line's text
+		// (issue 11 item 12), in any line format.
+		for _, in := range []string{
+			`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n\xef\xbb\xbf" + `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n",
+			`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n\r" + `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n",
+			`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n\r\xef\xbb\xbf\xef\xbb\xbf\r" + `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n",
+			`{"ts":"2026-01-01T00:00:00Z","dir":"c2s","msg":{"jsonrpc":"2.0","id":1,"method":"ping"}}` + "\n\xef\xbb\xbf" + `{"ts":"2026-01-01T00:00:01Z","dir":"s2c","msg":{"jsonrpc":"2.0","id":1,"result":{}}}` + "\n",
+			"2025-03-10T17:03:18.764Z [demo] [info] Message from client: {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n\xef\xbb\xbf2025-03-10T17:03:18.765Z [demo] [info] Message from server: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n",
+			"write: {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n\rread: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n",
+		} {
+			recs, st := read(t, in, frame.Options{})
+			checkStats(t, recs, st)
+			if len(recs) != 2 || recs[1].Kind != frame.RecordFrame || recs[1].Line != 2 || recs[1].Frame.Kind != frame.KindResult || string(recs[1].Frame.Raw) != `{"jsonrpc":"2.0","id":1,"result":{}}` {
+				t.Errorf("%q: line 2 is not the result frame: %d records, %+v", in, len(recs), recs)
+			}
+		}
+		// A line that is nothing but BOMs and CRs is blank.
+		recs, st := read(t, "\xef\xbb\xbf\r\n"+`{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n\r\r\n", frame.Options{})
+		if n := len(framesOf(recs)); n != 1 || st.Blank != 2 || st.Context != 0 {
+			t.Errorf("%d frames, %d blank lines, %d of context; want 1, 2 and 0", n, st.Blank, st.Context)
 		}
 	})
 }
