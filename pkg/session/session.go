@@ -110,9 +110,10 @@ func (s *Session) Outstanding() []*Request {
 	return out
 }
 
-// Pending returns the outstanding request sent in direction d with this raw id.
+// Pending returns the outstanding request sent in direction d with this raw id (or
+// one equal to it in value, see frame.IDKey).
 func (s *Session) Pending(d spec.Direction, id string) *Request {
-	return s.outstanding[requestKey{d, id}]
+	return s.outstanding[requestKey{d, frame.IDKey(id)}]
 }
 
 // Contract is the session's contract as a whole: the initialize contract (legacy),

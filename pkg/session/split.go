@@ -130,7 +130,7 @@ func (t *Tracker) startsSession(s *Session, f *frame.Frame) bool {
 	}
 	if first.Method == "initialize" && s.Legacy == nil {
 		// Its result was logged first (concurrent loggers): it belongs here.
-		if o := s.orphans[requestKey{spec.C2S, first.ID}]; o != nil && f.Line-o.Line <= orphanWindow {
+		if o := s.orphans[requestKey{spec.C2S, frame.IDKey(first.ID)}]; o != nil && f.Line-o.Line <= orphanWindow {
 			return false
 		}
 	}
