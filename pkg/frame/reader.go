@@ -59,7 +59,15 @@ type Stats struct {
 	// Folded counts lines merged into the frame of an earlier line: the messages of a
 	// batch that a recorder wrote one record each (mcpsnoop "batch": true).
 	Folded int
-	Bytes  int64 // decompressed bytes read
+	// Mixed counts the frames (among Frames) read from lines in another format than
+	// Format: a capture that mixes formats, each line read in its own.
+	Mixed int
+	// FrameLike counts the context lines (among Context) that look like a frame (a
+	// JSON object with a "jsonrpc" member) but are none in any format that could read
+	// them: a frame cut inside text, or a server's own log of traffic copied into a
+	// client log (a Go SDK server's "write:" lines in Claude Desktop's log).
+	FrameLike int
+	Bytes     int64 // decompressed bytes read
 	// Lossy is set once the input has been read to its end without a single frame:
 	// "cannot judge: this log holds no frames", what kind of log it is and what it
 	// does show (lifecycle lines, the methods named). A report must show it as a
@@ -118,6 +126,9 @@ type Reader struct {
 	// for line formats.
 	doc      docDecoder
 	docInput *jsonDoc
+	// others are the decoders of other line formats met among the detected one's
+	// lines, by name (see decodeOther).
+	others map[string]lineDecoder
 
 	x        lineExtras
 	ready    []pendingRecord // records to hand out before reading on
@@ -330,7 +341,7 @@ func cloneFrame(f *Frame) Frame {
 	}
 	// Re-decode from the copy so every sub-slice points into it.
 	dir, reason := c.Dir, c.DirReason
-	c = Frame{Source: f.Source, Line: f.Line, Time: f.Time, Dir: dir, DirReason: reason, StreamKey: f.StreamKey, HTTP: f.HTTP, Offset: -1}
+	c = Frame{Source: f.Source, Line: f.Line, Time: f.Time, Dir: dir, DirReason: reason, StreamKey: f.StreamKey, HTTP: f.HTTP, Unordered: f.Unordered, Offset: -1}
 	decodeMessage(&c, raw)
 	return c
 }
@@ -394,15 +405,7 @@ func inferPerspective(rec *Record, rel relative) spec.Side {
 func (r *Reader) decodeLine(line []byte) (*Record, relative) {
 	r.stats.Lines++
 	r.rec = Record{Line: r.line}
-	members := r.fr.Members[:0]
-	r.fr = Frame{Source: r.name, Line: r.line, Members: members, Offset: -1, view: r.fr.view, root: -1}
-	if r.fr.view != nil {
-		r.fr.view.text = nil // the index is reused; what it indexed is gone
-	}
-	r.fr.handoff = r.handoff
-	if r.x.batchKey != "" || len(r.x.more) > 0 {
-		r.x.batchKey, r.x.more = "", r.x.more[:0]
-	}
+	r.resetFrame()
 	if r.tooLong {
 		r.fr.invalid(ProblemNotJSON, fmt.Sprintf("line longer than the %d-byte limit: skipped without reading it into memory", r.opt.MaxLine))
 		return r.frameRecord(), relNone
@@ -445,7 +448,61 @@ func (r *Reader) decodeLine(line []byte) (*Record, relative) {
 		r.rec.Kind = kind
 		return &r.rec, relNone
 	}
+	if !r.fixed && !r.weak {
+		if rec, rel, ok := r.decodeOther(line, dec); ok {
+			return rec, rel
+		}
+	}
+	if looksLikeFrame(line) {
+		r.stats.FrameLike++
+	}
 	return r.contextRecord(line), relNone
+}
+
+// decodeOther reads a line that the detected format calls context in the format the
+// line itself is written in, if that is another format with frames (DESIGN.md
+// section 7: bare JSON-RPC lines, then an envelope or a Go SDK "write:" line; an
+// envelope capture, then a Claude Desktop line). Each other format keeps its decoder
+// (and its state) for the rest of the input. Not in a log that copies the server's
+// stderr (see stderrCopier).
+func (r *Reader) decodeOther(line []byte, dec lineDecoder) (*Record, relative, bool) {
+	if _, copier := dec.(stderrCopier); copier {
+		return nil, relNone, false
+	}
+	name, weak := detectFormat(line)
+	if name == "" || weak || name == dec.name() {
+		return nil, relNone, false
+	}
+	other := r.others[name]
+	if other == nil {
+		other, _, _ = decoderNamed(name)
+		if r.others == nil {
+			r.others = map[string]lineDecoder{}
+		}
+		r.others[name] = other
+	}
+	r.resetFrame()
+	kind, rel := other.decode(line, &r.fr, &r.x)
+	if kind != RecordFrame {
+		r.resetFrame()
+		return nil, relNone, false
+	}
+	r.stats.Mixed++
+	return r.frameRecord(), rel, true
+}
+
+// resetFrame makes the reader's frame a fresh one for the current line, reusing its
+// memory (members, index).
+func (r *Reader) resetFrame() {
+	members := r.fr.Members[:0]
+	r.fr = Frame{Source: r.name, Line: r.line, Members: members, Offset: -1, view: r.fr.view, root: -1}
+	if r.fr.view != nil {
+		r.fr.view.text = nil // the index is reused; what it indexed is gone
+	}
+	r.fr.handoff = r.handoff
+	if r.x.batchKey != "" || len(r.x.more) > 0 {
+		r.x.batchKey, r.x.more = "", r.x.more[:0]
+	}
 }
 
 func (r *Reader) contextRecord(line []byte) *Record {
