@@ -67,7 +67,11 @@ type Stats struct {
 	// them: a frame cut inside text, or a server's own log of traffic copied into a
 	// client log (a Go SDK server's "write:" lines in Claude Desktop's log).
 	FrameLike int
-	Bytes     int64 // decompressed bytes read
+	// OutOfOrder counts the HAR entries that started before an entry already judged
+	// and could not be put in order (more entries than the reordering window holds
+	// came between): judged where they are in the file.
+	OutOfOrder int
+	Bytes      int64 // decompressed bytes read
 	// Lossy is set once the input has been read to its end without a single frame:
 	// "cannot judge: this log holds no frames", what kind of log it is and what it
 	// does show (lifecycle lines, the methods named). A report must show it as a

@@ -17,6 +17,8 @@ type Session struct {
 	Input     string
 	Index     int // order of appearance in the input
 	StreamKey string
+	// FirstLine and LastLine are the first and last lines the session's frames are
+	// on (the lowest and highest: a reader may hand frames out in time order).
 	FirstLine int
 	LastLine  int
 	FirstTime time.Time

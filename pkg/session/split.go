@@ -65,7 +65,9 @@ func (t *Tracker) Frame(f *frame.Frame, visit func(*Message)) {
 		s = t.start(f.StreamKey, f)
 	}
 	s.Frames++
-	s.LastLine = f.Line
+	// The lines the session spans: frames come in time order, which is not line
+	// order where the reader sorted them (HAR entries by startedDateTime).
+	s.FirstLine, s.LastLine = min(s.FirstLine, f.Line), max(s.LastLine, f.Line)
 	s.Unordered = s.Unordered || f.Unordered
 	if !f.Time.IsZero() {
 		if s.FirstTime.IsZero() {
