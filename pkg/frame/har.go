@@ -280,7 +280,9 @@ func (d *harDecoder) entry(r *Reader, index int, e *harEntry) {
 			what = "an event stream with no messages"
 		}
 		r.queueContext(index, fmt.Sprintf("HTTP %s %s %d %s (%s)", req.Method, path, resp.Status, resp.StatusText, what))
+		return
 	}
+	r.stats.FrameLines++
 }
 
 // bodyFrame decodes one HTTP body (or SSE data) into f; a body that is not JSON is an

@@ -48,14 +48,19 @@ type Record struct {
 	Text  []byte
 }
 
-// Stats counts what a Reader saw.
+// Stats counts what a Reader saw. Every line (document entry) read is accounted
+// for: Lines = FrameLines + Context + Blank + Folded (see Unaccounted).
 type Stats struct {
 	Format   string // the decoder used (after detection)
-	Lines    int
-	Frames   int // frames, valid or not
-	Rejected int // frames that are not valid JSON-RPC (MCP0001/MCP0002)
-	Context  int
-	Blank    int
+	Lines    int    // lines read, or entries of a document format
+	Frames   int    // frames, valid or not
+	Rejected int    // frames that are not valid JSON-RPC (MCP0001/MCP0002)
+	// FrameLines counts the lines (entries) that carried frames: one line may carry
+	// more than one (a HAR entry's request and response, an mcp-cassette "chunks"
+	// record), and a batch put back together from several lines counts once.
+	FrameLines int
+	Context    int
+	Blank      int
 	// Folded counts lines merged into the frame of an earlier line: the messages of a
 	// batch that a recorder wrote one record each (mcpsnoop "batch": true).
 	Folded int
@@ -245,6 +250,10 @@ func (r *Reader) Close() error {
 	}
 	return first
 }
+
+// Unaccounted is the number of lines (entries) read that are neither a frame's,
+// context, blank nor folded into a frame: 0 unless something read was lost.
+func (s Stats) Unaccounted() int { return s.Lines - s.FrameLines - s.Context - s.Blank - s.Folded }
 
 // Stats returns what was read so far.
 func (r *Reader) Stats() Stats {
@@ -519,6 +528,7 @@ func (r *Reader) contextRecord(line []byte) *Record {
 }
 
 func (r *Reader) frameRecord() *Record {
+	r.stats.FrameLines++
 	r.stats.Frames++
 	if r.fr.Kind == KindInvalid {
 		r.stats.Rejected++
@@ -714,6 +724,7 @@ func (r *Reader) regroup(rec *Record, rel relative) bool {
 // foldFrame takes a frame's line out of the frame count: it is now part of a batch.
 func (r *Reader) foldFrame(f *Frame) {
 	r.stats.Frames--
+	r.stats.FrameLines--
 	if f.Kind == KindInvalid {
 		r.stats.Rejected--
 	}
@@ -750,6 +761,7 @@ func (r *Reader) flushGroup() {
 	g.raw = append(g.raw, ']')
 	decodeMessage(&f, g.raw)
 	r.stats.Frames++
+	r.stats.FrameLines++
 	r.stats.Folded--
 	if f.Kind == KindInvalid {
 		r.stats.Rejected++

@@ -420,7 +420,7 @@ func TestBlankLinesAndStats(t *testing.T) {
 			t.Errorf("blank record %d carries %q / %v", i, recs[i].Text, recs[i].Frame)
 		}
 	}
-	want := frame.Stats{Format: "jsonrpc-jsonl", Lines: 9, Frames: 4, Rejected: 2, Context: 1, Blank: 4, Bytes: int64(len(in))}
+	want := frame.Stats{Format: "jsonrpc-jsonl", Lines: 9, Frames: 4, Rejected: 2, FrameLines: 4, Context: 1, Blank: 4, Bytes: int64(len(in))}
 	if st != want {
 		t.Errorf("stats %+v, want %+v", st, want)
 	}
