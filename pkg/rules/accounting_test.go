@@ -49,3 +49,42 @@ func TestNothingIsLost(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCheck runs the whole check (reader, sessions, every rule) over arbitrary input,
+// seeded with the captures under fixtures/ (hostile ones included). It must not
+// panic, must account for every line it read, and must anchor every finding on a
+// line of the input.
+func FuzzCheck(f *testing.F) {
+	for _, path := range ruletest.Captures(f, "../../fixtures") {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if len(data) <= 64<<10 {
+			f.Add(data)
+		}
+	}
+	catalogue := rules.All()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		res, err := rule.Run("fuzz", bytes.NewReader(data), catalogue, rule.RunOptions{})
+		if err != nil {
+			return // not readable at all (a broken compressed header)
+		}
+		st := res.Stats
+		if res.Broken == nil && st.Unaccounted() != 0 {
+			t.Fatalf("stats %+v: %d lines unaccounted for", st, st.Unaccounted())
+		}
+		frames := 0
+		for _, s := range res.Sessions {
+			frames += s.Session.Frames
+			for _, fd := range s.Findings {
+				if fd.Line < 0 || fd.Line > st.Lines {
+					t.Fatalf("%s at line %d of %d: %s", fd.Rule, fd.Line, st.Lines, fd.Message)
+				}
+			}
+		}
+		if frames != st.Frames {
+			t.Fatalf("the reader read %d frames, the sessions hold %d", st.Frames, frames)
+		}
+	})
+}
