@@ -466,9 +466,6 @@ func (r *Reader) decodeLine(line []byte) (*Record, relative) {
 			return rec, rel
 		}
 	}
-	if looksLikeFrame(line) {
-		r.stats.FrameLike++
-	}
 	return r.contextRecord(line), relNone
 }
 
@@ -520,6 +517,9 @@ func (r *Reader) resetFrame() {
 
 func (r *Reader) contextRecord(line []byte) *Record {
 	r.stats.Context++
+	if looksLikeFrame(line) {
+		r.stats.FrameLike++
+	}
 	r.rec.Kind, r.rec.Text = RecordContext, line
 	if r.stats.Frames == 0 {
 		r.lossy.observe(line)
