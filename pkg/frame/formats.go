@@ -113,12 +113,20 @@ func detectFormat(line []byte) (name string, weak bool) {
 }
 
 // stderrCopier is implemented by the decoders of client logs that copy the server's
-// stderr in raw between their own lines (Claude Desktop, VS Code): a line of another
-// format there is the server's own log of traffic this log already shows (a Go SDK
-// server's "write: {...}"), so it is not read as a frame of its own (it would be read
-// twice); it is counted in Stats.FrameLike.
+// stderr in raw between their own lines (Claude Desktop, VS Code): a line there in a
+// format a server logs its own traffic in (see serverLogFormat) repeats what this log
+// already shows (a Go SDK server's "write: {...}"), so it is not read as a frame of
+// its own (it would be read twice); it is counted in Stats.FrameLike. Lines of a
+// recorder's or another client's log (files joined with cat) are read.
 type stderrCopier interface {
 	copiesStderr()
+}
+
+// serverLogFormat reports whether a server may write lines of this format about its
+// own traffic to its stderr: the Go SDK's LoggingTransport, mcp-go's slog records,
+// bare JSON-RPC (a server that prints its messages).
+func serverLogFormat(name string) bool {
+	return name == gosdkName || name == mcpgoName || name == jsonrpcName
 }
 
 // looksLikeFrame reports whether a line that no decoder read as a frame still looks

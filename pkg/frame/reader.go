@@ -473,14 +473,14 @@ func (r *Reader) decodeLine(line []byte) (*Record, relative) {
 // line itself is written in, if that is another format with frames (DESIGN.md
 // section 7: bare JSON-RPC lines, then an envelope or a Go SDK "write:" line; an
 // envelope capture, then a Claude Desktop line). Each other format keeps its decoder
-// (and its state) for the rest of the input. Not in a log that copies the server's
-// stderr (see stderrCopier).
+// (and its state) for the rest of the input. In a log that copies the server's
+// stderr, a server's own log lines are not read (see stderrCopier).
 func (r *Reader) decodeOther(line []byte, dec lineDecoder) (*Record, relative, bool) {
-	if _, copier := dec.(stderrCopier); copier {
-		return nil, relNone, false
-	}
 	name, weak := detectFormat(line)
 	if name == "" || weak || name == dec.name() {
+		return nil, relNone, false
+	}
+	if _, copier := dec.(stderrCopier); copier && serverLogFormat(name) {
 		return nil, relNone, false
 	}
 	other := r.others[name]

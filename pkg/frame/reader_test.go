@@ -703,9 +703,12 @@ func TestMixedFormats(t *testing.T) {
 					}
 				}
 			}},
-		{name: "Claude with the server's Go SDK stderr", format: "claude-desktop-log", frames: 1, frameLike: 1,
+		{name: "Claude with the server's Go SDK and bare stderr", format: "claude-desktop-log", frames: 1, frameLike: 2,
 			in: "2026-01-01T00:00:01.000Z [srv] [info] Message from client: " + ping + "\n" +
-				"2026/01/01 00:00:01 read: " + ping + "\n" + "plain stderr\n"},
+				"2026/01/01 00:00:01 read: " + ping + "\n" + ping + "\n" + "plain stderr\n"},
+		{name: "Claude then envelope", format: "claude-desktop-log", frames: 2, mixed: 1,
+			in: "2026-01-01T00:00:01.000Z [srv] [info] Message from client: " + ping + "\n" +
+				`{"ts":"2026-01-01T00:00:02Z","dir":"s2c","msg":` + answer + "}\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			recs, st := read(t, c.in, frame.Options{})
