@@ -23,6 +23,9 @@ type claudeDecoder struct {
 
 func (*claudeDecoder) name() string { return claudeName }
 
+// copiesStderr: the server's stderr is copied in raw (see stderrCopier).
+func (*claudeDecoder) copiesStderr() {}
+
 func (*claudeDecoder) noFrames() string {
 	return "a Claude Desktop MCP log without any \"Message from client\" or \"Message from server\" line (lifecycle and stderr lines only)"
 }

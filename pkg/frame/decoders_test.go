@@ -2,6 +2,7 @@ package frame_test
 
 import (
 	"encoding/base64"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -112,7 +113,7 @@ func TestHARExchanges(t *testing.T) {
 		// other traffic in a browser capture
 		harEntry("GET", "", "", 200, `{"name":"Content-Type","value":"text/html"}`, "text/html", "<html></html>"),
 		// a GET stream carrying a server request, base64-encoded by the exporter
-		`{"startedDateTime":"2026-05-01T12:00:01Z","request":{"method":"GET","url":"http://h/mcp","headers":[`+sid+`]},"response":{"status":200,"headers":[],"content":{"mimeType":"text/event-stream","encoding":"base64","text":"`+
+		`{"startedDateTime":"2026-05-01T12:00:00Z","request":{"method":"GET","url":"http://h/mcp","headers":[`+sid+`]},"response":{"status":200,"headers":[],"content":{"mimeType":"text/event-stream","encoding":"base64","text":"`+
 			base64.StdEncoding.EncodeToString([]byte("data: {\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"roots/list\"}\n\n"))+`"}}}`,
 		// the session expired
 		harEntry("POST", sid+","+pv, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, 404, "", "text/plain", "session not found"),
@@ -424,3 +425,53 @@ func jsonString(s string) string {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// HAR entries are handed out in startedDateTime order (stable for equal times; an
+// entry without a time stays after the one before it), each with its own index as
+// its line (issue 11 item 15).
+func TestHARSortedByStartedDateTime(t *testing.T) {
+	at := func(ts, id string) string {
+		e := harEntry("POST", "", `{"jsonrpc":"2.0","id":`+id+`,"method":"ping"}`, 202, "", "x-unknown", "")
+		return strings.Replace(e, `"startedDateTime":"2026-05-01T12:00:00.000Z"`, `"startedDateTime":"`+ts+`"`, 1)
+	}
+	doc := harDoc(
+		at("2026-05-01T12:00:03Z", "1"),
+		at("2026-05-01T12:00:01Z", "2"),
+		at("2026-05-01T13:00:02+02:00", "3"), // 11:00:02Z: the oldest
+		at("not a time", "4"),                // after entry 3 (file order), at its time
+		at("2026-05-01T12:00:01Z", "5"),      // the same time as entry 2: after it
+	)
+	recs, st := read(t, doc, frame.Options{})
+	checkCounts(t, recs, st)
+	var got []string
+	for _, r := range framesOf(recs) {
+		got = append(got, fmt.Sprintf("%d:%s", r.Line, r.Frame.ID))
+	}
+	if want := "3:3 4:4 2:2 5:5 1:1"; strings.Join(got, " ") != want || st.OutOfOrder != 0 {
+		t.Errorf("frames (line:id) %s, out of order %d; want %s, 0", strings.Join(got, " "), st.OutOfOrder, want)
+	}
+
+	// More entries than the window holds, then one older than all: it cannot be put
+	// in order any more, is judged where it is, and is counted.
+	var entries []string
+	base := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	const n = 5000
+	for i := range n {
+		entries = append(entries, at(base.Add(time.Duration(i)*time.Second).Format(time.RFC3339), itoa(i+1)))
+	}
+	entries = append(entries, at(base.Add(-time.Hour).Format(time.RFC3339), "0"))
+	recs, st = read(t, harDoc(entries...), frame.Options{})
+	checkCounts(t, recs, st)
+	fs := framesOf(recs)
+	if len(fs) != n+1 || st.OutOfOrder != 1 {
+		t.Fatalf("%d frames, %d out of order; want %d and 1", len(fs), st.OutOfOrder, n+1)
+	}
+	for i, r := range fs {
+		if r.Frame.ID == "0" && r.Line != n+1 {
+			t.Errorf("the late entry came out %dth at line %d", i+1, r.Line)
+		}
+		if i > 0 && r.Frame.ID != "0" && fs[i-1].Frame.ID != "0" && fs[i-1].Line > r.Line {
+			t.Errorf("entries %d and %d out of order", fs[i-1].Line, r.Line)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package frame
 
 import (
+	"bytes"
 	"sort"
 	"strings"
 
@@ -68,36 +69,71 @@ func formatList() string { return strings.Join(Formats(), ", ") }
 // set for the formats that hold no frames (a later line of a format with frames
 // still takes over).
 func detect(line []byte) (dec lineDecoder, weak bool) {
+	name, weak := detectFormat(line)
+	if name == "" {
+		return nil, false
+	}
+	dec, _, _ = decoderNamed(name)
+	return dec, weak
+}
+
+// detectFormat names the line format a line is written in, or "" when the line does
+// not tell; weak as for detect.
+func detectFormat(line []byte) (name string, weak bool) {
 	if len(line) > 0 && line[0] >= '0' && line[0] <= '9' {
 		if _, ok := parseClaudeLine(line); ok {
-			return &claudeDecoder{}, false
+			return claudeName, false
 		}
 		if isVSCodeLine(line) {
-			return &vscodeDecoder{}, false
+			return vscodeName, false
 		}
 	}
 	if _, _, ok := splitGoSDK(line); ok {
-		return gosdkDecoder{}, false
+		return gosdkName, false
 	}
 	if looksLikeJSON(line) && validJSON(line) {
 		v := gjson.Parse(view(line))
 		switch {
 		case isMCPGoRecord(v):
-			return &mcpgoDecoder{}, false
+			return mcpgoName, false
 		case isEnvelope(v), isCassetteHeader(v):
-			return &envelopeDecoder{}, false
+			return envelopeName, false
 		case isFrameCandidate(v):
-			return jsonrpcDecoder{}, false
+			return jsonrpcName, false
 		}
-		return nil, false // a header, stderr or log record: not a frame, so it does not tell
+		return "", false // a header, stderr or log record: not a frame, so it does not tell
 	}
 	if isMCPGoTextLine(line) {
-		return &mcpgoDecoder{}, true
+		return mcpgoName, true
 	}
 	if fam := lossyFamilyOf(line); fam != familyNone {
-		return lossyDecoder{family: fam}, true
+		return lossyName(fam), true
 	}
-	return nil, false
+	return "", false
+}
+
+// stderrCopier is implemented by the decoders of client logs that copy the server's
+// stderr in raw between their own lines (Claude Desktop, VS Code): a line there in a
+// format a server logs its own traffic in (see serverLogFormat) repeats what this log
+// already shows (a Go SDK server's "write: {...}"), so it is not read as a frame of
+// its own (it would be read twice); it is counted in Stats.FrameLike. Lines of a
+// recorder's or another client's log (files joined with cat) are read.
+type stderrCopier interface {
+	copiesStderr()
+}
+
+// serverLogFormat reports whether a server may write lines of this format about its
+// own traffic to its stderr: the Go SDK's LoggingTransport, mcp-go's slog records,
+// bare JSON-RPC (a server that prints its messages).
+func serverLogFormat(name string) bool {
+	return name == gosdkName || name == mcpgoName || name == jsonrpcName
+}
+
+// looksLikeFrame reports whether a line that no decoder read as a frame still looks
+// like one: it holds a JSON object with a "jsonrpc" member.
+func looksLikeFrame(line []byte) bool {
+	i := bytes.Index(line, []byte(`"jsonrpc"`))
+	return i > 0 && bytes.IndexByte(line[:i], '{') >= 0
 }
 
 // isCassetteHeader recognises mcp-cassette's first line: the envelope decoder must

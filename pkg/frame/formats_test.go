@@ -129,6 +129,15 @@ func checkCounts(t *testing.T, recs []record, st frame.Stats) {
 	if st.Frames != frames || st.Rejected != rejected || st.Context != context || st.Blank != blank {
 		t.Errorf("stats %+v, records say frames=%d rejected=%d context=%d blank=%d", st, frames, rejected, context, blank)
 	}
+	lines := map[int]bool{}
+	for _, r := range recs {
+		if r.Kind == frame.RecordFrame {
+			lines[r.Line] = true
+		}
+	}
+	if n := st.Unaccounted(); n != 0 || (st.Folded == 0 && st.FrameLines != len(lines)) {
+		t.Errorf("stats %+v: %d lines unaccounted for, records say %d lines carried frames", st, n, len(lines))
+	}
 }
 
 // TestFormatFixturesDetected: every format fixture is detected as its format, reads

@@ -137,6 +137,9 @@ func FuzzReader(f *testing.F) {
 		if !document[st.Format] && st.Lines > st.Frames+st.Context+st.Blank+st.Folded {
 			t.Fatalf("stats %+v: lines unaccounted for", st)
 		}
+		if ended && st.Unaccounted() != 0 {
+			t.Fatalf("stats %+v: %d lines unaccounted for", st, st.Unaccounted())
+		}
 		if ended && st.Frames == 0 && !strings.HasPrefix(st.Lossy, "cannot judge: this log holds no frames") {
 			t.Fatalf("no frames and Lossy %q", st.Lossy)
 		}

@@ -2,6 +2,7 @@ package frame
 
 import (
 	"bytes"
+	"container/heap"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -24,11 +25,58 @@ const harName = "har"
 // for the initialize exchange the one the response assigned). Entries without an MCP
 // message (a DELETE, an empty GET stream, other traffic in a browser capture) are
 // context.
+//
+// Entries are judged in startedDateTime order, as HAR 1.2 asks of a reader that
+// needs order (exporters may write them in another): a window of entries is held
+// and handed out oldest first, stable for equal times, each keeping its index for
+// its location. An entry without a readable startedDateTime keeps its place after
+// the entry before it. An entry older than one already handed out (the window was
+// full) is judged where it is, and counted in Stats.OutOfOrder.
 type harDecoder struct {
 	// synthetic is set for HARs that recorders build from their own records
 	// (mcpsnoop, mcp-reticle): their HTTP fields are not what crossed the wire.
 	synthetic bool
 	creator   string
+
+	window      harWindow
+	windowBytes int
+	lastTime    time.Time // startedDateTime of the last entry read that had one
+	handedOut   time.Time // sort time of the last entry handed out
+	ended       error     // the entries ended (io.EOF) or broke off: drain the window, then this
+}
+
+// Bounds of the reordering window: entries, and the bytes of their bodies.
+const (
+	maxHARWindow      = 4096
+	maxHARWindowBytes = 32 << 20
+)
+
+// harPending is an entry read and not yet handed out.
+type harPending struct {
+	index int
+	at    time.Time // the sort time: its startedDateTime, or the previous entry's
+	size  int
+	entry harEntry
+}
+
+// harWindow is a min-heap of pending entries by (at, index).
+type harWindow []*harPending
+
+func (w harWindow) Len() int { return len(w) }
+func (w harWindow) Less(i, j int) bool {
+	if !w[i].at.Equal(w[j].at) {
+		return w[i].at.Before(w[j].at)
+	}
+	return w[i].index < w[j].index
+}
+func (w harWindow) Swap(i, j int) { w[i], w[j] = w[j], w[i] }
+func (w *harWindow) Push(x any)   { *w = append(*w, x.(*harPending)) }
+func (w *harWindow) Pop() any {
+	old := *w
+	p := old[len(old)-1]
+	old[len(old)-1] = nil
+	*w = old[:len(old)-1]
+	return p
 }
 
 func (*harDecoder) name() string     { return harName }
@@ -97,13 +145,51 @@ func (d *harDecoder) next(r *Reader) error {
 			return err
 		}
 	}
-	var e harEntry
-	if err := doc.entry(&e); err != nil {
-		return err
+	for d.ended == nil && len(d.window) < maxHARWindow && d.windowBytes < maxHARWindowBytes {
+		p := &harPending{}
+		if err := doc.entry(&p.entry); err != nil {
+			d.ended = err
+			break
+		}
+		r.stats.Lines++
+		p.index = doc.entries
+		if t, err := time.Parse(time.RFC3339Nano, p.entry.StartedDateTime); err == nil {
+			d.lastTime = t
+		}
+		p.at = d.lastTime
+		if p.at.Before(d.handedOut) {
+			// Older than an entry already judged: judged here, in file order.
+			r.stats.OutOfOrder++
+			d.entry(r, p.index, &p.entry)
+			return nil
+		}
+		p.size = p.entry.size()
+		d.windowBytes += p.size
+		heap.Push(&d.window, p)
 	}
-	r.stats.Lines++
-	d.entry(r, doc.entries, &e)
+	if len(d.window) == 0 {
+		return d.ended
+	}
+	p := heap.Pop(&d.window).(*harPending)
+	d.windowBytes -= p.size
+	d.handedOut = p.at
+	d.entry(r, p.index, &p.entry)
 	return nil
+}
+
+// size is about what an entry holds in memory: its bodies and headers.
+func (e *harEntry) size() int {
+	n := len(e.Request.URL) + len(e.Response.Content.Text) + 256
+	if e.Request.PostData != nil {
+		n += len(e.Request.PostData.Text)
+	}
+	for _, h := range e.Request.Headers {
+		n += len(h.Name) + len(h.Value)
+	}
+	for _, h := range e.Response.Headers {
+		n += len(h.Name) + len(h.Value)
+	}
+	return n
 }
 
 // entry turns one HAR entry into frames (or one context record).
@@ -194,7 +280,9 @@ func (d *harDecoder) entry(r *Reader, index int, e *harEntry) {
 			what = "an event stream with no messages"
 		}
 		r.queueContext(index, fmt.Sprintf("HTTP %s %s %d %s (%s)", req.Method, path, resp.Status, resp.StatusText, what))
+		return
 	}
+	r.stats.FrameLines++
 }
 
 // bodyFrame decodes one HTTP body (or SSE data) into f; a body that is not JSON is an

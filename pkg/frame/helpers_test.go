@@ -144,6 +144,9 @@ func checkStats(t testing.TB, recs []record, st frame.Stats) {
 	if st.Lines != st.Frames+st.Context+st.Blank {
 		t.Errorf("stats do not add up: lines %d != frames %d + context %d + blank %d", st.Lines, st.Frames, st.Context, st.Blank)
 	}
+	if st.FrameLines != st.Frames || st.Unaccounted() != 0 {
+		t.Errorf("stats %+v: %d frame lines for %d frames, %d lines unaccounted for", st, st.FrameLines, st.Frames, st.Unaccounted())
+	}
 	for i, r := range recs {
 		if r.Line != i+1 {
 			t.Errorf("record %d has line %d, want %d (one record per line, in order)", i, r.Line, i+1)

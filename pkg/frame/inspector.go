@@ -85,6 +85,7 @@ func (d *inspectorDecoder) next(r *Reader) error {
 	f := Frame{Source: r.name, Line: index, Time: at, Dir: dir, DirReason: reason, Offset: -1}
 	decodeMessage(&f, msg)
 	r.queueFrame(f)
+	r.stats.FrameLines++
 
 	resp := bytes.TrimSpace(e.Response)
 	if len(resp) == 0 || string(resp) == "null" {

@@ -62,6 +62,9 @@ func (d lossyDecoder) name() string {
 	return pythonName
 }
 
+// lossyName is the format name of a lossy family's log.
+func lossyName(f lossyFamily) string { return lossyDecoder{family: f}.name() }
+
 func (lossyDecoder) decode([]byte, *Frame, *lineExtras) (RecordKind, relative) {
 	return RecordContext, relNone
 }

@@ -50,18 +50,35 @@ type Record struct {
 	Text  []byte
 }
 
-// Stats counts what a Reader saw.
+// Stats counts what a Reader saw. Every line (document entry) read is accounted
+// for: Lines = FrameLines + Context + Blank + Folded (see Unaccounted).
 type Stats struct {
 	Format   string // the decoder used (after detection)
-	Lines    int
-	Frames   int // frames, valid or not
-	Rejected int // frames that are not valid JSON-RPC (MCP0001/MCP0002)
-	Context  int
-	Blank    int
+	Lines    int    // lines read, or entries of a document format
+	Frames   int    // frames, valid or not
+	Rejected int    // frames that are not valid JSON-RPC (MCP0001/MCP0002)
+	// FrameLines counts the lines (entries) that carried frames: one line may carry
+	// more than one (a HAR entry's request and response, an mcp-cassette "chunks"
+	// record), and a batch put back together from several lines counts once.
+	FrameLines int
+	Context    int
+	Blank      int
 	// Folded counts lines merged into the frame of an earlier line: the messages of a
 	// batch that a recorder wrote one record each (mcpsnoop "batch": true).
 	Folded int
-	Bytes  int64 // decompressed bytes read
+	// Mixed counts the frames (among Frames) read from lines in another format than
+	// Format: a capture that mixes formats, each line read in its own.
+	Mixed int
+	// FrameLike counts the context lines (among Context) that look like a frame (a
+	// JSON object with a "jsonrpc" member) but are none in any format that could read
+	// them: a frame cut inside text, or a server's own log of traffic copied into a
+	// client log (a Go SDK server's "write:" lines in Claude Desktop's log).
+	FrameLike int
+	// OutOfOrder counts the HAR entries that started before an entry already judged
+	// and could not be put in order (more entries than the reordering window holds
+	// came between): judged where they are in the file.
+	OutOfOrder int
+	Bytes      int64 // decompressed bytes read
 	// Lossy is set once the input has been read to its end without a single frame:
 	// "cannot judge: this log holds no frames", what kind of log it is and what it
 	// does show (lifecycle lines, the methods named). A report must show it as a
@@ -120,6 +137,9 @@ type Reader struct {
 	// for line formats.
 	doc      docDecoder
 	docInput *jsonDoc
+	// others are the decoders of other line formats met among the detected one's
+	// lines, by name (see decodeOther).
+	others map[string]lineDecoder
 
 	x        lineExtras
 	ready    []pendingRecord // records to hand out before reading on
@@ -196,7 +216,7 @@ func NewReader(name string, r io.Reader, opt Options) (*Reader, error) {
 		br = bufio.NewReaderSize(ra, 256<<10)
 	}
 	rd.br = br
-	if bom, err := br.Peek(3); err == nil && bytes.Equal(bom, []byte{0xef, 0xbb, 0xbf}) {
+	if bom, err := br.Peek(3); err == nil && bytes.Equal(bom, utf8BOM) {
 		_, _ = br.Discard(3)
 	}
 	forced := opt.Format != "" && opt.Format != "auto"
@@ -249,6 +269,10 @@ func (r *Reader) Close() error {
 	}
 	return first
 }
+
+// Unaccounted is the number of lines (entries) read that are neither a frame's,
+// context, blank nor folded into a frame: 0 unless something read was lost.
+func (s Stats) Unaccounted() int { return s.Lines - s.FrameLines - s.Context - s.Blank - s.Folded }
 
 // Stats returns what was read so far.
 func (r *Reader) Stats() Stats {
@@ -349,7 +373,7 @@ func cloneFrame(f *Frame) Frame {
 	}
 	// Re-decode from the copy so every sub-slice points into it.
 	dir, reason := c.Dir, c.DirReason
-	c = Frame{Source: f.Source, Line: f.Line, Time: f.Time, Dir: dir, DirReason: reason, StreamKey: f.StreamKey, HTTP: f.HTTP, Offset: -1}
+	c = Frame{Source: f.Source, Line: f.Line, Time: f.Time, Dir: dir, DirReason: reason, StreamKey: f.StreamKey, HTTP: f.HTTP, Unordered: f.Unordered, Offset: -1}
 	decodeMessage(&c, raw)
 	return c
 }
@@ -413,18 +437,13 @@ func inferPerspective(rec *Record, rel relative) spec.Side {
 func (r *Reader) decodeLine(line []byte) (*Record, relative) {
 	r.stats.Lines++
 	r.rec = Record{Line: r.line}
-	members := r.fr.Members[:0]
-	r.fr = Frame{Source: r.name, Line: r.line, Members: members, Offset: -1, view: r.fr.view, root: -1}
-	if r.fr.view != nil {
-		r.fr.view.text = nil // the index is reused; what it indexed is gone
-	}
-	r.fr.handoff = r.handoff
-	if r.x.batchKey != "" || len(r.x.more) > 0 {
-		r.x.batchKey, r.x.more = "", r.x.more[:0]
-	}
+	r.resetFrame()
 	if r.tooLong {
 		r.fr.invalid(ProblemNotJSON, "line longer than the --max-line limit of "+Size(int64(r.opt.MaxLine))+": skipped, not judged")
 		return r.frameRecord(), relNone
+	}
+	if len(line) > 0 && line[0] != '{' && line[0] != '[' {
+		line = trimLineStart(line)
 	}
 	if len(bytes.TrimSpace(line)) == 0 {
 		r.stats.Blank++
@@ -461,11 +480,65 @@ func (r *Reader) decodeLine(line []byte) (*Record, relative) {
 		r.rec.Kind = kind
 		return &r.rec, relNone
 	}
+	if !r.fixed && !r.weak {
+		if rec, rel, ok := r.decodeOther(line, dec); ok {
+			return rec, rel
+		}
+	}
 	return r.contextRecord(line), relNone
+}
+
+// decodeOther reads a line that the detected format calls context in the format the
+// line itself is written in, if that is another format with frames (DESIGN.md
+// section 7: bare JSON-RPC lines, then an envelope or a Go SDK "write:" line; an
+// envelope capture, then a Claude Desktop line). Each other format keeps its decoder
+// (and its state) for the rest of the input. In a log that copies the server's
+// stderr, a server's own log lines are not read (see stderrCopier).
+func (r *Reader) decodeOther(line []byte, dec lineDecoder) (*Record, relative, bool) {
+	name, weak := detectFormat(line)
+	if name == "" || weak || name == dec.name() {
+		return nil, relNone, false
+	}
+	if _, copier := dec.(stderrCopier); copier && serverLogFormat(name) {
+		return nil, relNone, false
+	}
+	other := r.others[name]
+	if other == nil {
+		other, _, _ = decoderNamed(name)
+		if r.others == nil {
+			r.others = map[string]lineDecoder{}
+		}
+		r.others[name] = other
+	}
+	r.resetFrame()
+	kind, rel := other.decode(line, &r.fr, &r.x)
+	if kind != RecordFrame {
+		r.resetFrame()
+		return nil, relNone, false
+	}
+	r.stats.Mixed++
+	return r.frameRecord(), rel, true
+}
+
+// resetFrame makes the reader's frame a fresh one for the current line, reusing its
+// memory (members, index).
+func (r *Reader) resetFrame() {
+	members := r.fr.Members[:0]
+	r.fr = Frame{Source: r.name, Line: r.line, Members: members, Offset: -1, view: r.fr.view, root: -1}
+	if r.fr.view != nil {
+		r.fr.view.text = nil // the index is reused; what it indexed is gone
+	}
+	r.fr.handoff = r.handoff
+	if r.x.batchKey != "" || len(r.x.more) > 0 {
+		r.x.batchKey, r.x.more = "", r.x.more[:0]
+	}
 }
 
 func (r *Reader) contextRecord(line []byte) *Record {
 	r.stats.Context++
+	if looksLikeFrame(line) {
+		r.stats.FrameLike++
+	}
 	r.rec.Kind, r.rec.Text = RecordContext, line
 	if r.stats.Frames == 0 {
 		r.lossy.observe(line)
@@ -474,6 +547,7 @@ func (r *Reader) contextRecord(line []byte) *Record {
 }
 
 func (r *Reader) frameRecord() *Record {
+	r.stats.FrameLines++
 	r.stats.Frames++
 	if r.fr.Kind == KindInvalid {
 		r.stats.Rejected++
@@ -557,6 +631,26 @@ func (r *Reader) readLine() ([]byte, error) {
 
 // maxReusedBuffer is the largest line buffer a Reader keeps for the next line.
 const maxReusedBuffer = 64 << 20
+
+// utf8BOM is the UTF-8 encoding of U+FEFF, the byte order mark.
+var utf8BOM = []byte{0xef, 0xbb, 0xbf}
+
+// trimLineStart drops what can precede a line's text without being part of it: byte
+// order marks (each file of a capture joined with cat may start with one) and
+// carriage returns (a CR LF line end split as LF then CR, a "\r" progress redraw).
+func trimLineStart(b []byte) []byte {
+	for len(b) > 0 {
+		switch {
+		case b[0] == '\r':
+			b = b[1:]
+		case bytes.HasPrefix(b, utf8BOM):
+			b = b[len(utf8BOM):]
+		default:
+			return b
+		}
+	}
+	return b
+}
 
 func trimEOL(b []byte) []byte {
 	b = bytes.TrimSuffix(b, []byte{'\n'})
@@ -665,6 +759,7 @@ func (r *Reader) regroup(rec *Record, rel relative) bool {
 // foldFrame takes a frame's line out of the frame count: it is now part of a batch.
 func (r *Reader) foldFrame(f *Frame) {
 	r.stats.Frames--
+	r.stats.FrameLines--
 	if f.Kind == KindInvalid {
 		r.stats.Rejected--
 	}
@@ -701,6 +796,7 @@ func (r *Reader) flushGroup() {
 	g.raw = append(g.raw, ']')
 	decodeMessage(&f, g.raw)
 	r.stats.Frames++
+	r.stats.FrameLines++
 	r.stats.Folded--
 	if f.Kind == KindInvalid {
 		r.stats.Rejected++

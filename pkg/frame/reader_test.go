@@ -370,12 +370,28 @@ func TestCRLFAndBOM(t *testing.T) {
 			}
 		}
 	})
-	t.Run("BOM only at the start", func(t *testing.T) {
-		// A BOM in the middle is not skipped: the line is not JSON any more.
-		in := `{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n\xef\xbb\xbf" + `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n"
-		recs, _ := read(t, in, frame.Options{})
-		if len(recs) != 2 || recs[1].Kind != frame.RecordContext {
-			t.Errorf("line 2: kind %v", recs[1].Kind)
+	t.Run("BOM or CR at the start of a later line", func(t *testing.T) {
+		// Files joined with cat each bring their BOM; a CR LF split as LF then CR puts
+		// the CR at the start of the next line: neither is part of the line's text
+		// (issue 11 item 12), in any line format.
+		for _, in := range []string{
+			`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n\xef\xbb\xbf" + `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n",
+			`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n\r" + `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n",
+			`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n\r\xef\xbb\xbf\xef\xbb\xbf\r" + `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n",
+			`{"ts":"2026-01-01T00:00:00Z","dir":"c2s","msg":{"jsonrpc":"2.0","id":1,"method":"ping"}}` + "\n\xef\xbb\xbf" + `{"ts":"2026-01-01T00:00:01Z","dir":"s2c","msg":{"jsonrpc":"2.0","id":1,"result":{}}}` + "\n",
+			"2025-03-10T17:03:18.764Z [demo] [info] Message from client: {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n\xef\xbb\xbf2025-03-10T17:03:18.765Z [demo] [info] Message from server: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n",
+			"write: {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n\rread: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n",
+		} {
+			recs, st := read(t, in, frame.Options{})
+			checkStats(t, recs, st)
+			if len(recs) != 2 || recs[1].Kind != frame.RecordFrame || recs[1].Line != 2 || recs[1].Frame.Kind != frame.KindResult || string(recs[1].Frame.Raw) != `{"jsonrpc":"2.0","id":1,"result":{}}` {
+				t.Errorf("%q: line 2 is not the result frame: %d records, %+v", in, len(recs), recs)
+			}
+		}
+		// A line that is nothing but BOMs and CRs is blank.
+		recs, st := read(t, "\xef\xbb\xbf\r\n"+`{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n\r\r\n", frame.Options{})
+		if n := len(framesOf(recs)); n != 1 || st.Blank != 2 || st.Context != 0 {
+			t.Errorf("%d frames, %d blank lines, %d of context; want 1, 2 and 0", n, st.Blank, st.Context)
 		}
 	})
 }
@@ -404,7 +420,7 @@ func TestBlankLinesAndStats(t *testing.T) {
 			t.Errorf("blank record %d carries %q / %v", i, recs[i].Text, recs[i].Frame)
 		}
 	}
-	want := frame.Stats{Format: "jsonrpc-jsonl", Lines: 9, Frames: 4, Rejected: 2, Context: 1, Blank: 4, Bytes: int64(len(in))}
+	want := frame.Stats{Format: "jsonrpc-jsonl", Lines: 9, Frames: 4, Rejected: 2, FrameLines: 4, Context: 1, Blank: 4, Bytes: int64(len(in))}
 	if st != want {
 		t.Errorf("stats %+v, want %+v", st, want)
 	}
@@ -641,5 +657,79 @@ func TestSixtyMegabyteLine(t *testing.T) {
 				t.Errorf("stats %+v", st)
 			}
 		})
+	}
+}
+
+// A line in another format than the one detected first is read in its own format
+// (DESIGN.md section 7; issue 11 item 13), with its own decoder's state, and counted
+// in Stats.Mixed; in a client log that copies the server's stderr, another format's
+// lines stay context and are counted in Stats.FrameLike.
+func TestMixedFormats(t *testing.T) {
+	const (
+		ping   = `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+		answer = `{"jsonrpc":"2.0","id":1,"result":{}}`
+	)
+	for _, c := range []struct {
+		name          string
+		in            string
+		format        string
+		frames, mixed int
+		frameLike     int
+		check         func(t *testing.T, fs []record)
+	}{
+		{name: "bare then envelope", format: "jsonrpc-jsonl", frames: 2, mixed: 1,
+			in: ping + "\n" + `{"ts":"2026-01-01T00:00:01Z","dir":"s2c","msg":` + answer + "}\n",
+			check: func(t *testing.T, fs []record) {
+				if f := fs[1].Frame; f.Dir != spec.S2C || f.Time.IsZero() {
+					t.Errorf("envelope line: dir %v time %v, want s2c and its time", f.Dir, f.Time)
+				}
+			}},
+		{name: "bare then Go SDK", format: "jsonrpc-jsonl", frames: 3, mixed: 2,
+			in: ping + "\n" + "2026/01/01 00:00:00 write: " + ping + "\nread: " + answer + "\n",
+			check: func(t *testing.T, fs []record) {
+				// A Go SDK log's two directions are logged by concurrent goroutines.
+				if f := fs[1].Frame; f.Method != "ping" || !f.Unordered {
+					t.Errorf("Go SDK line: %s", describe(f))
+				}
+			}},
+		{name: "envelope then Claude", format: "envelope-jsonl", frames: 3, mixed: 2,
+			in: `{"ts":"2026-01-01T00:00:00Z","dir":"c2s","msg":` + ping + "}\n" +
+				"2026-01-01T00:00:01.000Z [srv] [info] Message from client: " + ping + " { metadata: undefined }\n" +
+				"2026-01-01T00:00:02.000Z [info] [srv] Message from server: " + answer + "\n",
+			check: func(t *testing.T, fs []record) {
+				for _, f := range fs[1:] {
+					if f.Frame.StreamKey != "srv" {
+						t.Errorf("Claude line %d: stream %q, want srv", f.Line, f.Frame.StreamKey)
+					}
+				}
+			}},
+		{name: "Claude with the server's Go SDK and bare stderr", format: "claude-desktop-log", frames: 1, frameLike: 2,
+			in: "2026-01-01T00:00:01.000Z [srv] [info] Message from client: " + ping + "\n" +
+				"2026/01/01 00:00:01 read: " + ping + "\n" + ping + "\n" + "plain stderr\n"},
+		{name: "Claude then envelope", format: "claude-desktop-log", frames: 2, mixed: 1,
+			in: "2026-01-01T00:00:01.000Z [srv] [info] Message from client: " + ping + "\n" +
+				`{"ts":"2026-01-01T00:00:02Z","dir":"s2c","msg":` + answer + "}\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			recs, st := read(t, c.in, frame.Options{})
+			checkStats(t, recs, st)
+			fs := framesOf(recs)
+			if st.Format != c.format || len(fs) != c.frames || st.Mixed != c.mixed || st.FrameLike != c.frameLike {
+				t.Fatalf("format %s, %d frames, %d mixed, %d frame-like; want %s, %d, %d, %d", st.Format, len(fs), st.Mixed, st.FrameLike, c.format, c.frames, c.mixed, c.frameLike)
+			}
+			for _, f := range fs {
+				if f.Frame.Kind == frame.KindInvalid {
+					t.Errorf("line %d: %s", f.Line, describe(f.Frame))
+				}
+			}
+			if c.check != nil {
+				c.check(t, fs)
+			}
+		})
+	}
+	// A format given with --input-format is not second-guessed: other lines are context.
+	recs, st := read(t, ping+"\n"+`{"ts":"2026-01-01T00:00:01Z","dir":"s2c","msg":`+answer+"}\n", frame.Options{Format: "jsonrpc-jsonl"})
+	if n := len(framesOf(recs)); n != 1 || st.Mixed != 0 {
+		t.Errorf("forced format: %d frames, %d mixed; want 1 and 0", n, st.Mixed)
 	}
 }

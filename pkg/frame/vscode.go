@@ -23,6 +23,10 @@ type vscodeDecoder struct{}
 
 func (*vscodeDecoder) name() string { return vscodeName }
 
+// copiesStderr: the server's stderr is copied in ("[server stderr] ..."; see
+// stderrCopier).
+func (*vscodeDecoder) copiesStderr() {}
+
 func (*vscodeDecoder) noFrames() string {
 	return "a VS Code MCP output channel without \"[editor -> server]\" or \"[server -> editor]\" lines: it was logged at Info level (set the channel's log level to Debug or Trace to record frames)"
 }

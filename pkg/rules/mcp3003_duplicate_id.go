@@ -20,7 +20,7 @@ var DuplicateID = &rule.Rule{
 	Doc: rule.Doc{
 		Sees: "Request ids per sender: the client's ids and the server's ids are separate spaces, so the same id from the other side is not a " +
 			"duplicate. Legacy sessions (2024-11-05 .. 2025-11-25): any earlier request of the same sender in the session with the same id " +
-			"(the raw JSON token: the string \"1\" and the number 1 differ). Modern sessions (2026-07-28): an earlier request with that id " +
+			"(compared by value: 1 and 1.0 are one id, the string \"1\" and the number 1 differ). Modern sessions (2026-07-28): an earlier request with that id " +
 			"that is still in flight (neither answered nor cancelled), or an MRTR retry (params.inputResponses or requestState) sent under the " +
 			"id of the request that was answered with an InputRequiredResult. Requests before any handshake are held to the in-flight rule, which every " +
 			"revision shares. Ids of a dual-era probe (server/discover before initialize) do not count against the legacy session. At most " +
@@ -80,9 +80,9 @@ func (w *duplicateIDWatch) Message(p *rule.Pass, m *session.Message) {
 	case m.Kind.IsResponse() && m.Request != nil:
 		inputRequired := m.Kind == frame.KindResult && m.Contract != nil && m.Contract.Era == session.EraModern &&
 			m.ResultGet("resultType").Str == "input_required"
-		w.finished(idKey{m.Request.Dir, m.Request.ID}, m.Request.Line, inputRequired)
+		w.finished(idKey{m.Request.Dir, m.Request.Key}, m.Request.Line, inputRequired)
 	case m.Kind == frame.KindNotification && m.Method == "notifications/cancelled" && m.Dir != spec.DirUnknown:
-		id := gjson.GetBytes(m.Params, "requestId").Raw
+		id := frame.IDKey(gjson.GetBytes(m.Params, "requestId").Raw)
 		if u, ok := w.ids[idKey{m.Dir, id}]; ok {
 			w.finished(idKey{m.Dir, id}, u.line, false)
 		}
@@ -100,7 +100,7 @@ func (w *duplicateIDWatch) request(p *rule.Pass, m *session.Message) {
 		p.CannotJudge(reasonDirectionUnknown)
 		return
 	}
-	key := idKey{m.Dir, m.ID}
+	key := idKey{m.Dir, frame.IDKey(m.ID)} // ids equal in value are the same id
 	prev, seen := w.ids[key]
 	if seen {
 		legacy := m.Contract != nil && m.Contract.Era == session.EraLegacy
@@ -124,7 +124,7 @@ func (w *duplicateIDWatch) request(p *rule.Pass, m *session.Message) {
 		return
 	}
 	// The frame's strings alias the reader's buffer: keep the request's copies.
-	key.id = m.Request.ID
+	key.id = m.Request.Key
 	use := idUse{line: m.Line, method: m.Request.Method, done: m.Request.Answered() || m.Request.Cancelled}
 	if !seen {
 		w.order = append(w.order, key)

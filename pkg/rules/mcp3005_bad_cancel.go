@@ -87,7 +87,7 @@ func (w *cancelWatch) remember(r *session.Request, responseLine int) {
 	if r.Dir == spec.DirUnknown {
 		return
 	}
-	key := idKey{r.Dir, r.ID}
+	key := idKey{r.Dir, r.Key}
 	if _, ok := w.answered[key]; !ok {
 		w.order = append(w.order, key)
 		if len(w.order) > maxAnsweredRemembered {
@@ -105,9 +105,10 @@ func (w *cancelWatch) cancel(p *rule.Pass, m *session.Message) {
 		return
 	}
 	id := requestID.Raw
+	key := frame.IDKey(id) // requests are remembered by the value of their id
 	s := m.Session
 	if m.Dir == spec.DirUnknown {
-		w.cancelUnknownDirection(p, m, id)
+		w.cancelUnknownDirection(p, m, id, key)
 		return
 	}
 	sender, other := m.Sender(), spec.Sender(m.Dir.Opposite())
@@ -131,11 +132,11 @@ func (w *cancelWatch) cancel(p *rule.Pass, m *session.Message) {
 		}
 		return
 	}
-	if a, ok := w.answered[idKey{m.Dir, id}]; ok {
+	if a, ok := w.answered[idKey{m.Dir, key}]; ok {
 		w.cancelledAnswered(p, m, a, sender, id)
 		return
 	}
-	if a, ok := w.answered[idKey{m.Dir.Opposite(), id}]; ok {
+	if a, ok := w.answered[idKey{m.Dir.Opposite(), key}]; ok {
 		if w.frames-a.frame <= cancelRaceFrames && modern && m.Dir == spec.S2C && a.method == "subscriptions/listen" {
 			return
 		}
@@ -169,15 +170,15 @@ func (w *cancelWatch) cancelledInitialize(p *rule.Pass, m *session.Message, line
 
 // cancelUnknownDirection judges a cancellation whose sender the log does not show:
 // the session could not place it, so no request of either side with that id is in
-// flight (or both are).
-func (w *cancelWatch) cancelUnknownDirection(p *rule.Pass, m *session.Message, id string) {
+// flight (or both are). id is the raw requestId, key its frame.IDKey.
+func (w *cancelWatch) cancelUnknownDirection(p *rule.Pass, m *session.Message, id, key string) {
 	s := m.Session
 	if s.Pending(spec.C2S, id) != nil || s.Pending(spec.S2C, id) != nil {
 		p.CannotJudge(reasonDirectionBothInFlight)
 		return
 	}
-	c, cok := w.answered[idKey{spec.C2S, id}]
-	sv, sok := w.answered[idKey{spec.S2C, id}]
+	c, cok := w.answered[idKey{spec.C2S, key}]
+	sv, sok := w.answered[idKey{spec.S2C, key}]
 	switch {
 	case cok && c.method == "initialize":
 		w.cancelledInitialize(p, m, c.line)

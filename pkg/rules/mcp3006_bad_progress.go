@@ -21,7 +21,7 @@ var BadProgress = &rule.Rule{
 	Anchor:   "the progress notification",
 	Hint:     "send progress only for the progressToken of a request you received and are still working on, with a value that increases each time, and never after its response",
 	Doc: rule.Doc{
-		Sees: `A notifications/progress that breaks the progress contract in one of three ways: its progressToken was carried in params._meta.progressToken by no request from the side that receives the progress (tokens are compared as raw JSON, so "4" and 4 differ); it arrives after the response to the request that carried the token (for a task-augmented request answered with a CreateTaskResult, 2025-11-25: after the task reached a terminal status, as notifications/tasks/status, a tasks/get or tasks/cancel result, or the tasks/result response said); or its progress value is not greater than the previous notification's value for the same token. Progress whose direction is unknown is not judged. Progress read from a stream whose events the capture does not time (a HAR's standalone GET stream, recorded as one exchange when it opened; the whole 2024-11-05 HTTP+SSE transport) is judged only for its token, against every request of the session, at the end.`,
+		Sees: `A notifications/progress that breaks the progress contract in one of three ways: its progressToken was carried in params._meta.progressToken by no request from the side that receives the progress (tokens are compared by value, as ids are: 4 and 4.0 match, "4" and 4 differ); it arrives after the response to the request that carried the token (for a task-augmented request answered with a CreateTaskResult, 2025-11-25: after the task reached a terminal status, as notifications/tasks/status, a tasks/get or tasks/cancel result, or the tasks/result response said); or its progress value is not greater than the previous notification's value for the same token. Progress whose direction is unknown is not judged. Progress read from a stream whose events the capture does not time (a HAR's standalone GET stream, recorded as one exchange when it opened; the whole 2024-11-05 HTTP+SSE transport) is judged only for its token, against every request of the session, at the end.`,
 		Why:  "The requester matches progress to its request by the token. Progress with an unknown token is dropped or, worse, moves another operation's progress bar. Progress after the response reaches a requester that has already torn the request down: some SDKs log an error or throw, and a UI may show a finished task as running again. A value that stalls or goes back makes progress bars jump backwards, and clients that extend a request's timeout on each progress notification are kept waiting by notifications that report nothing new.",
 		Fix:  "On the side doing the work (the receiver of the request): echo the exact token from the request's params._meta.progressToken, same JSON type; send progress only while that request is in flight, and write the last one before the response (with concurrent workers, make sure nothing is still queued when the response goes out); make progress strictly increase, for example units done rather than a percentage recomputed against a changing total.",
 		Bad: `c->s {"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"reindex","arguments":{},"_meta":{"progressToken":"p4"}}}
@@ -48,7 +48,7 @@ s->c {"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"reindex
 
 type progressKey struct {
 	dir   spec.Direction // direction of the request that carried the token
-	token string
+	token string         // the token's frame.IDKey: tokens equal in value match
 }
 
 type progressState struct {
@@ -76,8 +76,14 @@ type progressWatch struct {
 	// unplaced holds progress read from a stream whose place among the frames is
 	// unknown (an HTTP GET stream, recorded at the time it opened) for a token no
 	// request had carried yet: a request read later may carry it. Judged at the end.
-	unplaced  map[progressKey][]rule.Anchor
+	unplaced  map[progressKey]*unplacedProgress
 	unplacedN int
+}
+
+// unplacedProgress is the progress for one token read from a stream without a place.
+type unplacedProgress struct {
+	token string // as the first of them carried it
+	at    []rule.Anchor
 }
 
 // maxUnplacedProgress bounds the unplaced progress notifications kept for the end.
@@ -92,14 +98,14 @@ func (w *progressWatch) Message(p *rule.Pass, m *session.Message) {
 			clear(w.tokens)
 			w.done = w.done[:0]
 		}
-		key := progressKey{m.Dir, m.Request.ProgressToken}
+		key := progressKey{m.Dir, m.Request.ProgressKey}
 		w.tokens[key] = &progressState{req: m.Request}
 		if pending, ok := w.unplaced[key]; ok {
-			w.unplacedN -= len(pending)
+			w.unplacedN -= len(pending.at)
 			delete(w.unplaced, key)
 		}
 	case m.Kind.IsResponse() && m.Request != nil && m.Request.ProgressToken != "":
-		key := progressKey{m.Request.Dir, m.Request.ProgressToken}
+		key := progressKey{m.Request.Dir, m.Request.ProgressKey}
 		if id := createdTask(m); id != "" {
 			// A CreateTaskResult: the work goes on as a task, and so may its progress.
 			if st := w.tokens[key]; st != nil {
@@ -192,17 +198,22 @@ func (w *progressWatch) progress(p *rule.Pass, m *session.Message) {
 	}
 	token := m.Param("progressToken").Raw // a lookup key: cloned where it is kept
 	value := m.Param("progress")
-	st := w.tokens[progressKey{m.Dir.Opposite(), token}]
+	st := w.tokens[progressKey{m.Dir.Opposite(), frame.IDKey(token)}]
 	receiver := spec.Sender(m.Dir.Opposite())
 	if m.Unplaced() {
 		// Its time is unknown: only whether some request of the session carried the
 		// token can be judged, at the end.
 		if st == nil && w.unplacedN < maxUnplacedProgress {
 			if w.unplaced == nil {
-				w.unplaced = map[progressKey][]rule.Anchor{}
+				w.unplaced = map[progressKey]*unplacedProgress{}
 			}
-			key := progressKey{m.Dir.Opposite(), strings.Clone(token)}
-			w.unplaced[key] = append(w.unplaced[key], kept(rule.At(m)))
+			key := progressKey{m.Dir.Opposite(), strings.Clone(frame.IDKey(token))}
+			u := w.unplaced[key]
+			if u == nil {
+				u = &unplacedProgress{token: strings.Clone(token)}
+				w.unplaced[key] = u
+			}
+			u.at = append(u.at, kept(rule.At(m)))
 			w.unplacedN++
 		} else if st != nil {
 			p.CannotJudge(reasonProgressOnGet)
@@ -238,12 +249,13 @@ func (w *progressWatch) End(p *rule.Pass) {
 	for key := range w.unplaced {
 		keys = append(keys, key)
 	}
-	sort.Slice(keys, func(i, j int) bool { return w.unplaced[keys[i]][0].Line < w.unplaced[keys[j]][0].Line })
+	sort.Slice(keys, func(i, j int) bool { return w.unplaced[keys[i]].at[0].Line < w.unplaced[keys[j]].at[0].Line })
 	for _, key := range keys {
 		receiver := spec.Sender(key.dir)
-		for _, a := range w.unplaced[key] {
+		u := w.unplaced[key]
+		for _, a := range u.at {
 			p.Report(a, rule.Sprintf("progress for token %s (on the HTTP GET stream) that no request sent by the %s carried during the session (no %s request has _meta.progressToken %s)",
-				rule.QuoteJSON(rule.ValueID, key.token), receiver, receiver, rule.QuoteJSON(rule.ValueID, key.token)))
+				rule.QuoteJSON(rule.ValueID, u.token), receiver, receiver, rule.QuoteJSON(rule.ValueID, u.token)))
 		}
 	}
 }

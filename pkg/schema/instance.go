@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -15,19 +16,21 @@ import (
 // over the bytes, made for the hot path: strings and numbers without escapes share
 // memory with raw, so the value must not outlive raw's contents (Validate uses it
 // and drops it before returning). raw must hold one JSON value; an error says it
-// does not.
-func decode(raw []byte) (any, error) {
+// does not (errSyntax), or that it nests deeper than maxDepth (errTooDeep).
+// duplicates is set when an object holds a member name twice: the value keeps the
+// last, as encoding/json and JavaScript's JSON.parse do (see duplicateMembers).
+func decode(raw []byte) (v any, duplicates bool, err error) {
 	d := decoder{buf: raw}
 	d.space()
-	v, err := d.value(0)
+	v, err = d.value(0)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	d.space()
 	if d.pos != len(d.buf) {
-		return nil, errSyntax
+		return nil, false, errSyntax
 	}
-	return v, nil
+	return v, d.duplicates, nil
 }
 
 var errSyntax = errors.New("invalid JSON")
@@ -35,9 +38,14 @@ var errSyntax = errors.New("invalid JSON")
 // maxDepth bounds nesting (a hostile capture must not exhaust the stack).
 const maxDepth = 512
 
+// errTooDeep is valid JSON that nests deeper than maxDepth: it is not checked.
+var errTooDeep = fmt.Errorf("nested deeper than %d levels of arrays and objects", maxDepth)
+
 type decoder struct {
 	buf []byte
 	pos int
+	// duplicates is set once an object repeats a member name.
+	duplicates bool
 }
 
 func (d *decoder) space() {
@@ -52,8 +60,11 @@ func (d *decoder) space() {
 }
 
 func (d *decoder) value(depth int) (any, error) {
-	if d.pos >= len(d.buf) || depth > maxDepth {
+	if d.pos >= len(d.buf) {
 		return nil, errSyntax
+	}
+	if depth > maxDepth {
+		return nil, errTooDeep
 	}
 	switch c := d.buf[d.pos]; {
 	case c == '{':
@@ -109,7 +120,11 @@ func (d *decoder) object(depth int) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+		n := len(m)
 		m[key] = v
+		if len(m) == n {
+			d.duplicates = true // the name was there: the last value wins
+		}
 		d.space()
 		if d.pos >= len(d.buf) {
 			return nil, errSyntax
@@ -187,13 +202,24 @@ func (d *decoder) str() (string, error) {
 	return "", errSyntax
 }
 
-// escaped reads the rest of a string that holds escapes, into a new string.
+// escaped reads the rest of a string that holds escapes, into a new string; the
+// string's bytes from start to the current position have been read already.
 func (d *decoder) escaped(start int) (string, error) {
 	// The decoded string is no longer than the raw one: one allocation of that
 	// size, handed over as the string without a copy (a giant escaped text is
 	// materialised once, not doubled on the way).
 	out := make([]byte, 0, d.pos-start+rawStringLen(d.buf[d.pos:]))
-	out = append(out, d.buf[start:d.pos]...)
+	if read := d.buf[start:d.pos]; utf8.Valid(read) {
+		out = append(out, read...)
+	} else {
+		// Invalid UTF-8 before the first escape becomes U+FFFD, as it does after it
+		// and in strings without escapes (encoding/json does the same).
+		for len(read) > 0 {
+			r, size := utf8.DecodeRune(read)
+			out = utf8.AppendRune(out, r)
+			read = read[size:]
+		}
+	}
 	for d.pos < len(d.buf) {
 		c := d.buf[d.pos]
 		switch {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"hash/maphash"
 	"math/rand/v2"
 	"os"
@@ -207,6 +208,9 @@ func fixtureMessages(t *testing.T) [][]byte {
 			}
 			if !gjson.ValidBytes(raw) || !gjson.ParseBytes(raw).IsObject() || seen[string(raw)] {
 				continue
+			}
+			if _, _, err := decode(raw); errors.Is(err, errTooDeep) {
+				continue // not checked at all (fixtures/hostile)
 			}
 			seen[string(raw)] = true
 			out = append(out, bytes.Clone(raw))

@@ -57,22 +57,27 @@ func validate(s *jsonschema.Schema, raw []byte, prefix string) (vs []Violation, 
 			vs, err = nil, fmt.Errorf("the validator failed on this value (%v): it could not be compared", r)
 		}
 	}()
-	inst, err := decode(raw)
+	inst, duplicates, err := decode(raw)
 	if err != nil {
 		return nil, err
 	}
 	err = s.Validate(inst)
-	if err == nil {
+	if err == nil && !duplicates {
 		return nil, nil
 	}
-	verr, ok := err.(*jsonschema.ValidationError)
-	if !ok {
-		return nil, err
-	}
 	var leaves []*jsonschema.ValidationError
-	collect(verr, &leaves)
+	if err != nil {
+		verr, ok := err.(*jsonschema.ValidationError)
+		if !ok {
+			return nil, err
+		}
+		collect(verr, &leaves)
+	}
 	root := gjson.ParseBytes(raw)
 	out := make([]Violation, 0, len(leaves))
+	if duplicates {
+		out = duplicateMembers(root, prefix, out)
+	}
 	seen := map[string]bool{}
 	for _, leaf := range leaves {
 		for _, v := range describe(leaf, root) {
@@ -258,16 +263,84 @@ func pointer(tokens []string) string {
 	return b.String()
 }
 
-// valueAt finds the raw value at an instance location.
+// valueAt finds the raw value at an instance location: in an object that repeats
+// a member name, the last one, which is the one decode kept and the validator saw.
 func valueAt(root gjson.Result, tokens []string) string {
 	v := root
 	for _, t := range tokens {
-		v = v.Get(gjson.Escape(t))
+		if v.IsObject() {
+			v = lastMember(v, t)
+		} else {
+			v = v.Get(gjson.Escape(t))
+		}
 		if !v.Exists() {
 			return ""
 		}
 	}
 	return v.Raw
+}
+
+// lastMember is the value of the last member of an object with this name.
+func lastMember(obj gjson.Result, name string) gjson.Result {
+	var last gjson.Result
+	obj.ForEach(func(k, v gjson.Result) bool {
+		if k.Str == name {
+			last = v
+		}
+		return true
+	})
+	return last
+}
+
+// DuplicateKeyword is the Keyword of a violation that reports a member name an
+// object holds more than once. No schema keyword says it, but the message is
+// ambiguous: RFC 8259 leaves the outcome to each parser, and they disagree (most
+// keep the last value, which is what was validated; some keep the first, strict
+// ones reject the message).
+const DuplicateKeyword = "duplicate member"
+
+// duplicateMembers appends a violation for each member name repeated in an object
+// of v (at any depth, below the values that were validated: the last of each name),
+// quoting the value that was validated.
+func duplicateMembers(v gjson.Result, ptr string, out []Violation) []Violation {
+	switch {
+	case v.IsObject():
+		type use struct {
+			n    int
+			last gjson.Result
+		}
+		var names []string
+		uses := map[string]*use{}
+		v.ForEach(func(k, val gjson.Result) bool {
+			u := uses[k.Str]
+			if u == nil {
+				u = &use{}
+				uses[k.Str] = u
+				names = append(names, k.Str)
+			}
+			u.n++
+			u.last = val
+			return true
+		})
+		for _, name := range names {
+			u := uses[name]
+			at := ptr + "/" + escapeToken(name)
+			if u.n > 1 {
+				out = append(out, Violation{Pointer: at, Keyword: DuplicateKeyword,
+					Message: fmt.Sprintf("%s appears %d times in one object: parsers disagree on which one counts (the last was checked)", quote.String(name, MaxValue), u.n),
+					Value:   shortValue(u.last.Raw)})
+			}
+			out = duplicateMembers(u.last, at, out)
+		}
+	case v.IsArray():
+		i := 0
+		v.ForEach(func(_, val gjson.Result) bool {
+			out = duplicateMembers(val, ptr+"/"+strconv.Itoa(i), out)
+			i++
+			return true
+		})
+	}
+	return out
 }
 
 func shortValue(raw string) string {

@@ -271,3 +271,65 @@ func TestValidatorPanicIsAnError(t *testing.T) {
 		t.Fatalf("violations %v, error %v; want an error saying the value could not be compared", vs, err)
 	}
 }
+
+// Valid JSON that nests deeper than the decoder goes is not checked, and the error
+// says so: it is not "invalid JSON" (issue 11 item 16).
+func TestTooDeepIsNotInvalid(t *testing.T) {
+	w, err := schema.For("2025-06-18")
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, ok := w.Doc().Result("tools/call", spec.Client, false)
+	if !ok {
+		t.Fatal("no CallToolResult")
+	}
+	deep := `{"content":[],"structuredContent":{"a":` + strings.Repeat("[", 600) + strings.Repeat("]", 600) + `}}`
+	vs, err := w.Check(target, []byte(deep))
+	if err == nil || !strings.Contains(err.Error(), "nested deeper than 512 levels") || strings.Contains(err.Error(), "invalid JSON") {
+		t.Fatalf("violations %v, error %v; want an error saying it is nested deeper than 512 levels", vs, err)
+	}
+}
+
+// A member name repeated in an object is reported, and a violation quotes the value
+// that was validated, the last one (issue 11 item 16).
+func TestDuplicateMembers(t *testing.T) {
+	w, err := schema.For("2025-06-18")
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, ok := w.Doc().Request("tools/call", spec.Client)
+	if !ok {
+		t.Fatal("no CallToolRequest")
+	}
+	vs, err := w.Check(target, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","name":7}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dup, typ *schema.Violation
+	for i := range vs {
+		switch vs[i].Keyword {
+		case schema.DuplicateKeyword:
+			dup = &vs[i]
+		case "type":
+			typ = &vs[i]
+		}
+	}
+	if dup == nil || dup.Pointer != "/params/name" || !strings.Contains(dup.Message, `"name" appears 2 times in one object`) || dup.Value != "7" {
+		t.Errorf("duplicate member: got %+v in %+v", dup, vs)
+	}
+	if typ == nil || typ.Pointer != "/params/name" || typ.Value != "7" {
+		t.Errorf("type violation must quote the validated value 7: got %+v in %+v", typ, vs)
+	}
+	// A repeated name whose values are both valid is still reported.
+	vs, err = w.Check(target, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","arguments":{"x":1,"x":2,"y":{"z":1,"z":1}},"name":"b"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ptrs []string
+	for _, v := range vs {
+		ptrs = append(ptrs, v.Keyword+" "+v.Pointer)
+	}
+	if got, want := strings.Join(ptrs, ", "), "duplicate member /params/arguments/x, duplicate member /params/arguments/y/z, duplicate member /params/name"; got != want {
+		t.Errorf("violations: got %s, want %s", got, want)
+	}
+}

@@ -38,8 +38,9 @@ func (s *Session) inferDirection(m *Message) {
 		switch m.Method {
 		case "notifications/progress":
 			token := m.Param("progressToken").Raw
+			key := frame.IDKey(token)
 			var sent [3]bool
-			if n := s.tokenOut[token]; n != nil && token != "" {
+			if n := s.tokenOut[key]; n != nil && token != "" {
 				sent[spec.C2S], sent[spec.S2C] = n[spec.C2S] > 0, n[spec.S2C] > 0
 			}
 			switch {
@@ -49,15 +50,16 @@ func (s *Session) inferDirection(m *Message) {
 				set(spec.S2C, "progress for a request sent c2s")
 			case sent[spec.S2C]:
 				set(spec.C2S, "progress for a request sent s2c")
-			case s.doneTokens[token] != spec.DirUnknown:
-				d := s.doneTokens[token]
+			case s.doneTokens[key] != spec.DirUnknown:
+				d := s.doneTokens[key]
 				set(d.Opposite(), "progress for a finished request sent "+d.String())
 			default:
 				set(spec.DirUnknown, "progress token "+token+" belongs to no outstanding request")
 			}
 		case "notifications/cancelled":
 			id := m.Param("requestId").Raw
-			c2s, s2c := s.outstanding[requestKey{spec.C2S, id}], s.outstanding[requestKey{spec.S2C, id}]
+			key := frame.IDKey(id)
+			c2s, s2c := s.outstanding[requestKey{spec.C2S, key}], s.outstanding[requestKey{spec.S2C, key}]
 			switch {
 			case c2s != nil && s2c == nil:
 				set(spec.C2S, "cancels a request the client sent")
@@ -91,7 +93,7 @@ func (s *Session) inferDirection(m *Message) {
 			}
 		default:
 			if m.Kind == frame.KindRequest {
-				if d, why := s.guessRequestDir(m.ID); d != spec.DirUnknown {
+				if d, why := s.guessRequestDir(m.ID, frame.IDKey(m.ID)); d != spec.DirUnknown {
 					set(d, why)
 					return
 				}
@@ -99,7 +101,8 @@ func (s *Session) inferDirection(m *Message) {
 			set(spec.DirUnknown, m.Method+" can be sent by either side and the log does not say which")
 		}
 	case frame.KindResult, frame.KindError:
-		c2s, s2c := s.outstanding[requestKey{spec.C2S, m.ID}], s.outstanding[requestKey{spec.S2C, m.ID}]
+		key := frame.IDKey(m.ID)
+		c2s, s2c := s.outstanding[requestKey{spec.C2S, key}], s.outstanding[requestKey{spec.S2C, key}]
 		switch {
 		case c2s != nil && s2c == nil:
 			set(spec.S2C, "answers "+c2s.Method+" sent by the client")
@@ -114,9 +117,9 @@ func (s *Session) inferDirection(m *Message) {
 }
 
 // guessRequestDir infers the direction of a request that either side may send (ping)
-// from the id sequences of the two sides.
-func (s *Session) guessRequestDir(id string) (spec.Direction, string) {
-	n, err := strconv.ParseInt(id, 10, 64)
+// from the id sequences of the two sides; id is the raw token, key its IDKey.
+func (s *Session) guessRequestDir(id, key string) (spec.Direction, string) {
+	n, err := strconv.ParseInt(key, 10, 64)
 	if err == nil {
 		c, sv := s.sentReqs[spec.C2S] > 0 && n == s.lastID[spec.C2S]+1, s.sentReqs[spec.S2C] > 0 && n == s.lastID[spec.S2C]+1
 		switch {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
 
@@ -36,6 +37,7 @@ func readParams(m *Message, r *Request) requestMeta {
 				switch mk.Str {
 				case "progressToken":
 					r.ProgressToken = strings.Clone(mv.Raw)
+					r.ProgressKey = frame.IDKey(r.ProgressToken)
 				case "io.modelcontextprotocol/protocolVersion":
 					meta.version = mv
 				case "io.modelcontextprotocol/clientCapabilities":

@@ -22,13 +22,18 @@ import (
 type Request struct {
 	Method string
 	ID     string // raw JSON token
-	Dir    spec.Direction
-	Line   int
-	Time   time.Time
+	// Key is the id as requests and responses are paired by it: frame.IDKey(ID), so
+	// that 1.0 answers 1 and "\u0037" answers "7".
+	Key  string
+	Dir  spec.Direction
+	Line int
+	Time time.Time
 	// Batch is set when the request travelled inside a JSON-RPC batch.
 	Batch bool
-	// ProgressToken is the raw JSON token of params._meta.progressToken ("" if none).
+	// ProgressToken is the raw JSON token of params._meta.progressToken ("" if none);
+	// ProgressKey is frame.IDKey(ProgressToken), what progress is matched by.
 	ProgressToken string
+	ProgressKey   string
 	// Paginated is set when the request carried params.cursor.
 	Paginated bool
 	// TaskAugmented is set when the request carried params.task (2025-11-25): its
@@ -73,6 +78,7 @@ type Orphan struct {
 	Dir     spec.Direction
 	ID      string
 	IsError bool
+	key     string // frame.IDKey(ID)
 	// AfterUntracked is set when the session had already dropped requests from its
 	// full outstanding table: the response may answer one of them.
 	AfterUntracked bool
@@ -133,6 +139,7 @@ func (s *Session) track(m *Message) {
 
 func (s *Session) trackRequest(m *Message) {
 	r := &Request{Method: strings.Clone(m.Method), ID: strings.Clone(m.ID), Dir: m.Dir, Line: m.Line, Time: m.Time, Batch: m.Batch != nil}
+	r.Key = frame.IDKey(r.ID) // r.ID itself when it is canonical
 	r.Raw = bytes.Clone(m.Raw[:min(len(m.Raw), MaxRequestRaw)])
 	r.LongLived = m.Method == "subscriptions/listen"
 	if h := m.HTTP; h != nil && !h.InResponse {
@@ -141,7 +148,7 @@ func (s *Session) trackRequest(m *Message) {
 	meta := readParams(m, r)
 	if m.Dir != spec.DirUnknown {
 		s.sentReqs[m.Dir]++
-		if n, err := strconv.ParseInt(m.ID, 10, 64); err == nil {
+		if n, err := strconv.ParseInt(r.Key, 10, 64); err == nil {
 			s.lastID[m.Dir] = n
 		}
 	}
@@ -186,11 +193,11 @@ func (s *Session) trackRequest(m *Message) {
 			s.unplaced = map[string]*Request{}
 		}
 		if len(s.unplaced) < maxOrphans {
-			s.unplaced[r.ID] = r
+			s.unplaced[r.Key] = r
 		}
 		return
 	}
-	key := requestKey{m.Dir, r.ID}
+	key := requestKey{m.Dir, r.Key}
 	if o := s.orphans[key]; o != nil && m.Line-o.Line <= orphanWindow {
 		s.forgetOrphan(o)
 		o.Paired, o.RequestLine = true, m.Line
@@ -239,14 +246,14 @@ func (s *Session) addOutstanding(key requestKey, r *Request) {
 		}
 		s.outOrder = slices.Clip(live)
 	}
-	if r.ProgressToken != "" {
+	if r.ProgressKey != "" {
 		if s.tokenOut == nil {
 			s.tokenOut = map[string]*[3]int{}
 		}
-		n := s.tokenOut[r.ProgressToken]
+		n := s.tokenOut[r.ProgressKey]
 		if n == nil {
 			n = new([3]int)
-			s.tokenOut[r.ProgressToken] = n
+			s.tokenOut[r.ProgressKey] = n
 		}
 		n[r.Dir]++
 	}
@@ -268,11 +275,11 @@ func (s *Session) removeOutstanding(key requestKey) *Request {
 }
 
 func (s *Session) unindex(r *Request) {
-	if r.ProgressToken != "" {
-		if n := s.tokenOut[r.ProgressToken]; n != nil {
+	if r.ProgressKey != "" {
+		if n := s.tokenOut[r.ProgressKey]; n != nil {
 			n[r.Dir]--
 			if n[0]+n[1]+n[2] <= 0 {
-				delete(s.tokenOut, r.ProgressToken)
+				delete(s.tokenOut, r.ProgressKey)
 			}
 		}
 	}
@@ -285,9 +292,9 @@ func (s *Session) unindex(r *Request) {
 // its id, or either side's when its own direction is unknown.
 func orphanKeys(o *Orphan) []requestKey {
 	if o.Dir == spec.DirUnknown {
-		return []requestKey{{spec.C2S, o.ID}, {spec.S2C, o.ID}}
+		return []requestKey{{spec.C2S, o.key}, {spec.S2C, o.key}}
 	}
-	return []requestKey{{o.Dir.Opposite(), o.ID}}
+	return []requestKey{{o.Dir.Opposite(), o.key}}
 }
 
 func (s *Session) forgetOrphan(o *Orphan) {
@@ -302,6 +309,7 @@ func (s *Session) forgetOrphan(o *Orphan) {
 // that may still come (bounded: the oldest waiting orphans are forgotten first).
 func (s *Session) orphan(m *Message) {
 	o := &Orphan{Line: m.Line, Time: m.Time, Dir: m.Dir, ID: strings.Clone(m.ID), IsError: m.Kind == frame.KindError, AfterUntracked: s.Untracked > 0}
+	o.key = frame.IDKey(o.ID)
 	if m.Kind == frame.KindResult && m.Dir == spec.S2C {
 		if m.ResultGet("protocolVersion").Exists() || m.ResultGet("supportedVersions").Exists() {
 			o.raw = bytes.Clone(m.Raw)
@@ -328,7 +336,7 @@ func (s *Session) trackNotification(m *Message) {
 			s.InitializedLine = m.Line
 		}
 	case "notifications/cancelled":
-		id := m.Param("requestId").Raw
+		id := frame.IDKey(m.Param("requestId").Raw)
 		r := s.outstanding[requestKey{m.Dir, id}]
 		if r == nil && m.Dir == spec.S2C {
 			// 2026-07-28: a server ends the client's subscriptions/listen stream.
@@ -347,7 +355,7 @@ func (s *Session) trackNotification(m *Message) {
 	if s.Era == EraModern {
 		// A notification on a subscriptions/listen stream is governed by that request.
 		if sub := m.Param(`_meta.io\.modelcontextprotocol/subscriptionId`); sub.Exists() {
-			if r := s.outstanding[requestKey{m.Dir.Opposite(), sub.Raw}]; r != nil {
+			if r := s.outstanding[requestKey{m.Dir.Opposite(), frame.IDKey(sub.Raw)}]; r != nil {
 				m.Request, m.Contract = r, r.Contract
 			}
 		}
@@ -355,16 +363,17 @@ func (s *Session) trackNotification(m *Message) {
 }
 
 func (s *Session) trackResponse(m *Message) {
+	id := frame.IDKey(m.ID) // a lookup key, aliasing the frame
 	if m.Dir == spec.DirUnknown {
 		m.Contract = s.current()
-		if r := s.unplaced[m.ID]; r != nil {
+		if r := s.unplaced[id]; r != nil {
 			// It answers a request whose direction is unknown too.
-			delete(s.unplaced, m.ID)
+			delete(s.unplaced, id)
 			r.ResponseLine, r.ResponseTime, r.ResponseErr = m.Line, m.Time, m.Kind == frame.KindError
 			m.Request, m.Contract = r, r.Contract
 			return
 		}
-		c2s, s2c := s.outstanding[requestKey{spec.C2S, m.ID}], s.outstanding[requestKey{spec.S2C, m.ID}]
+		c2s, s2c := s.outstanding[requestKey{spec.C2S, id}], s.outstanding[requestKey{spec.S2C, id}]
 		switch {
 		case c2s == nil && s2c == nil:
 			s.orphan(m) // no request of either side has its id (yet)
@@ -373,7 +382,7 @@ func (s *Session) trackResponse(m *Message) {
 		}
 		return
 	}
-	key := requestKey{m.Dir.Opposite(), m.ID}
+	key := requestKey{m.Dir.Opposite(), id}
 	r := s.outstanding[key]
 	if r == nil {
 		m.Contract = s.current()
@@ -389,11 +398,11 @@ func (s *Session) trackResponse(m *Message) {
 	if r.TaskAugmented && m.Kind == frame.KindResult {
 		s.rememberTask(m)
 	}
-	if a := s.ambiguous[m.ID]; a != nil {
+	if a := s.ambiguous[id]; a != nil {
 		// An earlier response without a direction answered one of the two requests
 		// with this id: not this one, so the other side's.
-		delete(s.ambiguous, m.ID)
-		if other := s.outstanding[requestKey{r.Dir.Opposite(), m.ID}]; other != nil {
+		delete(s.ambiguous, id)
+		if other := s.outstanding[requestKey{r.Dir.Opposite(), id}]; other != nil {
 			s.closeAnswered(other, a.line, a.time, a.isErr)
 		}
 	}
@@ -405,8 +414,8 @@ func (s *Session) trackResponse(m *Message) {
 // the first such response answers one of them, unknown which; a second one answers
 // the other, so both are closed.
 func (s *Session) ambiguousResponse(m *Message, c2s, s2c *Request) {
-	if a := s.ambiguous[m.ID]; a != nil {
-		delete(s.ambiguous, m.ID)
+	if a := s.ambiguous[c2s.Key]; a != nil {
+		delete(s.ambiguous, c2s.Key)
 		// Both are answered by now: by this line at the latest.
 		s.closeAnswered(c2s, m.Line, m.Time, false)
 		s.closeAnswered(s2c, m.Line, m.Time, false)
@@ -418,14 +427,14 @@ func (s *Session) ambiguousResponse(m *Message, c2s, s2c *Request) {
 	if s.ambiguous == nil {
 		s.ambiguous = map[string]*ambiguousResponse{}
 	}
-	s.ambiguous[strings.Clone(m.ID)] = &ambiguousResponse{line: m.Line, time: m.Time, isErr: m.Kind == frame.KindError}
+	s.ambiguous[c2s.Key] = &ambiguousResponse{line: m.Line, time: m.Time, isErr: m.Kind == frame.KindError}
 	c2s.AmbiguousResponse, s2c.AmbiguousResponse = m.Line, m.Line
 }
 
 // closeAnswered records a response to an outstanding request that no message was
 // paired with (its response's direction was unknown).
 func (s *Session) closeAnswered(r *Request, line int, t time.Time, isErr bool) {
-	s.removeOutstanding(requestKey{r.Dir, r.ID})
+	s.removeOutstanding(requestKey{r.Dir, r.Key})
 	r.ResponseLine, r.ResponseTime, r.ResponseErr, r.AmbiguousResponse = line, t, isErr, 0
 	s.rememberToken(r)
 }

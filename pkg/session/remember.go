@@ -18,14 +18,14 @@ const maxDoneTokens = 1024
 // rememberToken keeps the progress token of a finished request for a while, so that
 // late progress in a log without directions can still be placed.
 func (s *Session) rememberToken(r *Request) {
-	if r.ProgressToken == "" {
+	if r.ProgressKey == "" {
 		return
 	}
 	if s.doneTokens == nil {
 		s.doneTokens = map[string]spec.Direction{}
 	}
-	s.doneTokens[r.ProgressToken] = r.Dir
-	s.doneOrder = append(s.doneOrder, r.ProgressToken)
+	s.doneTokens[r.ProgressKey] = r.Dir
+	s.doneOrder = append(s.doneOrder, r.ProgressKey)
 	if len(s.doneOrder) > maxDoneTokens {
 		delete(s.doneTokens, s.doneOrder[0])
 		s.doneOrder = s.doneOrder[1:]

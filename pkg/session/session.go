@@ -17,6 +17,8 @@ type Session struct {
 	Input     string
 	Index     int // order of appearance in the input
 	StreamKey string
+	// FirstLine and LastLine are the first and last lines the session's frames are
+	// on (the lowest and highest: a reader may hand frames out in time order).
 	FirstLine int
 	LastLine  int
 	FirstTime time.Time
@@ -110,9 +112,10 @@ func (s *Session) Outstanding() []*Request {
 	return out
 }
 
-// Pending returns the outstanding request sent in direction d with this raw id.
+// Pending returns the outstanding request sent in direction d with this raw id (or
+// one equal to it in value, see frame.IDKey).
 func (s *Session) Pending(d spec.Direction, id string) *Request {
-	return s.outstanding[requestKey{d, id}]
+	return s.outstanding[requestKey{d, frame.IDKey(id)}]
 }
 
 // Contract is the session's contract as a whole: the initialize contract (legacy),

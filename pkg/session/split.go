@@ -65,7 +65,9 @@ func (t *Tracker) Frame(f *frame.Frame, visit func(*Message)) {
 		s = t.start(f.StreamKey, f)
 	}
 	s.Frames++
-	s.LastLine = f.Line
+	// The lines the session spans: frames come in time order, which is not line
+	// order where the reader sorted them (HAR entries by startedDateTime).
+	s.FirstLine, s.LastLine = min(s.FirstLine, f.Line), max(s.LastLine, f.Line)
 	s.Unordered = s.Unordered || f.Unordered
 	if !f.Time.IsZero() {
 		if s.FirstTime.IsZero() {
@@ -130,7 +132,7 @@ func (t *Tracker) startsSession(s *Session, f *frame.Frame) bool {
 	}
 	if first.Method == "initialize" && s.Legacy == nil {
 		// Its result was logged first (concurrent loggers): it belongs here.
-		if o := s.orphans[requestKey{spec.C2S, first.ID}]; o != nil && f.Line-o.Line <= orphanWindow {
+		if o := s.orphans[requestKey{spec.C2S, frame.IDKey(first.ID)}]; o != nil && f.Line-o.Line <= orphanWindow {
 			return false
 		}
 	}
