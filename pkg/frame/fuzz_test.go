@@ -124,7 +124,7 @@ func FuzzReader(f *testing.F) {
 				if rec.Kind == frame.RecordContext {
 					context++
 				} else {
-					blank++
+					blank += rec.Run
 				}
 			default:
 				t.Fatalf("line %d: record kind %v", n, rec.Kind)

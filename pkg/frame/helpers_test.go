@@ -20,6 +20,7 @@ type record struct {
 	Line  int
 	Text  string
 	Frame *frame.Frame
+	Run   int
 }
 
 // copyFrame deep-copies f, members included.
@@ -43,7 +44,7 @@ func copyFrame(f *frame.Frame) *frame.Frame {
 }
 
 func copyRecord(rec *frame.Record) record {
-	r := record{Kind: rec.Kind, Line: rec.Line, Text: string(rec.Text)}
+	r := record{Kind: rec.Kind, Line: rec.Line, Text: string(rec.Text), Run: rec.Run}
 	if rec.Frame != nil {
 		r.Frame = copyFrame(rec.Frame)
 	}
@@ -124,6 +125,7 @@ func onlyFrame(t *testing.T, in string, opt frame.Options) *frame.Frame {
 func checkStats(t testing.TB, recs []record, st frame.Stats) {
 	t.Helper()
 	var frames, rejected, context, blank int
+	lines := len(recs)
 	for _, r := range recs {
 		switch r.Kind {
 		case frame.RecordFrame:
@@ -134,12 +136,16 @@ func checkStats(t testing.TB, recs []record, st frame.Stats) {
 		case frame.RecordContext:
 			context++
 		case frame.RecordBlank:
-			blank++
+			if r.Run < 1 {
+				t.Errorf("line %d: a blank record standing for %d lines", r.Line, r.Run)
+			}
+			blank += r.Run
+			lines += r.Run - 1
 		}
 	}
-	if st.Lines != len(recs) || st.Frames != frames || st.Rejected != rejected || st.Context != context || st.Blank != blank {
+	if st.Lines != lines || st.Frames != frames || st.Rejected != rejected || st.Context != context || st.Blank != blank {
 		t.Errorf("stats %+v, records say lines=%d frames=%d rejected=%d context=%d blank=%d",
-			st, len(recs), frames, rejected, context, blank)
+			st, lines, frames, rejected, context, blank)
 	}
 	if st.Lines != st.Frames+st.Context+st.Blank {
 		t.Errorf("stats do not add up: lines %d != frames %d + context %d + blank %d", st.Lines, st.Frames, st.Context, st.Blank)
@@ -147,9 +153,15 @@ func checkStats(t testing.TB, recs []record, st frame.Stats) {
 	if st.FrameLines != st.Frames || st.Unaccounted() != 0 {
 		t.Errorf("stats %+v: %d frame lines for %d frames, %d lines unaccounted for", st, st.FrameLines, st.Frames, st.Unaccounted())
 	}
+	next := 1
 	for i, r := range recs {
-		if r.Line != i+1 {
-			t.Errorf("record %d has line %d, want %d (one record per line, in order)", i, r.Line, i+1)
+		want := next
+		next++
+		if r.Kind == frame.RecordBlank && r.Run > 1 {
+			next += r.Run - 1 // a run of empty lines is one record
+		}
+		if r.Line != want {
+			t.Errorf("record %d has line %d, want %d (one record per line, or per run of empty lines, in order)", i, r.Line, want)
 			break
 		}
 		if r.Frame != nil && r.Frame.Line != r.Line {

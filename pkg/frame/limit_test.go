@@ -141,3 +141,24 @@ func TestLongLinesCostTheirLimit(t *testing.T) {
 		})
 	}
 }
+
+// TestBlankRunsAreOneRecord: a run of empty lines (a newline bomb: 4 GiB of them
+// took minutes, one record each) is one blank record standing for the run, and the
+// lines after it keep their numbers.
+func TestBlankRunsAreOneRecord(t *testing.T) {
+	in := `{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n\n\n\r\n\n" + `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n" + strings.Repeat("\n", 100_000) + `{"jsonrpc":"2.0","id":2,"method":"ping"}` + "\n"
+	recs, st := read(t, in, frame.Options{})
+	checkStats(t, recs, st)
+	var frameLines []int
+	for _, r := range recs {
+		if r.Kind == frame.RecordFrame {
+			frameLines = append(frameLines, r.Line)
+		}
+	}
+	if want := []int{1, 6, 100_007}; len(frameLines) != 3 || frameLines[0] != want[0] || frameLines[1] != want[1] || frameLines[2] != want[2] {
+		t.Errorf("frames at lines %v, want %v", frameLines, want)
+	}
+	if st.Blank != 100_004 || len(recs) > 40 {
+		t.Errorf("%d blank lines in %d records, want 100004 in a few", st.Blank, len(recs))
+	}
+}

@@ -48,6 +48,9 @@ type Record struct {
 	Line  int
 	Frame *Frame
 	Text  []byte
+	// Run is, for a blank record, how many consecutive empty lines it stands for
+	// (1 or more): a run of newlines is one record.
+	Run int
 }
 
 // Stats counts what a Reader saw. Every line (document entry) read is accounted
@@ -448,6 +451,7 @@ func (r *Reader) decodeLine(line []byte) (*Record, relative) {
 	if len(bytes.TrimSpace(line)) == 0 {
 		r.stats.Blank++
 		r.rec.Kind = RecordBlank
+		r.rec.Run = 1 + r.skipBlankRun()
 		return &r.rec, relNone
 	}
 	dec := r.dec
@@ -477,7 +481,7 @@ func (r *Reader) decodeLine(line []byte) (*Record, relative) {
 		return r.frameRecord(), rel
 	case RecordBlank:
 		r.stats.Blank++
-		r.rec.Kind = kind
+		r.rec.Kind, r.rec.Run = kind, 1
 		return &r.rec, relNone
 	}
 	if !r.fixed && !r.weak {
@@ -486,6 +490,43 @@ func (r *Reader) decodeLine(line []byte) (*Record, relative) {
 		}
 	}
 	return r.contextRecord(line), relNone
+}
+
+// skipBlankRun counts and drops the empty lines already buffered after a blank
+// line, so that a run of newlines (a log padded with them, a decompression bomb
+// of them) costs one record, not one per line. It never waits for more input.
+func (r *Reader) skipBlankRun() (skipped int) {
+	if r.doc != nil {
+		return 0
+	}
+	for {
+		b, _ := r.br.Peek(r.br.Buffered())
+		i, lines := 0, 0
+		for i < len(b) {
+			switch {
+			case b[i] == '\n':
+				i++
+			case b[i] == '\r' && i+1 < len(b) && b[i+1] == '\n':
+				i += 2
+			default:
+				goto done
+			}
+			lines++
+		}
+	done:
+		if lines == 0 {
+			return skipped
+		}
+		_, _ = r.br.Discard(i)
+		skipped += lines
+		r.line += lines
+		r.stats.Lines += lines
+		r.stats.Blank += lines
+		r.stats.Bytes += int64(i)
+		if i < len(b) {
+			return skipped
+		}
+	}
 }
 
 // decodeOther reads a line that the detected format calls context in the format the

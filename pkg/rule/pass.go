@@ -3,6 +3,7 @@ package rule
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -210,14 +211,18 @@ func (r *SessionResult) finish(rules []*Rule) {
 		return a.Rule < b.Rule
 	})
 	for _, ru := range rules {
-		reasons := r.cannot[ru.ID]
-		keys := make([]Reason, 0, len(reasons))
-		for k := range reasons {
-			keys = append(keys, k)
+		if len(r.cannot) == 0 && len(r.suppressed) == 0 {
+			break
 		}
-		sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
-		for _, k := range keys {
-			r.Notes = append(r.Notes, fmt.Sprintf("%s %s could not judge %s: %s", ru.ID, ru.Name, plural(reasons[k], "message"), k))
+		if reasons := r.cannot[ru.ID]; len(reasons) > 0 {
+			keys := make([]Reason, 0, len(reasons))
+			for k := range reasons {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				r.Notes = append(r.Notes, ru.ID+" "+ru.Name+" could not judge "+plural(reasons[k], "message")+": "+string(k))
+			}
 		}
 		if n := r.suppressed[ru.ID]; n > 0 {
 			r.Notes = append(r.Notes, fmt.Sprintf("%s %s: %d more %s not listed (limit per rule and session reached)", ru.ID, ru.Name, n, strings.TrimPrefix(plural(n, "finding"), fmt.Sprint(n)+" ")))
@@ -269,10 +274,14 @@ func NewAnalyzer(input string, rules []*Rule, limit int) *Analyzer {
 }
 
 func (a *Analyzer) start(s *session.Session) {
-	run := &running{result: &SessionResult{Session: s}}
-	for _, r := range a.rules {
-		run.passes = append(run.passes, &Pass{Rule: r, Session: s, result: run.result, limit: a.limit, shared: a.shared})
-		run.checkers = append(run.checkers, r.New())
+	// One allocation for the passes of a session, not one each: a capture of many
+	// short sessions starts one per few lines.
+	run := &running{result: &SessionResult{Session: s}, passes: make([]*Pass, len(a.rules)), checkers: make([]Checker, len(a.rules))}
+	passes := make([]Pass, len(a.rules))
+	for i, r := range a.rules {
+		passes[i] = Pass{Rule: r, Session: s, result: run.result, limit: a.limit, shared: a.shared}
+		run.passes[i] = &passes[i]
+		run.checkers[i] = r.New()
 	}
 	run.observe = a.startObservers(s)
 	a.open[s] = run
