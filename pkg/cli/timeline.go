@@ -32,7 +32,7 @@ func timelineCommand(env Env) *cli.Command {
 			"(the receiver may drop it). Context lines (stderr, banners) are dimmed.\n\n" +
 			"Sessions are printed as they end, so the output streams. Memory: a session's frame summaries\n" +
 			"(about 250 bytes a frame, never the frames) are held until the session ends, because what did\n" +
-			"not happen after a frame is known only then; at most 250000 per session are kept (the rest are\n" +
+			"not happen after a frame is known only then; at most 100000 per session are kept (the rest are\n" +
 			"counted), and --around and --method keep only the frames they show.\n\n" +
 			"Exit 0, or 1 when --around or --method let no frame through (said on stderr), 2 on a usage\n" +
 			"error or an unreadable capture.",

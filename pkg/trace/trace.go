@@ -48,8 +48,9 @@ func (n Needs) Zero() bool { return n == Needs{} }
 // Limits of what a Tracer keeps per session.
 const (
 	// DefaultMaxFrames caps the frame summaries kept for one session (about 250
-	// bytes each, so about 60 MB at most); frames beyond it are counted, not kept.
-	DefaultMaxFrames = 250_000
+	// bytes each, so about 25 MB at most, and a timeline nobody reads beyond it);
+	// frames beyond it are counted, not kept.
+	DefaultMaxFrames = 100_000
 	// MaxMethods caps the distinct (direction, method) pairs counted per session.
 	MaxMethods = 512
 	// maxUseLines is how many lines of each method's use are remembered.
