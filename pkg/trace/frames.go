@@ -119,6 +119,9 @@ type FrameSummary struct {
 	// FromFinding marks a frame whose summary was not kept (the MaxFrames cap),
 	// drawn from the finding anchored at it.
 	FromFinding bool
+	// Raw is a copy of the frame (Needs.Raw), cut at MaxRaw bytes when RawCut.
+	Raw    []byte
+	RawCut bool
 
 	// Responses: the request's line and the time since it (HasLatency).
 	RequestLine int
@@ -218,6 +221,13 @@ func (o *observation) Message(m *session.Message) {
 	}
 	fs := summarize(m, t)
 	fs.Seq = t.Total
+	if o.tr.opt.Raw {
+		raw := m.Raw
+		if fs.RawCut = len(raw) > MaxRaw; fs.RawCut {
+			raw = raw[:MaxRaw]
+		}
+		fs.Raw = bytes.Clone(raw)
+	}
 	idx := -1
 	if o.tr.opt.Keep == nil || o.tr.opt.Keep(fs.Line, fs.Method) {
 		idx = t.add(fs, o.tr.opt.MaxFrames)
