@@ -155,7 +155,7 @@ func (p *browserPage) clean(t *testing.T) {
 
 func (p *browserPage) screenshot(t *testing.T, name string) string {
 	t.Helper()
-	png, err := chromedp.Run(p.ctx, chromedp.FullScreenshot(90))
+	png, err := chromedp.Run(p.ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatalf("screenshot: %v", err)
 	}
