@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
@@ -320,4 +322,44 @@ func TestHTMLInjectionDoesNotExecute(t *testing.T) {
 			p.clean(t)
 		})
 	}
+}
+
+// TestHTMLPagesAndThemes: a long session's timeline is shown a page at a time
+// and the pager moves through it; the page follows the reader's colour scheme.
+func TestHTMLPagesAndThemes(t *testing.T) {
+	p, rep := openReport(t, largeCapture(t), false)
+	type page struct {
+		Rows  int    `json:"rows"`
+		First string `json:"first"`
+		Label string `json:"label"`
+	}
+	read := func() page {
+		var pg page
+		p.eval(t, `({rows: document.querySelectorAll('#s1-timeline tr.frame').length, first: document.querySelector('#s1-timeline tr.frame').dataset.line, label: document.querySelector('#s1-timeline .page').textContent})`, &pg)
+		return pg
+	}
+	pages := (rep.Sessions[0].Frames + 99) / 100
+	if got, want := read(), (page{Rows: 100, First: "1", Label: fmt.Sprintf("page 1 of %d", pages)}); got != want {
+		t.Errorf("first page: %+v, want %+v", got, want)
+	}
+	p.click(t, `#s1-timeline [data-page="next"]`)
+	if got, want := read(), (page{Rows: 100, First: "101", Label: fmt.Sprintf("page 2 of %d", pages)}); got != want {
+		t.Errorf("second page: %+v, want %+v", got, want)
+	}
+	background := func() string { return evalAs[string](t, p, `getComputedStyle(document.body).backgroundColor`) }
+	if got := background(); got != "rgb(255, 255, 255)" {
+		t.Errorf("light theme background %s", got)
+	}
+	dark := chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
+		_, err := cdp.Call(ctx, target, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}})
+		return err
+	})
+	if err := chromedp.Do(p.ctx, dark); err != nil {
+		t.Fatal(err)
+	}
+	if got := background(); got != "rgb(13, 17, 23)" {
+		t.Errorf("dark theme background %s", got)
+	}
+	p.screenshot(t, "large-dark.png")
+	p.clean(t)
 }

@@ -69,10 +69,10 @@ func TestHTMLMarkupOnlyOurs(t *testing.T) {
 	}
 }
 
-// TestHTMLLargeSession: a session of a thousand frames keeps a small diagram
-// (the handshake and the flagged frame's neighbours, the rest counted as
-// omitted) and carries every frame in the timeline's data.
-func TestHTMLLargeSession(t *testing.T) {
+// largeCapture writes a session of 1002 frames: the handshake, then 500
+// tools/call requests, all answered but the 250th (line 502).
+func largeCapture(t *testing.T) string {
+	t.Helper()
 	var b strings.Builder
 	b.WriteString(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}` + "\n")
 	b.WriteString(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}` + "\n")
@@ -87,6 +87,14 @@ func TestHTMLLargeSession(t *testing.T) {
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return path
+}
+
+// TestHTMLLargeSession: a session of a thousand frames keeps a small diagram
+// (the handshake and the flagged frame's neighbours, the rest counted as
+// omitted) and carries every frame in the timeline's data.
+func TestHTMLLargeSession(t *testing.T) {
+	path := largeCapture(t)
 	out, rep := htmlReport(t, path, false)
 	frames := rep.Sessions[0].Frames
 	if frames != 1002 {
