@@ -39,7 +39,7 @@ func WriteDiff(w io.Writer, format string, d *trace.Diff, opt DiffOptions) error
 		if err != nil {
 			return fmt.Errorf("mcpsleuth: encoding the diff: %w", err)
 		}
-		out = string(b) + "\n"
+		out = string(escapeJSONText(b)) + "\n"
 	case "markdown":
 		out = diffMarkdown(d)
 	case "html":

@@ -43,7 +43,8 @@ type timelineMk struct {
 
 // htmlData encodes a value for a <script type="application/json"> block: the
 // encoder escapes <, > and & (and U+2028, U+2029), so no captured text can
-// close the block or open a comment in it.
+// close the block or open a comment in it; escapeJSONText escapes the other
+// characters no report carries raw.
 func htmlData(v any) (string, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -51,7 +52,7 @@ func htmlData(v any) (string, error) {
 	if err := enc.Encode(v); err != nil {
 		return "", fmt.Errorf("encoding the timeline data: %w", err)
 	}
-	return strings.TrimRight(buf.String(), "\n"), nil
+	return strings.TrimRight(string(escapeJSONText(buf.Bytes())), "\n"), nil
 }
 
 // timelineRows builds the rows of a session's timeline: every kept frame, with

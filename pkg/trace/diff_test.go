@@ -81,7 +81,7 @@ func TestDiffRealPair(t *testing.T) {
 }
 
 const diffBefore = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"roots":{"listChanged":true}},"clientInfo":{"name":"c","version":"1"}}}
-{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{},"prompts":{},"logging":{}},"serverInfo":{"name":"s","version":"1"}}}
+{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{"listChanged":true},"prompts":{},"logging":{}},"serverInfo":{"name":"s","version":"1"}}}
 {"jsonrpc":"2.0","method":"notifications/initialized"}
 {"jsonrpc":"2.0","id":1,"method":"tools/list"}
 {"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"search","inputSchema":{"type":"object","properties":{"q":{"type":"string"},"date":{"type":"string","format":"date"},"page":{"type":"integer"}},"required":["q"]}},{"name":"old","inputSchema":{"type":"object"}}]}}
@@ -89,6 +89,9 @@ const diffBefore = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"pro
 {"jsonrpc":"2.0","id":2,"result":{"prompts":[{"name":"summary","arguments":[{"name":"topic","required":true}]}]}}
 {"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search","arguments":{"q":"x"}}}
 {"jsonrpc":"2.0","id":3,"result":{"content":[]}}
+{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}
+{"jsonrpc":"2.0","id":4,"method":"tools/list"}
+{"jsonrpc":"2.0","id":4,"result":{"tools":[{"name":"search","inputSchema":{"type":"object","properties":{"q":{"type":"string"},"date":{"type":"string","format":"date"},"page":{"type":"integer"}},"required":["q"]}},{"name":"old","inputSchema":{"type":"object"}}]}}
 `
 
 const diffAfter = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"2"}}}
@@ -100,13 +103,15 @@ const diffAfter = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"prot
 {"jsonrpc":"2.0","id":2,"result":{"prompts":[{"name":"summary","arguments":[{"name":"topic","required":false},{"name":"tone"}]}]}}
 {"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search","arguments":{"q":"x"}}}
 {"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"limit is required"}}
+{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}
 {"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"new","arguments":{}}}
 `
 
 // TestDiffContractListsBehaviour: the revisions, a capability each side lost,
 // schemas changed property by property (a format, a property added and one
 // removed, a member now required), a prompt's arguments, and behaviour (an error
-// code, a request left unanswered) are all named.
+// code, a request left unanswered, a list_changed acted on in A and not in B)
+// are all named.
 func TestDiffContractListsBehaviour(t *testing.T) {
 	a, sa := compared(t, "before.jsonl", diffBefore)
 	b, sb := compared(t, "after.jsonl", diffAfter)
@@ -141,7 +146,9 @@ func TestDiffContractListsBehaviour(t *testing.T) {
 		t.Errorf("summary changed: %q, want %q", got, wantSummary)
 	}
 	for _, want := range []trace.CountChange{{Aspect: "error response", What: "-32602 for tools/call", A: 0, B: 1}, {Aspect: "unanswered request", What: "tools/call", A: 0, B: 1},
-		{Aspect: "method", What: "c2s tools/call", A: 1, B: 2}} {
+		{Aspect: "method", What: "c2s tools/call", A: 1, B: 2},
+		{Aspect: "notification reacted to", What: "notifications/tools/list_changed", A: 1, B: 0},
+		{Aspect: "notification without reaction", What: "notifications/tools/list_changed", A: 0, B: 1}} {
 		if !slices.Contains(d.Behaviour, want) {
 			t.Errorf("behaviour: %+v lacks %+v", d.Behaviour, want)
 		}
