@@ -140,6 +140,14 @@ func DiffSessions(a, b Compared, sidesA, sidesB DiffSide) *Diff {
 	field("negotiation", va.Verdict, vb.Verdict)
 	field("client", peerText(va.Client), peerText(vb.Client))
 	field("server", peerText(va.Server), peerText(vb.Server))
+	for _, side := range []struct {
+		name string
+		s    DiffSide
+	}{{"A", sidesA}, {"B", sidesB}} {
+		if side.s.Sessions > 1 {
+			d.Notes = append(d.Notes, fmt.Sprintf("%s holds %d sessions; session %d was compared (CAPTURE#N picks another)", side.name, side.s.Sessions, side.s.Session))
+		}
+	}
 	if !va.HasContract || !vb.HasContract {
 		d.Notes = append(d.Notes, "a session without a contract (no handshake, no modern request): its capabilities are unknown")
 	}
