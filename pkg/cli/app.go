@@ -106,6 +106,7 @@ func newApp(env Env) *cli.Command {
 			checkCommand(env),
 			handshakeCommand(env),
 			timelineCommand(env),
+			diffCommand(env),
 			rulesCommand(env),
 			explainCommand(env),
 			validateArgsCommand(env),

@@ -24,7 +24,7 @@ func checkCommand(env Env) *cli.Command {
 		Usage:     "analyse captures: rebuild each session's contract and report what broke it",
 		ArgsUsage: "[FILE|DIR|-]...",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "format", Value: "text", Usage: "report format: text, json, jsonl (one finding a line, for a warehouse), markdown (a ticket attachment), sarif (SARIF 2.1.0, for code scanning) or junit (a test suite per session, for CI)"},
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "report format: text, json, jsonl (one finding a line, for a warehouse), markdown (a ticket attachment), html (one self-contained page: diagrams, a filterable timeline), sarif (SARIF 2.1.0, for code scanning) or junit (a test suite per session, for CI)"},
 			&cli.BoolFlag{Name: "redact", Usage: "replace the values in params and results with their type and length and mask secret-looking strings everywhere; methods, ids, capabilities, versions, error codes and messages, tool names and schemas stay"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the report to `FILE` instead of stdout"},
 			&cli.StringFlag{Name: "fail-on", Value: "error", Usage: "exit 1 when a finding is at or above this severity: error, warning, info or never"},

@@ -39,6 +39,7 @@ var formats = []Format{
 	{Name: "json", Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteJSON(w, r) }, Stream: NewJSONStream},
 	{Name: "jsonl", Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteJSONL(w, r) }, Stream: NewJSONLStream},
 	{Name: "markdown", Requires: MarkdownRequires, Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteMarkdown(w, r) }},
+	{Name: "html", Requires: HTMLRequires, Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteHTML(w, r) }},
 	{Name: "sarif", Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteSARIF(w, r) }},
 	{Name: "junit", Write: func(w io.Writer, r *Report, opt WriteOptions) error {
 		return WriteJUnit(w, r, JUnitOptions{FailOn: opt.FailOn})

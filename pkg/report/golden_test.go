@@ -97,7 +97,7 @@ func analyseFile(t *testing.T, path string, rules []*rule.Rule, opt trace.Option
 // goldenReport builds the report of one input with the golden rules.
 func goldenReport(t *testing.T, path string) *report.Report {
 	t.Helper()
-	res, tr := analyseFile(t, path, goldenRules, trace.Options{Needs: report.MarkdownRequires})
+	res, tr := analyseFile(t, path, goldenRules, trace.Options{Needs: report.MarkdownRequires.Union(report.HTMLRequires)})
 	return report.BuildWith("test", []*rule.InputResult{res}, report.Options{Rules: goldenRules, Trace: tr})
 }
 
@@ -145,6 +145,7 @@ func formats(t *testing.T, rep *report.Report) map[string]string {
 	render("json", func(b *bytes.Buffer) error { return report.WriteJSON(b, rep) })
 	render("jsonl", func(b *bytes.Buffer) error { return report.WriteJSONL(b, rep) })
 	render("markdown", func(b *bytes.Buffer) error { return report.WriteMarkdown(b, rep) })
+	render("html", func(b *bytes.Buffer) error { return report.WriteHTML(b, rep) })
 	render("sarif", func(b *bytes.Buffer) error { return report.WriteSARIF(b, rep) })
 	render("junit", func(b *bytes.Buffer) error {
 		return report.WriteJUnit(b, rep, report.JUnitOptions{FailOn: rule.SeverityWarning})

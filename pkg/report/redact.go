@@ -63,6 +63,9 @@ func RedactSession(s *Session) {
 		for i := range t.Frames {
 			fs := &t.Frames[i]
 			fs.Method, fs.ID, fs.Subject, fs.Text = redact.MaskSecrets(fs.Method), redact.MaskSecrets(fs.ID), text(fs.Subject), text(fs.Text)
+			if len(fs.Raw) > 0 {
+				fs.Raw = redact.Frame(fs.Raw, set)
+			}
 		}
 		for i := range t.Uses {
 			t.Uses[i].Method = redact.MaskSecrets(t.Uses[i].Method)

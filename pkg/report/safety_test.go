@@ -48,7 +48,7 @@ var flagEverything = &rule.Rule{
 // everyFormat renders one capture in every format, the timeline included.
 func everyFormat(t *testing.T, path string, ruleset []*rule.Rule, redact bool) map[string]string {
 	t.Helper()
-	res, tr := analyseFile(t, path, ruleset, trace.Options{Needs: report.MarkdownRequires.Union(trace.Needs{Redaction: redact})})
+	res, tr := analyseFile(t, path, ruleset, trace.Options{Needs: report.MarkdownRequires.Union(report.HTMLRequires).Union(trace.Needs{Redaction: redact})})
 	rep := report.BuildWith("test", []*rule.InputResult{res}, report.Options{Rules: ruleset, Trace: tr})
 	if redact {
 		report.Redact(rep)

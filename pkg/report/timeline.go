@@ -253,14 +253,29 @@ func formatMillis(ms int64) string {
 
 // writeMarkers writes what did not happen after a frame.
 func writeMarkers(b *strings.Builder, fs trace.FrameSummary, pal Palette) {
-	mark := func(text string, bad bool) {
-		line := fmt.Sprintf("%*s————  %s", tlIndent, "", text)
-		if bad {
+	for _, m := range frameMarkers(fs) {
+		line := fmt.Sprintf("%*s————  %s", tlIndent, "", m.Text)
+		if m.Bad {
 			fmt.Fprintf(b, "%s\n", pal.Warn(line))
-			return
+			continue
 		}
 		fmt.Fprintf(b, "%s\n", pal.Dim(line))
 	}
+}
+
+// frameMarker is what did or did not happen after a frame ("(no response)",
+// "(no reaction: ...)"), as the timeline and the diagrams mark it; Bad when it
+// is evidence of a problem.
+type frameMarker struct {
+	Text string
+	Bad  bool
+}
+
+// frameMarkers says what became of a frame: a request's missing response, a
+// notification's reaction or its absence.
+func frameMarkers(fs trace.FrameSummary) []frameMarker {
+	var out []frameMarker
+	mark := func(text string, bad bool) { out = append(out, frameMarker{Text: text, Bad: bad}) }
 	switch {
 	case fs.Unanswered && fs.LongLived:
 		mark("(no response: a long-lived stream, answered only when it closes)", false)
@@ -271,7 +286,7 @@ func writeMarkers(b *strings.Builder, fs trace.FrameSummary, pal Palette) {
 	}
 	r := fs.Reaction
 	if r == nil {
-		return
+		return out
 	}
 	receiver := r.Receiver.String()
 	switch {
@@ -290,6 +305,7 @@ func writeMarkers(b *strings.Builder, fs trace.FrameSummary, pal Palette) {
 	case r.Line > 0:
 		mark(fmt.Sprintf("(reaction: %s at line %d)", Safe(r.By), r.Line), false)
 	}
+	return out
 }
 
 func writeFindingLine(b *strings.Builder, f Finding, pal Palette) {

@@ -46,6 +46,12 @@ type Trace struct {
 	// Redacted holds the values --redact hides in the session's frames
 	// (Needs.Redaction; nil without it).
 	Redacted *redact.Set
+	// Lists are the tools, prompts, resources and resource templates the server
+	// listed (Needs.Lists), by kind and name; ListsOmitted counts items beyond
+	// the cap.
+	Lists        []ListedItem
+	ListsOmitted int
+	listedAt     map[[2]string]int
 
 	uses    map[useKey]int
 	pending map[*session.Request]int
@@ -119,6 +125,9 @@ type FrameSummary struct {
 	// FromFinding marks a frame whose summary was not kept (the MaxFrames cap),
 	// drawn from the finding anchored at it.
 	FromFinding bool
+	// Raw is a copy of the frame (Needs.Raw), cut at MaxRaw bytes when RawCut.
+	Raw    []byte
+	RawCut bool
 
 	// Responses: the request's line and the time since it (HasLatency).
 	RequestLine int
@@ -206,6 +215,9 @@ func (o *observation) Message(m *session.Message) {
 	}
 	countUse(t, m)
 	keepDeclaring(t, m)
+	if o.tr.opt.Lists && m.Batch == nil {
+		keepListed(t, m)
+	}
 	if t.Redacted != nil && m.Batch == nil {
 		redact.Collect(m.Raw, t.Redacted)
 	}
@@ -218,6 +230,13 @@ func (o *observation) Message(m *session.Message) {
 	}
 	fs := summarize(m, t)
 	fs.Seq = t.Total
+	if o.tr.opt.Raw {
+		raw := m.Raw
+		if fs.RawCut = len(raw) > MaxRaw; fs.RawCut {
+			raw = raw[:MaxRaw]
+		}
+		fs.Raw = bytes.Clone(raw)
+	}
 	idx := -1
 	if o.tr.opt.Keep == nil || o.tr.opt.Keep(fs.Line, fs.Method) {
 		idx = t.add(fs, o.tr.opt.MaxFrames)
@@ -482,7 +501,8 @@ func (o *observation) End(sr *rule.SessionResult) any {
 		}
 	}
 	t.pending = nil
-	t.waiting, t.uses, t.methods = nil, nil, nil
+	t.waiting, t.uses, t.methods, t.listedAt = nil, nil, nil, nil
+	sortLists(t.Lists)
 	sort.SliceStable(t.Uses, func(i, j int) bool {
 		if t.Uses[i].Lines[0] != t.Uses[j].Lines[0] {
 			return t.Uses[i].Lines[0] < t.Uses[j].Lines[0]

@@ -34,12 +34,19 @@ type Needs struct {
 	// Redaction collects the values --redact hides in each frame of the session
 	// (Trace.Redacted), so that they are hidden wherever else it prints them.
 	Redaction bool
+	// Raw keeps a copy of each kept frame (FrameSummary.Raw, cut at MaxRaw
+	// bytes), for views that show a frame's JSON on demand (the HTML timeline).
+	Raw bool
+	// Lists keeps what the server listed (tools, prompts, resources and resource
+	// templates, with their schemas): Trace.Lists, what diff compares.
+	Lists bool
 }
 
 // Union is what two views need together.
 func (n Needs) Union(o Needs) Needs {
 	return Needs{Frames: n.Frames || o.Frames, Context: n.Context || o.Context, Diagram: n.Diagram || o.Diagram,
-		Contract: n.Contract || o.Contract, Handshake: n.Handshake || o.Handshake, Redaction: n.Redaction || o.Redaction}
+		Contract: n.Contract || o.Contract, Handshake: n.Handshake || o.Handshake, Redaction: n.Redaction || o.Redaction,
+		Raw: n.Raw || o.Raw, Lists: n.Lists || o.Lists}
 }
 
 // Zero reports whether nothing is needed: no tracer has to run.
@@ -65,6 +72,8 @@ const (
 	maxWaiting = 1024
 	// maxPreamble caps the context lines kept before the first session.
 	maxPreamble = 200
+	// MaxRaw cuts the copy of a frame kept with Needs.Raw.
+	MaxRaw = 4 << 10
 )
 
 // Options configure a Tracer.

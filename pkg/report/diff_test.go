@@ -1,0 +1,79 @@
+package report_test
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/report"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
+	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
+)
+
+// diffOf compares the first sessions of two captures as the diff command does.
+func diffOf(t *testing.T, a, b string) *trace.Diff {
+	t.Helper()
+	side := func(path string) (trace.Compared, trace.DiffSide) {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		tr := trace.New(trace.Options{Needs: trace.DiffNeeds})
+		opt := rule.RunOptions{}
+		tr.Apply(&opt)
+		res, err := rule.Run(path, f, rules.All(), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := trace.Compared{Trace: tr.Of(res.Sessions[0]), Findings: res.Sessions[0].Findings}
+		return c, trace.SideOf(c, len(res.Sessions))
+	}
+	ca, sa := side(a)
+	cb, sb := side(b)
+	return trace.DiffSessions(ca, cb, sa, sb)
+}
+
+// TestDiffFormatsEscapeCapture: a diff against a capture full of markup and
+// control characters writes it as text in every format: the HTML page holds no
+// element from the capture and no script at all, Markdown escapes its syntax,
+// and no format carries a raw control character.
+func TestDiffFormatsEscapeCapture(t *testing.T) {
+	d := diffOf(t, "../../fixtures/real/ts-client-mcpgo-server-tools-change-undeclared.jsonl", "../../fixtures/hostile/html-injection.jsonl")
+	out := map[string]string{}
+	for _, format := range report.DiffFormats {
+		var b bytes.Buffer
+		if err := report.WriteDiff(&b, format, d, report.DiffOptions{Version: "test", Width: 80}); err != nil {
+			t.Fatal(err)
+		}
+		out[format] = b.String()
+		if r, found := rawControl(b.String()); found {
+			t.Errorf("%s: raw U+%04X", format, r)
+		}
+	}
+	if !strings.Contains(out["text"], `client: A lab-ts-client 0.1.0, B <script>window.__pwned=1</script><img src=x`) {
+		t.Errorf("text does not show the hostile client name as it is:\n%s", out["text"])
+	}
+	html := strings.ToLower(out["html"])
+	for _, tag := range []string{"<script", "<img", "<iframe", "<svg", "<b "} {
+		if strings.Contains(html, tag) {
+			t.Errorf("the HTML diff holds %q", tag)
+		}
+	}
+	if !strings.Contains(out["html"], "&lt;script&gt;window.__pwned=1&lt;/script&gt;") {
+		t.Error("the HTML diff does not show the hostile client name escaped")
+	}
+	// Markdown shows it in a code span, where GFM renders no markup.
+	if !strings.Contains(out["markdown"], "| client | `lab-ts-client 0.1.0` | `<script>window.__pwned=1</script><img src=x onerror=\"window.__pwned=2\"> 1.0\\u202e<u>` |") {
+		t.Errorf("the Markdown diff does not show the hostile client name in a code span:\n%s", out["markdown"])
+	}
+	for _, line := range strings.Split(out["text"], "\n") {
+		if n := len([]rune(line)); n > 80 && !strings.Contains(line, " ") {
+			continue // one word longer than the terminal
+		} else if n > 80 {
+			t.Errorf("text line of %d characters (width 80): %q", n, line)
+		}
+	}
+}

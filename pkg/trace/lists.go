@@ -1,0 +1,84 @@
+package trace
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/session"
+)
+
+// Limits of what Needs.Lists keeps per session.
+const (
+	// maxListed caps the items kept per list kind.
+	maxListed = 2048
+	// maxDefinition cuts the copy of one item's definition.
+	maxDefinition = 64 << 10
+)
+
+// listKinds are the list methods whose results Needs.Lists keeps, and the member
+// of the result that holds the items, each named by its nameKey.
+var listKinds = map[string]struct{ member, nameKey string }{
+	"tools/list":               {"tools", "name"},
+	"prompts/list":             {"prompts", "name"},
+	"resources/list":           {"resources", "uri"},
+	"resources/templates/list": {"resourceTemplates", "uriTemplate"},
+}
+
+// ListedItem is one tool, prompt, resource or resource template a server
+// listed: its kind (the list method), its name (a resource's URI) and its
+// definition as listed (the latest one seen in the session, cut at 64 KiB).
+type ListedItem struct {
+	Kind       string
+	Name       string
+	Definition json.RawMessage
+	Line       int
+}
+
+// keepListed records the items of a list result (Needs.Lists): the union of
+// every page and listing of the session, each item as last listed.
+func keepListed(t *Trace, m *session.Message) {
+	if m.Kind != frame.KindResult || m.Request == nil {
+		return
+	}
+	kind, ok := listKinds[m.Request.Method]
+	if !ok {
+		return
+	}
+	if t.listedAt == nil {
+		t.listedAt = map[[2]string]int{}
+	}
+	gjson.GetBytes(m.Result, kind.member).ForEach(func(_, item gjson.Result) bool {
+		name := item.Get(kind.nameKey).String()
+		key := [2]string{m.Request.Method, name}
+		def := []byte(item.Raw)
+		if len(def) > maxDefinition {
+			def = def[:maxDefinition]
+		}
+		entry := ListedItem{Kind: m.Request.Method, Name: name, Definition: bytes.Clone(def), Line: m.Line}
+		if i, ok := t.listedAt[key]; ok {
+			t.Lists[i] = entry
+			return true
+		}
+		if len(t.listedAt) >= maxListed*len(listKinds) {
+			t.ListsOmitted++
+			return true
+		}
+		t.listedAt[key] = len(t.Lists)
+		t.Lists = append(t.Lists, entry)
+		return true
+	})
+}
+
+// sortLists orders the kept items by kind and name.
+func sortLists(items []ListedItem) {
+	sort.Slice(items, func(i, j int) bool {
+		if items[i].Kind != items[j].Kind {
+			return items[i].Kind < items[j].Kind
+		}
+		return items[i].Name < items[j].Name
+	})
+}
