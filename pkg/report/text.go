@@ -177,13 +177,24 @@ func writeSessionHeader(b *bytes.Buffer, s Session, pal Palette) {
 	case "modern":
 		fmt.Fprintf(b, "  revision  %s (per request _meta)\n", orDash(v.Requested))
 	default:
-		fmt.Fprintf(b, "  revision  requested %s, answered %s, negotiated %s (%s)\n", orDash(v.Requested), orDash(v.Answered), orDash(v.Negotiated), v.Verdict)
+		fmt.Fprintf(b, "  revision  requested %s, answered %s, %s\n", orDash(v.Requested), orDash(v.Answered), negotiatedText(s))
 	}
 	fmt.Fprintf(b, "  frames    %d: %s, %s, %s", s.Frames, count(s.Requests, "request"), count(s.Notifications, "notification"), count(s.Responses, "response"))
 	if s.Invalid > 0 {
 		fmt.Fprintf(b, ", %d invalid", s.Invalid)
 	}
 	b.WriteString("\n")
+}
+
+// negotiatedText says what a legacy session negotiated: nothing when
+// initialize was never answered (the frames are then judged by the revision
+// the client requested).
+func negotiatedText(s Session) string {
+	v := s.ProtocolVersion
+	if s.HasContract() && v.Answered == "" && v.Negotiated != "" {
+		return fmt.Sprintf("negotiated nothing (%s; judged by %s, the revision requested)", v.Verdict, Safe(v.Negotiated))
+	}
+	return fmt.Sprintf("negotiated %s (%s)", orDash(v.Negotiated), v.Verdict)
 }
 
 func writeFindingsTable(b *bytes.Buffer, findings []Finding, pal Palette, width int) error {
