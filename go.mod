@@ -15,6 +15,7 @@ require (
 	github.com/tidwall/gjson v1.20.2
 	github.com/urfave/cli/v3 v3.11.0
 	go.yaml.in/yaml/v3 v3.0.6
+	golang.org/x/term v0.41.0
 )
 
 require (

@@ -46,12 +46,15 @@ type Env struct {
 	// StdinIsTerminal / StdoutIsTerminal decide defaults (reading stdin, colour).
 	StdinIsTerminal  bool
 	StdoutIsTerminal bool
+	// StdoutColumns is the width of the terminal stdout is (0: unknown), which
+	// text output fits when COLUMNS is not set (terminalWidth).
+	StdoutColumns int
 }
 
 // Main runs the program with os.Args and returns the exit code.
 func Main() int {
 	env := Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv,
-		StdinIsTerminal: isTerminal(os.Stdin), StdoutIsTerminal: isTerminal(os.Stdout)}
+		StdinIsTerminal: isTerminal(os.Stdin), StdoutIsTerminal: isTerminal(os.Stdout), StdoutColumns: stdoutColumns(os.Stdout)}
 	if env.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(softMemoryLimit(frame.DefaultMaxLine))
 	}

@@ -33,6 +33,7 @@ func checkCommand(env Env) *cli.Command {
 			&cli.DurationFlag{Name: "slow", Value: rules.DefaultSlowThreshold, Usage: "report responses slower than this (MCP3008 slow-response)"},
 			&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour the text report: auto, always or never (NO_COLOR is honoured)"},
 			&cli.StringFlag{Name: "min-severity", Usage: "show only findings at or above this severity: error, warning or info (--fail-on still sees every finding)"},
+			&cli.IntFlag{Name: "max-info", Value: defaultMaxInfo, Usage: "the text report lists at most `N` info findings per session, after the errors and warnings, and counts the rest (0: all); the other formats list every finding"},
 			&cli.BoolFlag{Name: "list-formats", Usage: "list the input formats and exit"},
 			&cli.StringFlag{Name: "baseline", Usage: "show and fail only on findings not in `REPORT.json`, an earlier check --format json (matched by fingerprint, never by line)"},
 			configFlag,
@@ -65,6 +66,10 @@ func runCheck(env Env, c *cli.Command) error {
 		}
 		show.baselinePath = path
 	}
+	maxInfo := c.Int("max-info")
+	if maxInfo < 0 {
+		return usageErr("mcpsleuth: --max-info must be 0 (all) or more, not %d", maxInfo)
+	}
 	fopt, err := frameOptions(c)
 	if err != nil {
 		return err
@@ -92,7 +97,7 @@ func runCheck(env Env, c *cli.Command) error {
 			return err
 		}
 		defer spool.Close()
-		stream := format.Stream(spool, report.StreamOptions{Version: Version(), Redact: c.Bool("redact"), Text: report.TextOptions{Color: out.colour}})
+		stream := format.Stream(spool, report.StreamOptions{Version: Version(), Redact: c.Bool("redact"), Text: report.TextOptions{Color: out.colour, Width: out.width, MaxInfo: maxInfo}})
 		var streamErr error
 		_, unreadable = analyseAll(env, names, streamRules(selected, fopt, tracer, show, stream, &streamErr))
 		if streamErr == nil {
@@ -113,7 +118,7 @@ func runCheck(env Env, c *cli.Command) error {
 			report.Redact(rep)
 		}
 		if err := out.write(env, func(w io.Writer) error {
-			return format.Write(w, rep, report.WriteOptions{Color: out.colour, FailOn: failOn})
+			return format.Write(w, rep, report.WriteOptions{Color: out.colour, FailOn: failOn, Width: out.width, MaxInfo: maxInfo})
 		}); err != nil {
 			return err
 		}
@@ -133,6 +138,10 @@ func runCheck(env Env, c *cli.Command) error {
 	}
 	return nil
 }
+
+// defaultMaxInfo is how many info findings a session lists in the text report
+// unless --max-info says otherwise: errors and warnings are never buried.
+const defaultMaxInfo = 5
 
 // checkFormats are the --format values of check (DESIGN.md section 5).
 var checkFormats = report.FormatNames()
@@ -154,6 +163,8 @@ type output struct {
 	format string
 	path   string
 	colour bool
+	// width is the width text output fits (terminalWidth, or COLUMNS or 100 for a file).
+	width int
 }
 
 // parseOutput reads the output flags; formats lists the --format values the command takes.
@@ -163,7 +174,9 @@ func parseOutput(env Env, c *cli.Command, formats ...string) (output, error) {
 		return o, usageErr("mcpsleuth: --format must be %s, not %q", formatList(formats), c.String("format"))
 	}
 	var err error
-	o.colour, err = colorMode(env, c.String("color"), o.path == "" || o.path == "-")
+	toStdout := o.path == "" || o.path == "-"
+	o.colour, err = colorMode(env, c.String("color"), toStdout)
+	o.width = outputColumns(env, toStdout)
 	return o, err
 }
 

@@ -72,7 +72,12 @@ func runHandshake(env Env, c *cli.Command) error {
 	tracer := trace.Require(report.HandshakeRequires)
 	var found int
 	var streamErr error
+	perspective := newPerspectiveCheck(fopt)
+	contradicted := ""
 	ropt := rule.RunOptions{Frame: fopt, Discard: true, OnSession: func(sr *rule.SessionResult) {
+		if text := perspective.contradicted(sr); text != "" && contradicted == "" {
+			contradicted = text
+		}
 		t := tracer.Of(sr)
 		if t != nil && t.Handshake != nil {
 			found++
@@ -82,6 +87,7 @@ func runHandshake(env Env, c *cli.Command) error {
 		}
 	}}
 	tracer.Apply(&ropt)
+	perspective.apply(&ropt)
 	res, err := rule.Run(name, src, nil, ropt)
 	if err != nil {
 		return &exitError{code: ExitUsage, msg: err.Error()}
@@ -92,6 +98,8 @@ func runHandshake(env Env, c *cli.Command) error {
 	switch {
 	case streamErr != nil:
 		return &exitError{code: ExitUsage, msg: streamErr.Error()}
+	case found == 0 && contradicted != "":
+		return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: %s: %s", report.Safe(name), contradicted)}
 	case found == 0 && res.Broken != nil:
 		return &exitError{code: ExitUsage, msg: res.Broken.Error()}
 	case found == 0:

@@ -140,13 +140,18 @@ type analyser func(name string, r io.Reader) (*rule.InputResult, error)
 // findings, the tracer next to them (nil: none).
 func runRules(selected []*rule.Rule, fopt frame.Options, tracer *trace.Tracer, show *shown) analyser {
 	shared := rule.NewShared() // what the rules learn once serves every input
+	perspective := newPerspectiveCheck(fopt)
 	return func(name string, r io.Reader) (*rule.InputResult, error) {
 		opt := rule.RunOptions{Frame: fopt, Shared: shared}
 		tracer.Apply(&opt)
+		perspective.apply(&opt)
 		res, err := rule.Run(name, r, selected, opt)
-		if res != nil && show != nil {
+		if res != nil {
 			for _, sr := range res.Sessions {
-				show.apply(sr)
+				perspective.note(sr)
+				if show != nil {
+					show.apply(sr)
+				}
 			}
 		}
 		return res, err
@@ -158,10 +163,13 @@ func runRules(selected []*rule.Rule, fopt frame.Options, tracer *trace.Tracer, s
 // The first error of the stream is kept in *failed (the analysis goes on).
 func streamRules(selected []*rule.Rule, fopt frame.Options, tracer *trace.Tracer, show *shown, stream report.Stream, failed *error) analyser {
 	shared := rule.NewShared()
+	perspective := newPerspectiveCheck(fopt)
 	return func(name string, r io.Reader) (*rule.InputResult, error) {
 		opt := rule.RunOptions{Frame: fopt, Discard: true, Shared: shared}
 		tracer.Apply(&opt)
+		perspective.apply(&opt)
 		opt.OnSession = func(sr *rule.SessionResult) {
+			perspective.note(sr)
 			if show != nil {
 				show.apply(sr)
 			}

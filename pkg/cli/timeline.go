@@ -111,11 +111,13 @@ func runTimeline(env Env, c *cli.Command) error {
 			}
 			return report.WriteTimelinePreamble(w, tracer, tlopt)
 		}
+		perspective := newPerspectiveCheck(fopt)
 		ropt := rule.RunOptions{Frame: fopt, Discard: true,
 			OnSession: func(sr *rule.SessionResult) {
 				if werr != nil {
 					return
 				}
+				perspective.note(sr)
 				if !preamble {
 					werr = writePreamble()
 				}
@@ -128,6 +130,7 @@ func runTimeline(env Env, c *cli.Command) error {
 				}
 			}}
 		tracer.Apply(&ropt)
+		perspective.apply(&ropt)
 		res, err := rule.Run(name, in, selected, ropt)
 		if err != nil {
 			return err

@@ -29,12 +29,16 @@ type WriteOptions struct {
 	Color bool
 	// FailOn is the severity that fails the run (JUnit marks test cases with it).
 	FailOn rule.Severity
+	// Width is the width text output fits (0 = the format's default).
+	Width int
+	// MaxInfo is how many info findings the text format lists per session (0 = all).
+	MaxInfo int
 }
 
 // formats are check's --format values, in the order the help lists them.
 var formats = []Format{
 	{Name: "text", Write: func(w io.Writer, r *Report, opt WriteOptions) error {
-		return WriteText(w, r, TextOptions{Color: opt.Color})
+		return WriteText(w, r, TextOptions{Color: opt.Color, Width: opt.Width, MaxInfo: opt.MaxInfo})
 	}, Stream: NewTextStream},
 	{Name: "json", Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteJSON(w, r) }, Stream: NewJSONStream},
 	{Name: "jsonl", Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteJSONL(w, r) }, Stream: NewJSONLStream},

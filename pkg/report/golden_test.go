@@ -201,6 +201,12 @@ func TestGolden(t *testing.T) {
 	report.Redact(redacted)
 	checkGolden(t, "markdown-redacted", formats(t, redacted)["markdown"])
 	checkGolden(t, "timeline", renderTimeline(t, input, goldenRules, false))
+	// An 80-column terminal: the rule heads its finding's cell.
+	var narrow bytes.Buffer
+	if err := report.WriteText(&narrow, rep, report.TextOptions{Width: 80}); err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "text-80", narrow.String())
 
 	empty := goldenReport(t, "testdata/golden/empty.jsonl")
 	for name, got := range formats(t, empty) {

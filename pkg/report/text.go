@@ -5,11 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/fatih/color"
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
@@ -21,6 +20,9 @@ type TextOptions struct {
 	Color bool
 	// Width is the terminal width the findings table wraps to (0 = 120).
 	Width int
+	// MaxInfo is how many info findings a session lists at most; the rest are
+	// counted in a line under the table (0 = all).
+	MaxInfo int
 }
 
 // Palette colours report text; a disabled palette returns text unchanged.
@@ -79,13 +81,13 @@ func (p Palette) Bold(s string) string { return p.bold.Sprint(s) }
 func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 	pal := NewPalette(opt.Color)
 	var b bytes.Buffer
-	writeTextInputs(&b, r.Inputs, pal)
+	writeTextInputs(&b, r.Inputs, pal, textWidthOf(opt))
 	for i := range r.Sessions {
-		if err := writeTextSession(&b, &r.Sessions[i], pal, opt.Width); err != nil {
+		if err := writeTextSession(&b, &r.Sessions[i], pal, opt); err != nil {
 			return err
 		}
 	}
-	writeTextSummary(&b, r.Summary, pal)
+	writeTextSummary(&b, r.Summary, pal, textWidthOf(opt))
 	if _, err := w.Write(b.Bytes()); err != nil {
 		return fmt.Errorf("mcpsleuth: writing the report: %w", err)
 	}
@@ -103,7 +105,7 @@ func NewTextStream(spool io.Writer, opt StreamOptions) Stream {
 
 func encodeTextSession(s *Session, opt StreamOptions) ([]byte, error) {
 	var b bytes.Buffer
-	if err := writeTextSession(&b, s, NewPalette(opt.Text.Color), opt.Text.Width); err != nil {
+	if err := writeTextSession(&b, s, NewPalette(opt.Text.Color), opt.Text); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
@@ -112,8 +114,8 @@ func encodeTextSession(s *Session, opt StreamOptions) ([]byte, error) {
 func finishText(w io.Writer, st *spoolStream, sessions func(io.Writer, string, string) error) error {
 	pal := NewPalette(st.opt.Text.Color)
 	var head, tail bytes.Buffer
-	writeTextInputs(&head, st.inputs, pal)
-	writeTextSummary(&tail, st.summary, pal)
+	writeTextInputs(&head, st.inputs, pal, textWidthOf(st.opt.Text))
+	writeTextSummary(&tail, st.summary, pal, textWidthOf(st.opt.Text))
 	if _, err := w.Write(head.Bytes()); err != nil {
 		return fmt.Errorf("mcpsleuth: writing the report: %w", err)
 	}
@@ -128,40 +130,56 @@ func finishText(w io.Writer, st *spoolStream, sessions func(io.Writer, string, s
 
 // writeTextInputs writes a line per input: its format and counts, and why it
 // could not be judged when it could not.
-func writeTextInputs(b *bytes.Buffer, inputs []Input, pal Palette) {
+func writeTextInputs(b *bytes.Buffer, inputs []Input, pal Palette, width int) {
 	for _, in := range inputs {
-		fmt.Fprintf(b, "%s  %s\n", pal.Bold(Safe(in.Name)), pal.Dim(fmt.Sprintf("(%s, %s, %s, %s rejected, %s of context)",
-			in.Format, count(in.Lines, "line"), count(in.Frames, "frame"), fmt.Sprint(in.Rejected), count(in.Context, "line"))))
+		writeWrapped(b, pal.Bold(Safe(in.Name))+"  "+pal.Dim(fmt.Sprintf("(%s, %s, %s, %s rejected, %s of context)",
+			in.Format, count(in.Lines, "line"), count(in.Frames, "frame"), fmt.Sprint(in.Rejected), count(in.Context, "line"))), width, "  ")
 		if in.Lossy != "" {
-			fmt.Fprintf(b, "  %s\n", pal.Warn(Safe(in.Lossy)))
+			writeWrapped(b, "  "+pal.Warn(Safe(in.Lossy)), width, "    ")
 		}
 	}
 }
 
-// writeTextSession writes one session: a blank line, its contract, its findings
-// and notes. width is the terminal width the findings table wraps to (0 = 120).
-func writeTextSession(b *bytes.Buffer, s *Session, pal Palette, width int) error {
-	if width <= 0 {
-		width = 120
+// textWidthOf is the width the text report fits (120 when unset).
+func textWidthOf(opt TextOptions) int {
+	if opt.Width <= 0 {
+		return 120
 	}
+	return opt.Width
+}
+
+// writeTextSession writes one session: a blank line, its contract, its findings
+// (errors first, at most opt.MaxInfo info rows) and notes.
+func writeTextSession(b *bytes.Buffer, s *Session, pal Palette, opt TextOptions) error {
+	width := textWidthOf(opt)
 	b.WriteString("\n")
-	writeSessionHeader(b, *s, pal)
-	if len(s.Findings) == 0 {
+	var header bytes.Buffer
+	writeSessionHeader(&header, *s, pal)
+	for i, line := range strings.Split(strings.TrimSuffix(header.String(), "\n"), "\n") {
+		indent := strings.Repeat(" ", 12) // under the values of "  client    "
+		if i == 0 {
+			indent = "  "
+		}
+		writeWrapped(b, line, width, indent)
+	}
+	shown, hidden := textRows(s.Findings, opt.MaxInfo)
+	if len(shown) == 0 && hidden == 0 {
 		fmt.Fprintf(b, "  %s\n", pal.Dim("no findings"))
-	} else if err := writeFindingsTable(b, s.Findings, pal, width); err != nil {
+	} else if err := writeFindingsTable(b, shown, hidden, pal, width); err != nil {
 		return err
 	}
 	for _, n := range s.Notes {
-		fmt.Fprintf(b, "  %s %s\n", pal.Dim("note:"), Safe(n))
+		writeWrapped(b, "  "+pal.Dim("note:")+" "+Safe(n), width, "        ")
 	}
 	return nil
 }
 
 // writeTextSummary writes the summary line.
-func writeTextSummary(b *bytes.Buffer, sum Summary, pal Palette) {
+func writeTextSummary(b *bytes.Buffer, sum Summary, pal Palette, width int) {
 	f := sum.Findings
-	fmt.Fprintf(b, "\n%s, %s, %s, %s\n", count(sum.Sessions, "session"),
-		pal.Severity(count(f["error"], "error")), pal.Severity(count(f["warning"], "warning")), count(f["info"], "info finding"))
+	b.WriteString("\n")
+	writeWrapped(b, fmt.Sprintf("%s, %s, %s, %s", count(sum.Sessions, "session"),
+		pal.Severity(count(f["error"], "error")), pal.Severity(count(f["warning"], "warning")), count(f["info"], "info finding")), width, "  ")
 }
 
 func writeSessionHeader(b *bytes.Buffer, s Session, pal Palette) {
@@ -177,7 +195,7 @@ func writeSessionHeader(b *bytes.Buffer, s Session, pal Palette) {
 	case "modern":
 		fmt.Fprintf(b, "  revision  %s (per request _meta)\n", orDash(v.Requested))
 	default:
-		fmt.Fprintf(b, "  revision  requested %s, answered %s, negotiated %s (%s)\n", orDash(v.Requested), orDash(v.Answered), orDash(v.Negotiated), v.Verdict)
+		fmt.Fprintf(b, "  revision  requested %s, answered %s, %s\n", orDash(v.Requested), orDash(v.Answered), negotiatedText(s))
 	}
 	fmt.Fprintf(b, "  frames    %d: %s, %s, %s", s.Frames, count(s.Requests, "request"), count(s.Notifications, "notification"), count(s.Responses, "response"))
 	if s.Invalid > 0 {
@@ -186,33 +204,94 @@ func writeSessionHeader(b *bytes.Buffer, s Session, pal Palette) {
 	b.WriteString("\n")
 }
 
-func writeFindingsTable(b *bytes.Buffer, findings []Finding, pal Palette, width int) error {
-	// LINE, RULE (name), SEVERITY take about 40 columns with the borders.
-	messageWidth := max(width-44, 40)
-	table := tablewriter.NewTable(b,
-		tablewriter.WithRowAutoWrap(tw.WrapNormal),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithColumnWidths(tw.NewMapper[int, int]().Set(3, messageWidth)),
-	)
-	table.Header("LINE", "RULE", "SEVERITY", "MESSAGE")
+// textRows orders a session's findings for people, errors first, then
+// warnings, then info, each by line; it keeps at most maxInfo info findings
+// (0: all) and says how many it left out.
+func textRows(findings []Finding, maxInfo int) (shown []Finding, hidden int) {
+	shown = append([]Finding(nil), findings...)
+	sort.SliceStable(shown, func(i, j int) bool {
+		if shown[i].severity != shown[j].severity {
+			return shown[i].severity > shown[j].severity
+		}
+		return shown[i].Line < shown[j].Line
+	})
+	if maxInfo <= 0 {
+		return shown, 0
+	}
+	kept, info := shown[:0], 0
+	for _, f := range shown {
+		if f.severity <= rule.SeverityInfo {
+			if info++; info > maxInfo {
+				hidden++
+				continue
+			}
+		}
+		kept = append(kept, f)
+	}
+	return kept, hidden
+}
+
+// negotiatedText says what a legacy session negotiated: nothing when
+// initialize was never answered (the frames are then judged by the revision
+// the client requested).
+func negotiatedText(s Session) string {
+	v := s.ProtocolVersion
+	if s.HasContract() && v.Answered == "" && v.Negotiated != "" {
+		return fmt.Sprintf("negotiated nothing (%s; judged by %s, the revision requested)", v.Verdict, Safe(v.Negotiated))
+	}
+	return fmt.Sprintf("negotiated %s (%s)", orDash(v.Negotiated), v.Verdict)
+}
+
+// wideTable is the narrowest width at which the findings table gives the rule
+// a column of its own (LINE, RULE, SEVERITY, MESSAGE): the message keeps about
+// 45 columns beside the longest rule name. Narrower, the rule heads its
+// finding's cell (LINE, SEVERITY, FINDING).
+const wideTable = 100
+
+// writeFindingsTable writes the findings as a table that fits width, the count
+// of the info findings left out, and what to do about each rule of the errors
+// and warnings.
+func writeFindingsTable(b *bytes.Buffer, findings []Finding, hidden int, pal Palette, width int) error {
+	var table textTable
+	if width >= wideTable {
+		table.header = []string{"LINE", "RULE", "SEVERITY", "MESSAGE"}
+	} else {
+		table.header = []string{"LINE", "SEVERITY", "FINDING"}
+	}
 	var hints []Finding
 	hinted := map[string]bool{}
 	for _, f := range findings {
-		if err := table.Append(fmt.Sprint(f.Line), f.Rule+"\n"+pal.Dim(f.Name), pal.Severity(f.Severity), Safe(f.Message)); err != nil {
-			return fmt.Errorf("mcpsleuth: building the findings table: %w", err)
+		if width >= wideTable {
+			table.append(fmt.Sprint(f.Line), f.Rule+"\n"+pal.Dim(f.Name), pal.Severity(f.Severity), Safe(f.Message))
+		} else {
+			table.append(fmt.Sprint(f.Line), pal.Severity(f.Severity), f.Rule+" "+pal.Dim(f.Name)+"\n"+Safe(f.Message))
 		}
 		if key := f.Rule + "\x00" + f.hint; f.hint != "" && f.severity >= rule.SeverityWarning && !hinted[key] {
 			hinted[key] = true
 			hints = append(hints, f)
 		}
 	}
-	if err := table.Render(); err != nil {
-		return fmt.Errorf("mcpsleuth: rendering the findings table: %w", err)
+	if len(findings) > 0 {
+		if err := table.render(b, width); err != nil {
+			return fmt.Errorf("mcpsleuth: the findings table: %w", err)
+		}
+	}
+	if hidden > 0 {
+		writeWrapped(b, "  "+pal.Dim(fmt.Sprintf("and %s not listed (--max-info 0 lists them all)", count(hidden, "more info finding"))), width, "    ")
 	}
 	for _, f := range hints {
-		fmt.Fprintf(b, "  %s %s\n", pal.Bold("what to do, "+f.Rule+":"), Safe(f.hint))
+		writeWrapped(b, "  "+pal.Bold("what to do, "+f.Rule+":")+" "+Safe(f.hint), width, "    ")
 	}
 	return nil
+}
+
+// writeWrapped writes one line wrapped to width, its continuation lines
+// starting with indent.
+func writeWrapped(b *bytes.Buffer, line string, width int, indent string) {
+	for _, l := range wrapLine(line, width, indent) {
+		b.WriteString(l)
+		b.WriteString("\n")
+	}
 }
 
 func peerName(p Peer) string {

@@ -145,7 +145,7 @@ func timelineRevision(s Session) string {
 		return "no handshake"
 	case s.Era == "modern":
 		return Safe(orDash(v.Requested)) + " (per request)"
-	case v.Negotiated != "":
+	case v.Negotiated != "" && v.Answered != "":
 		return Safe(v.Negotiated) + " (" + v.Verdict + ")"
 	}
 	return "requested " + Safe(orDash(v.Requested)) + " (" + v.Verdict + ")"

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
@@ -22,11 +23,16 @@ type Handshake struct {
 	StreamKey string `json:"streamKey"`
 	Era       string `json:"era"`
 
-	Requested  string `json:"requested"`
-	Answered   string `json:"answered"`
+	Requested string `json:"requested"`
+	Answered  string `json:"answered"`
+	// Negotiated is what the initialize exchange settled on: "" when initialize
+	// was never answered, or answered with an error (nothing was negotiated).
 	Negotiated string `json:"negotiated"`
-	Verdict    string `json:"verdict"`
-	Explained  string `json:"explanation"`
+	// Governing is the revision the session's frames are judged by: the
+	// negotiated one, or, with no answer, the one the client requested.
+	Governing string `json:"governing"`
+	Verdict   string `json:"verdict"`
+	Explained string `json:"explanation"`
 
 	Client       Peer         `json:"client"`
 	Server       Peer         `json:"server"`
@@ -72,10 +78,13 @@ type Instructions struct {
 // handshakeOf spells out the contract of a session.
 func handshakeOf(s *session.Session, c *session.Contract) *Handshake {
 	h := &Handshake{Input: s.Input, Session: s.Index + 1, StreamKey: s.StreamKey, Era: c.Era.String(),
-		Requested: c.Requested, Answered: c.Answered, Negotiated: string(c.Revision), Verdict: verdictOf(c),
+		Requested: c.Requested, Answered: c.Answered, Negotiated: string(c.Revision), Governing: string(c.Revision), Verdict: verdictOf(c),
 		Client: peerOf(c, spec.Client), Server: peerOf(c, spec.Server),
 		ClientLine: c.RequestLine, ServerLine: c.ServerCapsLine,
 		Permissions: []Permission{}, Promises: []Promise{}, Lacking: []Lack{}}
+	if c.Era == session.EraLegacy && (c.Verdict == session.VerdictPending || c.Verdict == session.VerdictFailed) {
+		h.Negotiated = "" // an initialize with no answer negotiated nothing
+	}
 	h.Explained = explainVerdict(c)
 	if rev := c.Revision; rev != "" {
 		h.Permissions = permissions(c, rev)
@@ -105,7 +114,10 @@ func explainVerdict(c *session.Contract) string {
 	case session.VerdictFailed:
 		return fmt.Sprintf("initialize was answered with an error (line %d): no session", c.ErrorLine)
 	}
-	return "initialize was never answered in the capture"
+	if c.Revision != "" {
+		return fmt.Sprintf("initialize was never answered in the capture: nothing was negotiated; the frames are judged by %s, the revision the client requested", c.Revision)
+	}
+	return "initialize was never answered in the capture: nothing was negotiated"
 }
 
 func permissions(c *session.Contract, rev spec.Revision) []Permission {
@@ -173,14 +185,12 @@ func lacking(c *session.Contract, rev spec.Revision) []Lack {
 		names = append(names, m.Name)
 	}
 	sort.Strings(names)
+	byName := map[string]spec.LostMethod{}
+	for _, m := range lost.Methods {
+		byName[m.Name] = m
+	}
 	for _, n := range names {
-		why := "not in " + string(rev)
-		if rev.Modern() {
-			why = "removed in 2026-07-28"
-		} else if revs := spec.RevisionsOf(n, dirOf(n)); len(revs) > 0 {
-			why = fmt.Sprintf("not in %s (from %s)", rev, revs[0])
-		}
-		out = append(out, Lack{n, why})
+		out = append(out, Lack{n, lostMethodWhy(byName[n], rev)})
 	}
 	for _, capa := range lost.Capabilities {
 		why := "removed in 2026-07-28"
@@ -190,6 +200,67 @@ func lacking(c *session.Contract, rev spec.Revision) []Lack {
 		out = append(out, Lack{capa.String() + " capability", why})
 	}
 	return out
+}
+
+// lostMethodWhy says how a method the session's revision lacks is missing, from
+// the method table: kept there under another kind (a 2025-11-25 request that
+// 2026-07-28 carries only as an input request inside an InputRequiredResult),
+// carried by an extension, or not there at all, with the revision that added it
+// or the one that removed it.
+func lostMethodWhy(lost spec.LostMethod, rev spec.Revision) string {
+	var core []spec.Revision
+	extension, kept := "", false
+	for _, m := range spec.MethodRows(lost.Name) {
+		lostDir := (m.Dir == spec.C2S && lost.Client) || (m.Dir == spec.S2C && lost.Server)
+		switch {
+		case m.Extension != "":
+			if m.In(rev) {
+				extension = m.Extension
+			}
+		case m.In(rev) && m.Kind != lost.Kind:
+			return fmt.Sprintf("not %s in %s: %s", kindWords(lost.Kind), rev, kindWords(m.Kind))
+		case m.In(rev):
+			kept = true // still sent the other way
+		case lostDir:
+			core = append(core, m.Revisions...)
+		}
+	}
+	why := "not in " + string(rev)
+	all := spec.Revisions()
+	first, last := -1, -1
+	for i, r := range all {
+		if slices.Contains(core, r) {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	switch {
+	case first >= 0 && rev.Before(all[first]):
+		why = fmt.Sprintf("not in %s (from %s)", rev, all[first])
+	case last >= 0 && last+1 < len(all):
+		why = "removed in " + string(all[last+1])
+	}
+	if kept {
+		sender := "client"
+		if lost.Server {
+			sender = "server"
+		}
+		why += " as sent by the " + sender
+	}
+	if extension != "" {
+		why += "; the " + extension + " extension has it"
+	}
+	return why
+}
+
+// kindWords names a message kind in a sentence.
+func kindWords(k spec.Kind) string {
+	if k == spec.KindInputRequest {
+		return "only an input request, inside an InputRequiredResult"
+	}
+	return "a " + k.String()
 }
 
 func dirOf(method string) spec.Direction {

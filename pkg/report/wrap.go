@@ -1,0 +1,162 @@
+package report
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/olekukonko/tablewriter/pkg/twwidth"
+)
+
+// Text views fit a width (the terminal's, decided once by the command): lines
+// are broken at spaces; a word wider than a line (a JSON object, a URI, a long
+// method name) is broken after a comma, a slash or a dot that fits, else at the
+// width. Widths are display columns: wide characters count two, the palette's
+// ANSI sequences nothing.
+
+// textWidth is the display width of s, colour sequences left out.
+func textWidth(s string) int { return twwidth.Width(s) }
+
+// wrapText wraps every line of text to width columns; the lines it adds start
+// with the indent of the line they continue plus more (the hanging indent).
+func wrapText(text string, width int, more string) string {
+	lines := strings.Split(text, "\n")
+	var b strings.Builder
+	for i, line := range lines {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		indent := line[:len(line)-len(strings.TrimLeft(line, " "))]
+		b.WriteString(strings.Join(wrapLine(line, width, indent+more), "\n"))
+	}
+	return b.String()
+}
+
+// wrapLine breaks one line (no newline in it) into lines of at most width
+// columns; every line after the first starts with indent. The spaces between
+// words are kept as they are (alignment), and dropped at a break.
+func wrapLine(line string, width int, indent string) []string {
+	if textWidth(line) <= width {
+		return []string{line}
+	}
+	indentWidth := textWidth(indent)
+	if indentWidth >= width-10 { // no room to hang: continue at the margin
+		indent, indentWidth = "", 0
+	}
+	var out []string
+	lead, rest := splitSpaces(line)
+	cur, curWidth, empty := lead, textWidth(lead), true
+	flush := func() {
+		out = append(out, cur)
+		cur, curWidth, empty = indent, indentWidth, true
+	}
+	for rest != "" {
+		var word, gap string
+		word, rest = splitWord(rest)
+		gap, rest = splitSpaces(rest)
+		ww := textWidth(word)
+		if curWidth+ww <= width {
+			cur, curWidth, empty = cur+word, curWidth+ww, false
+		} else if !empty && indentWidth+ww <= width {
+			cur = strings.TrimRight(cur, " ")
+			flush()
+			cur, curWidth, empty = cur+word, curWidth+ww, false
+		} else {
+			// The word does not fit on a line of its own: break it, starting
+			// on this line when a useful part fits there.
+			if !empty && width-curWidth < 8 {
+				cur = strings.TrimRight(cur, " ")
+				flush()
+			}
+			for word != "" {
+				head, tail := breakWord(word, width-curWidth)
+				if head == "" {
+					cur = strings.TrimRight(cur, " ")
+					flush()
+					head, tail = breakWord(word, width-curWidth)
+				}
+				cur, curWidth, empty = cur+head, curWidth+textWidth(head), false
+				if word = tail; word != "" {
+					flush()
+				}
+			}
+		}
+		if gap != "" && rest != "" {
+			cur, curWidth = cur+gap, curWidth+len(gap)
+		}
+	}
+	if !empty || len(out) == 0 {
+		out = append(out, strings.TrimRight(cur, " "))
+	}
+	return out
+}
+
+// splitSpaces splits s after its leading spaces.
+func splitSpaces(s string) (spaces, rest string) {
+	n := len(s) - len(strings.TrimLeft(s, " "))
+	return s[:n], s[n:]
+}
+
+// splitWord splits s before its first space.
+func splitWord(s string) (word, rest string) {
+	if i := strings.IndexByte(s, ' '); i >= 0 {
+		return s[:i], s[i:]
+	}
+	return s, ""
+}
+
+// breakWord splits a word so that its head takes at most room columns: after
+// the last comma, slash, dot, colon, ampersand, equals sign or hyphen that fits
+// in the second half of the room, else at the room (at least one character,
+// whatever the room). Colour sequences are never split.
+func breakWord(w string, room int) (head, rest string) {
+	if room <= 0 {
+		return "", w
+	}
+	if textWidth(w) <= room {
+		return w, ""
+	}
+	cut, soft, used := 0, 0, 0
+	for i := 0; i < len(w); {
+		if n := ansiLength(w[i:]); n > 0 {
+			i += n
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(w[i:])
+		rw := textWidth(string(r))
+		if used+rw > room {
+			break
+		}
+		used += rw
+		i += size
+		cut = i
+		if strings.ContainsRune(",/.:&=-", r) && used*2 >= room && !strings.HasPrefix(w[i:], string(r)) {
+			soft = i
+		}
+	}
+	if soft > 0 {
+		cut = soft
+	}
+	if cut == 0 {
+		_, size := utf8.DecodeRuneInString(w)
+		cut = size
+	}
+	// Keep a colour sequence that closes the head with it.
+	for n := ansiLength(w[cut:]); n > 0; n = ansiLength(w[cut:]) {
+		cut += n
+	}
+	return w[:cut], w[cut:]
+}
+
+// ansiLength is the length of the colour (CSI) sequence s starts with, 0 when
+// it starts with none.
+func ansiLength(s string) int {
+	if len(s) < 2 || s[0] != 0x1b || s[1] != '[' {
+		return 0
+	}
+	for i := 2; i < len(s); i++ {
+		if c := s[i]; c >= 0x40 && c <= 0x7e {
+			return i + 1
+		}
+	}
+	return 0
+}
