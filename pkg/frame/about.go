@@ -25,6 +25,7 @@ func About() []FormatInfo {
 		{Name: mcpgoName, What: "mcp-go's slog output with payloads (JSON handler)"},
 		{Name: cursorName, What: "Cursor's MCP log: names methods, holds no messages", Lossy: true},
 		{Name: mcpRemoteName, What: "mcp-remote's log: names methods, holds no messages", Lossy: true},
+		{Name: mcporterName, What: `mcporter record NDJSON: one JSON-RPC message a line with the recorder's top-level "_meta":{"dir":"send"|"recv"|"lifecycle","server","ts"} (taken off before judging); one stream per server`},
 		{Name: pythonName, What: "the Python SDK's log: names request types, holds no messages", Lossy: true},
 	}
 	for _, name := range documentFormats {
