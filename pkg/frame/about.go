@@ -12,6 +12,11 @@ type FormatInfo struct {
 	Lossy bool
 	// Document formats are one JSON document (locations are its entries), not lines.
 	Document bool
+	// Unsupported is set for a format users have that has no decoder of its own: why
+	// (it could not be checked against a real recording). Such a name is listed so
+	// that nobody takes its absence for an oversight; --input-format does not accept
+	// it. What then ends by saying so.
+	Unsupported string
 }
 
 // About describes every format, sorted by name.
@@ -25,12 +30,34 @@ func About() []FormatInfo {
 		{Name: mcpgoName, What: "mcp-go's slog output with payloads (JSON handler)"},
 		{Name: cursorName, What: "Cursor's MCP log: names methods, holds no messages", Lossy: true},
 		{Name: mcpRemoteName, What: "mcp-remote's log: names methods, holds no messages", Lossy: true},
+		{Name: mcporterName, What: `mcporter record NDJSON: one JSON-RPC message a line with the recorder's top-level "_meta":{"dir":"send"|"recv"|"lifecycle","server","ts"} (taken off before judging); one stream per server`},
 		{Name: pythonName, What: "the Python SDK's log: names request types, holds no messages", Lossy: true},
 	}
 	for _, name := range documentFormats {
 		d, _ := docNamed(name)
 		out = append(out, FormatInfo{Name: name, What: d.describe(), Document: true})
 	}
+	for _, u := range unsupportedFormats {
+		u.What += " [unsupported: " + u.Unsupported + "]"
+		out = append(out, u)
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// unsupportedFormats are recorders' formats read from their documentation only: no
+// real recording could be made here to check a decoder against, so none is guessed.
+var unsupportedFormats = []FormatInfo{
+	{
+		Name: "mcp-tape-jsonl",
+		What: `mcp-tape's trace (a {"v":1,"type":"meta"} header, {"t","dir":"in"|"out","raw"} lines, a {"type":"end"} record)`,
+		Unsupported: "not checked against a real recording: mcp-tape is not on the npm registry, so none could be made; " +
+			"envelope-jsonl reads such lines by their field names, in/out as relative directions resolved from who sent initialize",
+	},
+	{
+		Name: "qai-proxy-session",
+		What: "the session JSON that qai proxy (q-ai, Python) saves: one document of proxied messages with their direction",
+		Unsupported: "not checked against a real recording: qai is a Python tool and no Python package index is reachable here, " +
+			"and its documentation does not spell the file out field by field",
+	},
 }

@@ -12,7 +12,7 @@ import (
 var (
 	lineFormats = []string{
 		envelopeName, jsonrpcName, gosdkName, claudeName, vscodeName, mcpgoName,
-		cursorName, mcpRemoteName, pythonName,
+		cursorName, mcpRemoteName, pythonName, mcporterName,
 	}
 	documentFormats = []string{harName, inspectorName}
 )
@@ -39,6 +39,8 @@ func decoderNamed(name string) (lineDecoder, docDecoder, bool) {
 		return lossyDecoder{family: familyMCPRemote}, nil, true
 	case pythonName:
 		return lossyDecoder{family: familyPython}, nil, true
+	case mcporterName:
+		return &mcporterDecoder{}, nil, true
 	}
 	if d, ok := docNamed(name); ok {
 		return nil, d, true
@@ -96,6 +98,8 @@ func detectFormat(line []byte) (name string, weak bool) {
 		switch {
 		case isMCPGoRecord(v):
 			return mcpgoName, false
+		case isMcporterRecord(v):
+			return mcporterName, false
 		case isEnvelope(v), isCassetteHeader(v):
 			return envelopeName, false
 		case isFrameCandidate(v):

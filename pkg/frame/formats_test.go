@@ -416,6 +416,12 @@ func TestAboutDescribesEveryFormat(t *testing.T) {
 		if f.What == "" {
 			t.Errorf("%s: no description", f.Name)
 		}
+		if f.Unsupported != "" {
+			if frame.KnownFormat(f.Name) || !strings.Contains(f.What, "[unsupported: ") {
+				t.Errorf("%s: unsupported, but accepted or not said so: %s", f.Name, f.What)
+			}
+			continue
+		}
 		names = append(names, f.Name)
 	}
 	if got, want := strings.Join(names, " "), strings.Join(frame.Formats(), " "); got != want {
