@@ -89,6 +89,7 @@ func newApp(env Env) *cli.App {
 			rulesCommand(env),
 			explainCommand(env),
 			validateArgsCommand(env),
+			scanCommand(env),
 		},
 		HideHelpCommand: true,
 		Flags: []cli.Flag{

@@ -5,8 +5,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -15,15 +13,15 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
+	"github.com/mcpsleuth/mcpsleuth/pkg/scan"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
 
-// captureExtensions are the files a directory argument contributes.
-var captureExtensions = []string{".jsonl", ".ndjson", ".log", ".txt", ".json", ".har"}
-
 // expandInputs turns the arguments into input names: "-" for stdin, files as given,
-// directories walked for capture files (sorted). No argument reads a piped stdin.
+// directories walked for capture files (sorted; the walk of scan, pkg/scan). What a
+// walk skipped (pipes, devices, sockets, symlinks to those, loops, directories that
+// cannot be listed) is named on stderr and not read. No argument reads a piped stdin.
 func expandInputs(env Env, args []string) ([]string, error) {
 	if len(args) == 0 {
 		if env.StdinIsTerminal {
@@ -31,44 +29,20 @@ func expandInputs(env Env, args []string) ([]string, error) {
 		}
 		return []string{"-"}, nil
 	}
-	var out []string
-	for _, a := range args {
-		if a == "-" {
-			out = append(out, a)
-			continue
-		}
-		st, err := os.Stat(a)
-		if err != nil || !st.IsDir() {
-			out = append(out, a) // a missing file is reported when it is opened
-			continue
-		}
-		var found []string
-		err = filepath.WalkDir(a, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if !d.IsDir() && isCaptureName(path) {
-				found = append(found, path)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: %s: %v", a, err)}
-		}
-		sort.Strings(found)
-		out = append(out, found...)
+	walk := scan.Expand(args)
+	reportSkipped(env, walk.Skipped)
+	out := make([]string, len(walk.Inputs))
+	for i, in := range walk.Inputs {
+		out[i] = in.Path
 	}
 	return out, nil
 }
 
-func isCaptureName(path string) bool {
-	name := strings.TrimSuffix(strings.TrimSuffix(path, ".gz"), ".zst")
-	for _, ext := range captureExtensions {
-		if strings.HasSuffix(name, ext) {
-			return true
-		}
+// reportSkipped names on stderr, one line each, what a walk did not read.
+func reportSkipped(env Env, skipped []scan.Skipped) {
+	for _, sk := range skipped {
+		fmt.Fprintf(env.Stderr, "mcpsleuth: %s: skipped: %s\n", report.Safe(sk.Path), report.Safe(sk.Why))
 	}
-	return false
 }
 
 // openSingle opens the one capture a command takes (handshake, timeline): the
@@ -98,7 +72,7 @@ func openInput(env Env, name string) (io.ReadCloser, error) {
 	}
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, fmt.Errorf("mcpsleuth: %s: cannot read: %w", name, unwrapPath(err))
+		return nil, fmt.Errorf("mcpsleuth: %s: cannot read: %w", report.Safe(name), unwrapPath(err))
 	}
 	return f, nil
 }

@@ -1,0 +1,387 @@
+package cli
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/urfave/cli/v2"
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+	"golang.org/x/term"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/report"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
+	"github.com/mcpsleuth/mcpsleuth/pkg/scan"
+)
+
+// scanFormats are the --format values of scan: the summary, and the formats of
+// check that a warehouse or CI reads.
+var scanFormats = []string{"text", "json", "jsonl", "sarif", "junit"}
+
+func scanCommand(env Env) *cli.Command {
+	return &cli.Command{
+		Name:      "scan",
+		Usage:     "batch: analyse many captures in parallel, summarised by rule and by client x server implementation",
+		ArgsUsage: "DIR|GLOB|FILE...",
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "output: text (the summary), json (the report of every file, as check), jsonl (one finding a line with its session inlined, for a warehouse), sarif or junit"},
+			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: runtime.NumCPU(), Usage: "files analysed at once"},
+			&cli.StringFlag{Name: "shard", Usage: "take share `K/N` of the files (K from 0 to N-1, by a hash of each path relative to its scan root): N machines with K = 0..N-1 together scan everything once"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar (there is none when stderr is not a terminal)"},
+			&cli.BoolFlag{Name: "redact", Usage: "redact captured values, as check --redact"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the output to `FILE` instead of stdout"},
+			&cli.StringFlag{Name: "fail-on", Value: "error", Usage: "exit 1 when a finding is at or above this severity: error, warning, info or never"},
+			&cli.StringSliceFlag{Name: "enable", Usage: "run only these rules (IDs or names, comma-separated)"},
+			&cli.StringSliceFlag{Name: "disable", Usage: "do not run these rules (IDs or names, comma-separated)"},
+			&cli.DurationFlag{Name: "slow", Value: rules.DefaultSlowThreshold, Usage: "report responses slower than this (MCP3008 slow-response)"},
+			&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour the summary: auto, always or never (NO_COLOR is honoured)"},
+		}, readFlags...),
+		Action: func(c *cli.Context) error { return runScan(env, c) },
+	}
+}
+
+// scanned is what one job hands back for one input.
+type scanned struct {
+	res *rule.InputResult
+	// sessions are the input's sessions as the reports show them (the summary
+	// counts them); part is the input's report, for the formats written whole.
+	sessions []report.Session
+	part     *report.Report
+	// why is set when the input could not be read at all.
+	why string
+}
+
+func runScan(env Env, c *cli.Context) error {
+	start := time.Now()
+	out, err := parseOutput(env, c, scanFormats...)
+	if err != nil {
+		return err
+	}
+	failOn, err := parseFailOn(c.String("fail-on"))
+	if err != nil {
+		return err
+	}
+	selected, err := selectRules(c)
+	if err != nil {
+		return err
+	}
+	if c.Duration("slow") <= 0 {
+		return usageErr("mcpsleuth: --slow must be a positive duration such as 30s or 2m, not %s", c.Duration("slow"))
+	}
+	selected = rules.WithSlowThreshold(selected, c.Duration("slow"))
+	fopt, err := frameOptions(c)
+	if err != nil {
+		return err
+	}
+	jobs := c.Int("jobs")
+	if jobs < 1 {
+		return usageErr("mcpsleuth: --jobs must be at least 1, not %d", jobs)
+	}
+	var shard scan.Shard
+	if s := c.String("shard"); s != "" {
+		if shard, err = scan.ParseShard(s); err != nil {
+			return usageErr("%v", err)
+		}
+	}
+	if c.Args().Len() == 0 {
+		return usageErr("mcpsleuth: scan: give the directories, patterns or files to scan")
+	}
+	walk := shard.Of(scan.Expand(c.Args().Slice()))
+	inputs := walk.Inputs
+	format, _ := report.LookupFormat(out.format)
+
+	bar := newScanProgress(env, inputs, c.Bool("quiet"))
+	stderr := bar.writer(env.Stderr)
+	summary := scan.NewSummary()
+	summary.Jobs = jobs
+	for _, sk := range walk.Skipped {
+		fmt.Fprintf(stderr, "mcpsleuth: %s: skipped: %s\n", report.Safe(sk.Path), report.Safe(sk.Why))
+		summary.AddUnread(sk.Path, "skipped: "+sk.Why)
+	}
+
+	// The sinks of the formats: a stream for json and jsonl (sessions spooled as
+	// each input is handed over, in input order), a whole report for sarif and
+	// junit, nothing more than the summary for text.
+	var stream report.Stream
+	var spool *os.File
+	var bufSpool *bufio.Writer
+	var whole *report.Report
+	switch {
+	case format.Stream != nil:
+		spool, err = os.CreateTemp("", "mcpsleuth-scan-*")
+		if err != nil {
+			bar.stop()
+			return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: cannot create a temporary file for the report: %v", unwrapPath(err))}
+		}
+		defer os.Remove(spool.Name())
+		defer spool.Close()
+		bufSpool = bufio.NewWriterSize(spool, 256<<10)
+		stream = format.Stream(bufSpool, report.StreamOptions{Version: Version(), Redact: c.Bool("redact")})
+	case out.format != "text":
+		whole = report.BuildWith(Version(), nil, report.Options{Rules: selected})
+	}
+
+	shared := rule.NewShared() // concurrency-safe: what the rules learn once serves every file
+	analyse := func(i int) scanned {
+		in := inputs[i]
+		r, why := openScanInput(env, in)
+		if why != "" {
+			bar.fileDone(in, 0)
+			return scanned{why: why}
+		}
+		counted := bar.reader(r)
+		res, err := rule.Run(in.Path, counted, selected, rule.RunOptions{Frame: fopt, Shared: shared})
+		r.Close()
+		bar.fileDone(in, counted.n)
+		if err != nil {
+			return scanned{why: reason(err, in.Path)}
+		}
+		got := scanned{res: res}
+		if whole != nil {
+			got.part = report.BuildWith(Version(), []*rule.InputResult{res}, report.Options{Rules: selected})
+			got.sessions = got.part.Sessions
+		} else {
+			got.sessions = make([]report.Session, len(res.Sessions))
+			for j, sr := range res.Sessions {
+				got.sessions[j] = report.SessionOf(sr, nil)
+			}
+		}
+		return got
+	}
+	var worst rule.Severity
+	var streamErr error
+	unjudged := 0
+	emit := func(i int, got scanned) {
+		in := inputs[i]
+		if got.res == nil {
+			fmt.Fprintf(stderr, "mcpsleuth: %s: %s\n", report.Safe(in.Path), report.Safe(got.why))
+			summary.AddUnread(in.Path, got.why)
+			return
+		}
+		res := got.res
+		summary.AddFile(res.Stats, got.sessions)
+		if res.Broken != nil {
+			why := "read in part: " + reason(res.Broken, in.Path)
+			fmt.Fprintf(stderr, "mcpsleuth: %s: %s\n", report.Safe(in.Path), report.Safe(why))
+			summary.AddUnread(in.Path, why)
+		}
+		if res.Stats.Lossy != "" {
+			unjudged++
+			if out.format != "text" {
+				fmt.Fprintf(stderr, "mcpsleuth: %s: %s\n", report.Safe(in.Path), report.Safe(res.Stats.Lossy))
+			}
+			summary.AddUnread(in.Path, res.Stats.Lossy)
+		}
+		for _, s := range got.sessions {
+			for _, f := range s.Findings {
+				if sev, ok := rule.ParseSeverity(f.Severity); ok && sev > worst {
+					worst = sev
+				}
+			}
+		}
+		switch {
+		case stream != nil:
+			for _, sr := range res.Sessions {
+				if err := stream.Session(sr, nil); err != nil && streamErr == nil {
+					streamErr = err
+				}
+			}
+			stream.Input(res)
+		case whole != nil:
+			mergeReport(whole, got.part)
+		}
+	}
+	scan.Ordered(len(inputs), jobs, analyse, emit)
+	bar.stop()
+	summary.Wall = time.Since(start)
+
+	if summary.Files == 0 {
+		what := "no capture was found"
+		if len(inputs) > 0 {
+			what = fmt.Sprintf("none of the %d inputs could be read", len(inputs))
+		}
+		return &exitError{code: ExitUsage, msg: "mcpsleuth: scan: " + what}
+	}
+	if streamErr == nil && bufSpool != nil {
+		streamErr = bufSpool.Flush()
+	}
+	if streamErr != nil {
+		return &exitError{code: ExitUsage, msg: streamErr.Error()}
+	}
+	err = out.write(env, func(w io.Writer) error {
+		switch {
+		case stream != nil:
+			return stream.Finish(w, spool)
+		case whole != nil:
+			if c.Bool("redact") {
+				report.Redact(whole)
+			}
+			return format.Write(w, whole, report.WriteOptions{Color: out.colour, FailOn: failOn})
+		}
+		return scan.WriteText(w, summary, scan.TextOptions{Color: out.colour, Width: outputWidth(env, out)})
+	})
+	if err != nil {
+		return err
+	}
+	switch {
+	case failOn != 0 && worst >= failOn:
+		return &exitError{code: ExitFindings}
+	case failOn != 0 && (unjudged > 0 || len(summary.Unread) > 0):
+		return &exitError{code: ExitFindings} // a file not read or not judged is never a clean pass
+	}
+	return nil
+}
+
+// openScanInput opens one input of a scan; why says why it cannot be read.
+func openScanInput(env Env, in scan.Input) (io.ReadCloser, string) {
+	if in.Path == "-" {
+		return io.NopCloser(env.Stdin), ""
+	}
+	f, err := os.Open(in.Path)
+	if err != nil {
+		return nil, "cannot read: " + unwrapPath(err).Error()
+	}
+	if in.Walked {
+		// The walk saw a regular file; it may have been replaced since.
+		if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+			f.Close()
+			return nil, "no longer a regular file: not read"
+		}
+	}
+	return f, ""
+}
+
+// reason is an error of the reader without the "mcpsleuth: NAME: " it may start
+// with (the summary names the file in a column of its own).
+func reason(err error, name string) string {
+	msg := err.Error()
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	msg = strings.TrimPrefix(msg, "mcpsleuth: ")
+	msg = strings.TrimPrefix(msg, name+": ")
+	return msg
+}
+
+// mergeReport appends the report of one input to the report of the scan: the
+// same report as one built over all the inputs at once.
+func mergeReport(whole, part *report.Report) {
+	whole.Inputs = append(whole.Inputs, part.Inputs...)
+	whole.Sessions = append(whole.Sessions, part.Sessions...)
+	whole.Summary.Sessions += part.Summary.Sessions
+	for sev, n := range part.Summary.Findings {
+		whole.Summary.Findings[sev] += n
+	}
+}
+
+// outputWidth is the width text output fits: COLUMNS when set, else the
+// terminal's when writing to one, else 100.
+func outputWidth(env Env, out output) int {
+	if n, err := strconv.Atoi(env.Getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	if out.path == "" || out.path == "-" {
+		if f, ok := env.Stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+			if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+				return w
+			}
+		}
+	}
+	return 100
+}
+
+// scanProgress is the progress bar on stderr (files done of all, bytes, MB/s,
+// ETA): drawn only when stderr is a terminal and --quiet is not given; every
+// method is a no-op on the zero value.
+type scanProgress struct {
+	p     *mpb.Progress
+	bar   *mpb.Bar
+	total int
+	done  atomic.Int64
+}
+
+func newScanProgress(env Env, inputs []scan.Input, quiet bool) *scanProgress {
+	f, ok := env.Stderr.(*os.File)
+	if quiet || !ok || !term.IsTerminal(int(f.Fd())) || len(inputs) == 0 {
+		return &scanProgress{}
+	}
+	var size int64
+	for _, in := range inputs {
+		size += in.Size
+	}
+	sp := &scanProgress{total: len(inputs)}
+	sp.p = mpb.New(mpb.WithOutput(f), mpb.WithWidth(30), mpb.WithRefreshRate(150*time.Millisecond))
+	sp.bar = sp.p.AddBar(max(size, 1),
+		mpb.PrependDecorators(
+			decor.Any(func(decor.Statistics) string {
+				return fmt.Sprintf("%d/%d files", sp.done.Load(), sp.total)
+			}, decor.WCSyncSpaceR),
+		),
+		mpb.AppendDecorators(
+			decor.CountersKiloByte("% .1f / % .1f", decor.WCSyncSpace),
+			decor.AverageSpeed(decor.SizeB1000(0), "% .1f", decor.WCSyncSpace),
+			decor.OnComplete(decor.AverageETA(decor.ET_STYLE_GO, decor.WCSyncSpace), "done"),
+		),
+	)
+	return sp
+}
+
+// writer is where notes go while the bar is drawn: above it.
+func (sp *scanProgress) writer(stderr io.Writer) io.Writer {
+	if sp.p == nil {
+		return stderr
+	}
+	return sp.p
+}
+
+// countingReader counts the bytes read from a file and moves the bar with them.
+type countingReader struct {
+	r   io.Reader
+	bar *mpb.Bar
+	n   int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	if c.bar != nil && n > 0 {
+		c.bar.IncrBy(n)
+	}
+	return n, err
+}
+
+func (sp *scanProgress) reader(r io.Reader) *countingReader {
+	return &countingReader{r: r, bar: sp.bar}
+}
+
+// fileDone counts a file as done; its size on disk, less what was read of it,
+// still moves the bar (a file that could not be read, or was read in part).
+func (sp *scanProgress) fileDone(in scan.Input, read int64) {
+	if sp.bar == nil {
+		return
+	}
+	sp.done.Add(1)
+	if rest := in.Size - read; rest > 0 {
+		sp.bar.IncrInt64(rest)
+	}
+}
+
+// stop completes the bar and waits until its last state is drawn.
+func (sp *scanProgress) stop() {
+	if sp.p == nil {
+		return
+	}
+	sp.bar.SetTotal(-1, true)
+	sp.p.Wait()
+}
