@@ -270,7 +270,12 @@ func reason(err error, name string) string {
 		return pe.Err.Error()
 	}
 	msg = strings.TrimPrefix(msg, "mcpsleuth: ")
-	msg = strings.TrimPrefix(msg, name+": ")
+	if rest, ok := strings.CutPrefix(msg, name+":"); ok {
+		if line, after, ok := strings.Cut(rest, ": "); ok && line != "" && strings.Trim(line, "0123456789") == "" {
+			return "line " + line + ": " + after
+		}
+		return strings.TrimPrefix(rest, " ")
+	}
 	return msg
 }
 

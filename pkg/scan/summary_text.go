@@ -148,7 +148,9 @@ func fitLast(header []string, rows [][]string, width int) []tablewriter.Option {
 	for _, row := range rows {
 		row[n-1] = breakWords(row[n-1], w-2)
 	}
-	return []tablewriter.Option{tablewriter.WithColumnWidths(widths)}
+	// Cells of several lines: a line between rows says where each row ends.
+	between := tw.Rendition{Settings: tw.Settings{Separators: tw.Separators{BetweenRows: tw.On}}}
+	return []tablewriter.Option{tablewriter.WithColumnWidths(widths), tablewriter.WithRendition(between)}
 }
 
 // displayWidth is the width of a cell: that of its longest line.

@@ -136,7 +136,7 @@ type link struct{ path, parentReal string }
 
 func (w *Walk) walkRoot(root string) {
 	wk := &walker{root: root, visited: map[string]bool{}}
-	if real, err := filepath.EvalSymlinks(root); err == nil {
+	if real, err := realPath(root); err == nil {
 		wk.dir(root, real)
 		for len(wk.links) > 0 {
 			l := wk.links[0]
@@ -233,7 +233,7 @@ func (wk *walker) symlink(path, parentReal string) {
 
 // dirLink walks the directory a symlink leads to, unless it was walked already.
 func (wk *walker) dirLink(l link) {
-	real, err := filepath.EvalSymlinks(l.path)
+	real, err := realPath(l.path)
 	if err != nil {
 		wk.skip(l.path, "cannot resolve the symlink: "+describe(err))
 		return
@@ -279,6 +279,15 @@ func notRegular(t fs.FileMode) string {
 		return "a file of an unknown type"
 	}
 	return fmt.Sprintf("not a regular file (%v)", t)
+}
+
+// realPath is the absolute path of a directory without symlinks.
+func realPath(path string) (string, error) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Abs(real)
 }
 
 // describe is an error without the path it repeats (the report names the path).
