@@ -3,6 +3,7 @@ module github.com/mcpsleuth/mcpsleuth
 go 1.26.8
 
 require (
+	github.com/creack/pty v1.1.24
 	github.com/fatih/color v1.19.0
 	github.com/klauspost/compress v1.20.4
 	github.com/mark3labs/mcp-go v1.2.1

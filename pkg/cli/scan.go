@@ -326,8 +326,11 @@ func newScanProgress(env Env, inputs []scan.Input, quiet bool) *scanProgress {
 		size += in.Size
 	}
 	sp := &scanProgress{total: len(inputs)}
+	start := time.Now()
 	sp.p = mpb.New(mpb.WithOutput(f), mpb.WithWidth(30), mpb.WithRefreshRate(150*time.Millisecond))
-	sp.bar = sp.p.AddBar(max(size, 1),
+	// One byte more than the files hold: the bar completes at stop, once every
+	// file is counted done, not when the last byte is read.
+	sp.bar = sp.p.AddBar(size+1,
 		mpb.PrependDecorators(
 			decor.Any(func(decor.Statistics) string {
 				return fmt.Sprintf("%d/%d files", sp.done.Load(), sp.total)
@@ -335,8 +338,11 @@ func newScanProgress(env Env, inputs []scan.Input, quiet bool) *scanProgress {
 		),
 		mpb.AppendDecorators(
 			decor.CountersKiloByte("% .1f / % .1f", decor.WCSyncSpace),
-			decor.AverageSpeed(decor.SizeB1000(0), "% .1f", decor.WCSyncSpace),
-			decor.OnComplete(decor.AverageETA(decor.ET_STYLE_GO, decor.WCSyncSpace), "done"),
+			decor.Any(func(s decor.Statistics) string {
+				return fmt.Sprintf("%.1f MB/s", float64(s.Current)/1e6/max(time.Since(start).Seconds(), 1e-3))
+			}, decor.WCSyncSpace),
+			decor.OnComplete(decor.Name("  ETA "), "  done"),
+			decor.OnComplete(decor.AverageETA(decor.ET_STYLE_GO), ""),
 		),
 	)
 	return sp
