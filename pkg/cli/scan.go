@@ -96,8 +96,12 @@ func runScan(env Env, c *cli.Context) error {
 	if c.Args().Len() == 0 {
 		return usageErr("mcpsleuth: scan: give the directories, patterns or files to scan")
 	}
-	walk := shard.Of(scan.Expand(c.Args().Slice()))
+	all := scan.Expand(c.Args().Slice())
+	walk := shard.Of(all)
 	inputs := walk.Inputs
+	// A share of a spread scan may hold no file (more machines than files): that
+	// share is done, not an error.
+	emptyShare := !shard.Whole() && len(inputs) == 0 && len(all.Inputs) > 0
 	format, _ := report.LookupFormat(out.format)
 
 	bar := newScanProgress(env, inputs, c.Bool("quiet"))
@@ -205,7 +209,7 @@ func runScan(env Env, c *cli.Context) error {
 	bar.stop()
 	summary.Wall = time.Since(start)
 
-	if summary.Files == 0 {
+	if summary.Files == 0 && !emptyShare {
 		what := "no capture was found"
 		if len(inputs) > 0 {
 			what = fmt.Sprintf("none of the %d inputs could be read", len(inputs))
