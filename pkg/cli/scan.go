@@ -181,9 +181,7 @@ func runScan(env Env, c *cli.Context) error {
 		}
 		if res.Stats.Lossy != "" {
 			unjudged++
-			if out.format != "text" {
-				fmt.Fprintf(stderr, "mcpsleuth: %s: %s\n", report.Safe(in.Path), report.Safe(res.Stats.Lossy))
-			}
+			fmt.Fprintf(stderr, "mcpsleuth: %s: %s\n", report.Safe(in.Path), report.Safe(res.Stats.Lossy))
 			summary.AddUnread(in.Path, res.Stats.Lossy)
 		}
 		for _, s := range got.sessions {
