@@ -18,6 +18,7 @@ import (
 	"github.com/vbauerster/mpb/v8/decor"
 	"golang.org/x/term"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
@@ -61,187 +62,241 @@ type scanned struct {
 	why string
 }
 
+// scanRun is one run of scan: its settings, and what it gathers from the files
+// as they are handed over in input order.
+type scanRun struct {
+	env      Env
+	out      output
+	format   report.Format
+	failOn   rule.Severity
+	selected []*rule.Rule
+	frame    frame.Options
+	redact   bool
+	inputs   []scan.Input
+	shared   *rule.Shared
+	bar      *scanProgress
+	stderr   io.Writer
+	summary  *scan.Summary
+
+	// The sink of the format: a stream for json and jsonl (sessions spooled as
+	// each input is handed over), a whole report for sarif and junit, nothing
+	// more than the summary for text.
+	stream    report.Stream
+	spool     *os.File
+	bufSpool  *bufio.Writer
+	streamErr error
+	whole     *report.Report
+
+	worst    rule.Severity
+	unjudged int
+}
+
 func runScan(env Env, c *cli.Context) error {
 	start := time.Now()
-	out, err := parseOutput(env, c, scanFormats...)
+	run, shard, err := parseScanFlags(env, c)
 	if err != nil {
 		return err
-	}
-	failOn, err := parseFailOn(c.String("fail-on"))
-	if err != nil {
-		return err
-	}
-	selected, err := selectRules(c)
-	if err != nil {
-		return err
-	}
-	if c.Duration("slow") <= 0 {
-		return usageErr("mcpsleuth: --slow must be a positive duration such as 30s or 2m, not %s", c.Duration("slow"))
-	}
-	selected = rules.WithSlowThreshold(selected, c.Duration("slow"))
-	fopt, err := frameOptions(c)
-	if err != nil {
-		return err
-	}
-	jobs := c.Int("jobs")
-	if jobs < 1 {
-		return usageErr("mcpsleuth: --jobs must be at least 1, not %d", jobs)
-	}
-	var shard scan.Shard
-	if s := c.String("shard"); s != "" {
-		if shard, err = scan.ParseShard(s); err != nil {
-			return usageErr("%v", err)
-		}
 	}
 	if c.Args().Len() == 0 {
 		return usageErr("mcpsleuth: scan: give the directories, patterns or files to scan")
 	}
 	all := scan.Expand(c.Args().Slice())
 	walk := shard.Of(all)
-	inputs := walk.Inputs
+	run.inputs = walk.Inputs
 	// A share of a spread scan may hold no file (more machines than files): that
 	// share is done, not an error.
-	emptyShare := !shard.Whole() && len(inputs) == 0 && len(all.Inputs) > 0
-	format, _ := report.LookupFormat(out.format)
+	emptyShare := !shard.Whole() && len(walk.Inputs) == 0 && len(all.Inputs) > 0
 
-	bar := newScanProgress(env, inputs, c.Bool("quiet"))
-	stderr := bar.writer(env.Stderr)
-	summary := scan.NewSummary()
-	summary.Jobs = jobs
+	run.bar = newScanProgress(env, run.inputs, c.Bool("quiet"))
+	run.stderr = run.bar.writer(env.Stderr)
 	for _, sk := range walk.Skipped {
-		fmt.Fprintf(stderr, "mcpsleuth: %s: skipped: %s\n", report.Safe(sk.Path), report.Safe(sk.Why))
-		summary.AddUnread(sk.Path, "skipped: "+sk.Why)
+		run.unread(sk.Path, "skipped: "+sk.Why)
 	}
+	if err := run.openSink(); err != nil {
+		run.bar.stop()
+		return err
+	}
+	defer run.closeSink()
+	scan.Ordered(len(run.inputs), run.summary.Jobs, run.analyse, run.emit)
+	run.bar.stop()
+	run.summary.Wall = time.Since(start)
 
-	// The sinks of the formats: a stream for json and jsonl (sessions spooled as
-	// each input is handed over, in input order), a whole report for sarif and
-	// junit, nothing more than the summary for text.
-	var stream report.Stream
-	var spool *os.File
-	var bufSpool *bufio.Writer
-	var whole *report.Report
-	switch {
-	case format.Stream != nil:
-		spool, err = os.CreateTemp("", "mcpsleuth-scan-*")
-		if err != nil {
-			bar.stop()
-			return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: cannot create a temporary file for the report: %v", unwrapPath(err))}
-		}
-		defer os.Remove(spool.Name())
-		defer spool.Close()
-		bufSpool = bufio.NewWriterSize(spool, 256<<10)
-		stream = format.Stream(bufSpool, report.StreamOptions{Version: Version(), Redact: c.Bool("redact")})
-	case out.format != "text":
-		whole = report.BuildWith(Version(), nil, report.Options{Rules: selected})
-	}
-
-	shared := rule.NewShared() // concurrency-safe: what the rules learn once serves every file
-	analyse := func(i int) scanned {
-		in := inputs[i]
-		r, why := openScanInput(env, in)
-		if why != "" {
-			bar.fileDone(in, 0)
-			return scanned{why: why}
-		}
-		counted := bar.reader(r)
-		res, err := rule.Run(in.Path, counted, selected, rule.RunOptions{Frame: fopt, Shared: shared})
-		r.Close()
-		bar.fileDone(in, counted.n)
-		if err != nil {
-			return scanned{why: reason(err, in.Path)}
-		}
-		got := scanned{res: res}
-		if whole != nil {
-			got.part = report.BuildWith(Version(), []*rule.InputResult{res}, report.Options{Rules: selected})
-			got.sessions = got.part.Sessions
-		} else {
-			got.sessions = make([]report.Session, len(res.Sessions))
-			for j, sr := range res.Sessions {
-				got.sessions[j] = report.SessionOf(sr, nil)
-			}
-		}
-		return got
-	}
-	var worst rule.Severity
-	var streamErr error
-	unjudged := 0
-	emit := func(i int, got scanned) {
-		in := inputs[i]
-		if got.res == nil {
-			fmt.Fprintf(stderr, "mcpsleuth: %s: %s\n", report.Safe(in.Path), report.Safe(got.why))
-			summary.AddUnread(in.Path, got.why)
-			return
-		}
-		res := got.res
-		summary.AddFile(res.Stats, got.sessions)
-		if res.Broken != nil {
-			why := "read in part: " + reason(res.Broken, in.Path)
-			fmt.Fprintf(stderr, "mcpsleuth: %s: %s\n", report.Safe(in.Path), report.Safe(why))
-			summary.AddUnread(in.Path, why)
-		}
-		if res.Stats.Lossy != "" {
-			unjudged++
-			fmt.Fprintf(stderr, "mcpsleuth: %s: %s\n", report.Safe(in.Path), report.Safe(res.Stats.Lossy))
-			summary.AddUnread(in.Path, res.Stats.Lossy)
-		}
-		for _, s := range got.sessions {
-			for _, f := range s.Findings {
-				if sev, ok := rule.ParseSeverity(f.Severity); ok && sev > worst {
-					worst = sev
-				}
-			}
-		}
-		switch {
-		case stream != nil:
-			for _, sr := range res.Sessions {
-				if err := stream.Session(sr, nil); err != nil && streamErr == nil {
-					streamErr = err
-				}
-			}
-			stream.Input(res)
-		case whole != nil:
-			mergeReport(whole, got.part)
-		}
-	}
-	scan.Ordered(len(inputs), jobs, analyse, emit)
-	bar.stop()
-	summary.Wall = time.Since(start)
-
-	if summary.Files == 0 && !emptyShare {
+	if run.summary.Files == 0 && !emptyShare {
 		what := "no capture was found"
-		if len(inputs) > 0 {
-			what = fmt.Sprintf("none of the %d inputs could be read", len(inputs))
+		if len(run.inputs) > 0 {
+			what = fmt.Sprintf("none of the %d inputs could be read", len(run.inputs))
 		}
 		return &exitError{code: ExitUsage, msg: "mcpsleuth: scan: " + what}
 	}
-	if streamErr == nil && bufSpool != nil {
-		streamErr = bufSpool.Flush()
-	}
-	if streamErr != nil {
-		return &exitError{code: ExitUsage, msg: streamErr.Error()}
-	}
-	err = out.write(env, func(w io.Writer) error {
-		switch {
-		case stream != nil:
-			return stream.Finish(w, spool)
-		case whole != nil:
-			if c.Bool("redact") {
-				report.Redact(whole)
-			}
-			return format.Write(w, whole, report.WriteOptions{Color: out.colour, FailOn: failOn})
-		}
-		return scan.WriteText(w, summary, scan.TextOptions{Color: out.colour, Width: outputWidth(env, out)})
-	})
-	if err != nil {
+	if err := run.write(); err != nil {
 		return err
 	}
 	switch {
-	case failOn != 0 && worst >= failOn:
+	case run.failOn != 0 && run.worst >= run.failOn:
 		return &exitError{code: ExitFindings}
-	case failOn != 0 && (unjudged > 0 || len(summary.Unread) > 0):
+	case run.failOn != 0 && (run.unjudged > 0 || len(run.summary.Unread) > 0):
 		return &exitError{code: ExitFindings} // a file not read or not judged is never a clean pass
 	}
 	return nil
+}
+
+// parseScanFlags reads the flags of scan.
+func parseScanFlags(env Env, c *cli.Context) (*scanRun, scan.Shard, error) {
+	var shard scan.Shard
+	out, err := parseOutput(env, c, scanFormats...)
+	if err != nil {
+		return nil, shard, err
+	}
+	failOn, err := parseFailOn(c.String("fail-on"))
+	if err != nil {
+		return nil, shard, err
+	}
+	selected, err := selectRules(c)
+	if err != nil {
+		return nil, shard, err
+	}
+	if c.Duration("slow") <= 0 {
+		return nil, shard, usageErr("mcpsleuth: --slow must be a positive duration such as 30s or 2m, not %s", c.Duration("slow"))
+	}
+	fopt, err := frameOptions(c)
+	if err != nil {
+		return nil, shard, err
+	}
+	jobs := c.Int("jobs")
+	if jobs < 1 {
+		return nil, shard, usageErr("mcpsleuth: --jobs must be at least 1, not %d", jobs)
+	}
+	if s := c.String("shard"); s != "" {
+		if shard, err = scan.ParseShard(s); err != nil {
+			return nil, shard, usageErr("%v", err)
+		}
+	}
+	format, _ := report.LookupFormat(out.format)
+	run := &scanRun{env: env, out: out, format: format, failOn: failOn, frame: fopt, redact: c.Bool("redact"),
+		selected: rules.WithSlowThreshold(selected, c.Duration("slow")),
+		shared:   rule.NewShared(), // concurrency-safe: what the rules learn once serves every file
+		summary:  scan.NewSummary()}
+	run.summary.Jobs = jobs
+	return run, shard, nil
+}
+
+// openSink sets up what the format writes through.
+func (run *scanRun) openSink() error {
+	switch {
+	case run.format.Stream != nil:
+		spool, err := os.CreateTemp("", "mcpsleuth-scan-*")
+		if err != nil {
+			return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: cannot create a temporary file for the report: %v", unwrapPath(err))}
+		}
+		run.spool = spool
+		run.bufSpool = bufio.NewWriterSize(spool, 256<<10)
+		run.stream = run.format.Stream(run.bufSpool, report.StreamOptions{Version: Version(), Redact: run.redact})
+	case run.out.format != "text":
+		run.whole = report.BuildWith(Version(), nil, report.Options{Rules: run.selected})
+	}
+	return nil
+}
+
+func (run *scanRun) closeSink() {
+	if run.spool != nil {
+		run.spool.Close()
+		os.Remove(run.spool.Name())
+	}
+}
+
+// analyse reads and analyses input i: one job's work, on a goroutine of its own.
+func (run *scanRun) analyse(i int) scanned {
+	in := run.inputs[i]
+	r, why := openScanInput(run.env, in)
+	if why != "" {
+		run.bar.fileDone(in, 0)
+		return scanned{why: why}
+	}
+	counted := run.bar.reader(r)
+	res, err := rule.Run(in.Path, counted, run.selected, rule.RunOptions{Frame: run.frame, Shared: run.shared})
+	r.Close()
+	run.bar.fileDone(in, counted.n)
+	if err != nil {
+		return scanned{why: reason(err, in.Path)}
+	}
+	got := scanned{res: res}
+	if run.whole != nil {
+		got.part = report.BuildWith(Version(), []*rule.InputResult{res}, report.Options{Rules: run.selected})
+		got.sessions = got.part.Sessions
+		return got
+	}
+	got.sessions = make([]report.Session, len(res.Sessions))
+	for j, sr := range res.Sessions {
+		got.sessions[j] = report.SessionOf(sr, nil)
+		if run.redact {
+			report.RedactSession(&got.sessions[j]) // the names the summary shows
+		}
+	}
+	return got
+}
+
+// emit takes the analysis of input i, in input order, on the run's goroutine.
+func (run *scanRun) emit(i int, got scanned) {
+	in := run.inputs[i]
+	res := got.res
+	if res == nil {
+		run.unread(in.Path, got.why)
+		return
+	}
+	run.summary.AddFile(res.Stats, got.sessions)
+	if res.Broken != nil {
+		run.unread(in.Path, "read in part: "+reason(res.Broken, in.Path))
+	}
+	if res.Stats.Lossy != "" {
+		run.unjudged++
+		run.unread(in.Path, res.Stats.Lossy)
+	}
+	for _, sr := range res.Sessions {
+		run.worst = max(run.worst, sr.Worst())
+	}
+	switch {
+	case run.stream != nil:
+		for _, sr := range res.Sessions {
+			if err := run.stream.Session(sr, nil); err != nil && run.streamErr == nil {
+				run.streamErr = err
+			}
+		}
+		run.stream.Input(res)
+	case run.whole != nil:
+		mergeReport(run.whole, got.part)
+	}
+}
+
+// unread names an input that was not read, or read in part, or not judged: on
+// stderr (escaped) and in the summary.
+func (run *scanRun) unread(path, why string) {
+	fmt.Fprintf(run.stderr, "mcpsleuth: %s: %s\n", report.Safe(path), report.Safe(why))
+	if run.redact {
+		path = report.MaskSecrets(path)
+	}
+	run.summary.AddUnread(path, why)
+}
+
+// write writes the output of the format.
+func (run *scanRun) write() error {
+	if run.bufSpool != nil && run.streamErr == nil {
+		run.streamErr = run.bufSpool.Flush()
+	}
+	if run.streamErr != nil {
+		return &exitError{code: ExitUsage, msg: run.streamErr.Error()}
+	}
+	return run.out.write(run.env, func(w io.Writer) error {
+		switch {
+		case run.stream != nil:
+			return run.stream.Finish(w, run.spool)
+		case run.whole != nil:
+			if run.redact {
+				report.Redact(run.whole)
+			}
+			return run.format.Write(w, run.whole, report.WriteOptions{Color: run.out.colour, FailOn: run.failOn})
+		}
+		return scan.WriteText(w, run.summary, scan.TextOptions{Color: run.out.colour, Width: outputWidth(run.env, run.out)})
+	})
 }
 
 // openScanInput opens one input of a scan; why says why it cannot be read.
