@@ -396,59 +396,46 @@ func firstLine(s string) string {
 	return line
 }
 
-// tableRows reads the rows of the summary's tables back. In a table with lines
-// between its rows, the lines of a row are joined cell by cell (a space between
-// the pieces); in one without, each line is a row.
+// tableRows reads the rows of the summary's tables back. The rules table has a
+// line a row; the others have lines between their rows, and the lines of a row
+// are joined cell by cell (a space between the pieces).
 func tableRows(text string) [][]string {
 	var rows [][]string
-	var table []string // the lines of the table being read
-	read := func() {
-		separated := 0
-		for _, l := range table {
-			if strings.HasPrefix(l, "├") {
-				separated++
-			}
-		}
-		var cur []string
-		for _, line := range table {
-			if !strings.HasPrefix(line, "│") {
-				if cur != nil {
-					rows = append(rows, cur)
-				}
-				cur = nil
-				continue
-			}
-			cells := strings.Split(strings.Trim(line, "│"), "│")
-			for i := range cells {
-				cells[i] = strings.TrimSpace(cells[i])
-			}
-			if cur == nil || separated < 2 {
-				if cur != nil {
-					rows = append(rows, cur)
-				}
-				cur = cells
-				continue
-			}
-			for i, c := range cells {
-				if c != "" && i < len(cur) {
-					cur[i] = strings.TrimSpace(cur[i] + " " + c)
-				}
-			}
-		}
-		if cur != nil {
-			rows = append(rows, cur)
-		}
-		table = nil
-	}
+	var cur []string
+	lineARow := false
 	for _, line := range strings.Split(text, "\n") {
-		switch {
-		case strings.HasPrefix(line, "┌"):
-			table = []string{line}
-		case strings.HasPrefix(line, "└"):
-			read()
-		case table != nil:
-			table = append(table, line)
+		if !strings.HasPrefix(line, "│") {
+			if cur != nil {
+				rows = append(rows, cur)
+			}
+			cur = nil
+			continue
 		}
+		cells := strings.Split(strings.Trim(line, "│"), "│")
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
+		}
+		switch {
+		case cells[0] == "RULE":
+			lineARow = true
+		case cells[0] == "CLIENT" || cells[0] == "FILE":
+			lineARow = false
+		}
+		if cur == nil || lineARow {
+			if cur != nil {
+				rows = append(rows, cur)
+			}
+			cur = cells
+			continue
+		}
+		for i, c := range cells {
+			if c != "" && i < len(cur) {
+				cur[i] = strings.TrimSpace(cur[i] + " " + c)
+			}
+		}
+	}
+	if cur != nil {
+		rows = append(rows, cur)
 	}
 	return rows
 }
@@ -629,5 +616,30 @@ func TestScanExitCodes(t *testing.T) {
 	rep := decodeReport(t, r.stdout)
 	if len(rep.Inputs) != 1 || rep.Inputs[0].Name != healthy {
 		t.Errorf("the glob read %+v, want %s alone", rep.Inputs, healthy)
+	}
+}
+
+// TestScanGoesOnPastAnUnreadableFile: a file that cannot be opened is named, with
+// why, and the other files are scanned (root opens every file: skipped there).
+func TestScanGoesOnPastAnUnreadableFile(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("running as root, which opens a file without permissions: nothing to test")
+	}
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "a.jsonl"), fixture(t, "real/ts-everything-healthy.jsonl"))
+	locked := filepath.Join(dir, "b.jsonl")
+	write(t, locked, fixture(t, "real/ts-everything-healthy.jsonl"))
+	if err := os.Chmod(locked, 0); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, nil, "scan", dir)
+	if r.code != 1 {
+		t.Errorf("exit %d, want 1 (a file not read is never a clean pass)", r.code)
+	}
+	if !strings.Contains(r.stderr, locked+": cannot read: permission denied") {
+		t.Errorf("stderr %q", r.stderr)
+	}
+	if !strings.Contains(r.stdout, "scanned   1 file, 1 session") || !hasRow(tableRows(r.stdout), []string{locked, "cannot read: permission denied"}) {
+		t.Errorf("summary:\n%s", r.stdout)
 	}
 }

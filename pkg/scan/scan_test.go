@@ -312,3 +312,26 @@ func mkfile(t *testing.T, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+// TestExpandGoesOnPastAnUnlistableDirectory: a directory that cannot be listed is
+// named and the walk goes on (root reads every directory: skipped there).
+func TestExpandGoesOnPastAnUnlistableDirectory(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("running as root, which can list a directory without permissions: nothing to test")
+	}
+	dir := t.TempDir()
+	mkfile(t, filepath.Join(dir, "a.jsonl"), "{}\n")
+	mkfile(t, filepath.Join(dir, "locked", "b.jsonl"), "{}\n")
+	mkfile(t, filepath.Join(dir, "z.jsonl"), "{}\n")
+	if err := os.Chmod(filepath.Join(dir, "locked"), 0); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(filepath.Join(dir, "locked"), 0o755)
+	w := scan.Expand([]string{dir})
+	if len(w.Inputs) != 2 || w.Inputs[0].Rel != "a.jsonl" || w.Inputs[1].Rel != "z.jsonl" {
+		t.Errorf("inputs %+v", w.Inputs)
+	}
+	if len(w.Skipped) != 1 || w.Skipped[0].Why != "cannot list the directory: permission denied" {
+		t.Errorf("skipped %+v", w.Skipped)
+	}
+}
