@@ -69,7 +69,7 @@ func IsCaptureName(path string) bool {
 // loop is skipped and named); only regular files are taken from a walk. An
 // argument that does not exist but holds glob characters is expanded as a glob
 // (the matches are treated as walked: directories walked, only regular files
-// taken). Any other argument is an input as given: a missing file is reported when
+// taken; no match leaves the argument as it is). Any other argument is an input as given: a missing file is reported when
 // it is opened. Expand never fails: what cannot be walked is in Skipped.
 func Expand(args []string) Walk {
 	var w Walk
@@ -97,15 +97,13 @@ func Expand(args []string) Walk {
 
 func hasGlobMeta(s string) bool { return strings.ContainsAny(s, "*?[") }
 
-// glob expands a pattern; matches are sorted (filepath.Glob sorts each level).
+// glob expands a pattern; matches are sorted (filepath.Glob sorts each level). A
+// pattern that matches nothing (or is not one) is an input as given, as a shell
+// passes it on: opening it says that no such file exists.
 func (w *Walk) glob(pattern string) {
 	matches, err := filepath.Glob(pattern)
-	if err != nil {
-		w.Skipped = append(w.Skipped, Skipped{Path: pattern, Rel: pattern, Why: "not a valid glob pattern: " + err.Error()})
-		return
-	}
-	if len(matches) == 0 {
-		w.Skipped = append(w.Skipped, Skipped{Path: pattern, Rel: pattern, Why: "no file matches this pattern"})
+	if err != nil || len(matches) == 0 {
+		w.Inputs = append(w.Inputs, Input{Path: pattern, Rel: filepath.ToSlash(filepath.Clean(pattern))})
 		return
 	}
 	for _, m := range matches {
