@@ -15,6 +15,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -642,5 +643,25 @@ func TestScanGoesOnPastAnUnreadableFile(t *testing.T) {
 	}
 	if !strings.Contains(r.stdout, "scanned   1 file, 1 session") || !hasRow(tableRows(r.stdout), []string{locked, "cannot read: permission denied"}) {
 		t.Errorf("summary:\n%s", r.stdout)
+	}
+}
+
+// TestScanSummaryFitsTheWidth: every line of the summary fits COLUMNS, and the
+// summary is the same for any --jobs but for its time line.
+func TestScanSummaryFitsTheWidth(t *testing.T) {
+	dir, _ := mixedArchive(t)
+	for _, cols := range []int{80, 100, 132} {
+		env := map[string]string{"COLUMNS": fmt.Sprint(cols)}
+		one := run(t, env, "scan", "--jobs", "1", dir).stdout
+		eight := run(t, env, "scan", "--jobs", "8", dir).stdout
+		for _, line := range strings.Split(one, "\n") {
+			if n := utf8.RuneCountInString(line); n > cols {
+				t.Errorf("COLUMNS=%d: a line of %d columns:\n%s", cols, n, line)
+			}
+		}
+		timeLine := regexp.MustCompile(`(?m)^time .*\n`)
+		if timeLine.ReplaceAllString(one, "") != timeLine.ReplaceAllString(eight, "") {
+			t.Errorf("COLUMNS=%d: the summaries of --jobs 1 and --jobs 8 differ:\n%s\n---\n%s", cols, one, eight)
+		}
 	}
 }
