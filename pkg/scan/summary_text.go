@@ -60,7 +60,7 @@ func WriteText(w io.Writer, s *Summary, opt TextOptions) error {
 				fmt.Sprint(p.Sessions), fmt.Sprint(p.Flagged), PairRules(p)}
 		}
 		header := []string{"CLIENT", "SERVER", "SESSIONS", "FLAGGED", "RULES (SESSIONS)"}
-		t := newTable(&b, width, fitLast(header, rows, width)...)
+		t := newTable(&b, width, fitLast(header, rows, width, width/4)...)
 		t.Header(header)
 		for _, row := range rows {
 			if err := t.Append(row); err != nil {
@@ -79,7 +79,7 @@ func WriteText(w io.Writer, s *Summary, opt TextOptions) error {
 			rows[i] = []string{report.Safe(u.Path), report.Safe(u.Why)}
 		}
 		header := []string{"FILE", "WHY"}
-		t := newTable(&b, width, fitLast(header, rows, width)...)
+		t := newTable(&b, width, fitLast(header, rows, width, width/2)...)
 		t.Header(header)
 		for _, row := range rows {
 			if err := t.Append(row); err != nil {
@@ -119,9 +119,9 @@ func newTable(b *bytes.Buffer, width int, more ...tablewriter.Option) *tablewrit
 }
 
 // fitLast sizes a table's columns to the terminal: every column but the last as
-// wide as its widest cell (at most a quarter of the width), the last one the rest,
-// so that the table uses the width it has and wraps only the last column.
-func fitLast(header []string, rows [][]string, width int) []tablewriter.Option {
+// wide as its widest cell (at most widest), the last one the rest, so that the
+// table uses the width it has; cells wider than their column are wrapped.
+func fitLast(header []string, rows [][]string, width, widest int) []tablewriter.Option {
 	n := len(header)
 	widths := tw.NewMapper[int, int]()
 	// A column's width counts its padding (a space each side); the borders are
@@ -132,7 +132,7 @@ func fitLast(header []string, rows [][]string, width int) []tablewriter.Option {
 		for _, row := range rows {
 			w = max(w, displayWidth(row[col]))
 		}
-		w = min(w+2, max(width/4, 10))
+		w = min(w+2, max(widest, 10))
 		widths.Set(col, w)
 		used += w
 		for _, row := range rows {
