@@ -364,7 +364,7 @@ func outputWidth(env Env, out output) int {
 }
 
 // scanProgress is the progress bar on stderr (files done of all, bytes, MB/s,
-// ETA): drawn only when stderr is a terminal and --quiet is not given; every
+// ETA): drawn only when stderr is a terminal (not TERM=dumb) and --quiet is not given; every
 // method is a no-op on the zero value.
 type scanProgress struct {
 	p     *mpb.Progress
@@ -375,7 +375,7 @@ type scanProgress struct {
 
 func newScanProgress(env Env, inputs []scan.Input, quiet bool) *scanProgress {
 	f, ok := env.Stderr.(*os.File)
-	if quiet || !ok || !term.IsTerminal(int(f.Fd())) || len(inputs) == 0 {
+	if quiet || !ok || !term.IsTerminal(int(f.Fd())) || env.Getenv("TERM") == "dumb" || len(inputs) == 0 {
 		return &scanProgress{}
 	}
 	var size int64

@@ -30,7 +30,7 @@ type result struct {
 
 // run runs mcpsleuth in-process with the given arguments; stdin is empty and not a
 // terminal, COLUMNS is 200 unless env says otherwise.
-func run(t *testing.T, env map[string]string, args ...string) result {
+func run(t testing.TB, env map[string]string, args ...string) result {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	getenv := func(k string) string {
@@ -46,7 +46,7 @@ func run(t *testing.T, env map[string]string, args ...string) result {
 	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
 }
 
-func fixture(t *testing.T, rel string) []byte {
+func fixture(t testing.TB, rel string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "..", "fixtures", rel))
 	if err != nil {
@@ -55,7 +55,7 @@ func fixture(t *testing.T, rel string) []byte {
 	return b
 }
 
-func write(t *testing.T, path string, b []byte) {
+func write(t testing.TB, path string, b []byte) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
