@@ -30,19 +30,20 @@ func expandInputs(env Env, args []string) ([]string, error) {
 		return []string{"-"}, nil
 	}
 	walk := scan.Expand(args)
-	reportSkipped(env, walk.Skipped)
-	out := make([]string, len(walk.Inputs))
-	for i, in := range walk.Inputs {
-		out[i] = in.Path
+	out := make([]string, 0, len(walk.Inputs))
+	for _, in := range walk.Inputs {
+		out = append(out, in.Path)
 	}
-	return out, nil
-}
-
-// reportSkipped names on stderr, one line each, what a walk did not read.
-func reportSkipped(env Env, skipped []scan.Skipped) {
-	for _, sk := range skipped {
+	for _, sk := range walk.Skipped {
+		if sk.Failed {
+			// A directory that could not be listed is an input that could not be
+			// read: opening it says why, and the exit code is 2, as for a file.
+			out = append(out, sk.Path)
+			continue
+		}
 		fmt.Fprintf(env.Stderr, "mcpsleuth: %s: skipped: %s\n", report.Safe(sk.Path), report.Safe(sk.Why))
 	}
+	return out, nil
 }
 
 // openSingle opens the one capture a command takes (handshake, timeline): the

@@ -665,3 +665,31 @@ func TestScanSummaryFitsTheWidth(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckDirectoryWithAnUnlistableSubdirectory: check reads the rest of the
+// directory, names the one it cannot list, and exits 2 (an input it could not
+// read); scan names it and exits 1 (root lists every directory: skipped there).
+func TestCheckDirectoryWithAnUnlistableSubdirectory(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("running as root, which lists a directory without permissions: nothing to test")
+	}
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "a.jsonl"), fixture(t, "real/ts-everything-healthy.jsonl"))
+	locked := filepath.Join(dir, "locked")
+	write(t, filepath.Join(locked, "b.jsonl"), fixture(t, "real/ts-everything-healthy.jsonl"))
+	if err := os.Chmod(locked, 0); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(locked, 0o755)
+	c := run(t, nil, "check", "--format", "json", dir)
+	if c.code != 2 || !strings.Contains(c.stderr, locked+": cannot read: permission denied") {
+		t.Errorf("check: exit %d, stderr %q", c.code, c.stderr)
+	}
+	if rep := decodeReport(t, c.stdout); len(rep.Inputs) != 1 || rep.Inputs[0].Name != filepath.Join(dir, "a.jsonl") {
+		t.Errorf("check read %+v", rep.Inputs)
+	}
+	s := run(t, nil, "scan", dir)
+	if s.code != 1 || !strings.Contains(s.stderr, locked+": skipped: cannot list the directory: permission denied") {
+		t.Errorf("scan: exit %d, stderr %q", s.code, s.stderr)
+	}
+}

@@ -332,7 +332,7 @@ func TestExpandGoesOnPastAnUnlistableDirectory(t *testing.T) {
 	if len(w.Inputs) != 2 || w.Inputs[0].Rel != "a.jsonl" || w.Inputs[1].Rel != "z.jsonl" {
 		t.Errorf("inputs %+v", w.Inputs)
 	}
-	if len(w.Skipped) != 1 || w.Skipped[0].Why != "cannot list the directory: permission denied" {
+	if len(w.Skipped) != 1 || w.Skipped[0].Why != "cannot list the directory: permission denied" || !w.Skipped[0].Failed {
 		t.Errorf("skipped %+v", w.Skipped)
 	}
 }

@@ -41,6 +41,9 @@ type Skipped struct {
 	Path string
 	Rel  string
 	Why  string
+	// Failed marks what could not be read (a directory that cannot be listed, a
+	// path that cannot be resolved), as against what is not read on purpose.
+	Failed bool
 }
 
 // Walk is what the arguments expand to, in the sorted input order: the arguments
@@ -142,7 +145,7 @@ func (w *Walk) walkRoot(root string) {
 			wk.dirLink(l)
 		}
 	} else {
-		wk.skip(root, "cannot resolve the directory: "+describe(err))
+		wk.fail(root, "cannot resolve the directory: "+describe(err))
 	}
 	// The sorted order of check: by path, whatever the nesting.
 	sort.Slice(wk.found, func(i, j int) bool { return wk.found[i].Path < wk.found[j].Path })
@@ -163,6 +166,11 @@ func (wk *walker) skip(path, why string) {
 	wk.skipped = append(wk.skipped, Skipped{Path: path, Rel: wk.rel(path), Why: why})
 }
 
+// fail names what could not be read.
+func (wk *walker) fail(path, why string) {
+	wk.skipped = append(wk.skipped, Skipped{Path: path, Rel: wk.rel(path), Why: why, Failed: true})
+}
+
 // dir walks the directory at path, whose real (symlink-free) path is real.
 func (wk *walker) dir(path, real string) {
 	if wk.visited[real] {
@@ -171,11 +179,11 @@ func (wk *walker) dir(path, real string) {
 	wk.visited[real] = true
 	entries, err := os.ReadDir(path)
 	if err != nil && len(entries) == 0 {
-		wk.skip(path, "cannot list the directory: "+describe(err))
+		wk.fail(path, "cannot list the directory: "+describe(err))
 		return
 	}
 	if err != nil {
-		wk.skip(path, "the directory could be listed only in part: "+describe(err))
+		wk.fail(path, "the directory could be listed only in part: "+describe(err))
 	}
 	for _, e := range entries {
 		p := filepath.Join(path, e.Name())
@@ -233,7 +241,7 @@ func (wk *walker) symlink(path, parentReal string) {
 func (wk *walker) dirLink(l link) {
 	real, err := realPath(l.path)
 	if err != nil {
-		wk.skip(l.path, "cannot resolve the symlink: "+describe(err))
+		wk.fail(l.path, "cannot resolve the symlink: "+describe(err))
 		return
 	}
 	if wk.visited[real] {
