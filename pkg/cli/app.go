@@ -49,6 +49,10 @@ type Env struct {
 	// StdoutColumns is the width of the terminal stdout is (0: unknown), which
 	// text output fits when COLUMNS is not set (terminalWidth).
 	StdoutColumns int
+
+	// stderrFile is the process's stderr when it is a file, before escaping
+	// wraps it: what a progress bar asks about and draws on.
+	stderrFile *os.File
 }
 
 // Main runs the program with os.Args and returns the exit code.
@@ -75,6 +79,9 @@ func softMemoryLimit(maxLine int) int64 {
 func Run(env Env, args []string) int {
 	// Every stderr line is escaped as stdout is: file names and captured text in
 	// messages reach the terminal with no control or invisible character raw.
+	if f, ok := env.Stderr.(*os.File); ok {
+		env.stderrFile = f // for the progress bar's own drawing, which quotes nothing captured
+	}
 	env.Stderr = report.SafeMessageWriter(env.Stderr)
 	app := newApp(env)
 	err := app.Run(context.Background(), args)
@@ -114,6 +121,7 @@ func newApp(env Env) *cli.Command {
 			explainCommand(env),
 			validateArgsCommand(env),
 			configCommand(env),
+			scanCommand(env),
 		},
 		EnableShellCompletion: true,
 		Flags: []cli.Flag{

@@ -5,8 +5,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/urfave/cli/v3"
@@ -15,15 +13,15 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
+	"github.com/mcpsleuth/mcpsleuth/pkg/scan"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
 
-// captureExtensions are the files a directory argument contributes.
-var captureExtensions = []string{".jsonl", ".ndjson", ".log", ".txt", ".json", ".har"}
-
 // expandInputs turns the arguments into input names: "-" for stdin, files as given,
-// directories walked for capture files (sorted). No argument reads a piped stdin.
+// directories walked for capture files (sorted; the walk of scan, pkg/scan). What a
+// walk skipped (pipes, devices, sockets, symlinks to those, loops, directories that
+// cannot be listed) is named on stderr and not read. No argument reads a piped stdin.
 func expandInputs(env Env, args []string) ([]string, error) {
 	if len(args) == 0 {
 		if env.StdinIsTerminal {
@@ -31,44 +29,21 @@ func expandInputs(env Env, args []string) ([]string, error) {
 		}
 		return []string{"-"}, nil
 	}
-	var out []string
-	for _, a := range args {
-		if a == "-" {
-			out = append(out, a)
+	walk := scan.Expand(args)
+	out := make([]string, 0, len(walk.Inputs))
+	for _, in := range walk.Inputs {
+		out = append(out, in.Path)
+	}
+	for _, sk := range walk.Skipped {
+		if sk.Failed {
+			// A directory that could not be listed is an input that could not be
+			// read: opening it says why, and the exit code is 2, as for a file.
+			out = append(out, sk.Path)
 			continue
 		}
-		st, err := os.Stat(a)
-		if err != nil || !st.IsDir() {
-			out = append(out, a) // a missing file is reported when it is opened
-			continue
-		}
-		var found []string
-		err = filepath.WalkDir(a, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if !d.IsDir() && isCaptureName(path) {
-				found = append(found, path)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: %s: %v", a, err)}
-		}
-		sort.Strings(found)
-		out = append(out, found...)
+		fmt.Fprintf(env.Stderr, "mcpsleuth: %s: skipped: %s\n", report.Safe(sk.Path), report.Safe(sk.Why))
 	}
 	return out, nil
-}
-
-func isCaptureName(path string) bool {
-	name := strings.TrimSuffix(strings.TrimSuffix(path, ".gz"), ".zst")
-	for _, ext := range captureExtensions {
-		if strings.HasSuffix(name, ext) {
-			return true
-		}
-	}
-	return false
 }
 
 // openSingle opens the one capture a command takes (handshake, timeline): the
@@ -98,7 +73,7 @@ func openInput(env Env, name string) (io.ReadCloser, error) {
 	}
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, fmt.Errorf("mcpsleuth: %s: cannot read: %w", name, unwrapPath(err))
+		return nil, fmt.Errorf("mcpsleuth: %s: cannot read: %w", report.Safe(name), unwrapPath(err))
 	}
 	return f, nil
 }

@@ -1,0 +1,459 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/urfave/cli/v3"
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+	"golang.org/x/term"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/redact"
+	"github.com/mcpsleuth/mcpsleuth/pkg/report"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
+	"github.com/mcpsleuth/mcpsleuth/pkg/scan"
+)
+
+// scanFormats are the --format values of scan: the summary, and the formats of
+// check that a warehouse or CI reads.
+var scanFormats = []string{"text", "json", "jsonl", "sarif", "junit"}
+
+func scanCommand(env Env) *cli.Command {
+	return &cli.Command{
+		Name:      "scan",
+		Usage:     "batch: analyse many captures in parallel, summarised by rule and by client x server implementation",
+		ArgsUsage: "DIR|GLOB|FILE...",
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "output: text (the summary), json (the report of every file, as check), jsonl (one finding a line with its session inlined, for a warehouse), sarif or junit"},
+			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: runtime.NumCPU(), Usage: "files analysed at once"},
+			&cli.StringFlag{Name: "shard", Usage: "take share `K/N` of the files (K from 0 to N-1, by a hash of each path relative to its scan root): N machines with K = 0..N-1 together scan everything once"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar (there is none when stderr is not a terminal)"},
+			&cli.BoolFlag{Name: "redact", Usage: "redact captured values, as check --redact"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the output to `FILE` instead of stdout"},
+			&cli.StringFlag{Name: "fail-on", Value: "error", Usage: "exit 1 when a finding is at or above this severity: error, warning, info or never"},
+			&cli.StringSliceFlag{Name: "enable", Usage: "run only these rules (IDs or names, comma-separated)"},
+			&cli.StringSliceFlag{Name: "disable", Usage: "do not run these rules (IDs or names, comma-separated)"},
+			&cli.DurationFlag{Name: "slow", Value: rules.DefaultSlowThreshold, Usage: "report responses slower than this (MCP3008 slow-response)"},
+			&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour the summary: auto, always or never (NO_COLOR is honoured)"},
+		}, readFlags...),
+		Action: func(_ context.Context, c *cli.Command) error { return runScan(env, c) },
+	}
+}
+
+// scanned is what one job hands back for one input.
+type scanned struct {
+	res *rule.InputResult
+	// sessions are the input's sessions as the reports show them (the summary
+	// counts them); part is the input's report, for the formats written whole.
+	sessions []report.Session
+	part     *report.Report
+	// why is set when the input could not be read at all.
+	why string
+}
+
+// scanRun is one run of scan: its settings, and what it gathers from the files
+// as they are handed over in input order.
+type scanRun struct {
+	env      Env
+	out      output
+	format   report.Format
+	failOn   rule.Severity
+	selected []*rule.Rule
+	frame    frame.Options
+	redact   bool
+	inputs   []scan.Input
+	shared   *rule.Shared
+	bar      *scanProgress
+	stderr   io.Writer
+	summary  *scan.Summary
+
+	// The sink of the format: a stream for json and jsonl (sessions spooled as
+	// each input is handed over), a whole report for sarif and junit, nothing
+	// more than the summary for text.
+	stream    report.Stream
+	spool     *os.File
+	bufSpool  *bufio.Writer
+	streamErr error
+	whole     *report.Report
+
+	worst    rule.Severity
+	unjudged int
+}
+
+func runScan(env Env, c *cli.Command) error {
+	start := time.Now()
+	run, shard, err := parseScanFlags(env, c)
+	if err != nil {
+		return err
+	}
+	if c.Args().Len() == 0 {
+		return usageErr("mcpsleuth: scan: give the directories, patterns or files to scan")
+	}
+	all := scan.Expand(c.Args().Slice())
+	walk := shard.Of(all)
+	run.inputs = walk.Inputs
+	// A share of a spread scan may hold no file (more machines than files): that
+	// share is done, not an error.
+	emptyShare := !shard.Whole() && len(walk.Inputs) == 0 && len(all.Inputs) > 0
+
+	run.bar = newScanProgress(env, run.inputs, c.Bool("quiet"))
+	run.stderr = run.bar.writer(env.Stderr)
+	for _, sk := range walk.Skipped {
+		run.unread(sk.Path, "skipped: "+sk.Why)
+	}
+	if err := run.openSink(); err != nil {
+		run.bar.stop()
+		return err
+	}
+	defer run.closeSink()
+	scan.Ordered(len(run.inputs), run.summary.Jobs, run.analyse, run.emit)
+	run.bar.stop()
+	run.summary.Wall = time.Since(start)
+
+	if run.summary.Files == 0 && !emptyShare {
+		what := "no capture was found"
+		if len(run.inputs) > 0 {
+			what = fmt.Sprintf("none of the %d inputs could be read", len(run.inputs))
+		}
+		return &exitError{code: ExitUsage, msg: "mcpsleuth: scan: " + what}
+	}
+	if err := run.write(); err != nil {
+		return err
+	}
+	switch {
+	case run.failOn != 0 && run.worst >= run.failOn:
+		return &exitError{code: ExitFindings}
+	case run.failOn != 0 && (run.unjudged > 0 || len(run.summary.Unread) > 0):
+		return &exitError{code: ExitFindings} // a file not read or not judged is never a clean pass
+	}
+	return nil
+}
+
+// parseScanFlags reads the flags of scan.
+func parseScanFlags(env Env, c *cli.Command) (*scanRun, scan.Shard, error) {
+	var shard scan.Shard
+	out, err := parseOutput(env, c, scanFormats...)
+	if err != nil {
+		return nil, shard, err
+	}
+	failOn, err := parseFailOn(c.String("fail-on"))
+	if err != nil {
+		return nil, shard, err
+	}
+	selected, err := selectRules(c)
+	if err != nil {
+		return nil, shard, err
+	}
+	if c.Duration("slow") <= 0 {
+		return nil, shard, usageErr("mcpsleuth: --slow must be a positive duration such as 30s or 2m, not %s", c.Duration("slow"))
+	}
+	fopt, err := frameOptions(c)
+	if err != nil {
+		return nil, shard, err
+	}
+	jobs := c.Int("jobs")
+	if jobs < 1 {
+		return nil, shard, usageErr("mcpsleuth: --jobs must be at least 1, not %d", jobs)
+	}
+	if s := c.String("shard"); s != "" {
+		if shard, err = scan.ParseShard(s); err != nil {
+			return nil, shard, usageErr("%v", err)
+		}
+	}
+	format, _ := report.LookupFormat(out.format)
+	run := &scanRun{env: env, out: out, format: format, failOn: failOn, frame: fopt, redact: c.Bool("redact"),
+		selected: rules.WithSlowThreshold(selected, c.Duration("slow")),
+		shared:   rule.NewShared(), // concurrency-safe: what the rules learn once serves every file
+		summary:  scan.NewSummary()}
+	run.summary.Jobs = jobs
+	return run, shard, nil
+}
+
+// openSink sets up what the format writes through.
+func (run *scanRun) openSink() error {
+	switch {
+	case run.out.format == "text":
+		// The summary, from the analysis results: no report is written.
+	case run.format.Stream != nil:
+		spool, err := os.CreateTemp("", "mcpsleuth-scan-*")
+		if err != nil {
+			return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: cannot create a temporary file for the report: %v", unwrapPath(err))}
+		}
+		run.spool = spool
+		run.bufSpool = bufio.NewWriterSize(spool, 256<<10)
+		run.stream = run.format.Stream(run.bufSpool, report.StreamOptions{Version: Version(), Redact: run.redact})
+	default:
+		run.whole = report.BuildWith(Version(), nil, report.Options{Rules: run.selected})
+	}
+	return nil
+}
+
+func (run *scanRun) closeSink() {
+	if run.spool != nil {
+		run.spool.Close()
+		os.Remove(run.spool.Name())
+	}
+}
+
+// analyse reads and analyses input i: one job's work, on a goroutine of its own.
+func (run *scanRun) analyse(i int) scanned {
+	in := run.inputs[i]
+	r, why := openScanInput(run.env, in)
+	if why != "" {
+		run.bar.fileDone(in, 0)
+		return scanned{why: why}
+	}
+	counted := run.bar.reader(r)
+	res, err := rule.Run(in.Path, counted, run.selected, rule.RunOptions{Frame: run.frame, Shared: run.shared})
+	r.Close()
+	run.bar.fileDone(in, counted.n)
+	if err != nil {
+		return scanned{why: reason(err, in.Path)}
+	}
+	got := scanned{res: res}
+	if run.whole != nil {
+		got.part = report.BuildWith(Version(), []*rule.InputResult{res}, report.Options{Rules: run.selected})
+		got.sessions = got.part.Sessions
+		return got
+	}
+	got.sessions = make([]report.Session, len(res.Sessions))
+	for j, sr := range res.Sessions {
+		got.sessions[j] = report.SessionOf(sr, nil)
+		if run.redact {
+			report.RedactSession(&got.sessions[j]) // the names the summary shows
+		}
+	}
+	return got
+}
+
+// emit takes the analysis of input i, in input order, on the run's goroutine.
+func (run *scanRun) emit(i int, got scanned) {
+	in := run.inputs[i]
+	res := got.res
+	if res == nil {
+		run.unread(in.Path, got.why)
+		return
+	}
+	run.summary.AddFile(res.Stats, got.sessions)
+	if res.Broken != nil {
+		run.unread(in.Path, "read in part: "+reason(res.Broken, in.Path))
+	}
+	if res.Stats.Lossy != "" {
+		run.unjudged++
+		run.unread(in.Path, res.Stats.Lossy)
+	}
+	for _, sr := range res.Sessions {
+		run.worst = max(run.worst, sr.Worst())
+	}
+	switch {
+	case run.stream != nil:
+		for _, sr := range res.Sessions {
+			if err := run.stream.Session(sr, nil); err != nil && run.streamErr == nil {
+				run.streamErr = err
+			}
+		}
+		run.stream.Input(res)
+	case run.whole != nil:
+		mergeReport(run.whole, got.part)
+	}
+}
+
+// unread names an input that was not read, or read in part, or not judged: on
+// stderr (escaped) and in the summary.
+func (run *scanRun) unread(path, why string) {
+	fmt.Fprintf(run.stderr, "mcpsleuth: %s: %s\n", report.Safe(path), report.Safe(why))
+	if run.redact {
+		path = redact.MaskSecrets(path)
+	}
+	run.summary.AddUnread(path, why)
+}
+
+// write writes the output of the format.
+func (run *scanRun) write() error {
+	if run.bufSpool != nil && run.streamErr == nil {
+		run.streamErr = run.bufSpool.Flush()
+	}
+	if run.streamErr != nil {
+		return &exitError{code: ExitUsage, msg: run.streamErr.Error()}
+	}
+	return run.out.write(run.env, func(w io.Writer) error {
+		switch {
+		case run.stream != nil:
+			return run.stream.Finish(w, run.spool)
+		case run.whole != nil:
+			if run.redact {
+				report.Redact(run.whole)
+			}
+			return run.format.Write(w, run.whole, report.WriteOptions{Color: run.out.colour, FailOn: run.failOn})
+		}
+		return scan.WriteText(w, run.summary, scan.TextOptions{Color: run.out.colour, Width: outputWidth(run.env, run.out)})
+	})
+}
+
+// openScanInput opens one input of a scan; why says why it cannot be read.
+func openScanInput(env Env, in scan.Input) (io.ReadCloser, string) {
+	if in.Path == "-" {
+		return io.NopCloser(env.Stdin), ""
+	}
+	f, err := os.Open(in.Path)
+	if err != nil {
+		return nil, "cannot read: " + unwrapPath(err).Error()
+	}
+	if in.Walked {
+		// The walk saw a regular file; it may have been replaced since.
+		if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+			f.Close()
+			return nil, "no longer a regular file: not read"
+		}
+	}
+	return f, ""
+}
+
+// reason is an error of the reader without the "mcpsleuth: NAME: " it may start
+// with (the summary names the file in a column of its own).
+func reason(err error, name string) string {
+	msg := err.Error()
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	msg = strings.TrimPrefix(msg, "mcpsleuth: ")
+	if rest, ok := strings.CutPrefix(msg, name+":"); ok {
+		if line, after, ok := strings.Cut(rest, ": "); ok && line != "" && strings.Trim(line, "0123456789") == "" {
+			return "line " + line + ": " + after
+		}
+		return strings.TrimPrefix(rest, " ")
+	}
+	return msg
+}
+
+// mergeReport appends the report of one input to the report of the scan: the
+// same report as one built over all the inputs at once.
+func mergeReport(whole, part *report.Report) {
+	whole.Inputs = append(whole.Inputs, part.Inputs...)
+	whole.Sessions = append(whole.Sessions, part.Sessions...)
+	whole.Summary.Sessions += part.Summary.Sessions
+	for sev, n := range part.Summary.Findings {
+		whole.Summary.Findings[sev] += n
+	}
+}
+
+// outputWidth is the width text output fits: COLUMNS when set, else the
+// terminal's when writing to one, else 100.
+func outputWidth(env Env, out output) int {
+	if n, err := strconv.Atoi(env.Getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	if out.path == "" || out.path == "-" {
+		if f, ok := env.Stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+			if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+				return w
+			}
+		}
+	}
+	return 100
+}
+
+// scanProgress is the progress bar on stderr (files done of all, bytes, MB/s,
+// ETA): drawn only when stderr is a terminal (not TERM=dumb) and --quiet is not given; every
+// method is a no-op on the zero value.
+type scanProgress struct {
+	p     *mpb.Progress
+	bar   *mpb.Bar
+	total int
+	done  atomic.Int64
+}
+
+func newScanProgress(env Env, inputs []scan.Input, quiet bool) *scanProgress {
+	f := env.stderrFile
+	if quiet || f == nil || !term.IsTerminal(int(f.Fd())) || env.Getenv("TERM") == "dumb" || len(inputs) == 0 {
+		return &scanProgress{}
+	}
+	var size int64
+	for _, in := range inputs {
+		size += in.Size
+	}
+	sp := &scanProgress{total: len(inputs)}
+	start := time.Now()
+	sp.p = mpb.New(mpb.WithOutput(f), mpb.WithWidth(30), mpb.WithRefreshRate(150*time.Millisecond))
+	// One byte more than the files hold: the bar completes at stop, once every
+	// file is counted done, not when the last byte is read.
+	sp.bar = sp.p.AddBar(size+1,
+		mpb.PrependDecorators(
+			decor.Any(func(decor.Statistics) string {
+				return fmt.Sprintf("%d/%d files", sp.done.Load(), sp.total)
+			}, decor.WCSyncSpaceR),
+		),
+		mpb.AppendDecorators(
+			decor.CountersKiloByte("% .1f / % .1f", decor.WCSyncSpace),
+			decor.Any(func(s decor.Statistics) string {
+				return fmt.Sprintf("%.1f MB/s", float64(s.Current)/1e6/max(time.Since(start).Seconds(), 1e-3))
+			}, decor.WCSyncSpace),
+			decor.OnComplete(decor.Name("  ETA "), "  done"),
+			decor.OnComplete(decor.AverageETA(decor.ET_STYLE_GO), ""),
+		),
+	)
+	return sp
+}
+
+// writer is where notes go while the bar is drawn: above it.
+func (sp *scanProgress) writer(stderr io.Writer) io.Writer {
+	if sp.p == nil {
+		return stderr
+	}
+	return sp.p
+}
+
+// countingReader counts the bytes read from a file and moves the bar with them.
+type countingReader struct {
+	r   io.Reader
+	bar *mpb.Bar
+	n   int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	if c.bar != nil && n > 0 {
+		c.bar.IncrBy(n)
+	}
+	return n, err
+}
+
+func (sp *scanProgress) reader(r io.Reader) *countingReader {
+	return &countingReader{r: r, bar: sp.bar}
+}
+
+// fileDone counts a file as done; its size on disk, less what was read of it,
+// still moves the bar (a file that could not be read, or was read in part).
+func (sp *scanProgress) fileDone(in scan.Input, read int64) {
+	if sp.bar == nil {
+		return
+	}
+	sp.done.Add(1)
+	if rest := in.Size - read; rest > 0 {
+		sp.bar.IncrInt64(rest)
+	}
+}
+
+// stop completes the bar and waits until its last state is drawn.
+func (sp *scanProgress) stop() {
+	if sp.p == nil {
+		return
+	}
+	sp.bar.SetTotal(-1, true)
+	sp.p.Wait()
+}
