@@ -57,6 +57,8 @@ type Pass struct {
 	count   int
 	shared  *Shared
 	state   any // p.shared's state for the rule, once asked for
+	// onFinding receives each finding as it is reported (RunOptions.OnFinding).
+	onFinding func(*session.Session, Finding)
 }
 
 // Shared returns the rule's run-wide state (built by Rule.Shared on first use, nil
@@ -133,6 +135,9 @@ func (p *Pass) ReportSeverity(sev Severity, a Anchor, msg Message, related ...Re
 		Input: p.Session.Input, Line: a.Line, Time: a.Time, Dir: a.Dir, Method: strings.Clone(a.Method), ID: strings.Clone(a.ID),
 		Related: related, Hint: hint, Evidence: evidence, Truncated: truncated,
 	})
+	if p.onFinding != nil {
+		p.onFinding(p.Session, p.result.Findings[len(p.result.Findings)-1])
+	}
 }
 
 // capped copies at most MaxEvidence bytes of a frame (frames alias the reader's buffer).
@@ -247,6 +252,7 @@ type Analyzer struct {
 	observers []*Observer
 
 	onSession func(*SessionResult)
+	onFinding func(*session.Session, Finding)
 	discard   bool
 	shared    *Shared
 }
@@ -271,7 +277,7 @@ func NewAnalyzer(input string, rules []*Rule, limit int) *Analyzer {
 func (a *Analyzer) start(s *session.Session) {
 	run := &running{result: &SessionResult{Session: s}}
 	for _, r := range a.rules {
-		run.passes = append(run.passes, &Pass{Rule: r, Session: s, result: run.result, limit: a.limit, shared: a.shared})
+		run.passes = append(run.passes, &Pass{Rule: r, Session: s, result: run.result, limit: a.limit, shared: a.shared, onFinding: a.onFinding})
 		run.checkers = append(run.checkers, r.New())
 	}
 	run.observe = a.startObservers(s)
