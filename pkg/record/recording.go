@@ -120,8 +120,15 @@ func (r *Recording) frame(rec record, line []byte) {
 	}
 	if trimmed[0] != '"' && json.Valid(trimmed) {
 		msg := line
+		if bytes.IndexByte(msg, '\n') >= 0 {
+			// A pretty-printed HTTP body or multi-line SSE data: one record is
+			// one line, so this message alone is compacted.
+			var compact bytes.Buffer
+			_ = json.Compact(&compact, trimmed)
+			msg = compact.Bytes()
+		}
 		if r.redact {
-			msg = redactMessage(trimmed)
+			msg = redactMessage(bytes.TrimSpace(msg))
 		}
 		r.write(rec, msg)
 		return
@@ -132,6 +139,20 @@ func (r *Recording) frame(rec record, line []byte) {
 	}
 	rec.Text = &text
 	r.write(rec, nil)
+}
+
+// exchangeFrame records a message that travelled in an HTTP body or SSE event.
+func (r *Recording) exchangeFrame(dir spec.Direction, session string, ex *Exchange, msg []byte) {
+	r.frame(record{Dir: dir.String(), SessionID: r.sessionKey(session), HTTP: ex}, msg)
+}
+
+// exchangeEvent records an HTTP exchange, or a part of one, that carried no message.
+func (r *Recording) exchangeEvent(session string, ex *Exchange, format string, args ...any) {
+	text := fmt.Sprintf(format, args...)
+	if r.redact {
+		text = redact.MaskSecrets(text)
+	}
+	r.write(record{Dir: "http", SessionID: r.sessionKey(session), HTTP: ex, Text: &text}, nil)
 }
 
 // redactMessage masks the secrets of a message; a message without any is kept
