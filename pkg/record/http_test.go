@@ -148,7 +148,7 @@ func TestHTTPRecordsWhatCrossed(t *testing.T) {
 	var samplingLine, c2s int
 	for _, e := range recs {
 		var extra struct {
-			SessionID string          `json:"session_id"`
+			SessionID string           `json:"session_id"`
 			HTTP      *record.Exchange `json:"http"`
 		}
 		if err := json.Unmarshal([]byte(e.Raw), &extra); err != nil {
