@@ -108,6 +108,7 @@ func newApp(env Env) *cli.Command {
 			explainCommand(env),
 			validateArgsCommand(env),
 			configCommand(env),
+			recordCommand(env),
 		},
 		EnableShellCompletion: true,
 		Flags: []cli.Flag{
