@@ -334,12 +334,19 @@ func TestStdioServerCrash(t *testing.T) {
 	}
 }
 
-// brokenClient is a client that stopped reading.
-type brokenClient struct{}
+// brokenClient is a client that stopped reading; wrote is closed at the first
+// write the proxy tries.
+type brokenClient struct {
+	once  sync.Once
+	wrote chan struct{}
+}
 
-func (brokenClient) Write([]byte) (int, error) { return 0, errors.New("write |1: broken pipe") }
+func (b *brokenClient) Write([]byte) (int, error) {
+	b.once.Do(func() { close(b.wrote) })
+	return 0, errors.New("write |1: broken pipe")
+}
 
-// TestStdioClientHangsUp: the client stops reading and closes the server's
+// TestStdioClientHangsUp: the client stops reading, then closes the server's
 // stdin; the server's answer is still recorded, the hang-up is noted, and the
 // server ends normally.
 func TestStdioClientHangsUp(t *testing.T) {
@@ -350,8 +357,15 @@ func TestStdioClientHangsUp(t *testing.T) {
 	}
 	defer file.Close()
 	rec := record.NewRecording(file, record.Options{})
-	proxy := &record.Stdio{Command: serverCommand(t, ""), Stdout: brokenClient{}, Stderr: io.Discard, Recording: rec}
-	exit, err := scripted(t, proxy, initialize, false)
+	client := &brokenClient{wrote: make(chan struct{})}
+	in, clientOut := io.Pipe()
+	proxy := &record.Stdio{Command: serverCommand(t, ""), Stdin: in, Stdout: client, Stderr: io.Discard, Recording: rec}
+	go func() {
+		_, _ = io.WriteString(clientOut, initialize)
+		<-client.wrote // the answer came, and could not be delivered
+		clientOut.Close()
+	}()
+	exit, err := proxy.Run(context.Background())
 	rec.Close()
 	if err != nil || exit.Code != 0 {
 		t.Fatalf("exit = %+v, %v; want a clean exit", exit, err)
