@@ -256,7 +256,7 @@ func TestReports(t *testing.T) {
 	for _, want := range []string{
 		"sent without a declaration:\n  error " + filepath.Join(root, "csharp/Tools.cs") + ":9 (SampleAsync): server sends sampling/createMessage, gated on client.sampling",
 		"declared, never sent:\n  warning capture.jsonl:2: the server declared prompts.listChanged",
-		"12 findings: 11 errors, 1 warnings, 0 info",
+		"12 findings: 11 errors, 1 warning, 0 info",
 	} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text report lacks %q:\n%s", want, text.String())

@@ -109,6 +109,7 @@ func newApp(env Env) *cli.Command {
 			validateArgsCommand(env),
 			configCommand(env),
 			recordCommand(env),
+			auditCommand(env),
 		},
 		EnableShellCompletion: true,
 		Flags: []cli.Flag{
