@@ -249,3 +249,34 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r.Header.Set(h.name, h.value)
 	return http.DefaultTransport.RoundTrip(r)
 }
+
+// TestHTTPUpstreamDown: a request the upstream never answers is recorded, with
+// the proxy's 502.
+func TestHTTPUpstreamDown(t *testing.T) {
+	gone := httptest.NewServer(http.NotFoundHandler())
+	target, _ := url.Parse(gone.URL)
+	gone.Close()
+	out := filepath.Join(t.TempDir(), "rec.jsonl")
+	file, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	rec := record.NewRecording(file, record.Options{})
+	proxy := httptest.NewServer(record.NewHTTPProxy(target, rec))
+	defer proxy.Close()
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
+	resp, err := http.Post(proxy.URL+"/mcp", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadGateway {
+		t.Errorf("status %d, want 502", resp.StatusCode)
+	}
+	rec.Close()
+	recs := readRecording(t, out)
+	if len(recs) != 2 || string(recs[0].Msg) != body || recs[1].Text == nil || !strings.Contains(*recs[1].Text, "the upstream did not answer") {
+		t.Errorf("recording:\n%s\nwant the request verbatim, then the upstream's failure", dump(recs))
+	}
+}
