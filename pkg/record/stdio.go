@@ -80,10 +80,11 @@ func (p *Stdio) Run(ctx context.Context) (Exit, error) {
 	if err != nil {
 		return Exit{}, &StartError{Command: p.Command[0], Err: err}
 	}
+	rec.start(p.Command)
 	if err := cmd.Start(); err != nil {
+		rec.Event("start-failed", nil, "the server could not be started: %v", err)
 		return Exit{}, &StartError{Command: p.Command[0], Err: err}
 	}
-	rec.start(p.Command)
 
 	hungUp := make(chan struct{})
 	go p.clientToServer(toServer, hungUp)
