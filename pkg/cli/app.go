@@ -122,6 +122,8 @@ func newApp(env Env) *cli.Command {
 			validateArgsCommand(env),
 			configCommand(env),
 			scanCommand(env),
+			recordCommand(env),
+			auditCommand(env),
 		},
 		EnableShellCompletion: true,
 		Flags: []cli.Flag{

@@ -58,6 +58,8 @@ type Pass struct {
 	count   int
 	shared  *Shared
 	state   any // p.shared's state for the rule, once asked for
+	// onFinding receives each finding as it is reported (RunOptions.OnFinding).
+	onFinding func(*session.Session, Finding)
 }
 
 // Shared returns the rule's run-wide state (built by Rule.Shared on first use, nil
@@ -134,6 +136,9 @@ func (p *Pass) ReportSeverity(sev Severity, a Anchor, msg Message, related ...Re
 		Input: p.Session.Input, Line: a.Line, Time: a.Time, Dir: a.Dir, Method: strings.Clone(a.Method), ID: strings.Clone(a.ID),
 		Related: related, Hint: hint, Evidence: evidence, Truncated: truncated,
 	})
+	if p.onFinding != nil {
+		p.onFinding(p.Session, p.result.Findings[len(p.result.Findings)-1])
+	}
 }
 
 // capped copies at most MaxEvidence bytes of a frame (frames alias the reader's buffer).
@@ -252,6 +257,7 @@ type Analyzer struct {
 	observers []*Observer
 
 	onSession func(*SessionResult)
+	onFinding func(*session.Session, Finding)
 	discard   bool
 	shared    *Shared
 }
@@ -279,7 +285,7 @@ func (a *Analyzer) start(s *session.Session) {
 	run := &running{result: &SessionResult{Session: s}, passes: make([]*Pass, len(a.rules)), checkers: make([]Checker, len(a.rules))}
 	passes := make([]Pass, len(a.rules))
 	for i, r := range a.rules {
-		passes[i] = Pass{Rule: r, Session: s, result: run.result, limit: a.limit, shared: a.shared}
+		passes[i] = Pass{Rule: r, Session: s, result: run.result, limit: a.limit, shared: a.shared, onFinding: a.onFinding}
 		run.passes[i] = &passes[i]
 		run.checkers[i] = r.New()
 	}

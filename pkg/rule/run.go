@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/schema"
+	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 )
 
 // InputResult is the analysis of one input.
@@ -34,6 +35,14 @@ type RunOptions struct {
 	// Discard drops each session's result after OnSession instead of keeping it in
 	// the InputResult: memory then stays bounded by the open sessions.
 	Discard bool
+	// OnFinding, when set, receives each finding as its rule reports it, before the
+	// session ends (its findings are then sorted and fingerprinted; this copy is
+	// neither): what a recording in progress shows as it happens (record --live).
+	OnFinding func(s *session.Session, f Finding)
+	// Live hands each record to the replay as soon as it is read instead of in
+	// batches, for an input that is still being written (record --live): findings
+	// then come as their frames do.
+	Live bool
 	// Shared is the run-wide state of the rules (Rule.Shared), kept across the
 	// inputs of one run; nil gives this input state of its own.
 	Shared *Shared
@@ -58,7 +67,7 @@ func Run(name string, r io.Reader, rules []*Rule, opt RunOptions) (*InputResult,
 	defer rd.Close()
 	a := NewAnalyzer(name, rules, opt.FindingLimit)
 	a.Observe(opt.Observers...)
-	a.onSession, a.discard = opt.OnSession, opt.Discard
+	a.onSession, a.discard, a.onFinding = opt.OnSession, opt.Discard, opt.OnFinding
 	if opt.Shared != nil {
 		a.shared = opt.Shared
 	}
@@ -68,7 +77,11 @@ func Run(name string, r io.Reader, rules []*Rule, opt RunOptions) (*InputResult,
 	for _, r := range rules {
 		shapes = shapes || r.WireShapes
 	}
-	go parse(rd, batches, free, shapes && !opt.NoShapes)
+	perBatch := batchRecords
+	if opt.Live {
+		perBatch = 1
+	}
+	go parse(rd, batches, free, shapes && !opt.NoShapes, perBatch)
 	for b := range batches {
 		for i := range b.records {
 			rec := &b.records[i]
@@ -118,8 +131,9 @@ type parsedRecord struct {
 }
 
 // parse is the parse stage: it reads rd to its end and sends its records in batches,
-// then closes out. Batches the replay is done with come back on free.
-func parse(rd *frame.Reader, out chan<- *parsedBatch, free <-chan *parsedBatch, shapes bool) {
+// then closes out. Batches the replay is done with come back on free; a batch is
+// handed over when it holds perBatch records.
+func parse(rd *frame.Reader, out chan<- *parsedBatch, free <-chan *parsedBatch, shapes bool, perBatch int) {
 	defer close(out)
 	var shaper schema.Shaper
 	next := func() *parsedBatch {
@@ -155,7 +169,7 @@ func parse(rd *frame.Reader, out chan<- *parsedBatch, free <-chan *parsedBatch, 
 		case frame.RecordContext:
 			p.text = b.arena.Copy(rec.Text)
 		}
-		if len(b.records) == batchRecords || b.arena.Used() >= batchBytes {
+		if len(b.records) >= perBatch || b.arena.Used() >= batchBytes {
 			out <- b
 			b = next()
 		}

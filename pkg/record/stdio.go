@@ -1,0 +1,266 @@
+package record
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+)
+
+// Stdio is the stdio proxy: the client talks to it on Stdin and Stdout as it
+// would to the server, and it runs the server as a child process, forwarding
+// every chunk both ways as it arrives and recording each line once it is whole.
+// A line is recorded before the chunk that completes it is forwarded, so an
+// answer is never recorded before the message it answers.
+type Stdio struct {
+	// Command is the server and its arguments.
+	Command []string
+	// Stdin and Stdout are the client's side; Stderr receives the server's
+	// stderr unchanged (and the proxy's own notes are recorded, not printed).
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// Recording receives the records.
+	Recording *Recording
+	// Signals, when set, delivers signals for the server (the proxy forwards
+	// them and records that it did).
+	Signals <-chan os.Signal
+	// HangupGrace is how long the server may run on after the client closed its
+	// stdin before it is sent SIGTERM, and then after that SIGKILL (0: 5 seconds).
+	HangupGrace time.Duration
+}
+
+// Exit is how the server ended.
+type Exit struct {
+	// Code is its exit status; for a server killed by a signal, 128 plus the
+	// signal's number (as a shell reports it).
+	Code int
+	// Signal names the signal that killed it ("" when it exited).
+	Signal string
+}
+
+// StartError is a server that could not be started at all.
+type StartError struct {
+	Command string
+	Err     error
+}
+
+func (e *StartError) Error() string {
+	return fmt.Sprintf("mcpsleuth: record: cannot start %s: %v", e.Command, e.Err)
+}
+
+func (e *StartError) Unwrap() error { return e.Err }
+
+// Run starts the server and proxies until it exits, then records its exit. It
+// returns once the server's stdout and stderr are closed and it has exited (a
+// client still connected sees our stdout end when the caller exits). Reading the
+// client's stdin may still be blocked then: Run does not wait for it.
+func (p *Stdio) Run(ctx context.Context) (Exit, error) {
+	if len(p.Command) == 0 {
+		return Exit{}, errors.New("mcpsleuth: record: no server command to run")
+	}
+	rec := p.Recording
+	cmd := exec.Command(p.Command[0], p.Command[1:]...)
+	toServer, err := cmd.StdinPipe()
+	if err != nil {
+		return Exit{}, &StartError{Command: p.Command[0], Err: err}
+	}
+	fromServer, err := cmd.StdoutPipe()
+	if err != nil {
+		return Exit{}, &StartError{Command: p.Command[0], Err: err}
+	}
+	serverErr, err := cmd.StderrPipe()
+	if err != nil {
+		return Exit{}, &StartError{Command: p.Command[0], Err: err}
+	}
+	rec.start(p.Command)
+	if err := cmd.Start(); err != nil {
+		rec.Event("start-failed", nil, "the server could not be started: %v", err)
+		return Exit{}, &StartError{Command: p.Command[0], Err: err}
+	}
+
+	hungUp := make(chan struct{})
+	go p.clientToServer(toServer, hungUp)
+
+	var out sync.WaitGroup
+	out.Add(2)
+	go func() {
+		defer out.Done()
+		p.serverToClient(fromServer)
+	}()
+	go func() {
+		defer out.Done()
+		p.serverStderr(serverErr)
+	}()
+	outputDone := make(chan struct{})
+	go func() {
+		out.Wait()
+		close(outputDone)
+	}()
+
+	grace := p.HangupGrace
+	if grace <= 0 {
+		grace = 5 * time.Second
+	}
+	var deadline <-chan time.Time
+	var escalate []syscall.Signal
+	for waiting := true; waiting; {
+		select {
+		case <-outputDone:
+			waiting = false
+		case <-hungUp:
+			hungUp = nil
+			deadline = time.After(grace)
+			escalate = []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL}
+		case <-deadline:
+			if len(escalate) == 0 {
+				deadline = nil
+				break
+			}
+			sig := escalate[0]
+			escalate = escalate[1:]
+			rec.Event("signal", nil, "the server still runs %s after the client closed its stdin: sent %s", grace, signalName(sig))
+			_ = cmd.Process.Signal(sig)
+			deadline = time.After(grace)
+		case sig := <-p.Signals:
+			rec.Event("signal", nil, "received %s: forwarded to the server", sig)
+			_ = cmd.Process.Signal(sig)
+		case <-ctx.Done():
+			rec.Event("signal", nil, "recording cancelled: killing the server")
+			_ = cmd.Process.Kill()
+			ctx = context.Background()
+		}
+	}
+	err = cmd.Wait()
+	exit := exitOf(cmd.ProcessState, err)
+	code := exit.Code
+	switch {
+	case exit.Signal != "":
+		rec.Event("exit", &code, "the server was killed by %s", exit.Signal)
+	case code != 0:
+		rec.Event("exit", &code, "the server exited with status %d", code)
+	default:
+		rec.Event("exit", &code, "the server exited")
+	}
+	return exit, nil
+}
+
+// clientToServer forwards the client's stdin to the server and records its
+// lines; at its end it closes the server's stdin, as the client closed ours.
+func (p *Stdio) clientToServer(toServer io.WriteCloser, hungUp chan<- struct{}) {
+	rec := p.Recording
+	split := lines{max: MaxLine}
+	whole := func(line []byte) { rec.Frame(spec.C2S, line) }
+	tooLong := func(n int) {
+		rec.Event("line-too-long", nil, "a line of %d bytes from the client crossed unchanged but is not recorded (over %d bytes)", n, MaxLine)
+	}
+	forwarding := true
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := p.Stdin.Read(buf)
+		if n > 0 {
+			split.feed(buf[:n], whole, tooLong)
+			if forwarding {
+				if _, werr := toServer.Write(buf[:n]); werr != nil {
+					rec.Event("server-gone", nil, "cannot forward the client's messages to the server: %v", werr)
+					forwarding = false
+				}
+			}
+		}
+		if err != nil {
+			split.end(whole, tooLong)
+			if errors.Is(err, io.EOF) {
+				rec.Event("client-closed", nil, "the client closed the server's stdin")
+			} else {
+				rec.Event("client-closed", nil, "reading the client failed: %v", err)
+			}
+			toServer.Close()
+			close(hungUp)
+			return
+		}
+	}
+}
+
+// serverToClient forwards the server's stdout to the client and records its
+// lines. A client that stopped reading does not stop the recording.
+func (p *Stdio) serverToClient(fromServer io.Reader) {
+	rec := p.Recording
+	split := lines{max: MaxLine}
+	whole := func(line []byte) { rec.Frame(spec.S2C, line) }
+	tooLong := func(n int) {
+		rec.Event("line-too-long", nil, "a line of %d bytes from the server crossed unchanged but is not recorded (over %d bytes)", n, MaxLine)
+	}
+	forwarding := true
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := fromServer.Read(buf)
+		if n > 0 {
+			split.feed(buf[:n], whole, tooLong)
+			if forwarding {
+				if _, werr := p.Stdout.Write(buf[:n]); werr != nil {
+					rec.Event("client-gone", nil, "the client stopped reading: %v (the server's output is still recorded)", werr)
+					forwarding = false
+				}
+			}
+		}
+		if err != nil {
+			split.end(whole, tooLong)
+			return
+		}
+	}
+}
+
+// serverStderr passes the server's stderr through and records its lines as context.
+func (p *Stdio) serverStderr(serverErr io.Reader) {
+	rec := p.Recording
+	split := lines{max: 1 << 20}
+	tooLong := func(n int) {
+		rec.Event("line-too-long", nil, "a stderr line of %d bytes is not recorded", n)
+	}
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := serverErr.Read(buf)
+		if n > 0 {
+			split.feed(buf[:n], rec.Stderr, tooLong)
+			if p.Stderr != nil {
+				_, _ = p.Stderr.Write(buf[:n])
+			}
+		}
+		if err != nil {
+			split.end(rec.Stderr, tooLong)
+			return
+		}
+	}
+}
+
+// exitOf reads how a process ended.
+func exitOf(st *os.ProcessState, err error) Exit {
+	if st == nil {
+		return Exit{Code: 1}
+	}
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return Exit{Code: 128 + int(ws.Signal()), Signal: signalName(ws.Signal())}
+	}
+	return Exit{Code: st.ExitCode()}
+}
+
+func signalName(sig syscall.Signal) string {
+	switch sig {
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGKILL:
+		return "SIGKILL"
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	}
+	return sig.String()
+}
