@@ -42,10 +42,14 @@ const (
 	RecordBlank
 )
 
-// Record is one line of input. Frame is set for RecordFrame; Text for RecordContext.
+// Record is one line of input (or entry of a document). Frame is set for
+// RecordFrame; Text for RecordContext.
 type Record struct {
-	Kind  RecordKind
-	Line  int
+	Kind RecordKind
+	Line int
+	// Entry is the 1-based index of the document entry the record is (see
+	// Frame.Entry); 0 for line formats.
+	Entry int
 	Frame *Frame
 	Text  []byte
 }
@@ -373,7 +377,7 @@ func cloneFrame(f *Frame) Frame {
 	}
 	// Re-decode from the copy so every sub-slice points into it.
 	dir, reason := c.Dir, c.DirReason
-	c = Frame{Source: f.Source, Line: f.Line, Time: f.Time, Dir: dir, DirReason: reason, StreamKey: f.StreamKey, HTTP: f.HTTP, Unordered: f.Unordered, Offset: -1}
+	c = Frame{Source: f.Source, Line: f.Line, Entry: f.Entry, Time: f.Time, Dir: dir, DirReason: reason, StreamKey: f.StreamKey, HTTP: f.HTTP, Unordered: f.Unordered, Offset: -1}
 	decodeMessage(&c, raw)
 	return c
 }
@@ -828,13 +832,14 @@ func (r *Reader) queueFrame(f Frame) {
 	if f.Kind == KindInvalid {
 		r.stats.Rejected++
 	}
-	r.ready = append(r.ready, pendingRecord{rec: Record{Kind: RecordFrame, Line: f.Line}, frame: f})
+	r.ready = append(r.ready, pendingRecord{rec: Record{Kind: RecordFrame, Line: f.Line, Entry: f.Entry}, frame: f})
 }
 
-// queueContext queues a document entry that carried no frame, described by text.
-func (r *Reader) queueContext(line int, text string) {
+// queueContext queues a document entry that carried no frame, described by text: the
+// entry's 1-based index, and the line it starts on.
+func (r *Reader) queueContext(line, entry int, text string) {
 	r.stats.Context++
-	r.ready = append(r.ready, pendingRecord{rec: Record{Kind: RecordContext, Line: line, Text: []byte(text)}})
+	r.ready = append(r.ready, pendingRecord{rec: Record{Kind: RecordContext, Line: line, Entry: entry, Text: []byte(text)}})
 }
 
 // lossyNote says why an input that ended without a frame cannot be judged.

@@ -198,7 +198,7 @@ func writeFindingsTable(b *bytes.Buffer, findings []Finding, pal Palette, width 
 	var hints []Finding
 	hinted := map[string]bool{}
 	for _, f := range findings {
-		if err := table.Append(fmt.Sprint(f.Line), f.Rule+"\n"+pal.Dim(f.Name), pal.Severity(f.Severity), Safe(f.Message)); err != nil {
+		if err := table.Append(lineCell(f), f.Rule+"\n"+pal.Dim(f.Name), pal.Severity(f.Severity), Safe(f.Message)); err != nil {
 			return fmt.Errorf("mcpsleuth: building the findings table: %w", err)
 		}
 		if key := f.Rule + "\x00" + f.hint; f.hint != "" && f.severity >= rule.SeverityWarning && !hinted[key] {
