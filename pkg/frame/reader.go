@@ -9,6 +9,9 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/unicode"
+	"golang.org/x/text/transform"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
@@ -180,8 +183,9 @@ const (
 	maxPendingBytes   = 32 << 20
 )
 
-// NewReader wraps an input. Compression (gzip, zstd) is detected from magic bytes and
-// a UTF-8 byte order mark is skipped. The error is for an input that cannot be read at all.
+// NewReader wraps an input. Compression (gzip, zstd) is detected from magic bytes, a
+// UTF-16 input (with its byte order mark) is decoded to UTF-8, and a UTF-8 byte
+// order mark is skipped. The error is for an input that cannot be read at all.
 func NewReader(name string, r io.Reader, opt Options) (*Reader, error) {
 	if opt.MaxLine <= 0 {
 		opt.MaxLine = DefaultMaxLine
@@ -218,6 +222,11 @@ func NewReader(name string, r io.Reader, opt Options) (*Reader, error) {
 		ra := newReadAhead(opt.decompressed(zr), zr.IOReadCloser())
 		rd.closers = append(rd.closers, ra)
 		br = bufio.NewReaderSize(ra, 256<<10)
+	}
+	if enc := utf16Of(br); enc != nil {
+		// What PowerShell's > writes: UTF-16 with a byte order mark. Decoded as it
+		// is read (the BOM goes too); memory stays bounded as for any input.
+		br = bufio.NewReaderSize(transform.NewReader(br, enc.NewDecoder()), 256<<10)
 	}
 	rd.br = br
 	if bom, err := br.Peek(3); err == nil && bytes.Equal(bom, utf8BOM) {
@@ -638,6 +647,23 @@ const maxReusedBuffer = 64 << 20
 
 // utf8BOM is the UTF-8 encoding of U+FEFF, the byte order mark.
 var utf8BOM = []byte{0xef, 0xbb, 0xbf}
+
+// utf16Of returns the encoding of an input that starts with a UTF-16 byte order mark
+// (FF FE little-endian, FE FF big-endian), or nil. The mark is consumed by the
+// decoder. A UTF-32 mark (FF FE 00 00) is not UTF-16: nil, and the input reads as
+// what it is (no line is a frame).
+func utf16Of(br *bufio.Reader) encoding.Encoding {
+	b, _ := br.Peek(4)
+	switch {
+	case len(b) >= 4 && b[0] == 0xff && b[1] == 0xfe && b[2] == 0 && b[3] == 0:
+		return nil
+	case len(b) >= 2 && b[0] == 0xff && b[1] == 0xfe:
+		return unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM)
+	case len(b) >= 2 && b[0] == 0xfe && b[1] == 0xff:
+		return unicode.UTF16(unicode.BigEndian, unicode.ExpectBOM)
+	}
+	return nil
+}
 
 // trimLineStart drops what can precede a line's text without being part of it: byte
 // order marks (each file of a capture joined with cat may start with one) and
