@@ -142,7 +142,7 @@ func TestHARExchanges(t *testing.T) {
 	frames := framesOf(recs)
 	for i, w := range wants {
 		f := frames[i].Frame
-		if f.Line != w.line || f.Kind != w.kind || f.Dir != w.dir || f.StreamKey != w.key || f.HTTP == nil || f.HTTP.InResponse != w.resp || f.HTTP.Entry != w.line {
+		if f.Entry != w.line || f.Line != 1 || f.Kind != w.kind || f.Dir != w.dir || f.StreamKey != w.key || f.HTTP == nil || f.HTTP.InResponse != w.resp || f.HTTP.Entry != w.line {
 			t.Errorf("frame %d: %s key %q http %+v", i, describe(f), f.StreamKey, f.HTTP)
 		}
 	}
@@ -152,7 +152,7 @@ func TestHARExchanges(t *testing.T) {
 	if h := frames[2].Frame.HTTP; h.SessionID != "S1" || h.ProtocolVersion != "2025-03-26" {
 		t.Errorf("batch exchange %+v", h)
 	}
-	if m := frames[2].Frame.Members; len(m) != 2 || m[0].HTTP != frames[2].Frame.HTTP || m[1].Line != 2 {
+	if m := frames[2].Frame.Members; len(m) != 2 || m[0].HTTP != frames[2].Frame.HTTP || m[1].Entry != 2 {
 		t.Errorf("batch members %v", m)
 	}
 	if string(frames[3].Frame.Raw) != `{"jsonrpc":"2.0",`+"\n"+`"id":1,"result":{}}` {
@@ -161,7 +161,7 @@ func TestHARExchanges(t *testing.T) {
 	if h := frames[6].Frame.HTTP; h.Status != 404 || h.InResponse {
 		t.Errorf("expired session exchange %+v", h)
 	}
-	if recs[5].Kind != frame.RecordContext || recs[5].Line != 4 || !strings.Contains(recs[5].Text, "GET /mcp 200") {
+	if recs[5].Kind != frame.RecordContext || recs[5].Entry != 4 || recs[5].Line != 1 || !strings.Contains(recs[5].Text, "GET /mcp 200") {
 		t.Errorf("record 6: %+v", recs[5])
 	}
 	if !frames[0].Frame.Time.Equal(time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)) || !frames[1].Frame.Time.Equal(time.Date(2026, 5, 1, 12, 0, 0, 20e6, time.UTC)) {
@@ -221,7 +221,7 @@ func TestInspectorExport(t *testing.T) {
 	var got []string
 	for _, r := range recs {
 		f := r.Frame
-		got = append(got, itoa(f.Line)+" "+f.Dir.String()+" "+f.Kind.String()+" "+f.Method+" "+f.ID)
+		got = append(got, itoa(f.Entry)+" "+f.Dir.String()+" "+f.Kind.String()+" "+f.Method+" "+f.ID)
 	}
 	want := []string{
 		"1 c2s request tools/call 1",
@@ -428,7 +428,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 
 // HAR entries are handed out in startedDateTime order (stable for equal times; an
 // entry without a time stays after the one before it), each with its own index as
-// its line (issue 11 item 15).
+// its entry (issue 11 item 15).
 func TestHARSortedByStartedDateTime(t *testing.T) {
 	at := func(ts, id string) string {
 		e := harEntry("POST", "", `{"jsonrpc":"2.0","id":`+id+`,"method":"ping"}`, 202, "", "x-unknown", "")
@@ -445,10 +445,10 @@ func TestHARSortedByStartedDateTime(t *testing.T) {
 	checkCounts(t, recs, st)
 	var got []string
 	for _, r := range framesOf(recs) {
-		got = append(got, fmt.Sprintf("%d:%s", r.Line, r.Frame.ID))
+		got = append(got, fmt.Sprintf("%d:%s", r.Entry, r.Frame.ID))
 	}
 	if want := "3:3 4:4 2:2 5:5 1:1"; strings.Join(got, " ") != want || st.OutOfOrder != 0 {
-		t.Errorf("frames (line:id) %s, out of order %d; want %s, 0", strings.Join(got, " "), st.OutOfOrder, want)
+		t.Errorf("frames (entry:id) %s, out of order %d; want %s, 0", strings.Join(got, " "), st.OutOfOrder, want)
 	}
 
 	// More entries than the window holds, then one older than all: it cannot be put
@@ -467,11 +467,11 @@ func TestHARSortedByStartedDateTime(t *testing.T) {
 		t.Fatalf("%d frames, %d out of order; want %d and 1", len(fs), st.OutOfOrder, n+1)
 	}
 	for i, r := range fs {
-		if r.Frame.ID == "0" && r.Line != n+1 {
-			t.Errorf("the late entry came out %dth at line %d", i+1, r.Line)
+		if r.Frame.ID == "0" && r.Entry != n+1 {
+			t.Errorf("the late entry came out %dth as entry %d", i+1, r.Entry)
 		}
-		if i > 0 && r.Frame.ID != "0" && fs[i-1].Frame.ID != "0" && fs[i-1].Line > r.Line {
-			t.Errorf("entries %d and %d out of order", fs[i-1].Line, r.Line)
+		if i > 0 && r.Frame.ID != "0" && fs[i-1].Frame.ID != "0" && fs[i-1].Entry > r.Entry {
+			t.Errorf("entries %d and %d out of order", fs[i-1].Entry, r.Entry)
 		}
 	}
 }

@@ -16,7 +16,9 @@ type docDecoder interface {
 	// describe names the format in messages, with its article: "a HAR 1.2 capture".
 	describe() string
 	// next reads one entry (or the document's end, io.EOF) and queues its records
-	// with Reader.queueFrame and Reader.queueContext, Line = the entry's 1-based index.
+	// with Reader.queueFrame and Reader.queueContext: Entry is the entry's 1-based
+	// index, Line the 1-based line of the document where the frame's text starts
+	// (for a context record, where the entry starts).
 	next(r *Reader) error
 }
 
@@ -144,22 +146,35 @@ func skipValue(dec *json.Decoder) error {
 var errEntryTooLong = errors.New("entry too long")
 
 // countingReader counts the bytes a json.Decoder reads and refuses to read on once the
-// current entry has taken more than limit bytes.
+// current entry has taken more than limit bytes. It also counts the line ends it
+// passes, so that the line an entry starts on is known (lineAt).
 type countingReader struct {
 	r     io.Reader
 	n     int64
 	mark  int64
 	limit int64
+	// newlines counts the '\n' bytes among the n read.
+	newlines int64
 }
+
+// maxDocRead caps one read: what the decoder holds beyond the value it is at (its
+// Buffered data, which lineAt scans) stays small.
+const maxDocRead = 64 << 10
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	if c.limit > 0 && c.n-c.mark > c.limit {
 		return 0, errEntryTooLong
 	}
+	if len(p) > maxDocRead {
+		p = p[:maxDocRead]
+	}
 	n, err := c.r.Read(p)
 	c.n += int64(n)
+	c.newlines += int64(bytes.Count(p[:n], newline))
 	return n, err
 }
+
+var newline = []byte{'\n'}
 
 // jsonDoc walks a JSON document with encoding/json's streaming Decoder: to the array
 // of entries, then one entry at a time.
@@ -178,6 +193,30 @@ func newJSONDoc(name string, r io.Reader, limit int64) *jsonDoc {
 }
 
 func (d *jsonDoc) bytesRead() int64 { return d.src.n }
+
+// line is the 1-based line of the document the decoder is at (InputOffset): the
+// line ends read, less those in what the decoder holds and has not consumed yet.
+func (d *jsonDoc) line() int {
+	ahead := int64(0)
+	if b, ok := d.dec.Buffered().(*bytes.Reader); ok {
+		ahead = countNewlines(b)
+	}
+	return int(d.src.newlines-ahead) + 1
+}
+
+// countNewlines counts the line ends left in b without consuming them.
+func countNewlines(b *bytes.Reader) int64 {
+	n := int64(0)
+	var buf [4096]byte
+	for off := int64(0); ; {
+		k, err := b.ReadAt(buf[:], off)
+		n += int64(bytes.Count(buf[:k], newline))
+		off += int64(k)
+		if err != nil {
+			return n
+		}
+	}
+}
 
 // errorf wraps a problem of the document with its name and the entry it is in.
 func (d *jsonDoc) errorf(err error) error {
@@ -251,22 +290,40 @@ func (d *jsonDoc) enter(path []string, visit func(depth int, key string, dec *js
 	return nil
 }
 
-// entry decodes the next entry into v; io.EOF at the end of the array.
-func (d *jsonDoc) entry(v any) error {
+// entry reads the next entry: its bytes as written, and the 1-based line of the
+// document it starts on; io.EOF at the end of the array.
+func (d *jsonDoc) entry() (raw json.RawMessage, line int, err error) {
 	if d.done || !d.inArray {
-		return io.EOF
+		return nil, 0, io.EOF
 	}
 	if !d.dec.More() {
 		d.done = true
 		if _, err := d.dec.Token(); err != nil { // the closing ']'
-			return d.errorf(err)
+			return nil, 0, d.errorf(err)
 		}
-		return io.EOF
+		return nil, 0, io.EOF
 	}
 	d.src.mark = d.dec.InputOffset()
-	if err := d.dec.Decode(v); err != nil {
-		return d.errorf(err)
+	if err := d.dec.Decode(&raw); err != nil {
+		return nil, 0, d.errorf(err)
 	}
 	d.entries++
+	return raw, d.line() - bytes.Count(raw, newline), nil
+}
+
+// lineIn is the line of the document that byte at of an entry read by entry (which
+// starts on line start) is on.
+func lineIn(raw []byte, start, at int) int {
+	if at <= 0 || at > len(raw) {
+		return start
+	}
+	return start + bytes.Count(raw[:at], newline)
+}
+
+// decodeEntry decodes an entry's bytes into v, with the entry's index in errors.
+func (d *jsonDoc) decodeEntry(raw []byte, v any) error {
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("mcpsleuth: %s: entry %d: %w", d.name, d.entries, err)
+	}
 	return nil
 }

@@ -114,16 +114,17 @@ func checkCounts(t *testing.T, recs []record, st frame.Stats) {
 			if r.Frame.Kind == frame.KindInvalid {
 				rejected++
 			}
-			if r.Frame.Line != r.Line {
-				t.Errorf("record line %d, frame line %d", r.Line, r.Frame.Line)
+			if r.Frame.Line != r.Line || r.Frame.Entry != r.Entry {
+				t.Errorf("record line %d entry %d, frame line %d entry %d", r.Line, r.Entry, r.Frame.Line, r.Frame.Entry)
 			}
 		case frame.RecordContext:
 			context++
 		case frame.RecordBlank:
 			blank++
 		}
-		if r.Line < 1 || r.Line > st.Lines {
-			t.Errorf("record line %d outside 1..%d", r.Line, st.Lines)
+		// Lines counts the entries of a document format.
+		if r.Line < 1 || r.at() < 1 || r.at() > st.Lines {
+			t.Errorf("record line %d entry %d outside 1..%d", r.Line, r.Entry, st.Lines)
 		}
 	}
 	if st.Frames != frames || st.Rejected != rejected || st.Context != context || st.Blank != blank {
@@ -132,7 +133,7 @@ func checkCounts(t *testing.T, recs []record, st frame.Stats) {
 	lines := map[int]bool{}
 	for _, r := range recs {
 		if r.Kind == frame.RecordFrame {
-			lines[r.Line] = true
+			lines[r.at()] = true
 		}
 	}
 	if n := st.Unaccounted(); n != 0 || (st.Folded == 0 && st.FrameLines != len(lines)) {

@@ -65,8 +65,13 @@ const (
 // Frame is one message that crossed the wire, as the capture recorded it.
 type Frame struct {
 	Source string // input name as given by the user ("-" for stdin)
-	Line   int    // 1-based line (or entry index) in the source
-	Time   time.Time
+	// Line is the 1-based line of the source where the frame's text starts.
+	Line int
+	// Entry is the 1-based index of the document entry that carried the frame (a
+	// HAR entry, an Inspector message entry, a JSON document of a pretty-printed
+	// capture); 0 for line formats. Frames of one entry share it.
+	Entry int
+	Time  time.Time
 	// Dir is the direction of travel; DirReason explains an inferred or unknown one.
 	Dir       spec.Direction
 	DirReason string
@@ -224,7 +229,7 @@ func decodeIndexed(f *Frame, at int32) (candidate bool) {
 		f.Kind = KindBatch
 		f.Members = f.Members[:0]
 		for c := e.child; c >= 0; c = ix.entries[c].next {
-			member := Frame{Source: f.Source, Line: f.Line, Time: f.Time, Dir: f.Dir, DirReason: f.DirReason, StreamKey: f.StreamKey, HTTP: f.HTTP, Unordered: f.Unordered, Offset: -1, view: f.view, root: -1}
+			member := Frame{Source: f.Source, Line: f.Line, Entry: f.Entry, Time: f.Time, Dir: f.Dir, DirReason: f.DirReason, StreamKey: f.StreamKey, HTTP: f.HTTP, Unordered: f.Unordered, Offset: -1, view: f.view, root: -1}
 			if m := &ix.entries[c]; m.kind == '{' {
 				decodeIndexed(&member, c)
 			} else {
@@ -271,7 +276,7 @@ func decodeParsed(f *Frame, v gjson.Result) (candidate bool) {
 		f.Kind = KindBatch
 		f.Members = f.Members[:0]
 		v.ForEach(func(_, m gjson.Result) bool {
-			member := Frame{Source: f.Source, Line: f.Line, Time: f.Time, Dir: f.Dir, DirReason: f.DirReason, StreamKey: f.StreamKey, HTTP: f.HTTP, Unordered: f.Unordered, Offset: -1, root: -1}
+			member := Frame{Source: f.Source, Line: f.Line, Entry: f.Entry, Time: f.Time, Dir: f.Dir, DirReason: f.DirReason, StreamKey: f.StreamKey, HTTP: f.HTTP, Unordered: f.Unordered, Offset: -1, root: -1}
 			if m.IsObject() {
 				decodeObject(&member, m)
 			} else {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
 
@@ -20,8 +22,10 @@ const harName = "har"
 // entry per HTTP exchange. An entry carries the client's message (or batch) in the
 // POST body and the server's messages in the response body: one JSON value, or
 // text/event-stream events (priming events with an empty data field carry nothing).
-// Every frame of an entry has the entry's 1-based index as its line, its HTTP exchange
-// in Frame.HTTP, and the Mcp-Session-Id as its stream key (the request's header, or
+// Every frame of an entry has the entry's 1-based index as its Entry, the line of the
+// file its body's text starts on as its Line (request.postData.text for the client's
+// message, response.content.text for the server's: every event of one SSE body is on
+// that line, as the body is one JSON string), its HTTP exchange in Frame.HTTP, and the Mcp-Session-Id as its stream key (the request's header, or
 // for the initialize exchange the one the response assigned). Entries without an MCP
 // message (a DELETE, an empty GET stream, other traffic in a browser capture) are
 // context.
@@ -57,6 +61,24 @@ type harPending struct {
 	at    time.Time // the sort time: its startedDateTime, or the previous entry's
 	size  int
 	entry harEntry
+	lines harLines
+}
+
+// harLines are the lines of the file an entry's parts start on.
+type harLines struct {
+	entry, request, response int
+}
+
+// harLinesOf finds the lines of an entry read from raw, which starts on line start.
+func harLinesOf(raw []byte, start int) harLines {
+	at := func(path string) int {
+		v := gjson.GetBytes(raw, path)
+		if !v.Exists() {
+			return start
+		}
+		return lineIn(raw, start, v.Index)
+	}
+	return harLines{entry: start, request: at("request.postData.text"), response: at("response.content.text")}
 }
 
 // harWindow is a min-heap of pending entries by (at, index).
@@ -147,10 +169,15 @@ func (d *harDecoder) next(r *Reader) error {
 	}
 	for d.ended == nil && len(d.window) < maxHARWindow && d.windowBytes < maxHARWindowBytes {
 		p := &harPending{}
-		if err := doc.entry(&p.entry); err != nil {
+		raw, line, err := doc.entry()
+		if err == nil {
+			err = doc.decodeEntry(raw, &p.entry)
+		}
+		if err != nil {
 			d.ended = err
 			break
 		}
+		p.lines = harLinesOf(raw, line)
 		r.stats.Lines++
 		p.index = doc.entries
 		if t, err := time.Parse(time.RFC3339Nano, p.entry.StartedDateTime); err == nil {
@@ -160,7 +187,7 @@ func (d *harDecoder) next(r *Reader) error {
 		if p.at.Before(d.handedOut) {
 			// Older than an entry already judged: judged here, in file order.
 			r.stats.OutOfOrder++
-			d.entry(r, p.index, &p.entry)
+			d.entry(r, p.index, p.lines, &p.entry)
 			return nil
 		}
 		p.size = p.entry.size()
@@ -173,7 +200,7 @@ func (d *harDecoder) next(r *Reader) error {
 	p := heap.Pop(&d.window).(*harPending)
 	d.windowBytes -= p.size
 	d.handedOut = p.at
-	d.entry(r, p.index, &p.entry)
+	d.entry(r, p.index, p.lines, &p.entry)
 	return nil
 }
 
@@ -193,7 +220,7 @@ func (e *harEntry) size() int {
 }
 
 // entry turns one HAR entry into frames (or one context record).
-func (d *harDecoder) entry(r *Reader, index int, e *harEntry) {
+func (d *harDecoder) entry(r *Reader, index int, lines harLines, e *harEntry) {
 	req, resp := &e.Request, &e.Response
 	path := req.URL
 	if u, err := url.Parse(req.URL); err == nil && u.Path != "" {
@@ -228,7 +255,7 @@ func (d *harDecoder) entry(r *Reader, index int, e *harEntry) {
 	mcp := session != "" || exchange.ProtocolVersion != "" || exchange.McpMethod != "" || sse ||
 		isJSONRPCBody(reqBody) || isJSONRPCBody(respBody)
 	if !mcp {
-		r.queueContext(index, fmt.Sprintf("HTTP %s %s %d %s (no MCP message)", req.Method, path, resp.Status, resp.StatusText))
+		r.queueContext(lines.entry, index, fmt.Sprintf("HTTP %s %s %d %s (no MCP message)", req.Method, path, resp.Status, resp.StatusText))
 		return
 	}
 	key := session
@@ -238,7 +265,7 @@ func (d *harDecoder) entry(r *Reader, index int, e *harEntry) {
 	if d.synthetic {
 		exchange = nil
 	}
-	base := Frame{Source: r.name, Line: index, StreamKey: key, HTTP: exchange, Offset: -1}
+	base := Frame{Source: r.name, Line: lines.request, Entry: index, StreamKey: key, HTTP: exchange, Offset: -1}
 	n := 0
 	if strings.TrimSpace(reqBody) != "" {
 		f := base
@@ -256,6 +283,7 @@ func (d *harDecoder) entry(r *Reader, index int, e *harEntry) {
 	respond := func(body []byte, what string) {
 		f := base
 		f.HTTP = inResponse
+		f.Line = lines.response
 		f.Time, f.Dir = answered, spec.S2C
 		bodyFrame(&f, body, what)
 		r.queueFrame(f)
@@ -279,7 +307,7 @@ func (d *harDecoder) entry(r *Reader, index int, e *harEntry) {
 		if sse {
 			what = "an event stream with no messages"
 		}
-		r.queueContext(index, fmt.Sprintf("HTTP %s %s %d %s (%s)", req.Method, path, resp.Status, resp.StatusText, what))
+		r.queueContext(lines.entry, index, fmt.Sprintf("HTTP %s %s %d %s (%s)", req.Method, path, resp.Status, resp.StatusText, what))
 		return
 	}
 	r.stats.FrameLines++

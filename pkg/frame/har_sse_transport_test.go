@@ -22,10 +22,10 @@ func TestHARSSEEndpointEventIsNoMessage(t *testing.T) {
 	if st.Rejected != 0 || len(frames) != 2 {
 		t.Fatalf("stats %+v, %d frames", st, len(frames))
 	}
-	if f := frames[0].Frame; f.Kind != frame.KindResult || f.Line != 1 {
+	if f := frames[0].Frame; f.Kind != frame.KindResult || f.Entry != 1 {
 		t.Errorf("first frame: %s", describe(f))
 	}
-	if f := frames[1].Frame; f.Kind != frame.KindRequest || f.Method != "initialize" || f.Line != 2 {
+	if f := frames[1].Frame; f.Kind != frame.KindRequest || f.Method != "initialize" || f.Entry != 2 {
 		t.Errorf("second frame: %s", describe(f))
 	}
 }

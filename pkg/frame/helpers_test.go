@@ -18,9 +18,18 @@ import (
 type record struct {
 	Kind  frame.RecordKind
 	Line  int
+	Entry int
 	Text  string
 	Frame *frame.Frame
 	Run   int
+}
+
+// at is where a record is counted: its entry in a document format, else its line.
+func (r record) at() int {
+	if r.Entry > 0 {
+		return r.Entry
+	}
+	return r.Line
 }
 
 // copyFrame deep-copies f, members included.
@@ -44,7 +53,7 @@ func copyFrame(f *frame.Frame) *frame.Frame {
 }
 
 func copyRecord(rec *frame.Record) record {
-	r := record{Kind: rec.Kind, Line: rec.Line, Text: string(rec.Text), Run: rec.Run}
+	r := record{Kind: rec.Kind, Line: rec.Line, Entry: rec.Entry, Text: string(rec.Text), Run: rec.Run}
 	if rec.Frame != nil {
 		r.Frame = copyFrame(rec.Frame)
 	}

@@ -22,8 +22,9 @@ const inspectorName = "inspector-json"
 // into the request's entry. Each entry is unfolded into its frames: the message, sent
 // by origin; then the folded response, sent by the other side and placed at the time
 // it arrived (timestamp + duration), so that messages logged in between (progress,
-// a server's sampling request) keep their place before it. Every frame's line is the
-// 1-based index of the entry that carried it.
+// a server's sampling request) keep their place before it. Every frame's Entry is the
+// 1-based index of the entry that carried it, its Line the line of the file where its
+// text starts (the entry's "message" or "response" member).
 type inspectorDecoder struct {
 	// held are folded responses not yet due, ordered by arrival time.
 	held []heldFrame
@@ -63,7 +64,10 @@ func (d *inspectorDecoder) next(r *Reader) error {
 		}
 	}
 	var e inspectorEntry
-	err := doc.entry(&e)
+	raw, start, err := doc.entry()
+	if err == nil {
+		err = doc.decodeEntry(raw, &e)
+	}
 	if err != nil {
 		if errors.Is(err, io.EOF) && len(d.held) > 0 {
 			d.release(r, time.Time{}, true)
@@ -79,10 +83,11 @@ func (d *inspectorDecoder) next(r *Reader) error {
 	dir, reason := inspectorDirection(e.Origin, e.Direction)
 	msg := bytes.TrimSpace(e.Message)
 	if len(msg) == 0 || string(msg) == "null" {
-		r.queueContext(index, "Inspector entry without a message")
+		r.queueContext(start, index, "Inspector entry without a message")
 		return nil
 	}
-	f := Frame{Source: r.name, Line: index, Time: at, Dir: dir, DirReason: reason, Offset: -1}
+	lineOf := func(member string) int { return lineIn(raw, start, gjson.GetBytes(raw, member).Index) }
+	f := Frame{Source: r.name, Line: lineOf("message"), Entry: index, Time: at, Dir: dir, DirReason: reason, Offset: -1}
 	decodeMessage(&f, msg)
 	r.queueFrame(f)
 	r.stats.FrameLines++
@@ -95,7 +100,7 @@ func (d *inspectorDecoder) next(r *Reader) error {
 	if e.Duration != nil && !at.IsZero() && *e.Duration > 0 {
 		answered = at.Add(time.Duration(*e.Duration * float64(time.Millisecond)))
 	}
-	rf := Frame{Source: r.name, Line: index, Time: answered, Dir: dir.Opposite(), Offset: -1}
+	rf := Frame{Source: r.name, Line: lineOf("response"), Entry: index, Time: answered, Dir: dir.Opposite(), Offset: -1}
 	if dir == spec.DirUnknown {
 		rf.DirReason = "the entry does not say who sent its request"
 	}

@@ -9,6 +9,9 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/unicode"
+	"golang.org/x/text/transform"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
@@ -42,10 +45,14 @@ const (
 	RecordBlank
 )
 
-// Record is one line of input. Frame is set for RecordFrame; Text for RecordContext.
+// Record is one line of input (or entry of a document). Frame is set for
+// RecordFrame; Text for RecordContext.
 type Record struct {
-	Kind  RecordKind
-	Line  int
+	Kind RecordKind
+	Line int
+	// Entry is the 1-based index of the document entry the record is (see
+	// Frame.Entry); 0 for line formats.
+	Entry int
 	Frame *Frame
 	Text  []byte
 	// Run is, for a blank record, how many consecutive empty lines it stands for
@@ -179,8 +186,9 @@ const (
 	maxPendingBytes   = 32 << 20
 )
 
-// NewReader wraps an input. Compression (gzip, zstd) is detected from magic bytes and
-// a UTF-8 byte order mark is skipped. The error is for an input that cannot be read at all.
+// NewReader wraps an input. Compression (gzip, zstd) is detected from magic bytes, a
+// UTF-16 input (with its byte order mark) is decoded to UTF-8, and a UTF-8 byte
+// order mark is skipped. The error is for an input that cannot be read at all.
 func NewReader(name string, r io.Reader, opt Options) (*Reader, error) {
 	if opt.MaxLine <= 0 {
 		opt.MaxLine = DefaultMaxLine
@@ -217,6 +225,11 @@ func NewReader(name string, r io.Reader, opt Options) (*Reader, error) {
 		ra := newReadAhead(opt.decompressed(zr), zr.IOReadCloser())
 		rd.closers = append(rd.closers, ra)
 		br = bufio.NewReaderSize(ra, 256<<10)
+	}
+	if enc := utf16Of(br); enc != nil {
+		// What PowerShell's > writes: UTF-16 with a byte order mark. Decoded as it
+		// is read (the BOM goes too); memory stays bounded as for any input.
+		br = bufio.NewReaderSize(transform.NewReader(br, enc.NewDecoder()), 256<<10)
 	}
 	rd.br = br
 	if bom, err := br.Peek(3); err == nil && bytes.Equal(bom, utf8BOM) {
@@ -376,7 +389,7 @@ func cloneFrame(f *Frame) Frame {
 	}
 	// Re-decode from the copy so every sub-slice points into it.
 	dir, reason := c.Dir, c.DirReason
-	c = Frame{Source: f.Source, Line: f.Line, Time: f.Time, Dir: dir, DirReason: reason, StreamKey: f.StreamKey, HTTP: f.HTTP, Unordered: f.Unordered, Offset: -1}
+	c = Frame{Source: f.Source, Line: f.Line, Entry: f.Entry, Time: f.Time, Dir: dir, DirReason: reason, StreamKey: f.StreamKey, HTTP: f.HTTP, Unordered: f.Unordered, Offset: -1}
 	decodeMessage(&c, raw)
 	return c
 }
@@ -676,6 +689,23 @@ const maxReusedBuffer = 64 << 20
 // utf8BOM is the UTF-8 encoding of U+FEFF, the byte order mark.
 var utf8BOM = []byte{0xef, 0xbb, 0xbf}
 
+// utf16Of returns the encoding of an input that starts with a UTF-16 byte order mark
+// (FF FE little-endian, FE FF big-endian), or nil. The mark is consumed by the
+// decoder. A UTF-32 mark (FF FE 00 00) is not UTF-16: nil, and the input reads as
+// what it is (no line is a frame).
+func utf16Of(br *bufio.Reader) encoding.Encoding {
+	b, _ := br.Peek(4)
+	switch {
+	case len(b) >= 4 && b[0] == 0xff && b[1] == 0xfe && b[2] == 0 && b[3] == 0:
+		return nil
+	case len(b) >= 2 && b[0] == 0xff && b[1] == 0xfe:
+		return unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM)
+	case len(b) >= 2 && b[0] == 0xfe && b[1] == 0xff:
+		return unicode.UTF16(unicode.BigEndian, unicode.ExpectBOM)
+	}
+	return nil
+}
+
 // trimLineStart drops what can precede a line's text without being part of it: byte
 // order marks (each file of a capture joined with cat may start with one) and
 // carriage returns (a CR LF line end split as LF then CR, a "\r" progress redraw).
@@ -869,13 +899,14 @@ func (r *Reader) queueFrame(f Frame) {
 	if f.Kind == KindInvalid {
 		r.stats.Rejected++
 	}
-	r.ready = append(r.ready, pendingRecord{rec: Record{Kind: RecordFrame, Line: f.Line}, frame: f})
+	r.ready = append(r.ready, pendingRecord{rec: Record{Kind: RecordFrame, Line: f.Line, Entry: f.Entry}, frame: f})
 }
 
-// queueContext queues a document entry that carried no frame, described by text.
-func (r *Reader) queueContext(line int, text string) {
+// queueContext queues a document entry that carried no frame, described by text: the
+// entry's 1-based index, and the line it starts on.
+func (r *Reader) queueContext(line, entry int, text string) {
 	r.stats.Context++
-	r.ready = append(r.ready, pendingRecord{rec: Record{Kind: RecordContext, Line: line, Text: []byte(text)}})
+	r.ready = append(r.ready, pendingRecord{rec: Record{Kind: RecordContext, Line: line, Entry: entry, Text: []byte(text)}})
 }
 
 // lossyNote says why an input that ended without a frame cannot be judged.

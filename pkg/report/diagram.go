@@ -14,7 +14,7 @@ import (
 func anchorsOf(findings []Finding) []trace.Anchor {
 	out := make([]trace.Anchor, len(findings))
 	for i, f := range findings {
-		out[i] = trace.Anchor{Line: f.Line, ID: string(f.ID)}
+		out[i] = trace.Anchor{Line: f.Line, Seq: f.seq, ID: string(f.ID)}
 		if string(f.ID) == "null" {
 			out[i].ID = ""
 		}
@@ -43,11 +43,7 @@ func writeMermaid(b *strings.Builder, s Session, frames []trace.FrameSummary) {
 	b.WriteString("sequenceDiagram\n")
 	fmt.Fprintf(b, "    participant C as %s\n", mermaidText("client "+peerLabel(s.Client)))
 	fmt.Fprintf(b, "    participant S as %s\n", mermaidText("server "+peerLabel(s.Server)))
-	byLine := map[int][]Finding{}
-	for _, f := range s.Findings {
-		byLine[f.Line] = append(byLine[f.Line], f)
-	}
-	drawnFlagged := map[int]bool{}
+	attached := attachFindings(s.Findings)
 	for _, fs := range frames {
 		if fs.Gap > 0 {
 			text := fmt.Sprintf("… %s omitted (lines %d-%d) …", count(fs.Gap, "frame"), fs.Line, fs.LastLine)
@@ -57,9 +53,7 @@ func writeMermaid(b *strings.Builder, s Session, frames []trace.FrameSummary) {
 			fmt.Fprintf(b, "    Note over C,S: %s\n", mermaidText(text))
 			continue
 		}
-		flagged := byLine[fs.Line]
-		if len(flagged) > 0 && !drawnFlagged[fs.Line] {
-			drawnFlagged[fs.Line] = true
+		if flagged := attached.take(fs.Seq, fs.Line); len(flagged) > 0 {
 			worst := rule.Severity(0)
 			for _, f := range flagged {
 				worst = max(worst, f.severity)
@@ -76,9 +70,11 @@ func writeMermaid(b *strings.Builder, s Session, frames []trace.FrameSummary) {
 		}
 		writeArrow(b, fs)
 	}
-	notDrawn := 0
-	for line := range byLine {
-		if !drawnFlagged[line] {
+	// Count the frames the findings left undrawn are about.
+	notDrawn, seen := 0, map[[2]int]bool{}
+	for _, f := range attached.rest() {
+		if key := [2]int{f.seq, f.Line}; !seen[key] {
+			seen[key] = true
 			notDrawn++
 		}
 	}

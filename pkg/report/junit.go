@@ -100,7 +100,7 @@ func WriteJUnit(w io.Writer, r *Report, opt JUnitOptions) error {
 			tc := junitCase{Name: ru.ID + " " + ru.Name, Classname: "mcpsleuth." + ru.ID, File: Safe(s.Input)}
 			var failing, other []string
 			for _, f := range byRule[ru.ID] {
-				text := fmt.Sprintf("line %d: %s: %s", f.Line, f.Severity, Safe(f.Message))
+				text := fmt.Sprintf("%s: %s: %s", f.Where(), f.Severity, Safe(f.Message))
 				for _, rel := range f.Related {
 					text += fmt.Sprintf("\n  related line %d: %s", rel.Line, Safe(rel.Note))
 				}

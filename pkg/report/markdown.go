@@ -367,14 +367,14 @@ func writeFindings(b *strings.Builder, r *Report, s Session) {
 }
 
 func writeFinding(b *strings.Builder, r *Report, s Session, n int, f Finding) {
-	fmt.Fprintf(b, "#### %d. %s %s %s %s, line %d\n\n", n, severityIcon(f.severity), f.Severity, mdText(f.Rule), mdText(f.Name), f.Line)
+	fmt.Fprintf(b, "#### %d. %s %s %s %s, %s\n\n", n, severityIcon(f.severity), f.Severity, mdText(f.Rule), mdText(f.Name), f.Where())
 	title := ""
 	if ru := r.rule(f.Rule); ru != nil {
 		title = "**" + ru.Title + ".** "
 	}
 	fmt.Fprintf(b, "%s%s\n\n", title, mdText(f.Message))
 	fmt.Fprintf(b, "What to do: %s ([more](#%s)).\n\n", mdText(f.hint), ruleAnchor(f.Rule, f.Name))
-	where := []string{fmt.Sprintf("line %d", f.Line)}
+	where := []string{f.Where()}
 	if f.Direction != nil {
 		where = append(where, directionText(*f.Direction))
 	}
@@ -425,7 +425,7 @@ func writeFindingTable(b *strings.Builder, rest []Finding) {
 			fmt.Fprintf(b, "\n… and %s not listed here (the JSON report has them all).\n", count(len(rest)-i, "more finding"))
 			break
 		}
-		fmt.Fprintf(b, "| %d | %s | %s | %s |\n", f.Line, cell(mdText(f.Rule+" "+f.Name)), f.Severity, cell(mdText(f.Message)))
+		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", strings.TrimPrefix(f.Where(), "line "), cell(mdText(f.Rule+" "+f.Name)), f.Severity, cell(mdText(f.Message)))
 	}
 	b.WriteString("\n")
 }

@@ -113,12 +113,16 @@ type Session struct {
 
 // Finding is one finding as reported.
 type Finding struct {
-	Rule      string          `json:"rule"`
-	Name      string          `json:"name"`
-	Severity  string          `json:"severity"`
-	Message   string          `json:"message"`
-	Input     string          `json:"input"`
-	Line      int             `json:"line"`
+	Rule     string `json:"rule"`
+	Name     string `json:"name"`
+	Severity string `json:"severity"`
+	Message  string `json:"message"`
+	Input    string `json:"input"`
+	// Line is the 1-based line of the input where the finding's frame starts.
+	Line int `json:"line"`
+	// Entry is the 1-based entry of a document format (HAR, Inspector export,
+	// pretty-printed JSON documents) that carried the frame; absent for line formats.
+	Entry     int             `json:"entry,omitempty"`
 	Time      *string         `json:"time"`
 	Direction *string         `json:"direction"`
 	Method    *string         `json:"method"`
@@ -138,6 +142,9 @@ type Finding struct {
 
 	severity rule.Severity
 	hint     string
+	// seq is the frame's position in its session (rule.Finding.Seq, 0 when none):
+	// what attaches the finding to its frame in the timeline and the diagram.
+	seq int
 }
 
 // Summary counts sessions and findings by severity.
@@ -196,7 +203,7 @@ func SessionOf(sr *rule.SessionResult, tr *trace.Trace) Session {
 }
 
 func buildFinding(f rule.Finding) Finding {
-	out := Finding{Rule: f.Rule, Name: f.Name, Severity: f.Severity.String(), Message: f.Message, Input: f.Input, Line: f.Line,
+	out := Finding{Rule: f.Rule, Name: f.Name, Severity: f.Severity.String(), Message: f.Message, Input: f.Input, Line: f.Line, Entry: f.Entry, seq: f.Seq,
 		ID: json.RawMessage("null"), Related: append([]rule.Related{}, f.Related...), Values: f.Values, severity: f.Severity, hint: f.Hint,
 		Evidence: f.Evidence, Truncated: f.Truncated, Fingerprint: f.Fingerprint}
 	if !f.Time.IsZero() {

@@ -95,7 +95,9 @@ type sarifResult struct {
 }
 
 type sarifResultProperties struct {
-	Session   int             `json:"session"`
+	Session int `json:"session"`
+	// Entry is the finding's document entry (HAR, Inspector): the region is its line.
+	Entry     int             `json:"entry,omitempty"`
 	StreamKey string          `json:"streamKey,omitempty"`
 	Client    string          `json:"client"`
 	Server    string          `json:"server"`
@@ -177,7 +179,7 @@ func WriteSARIF(w io.Writer, r *Report) error {
 			res := sarifResult{RuleID: f.Rule, RuleIndex: ruleIndex[f.Rule], Level: sarifLevel(f.severity),
 				Message:   sarifText{Text: Safe(f.Message)},
 				Locations: []sarifLocation{{PhysicalLocation: sarifPhysicalLocation{ArtifactLocation: artifact(f.Input), Region: region(f.Line)}}},
-				Properties: sarifResultProperties{Session: s.Index, StreamKey: Safe(s.StreamKey), Client: Safe(peerLabel(s.Client)), Server: Safe(peerLabel(s.Server)),
+				Properties: sarifResultProperties{Session: s.Index, Entry: f.Entry, StreamKey: Safe(s.StreamKey), Client: Safe(peerLabel(s.Client)), Server: Safe(peerLabel(s.Server)),
 					Revision: Safe(s.ProtocolVersion.Negotiated), Time: f.Time, Direction: f.Direction, Method: safePtr(f.Method), ID: f.ID}}
 			if f.Fingerprint != "" {
 				res.PartialFingerprints = map[string]string{"mcpsleuth/v1": f.Fingerprint}

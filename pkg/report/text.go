@@ -262,9 +262,9 @@ func writeFindingsTable(b *bytes.Buffer, findings []Finding, hidden int, pal Pal
 	hinted := map[string]bool{}
 	for _, f := range findings {
 		if width >= wideTable {
-			table.append(fmt.Sprint(f.Line), f.Rule+"\n"+pal.Dim(f.Name), pal.Severity(f.Severity), Safe(f.Message))
+			table.append(lineCell(f), f.Rule+"\n"+pal.Dim(f.Name), pal.Severity(f.Severity), Safe(f.Message))
 		} else {
-			table.append(fmt.Sprint(f.Line), pal.Severity(f.Severity), f.Rule+" "+pal.Dim(f.Name)+"\n"+Safe(f.Message))
+			table.append(lineCell(f), pal.Severity(f.Severity), f.Rule+" "+pal.Dim(f.Name)+"\n"+Safe(f.Message))
 		}
 		if key := f.Rule + "\x00" + f.hint; f.hint != "" && f.severity >= rule.SeverityWarning && !hinted[key] {
 			hinted[key] = true

@@ -75,11 +75,7 @@ func WriteTimelineSession(w io.Writer, s Session, opt TimelineOptions) error {
 		header += "  stream " + Safe(s.StreamKey)
 	}
 	fmt.Fprintf(&b, "%s\n", pal.Bold(header+" ──"))
-	byLine := map[int][]Finding{}
-	for _, f := range s.Findings {
-		byLine[f.Line] = append(byLine[f.Line], f)
-	}
-	shown := map[int]bool{}
+	attached := attachFindings(s.Findings)
 	lastDate, prevSeq := "", 0
 	for _, fs := range t.Frames {
 		if fs.Context {
@@ -98,11 +94,8 @@ func WriteTimelineSession(w io.Writer, s Session, opt TimelineOptions) error {
 		}
 		writeFrameLine(&b, fs, pal)
 		writeMarkers(&b, fs, pal)
-		if !shown[fs.Line] {
-			shown[fs.Line] = true
-			for _, f := range byLine[fs.Line] {
-				writeFindingLine(&b, f, pal)
-			}
+		for _, f := range attached.take(fs.Seq, fs.Line) {
+			writeFindingLine(&b, f, pal)
 		}
 	}
 	if t.Capped {
@@ -111,13 +104,7 @@ func WriteTimelineSession(w io.Writer, s Session, opt TimelineOptions) error {
 		fmt.Fprintf(&b, "%s\n", pal.Dim(fmt.Sprintf("%*s⋮  %s not shown", tlIndent, "", count(gap, "frame"))))
 	}
 	if !opt.Filtered {
-		var rest []Finding
-		for _, f := range s.Findings {
-			if !shown[f.Line] {
-				rest = append(rest, f)
-			}
-		}
-		if len(rest) > 0 {
+		if rest := attached.rest(); len(rest) > 0 {
 			fmt.Fprintf(&b, "%s\n", pal.Dim(fmt.Sprintf("%*sfindings on frames not listed above:", tlIndent, "")))
 			for _, f := range rest {
 				writeFindingLine(&b, f, pal)

@@ -17,7 +17,12 @@ import (
 // Anchor is the frame a finding points at, with the revision that governs it
 // (used to scale capability rules' severity).
 type Anchor struct {
-	Line     int
+	Line int
+	// Entry is the document entry of the frame (frame.Frame.Entry; 0 for line
+	// formats), Seq its position in the session (session.Message.Seq; 0 when the
+	// anchor is no frame of it).
+	Entry    int
+	Seq      int
 	Time     time.Time
 	Dir      spec.Direction
 	Method   string
@@ -30,9 +35,9 @@ type Anchor struct {
 // At anchors a finding at a message; a batch member is anchored at its batch's line
 // (the same line), keeping the member's method and id.
 func At(m *session.Message) Anchor {
-	a := Anchor{Line: m.Line, Time: m.Time, Dir: m.Dir, Method: m.Method, ID: m.ID, Revision: m.Revision(), Raw: m.Raw}
+	a := Anchor{Line: m.Line, Entry: m.Entry, Seq: m.Seq, Time: m.Time, Dir: m.Dir, Method: m.Method, ID: m.ID, Revision: m.Revision(), Raw: m.Raw}
 	if m.Batch != nil {
-		a.Line = m.Batch.Line
+		a.Line, a.Entry = m.Batch.Line, m.Batch.Entry
 	}
 	if m.Kind.IsResponse() && m.Request != nil {
 		a.Method = m.Request.Method
@@ -42,7 +47,7 @@ func At(m *session.Message) Anchor {
 
 // AtRequest anchors a finding at a remembered request (for absences found later).
 func AtRequest(r *session.Request) Anchor {
-	a := Anchor{Line: r.Line, Time: r.Time, Dir: r.Dir, Method: r.Method, ID: r.ID, Raw: r.Raw}
+	a := Anchor{Line: r.Line, Entry: r.Entry, Seq: r.Seq, Time: r.Time, Dir: r.Dir, Method: r.Method, ID: r.ID, Raw: r.Raw}
 	if r.Contract != nil {
 		a.Revision = r.Contract.Revision
 	}
@@ -133,7 +138,7 @@ func (p *Pass) ReportSeverity(sev Severity, a Anchor, msg Message, related ...Re
 	}
 	p.result.Findings = append(p.result.Findings, Finding{
 		Rule: p.Rule.ID, Name: p.Rule.Name, Severity: sev, Message: msg.Text, Values: msg.Values,
-		Input: p.Session.Input, Line: a.Line, Time: a.Time, Dir: a.Dir, Method: strings.Clone(a.Method), ID: strings.Clone(a.ID),
+		Input: p.Session.Input, Line: a.Line, Entry: a.Entry, Seq: a.Seq, Time: a.Time, Dir: a.Dir, Method: strings.Clone(a.Method), ID: strings.Clone(a.ID),
 		Related: related, Hint: hint, Evidence: evidence, Truncated: truncated,
 	})
 	if p.onFinding != nil {
@@ -212,6 +217,9 @@ func (r *SessionResult) finish(rules []*Rule) {
 		a, b := r.Findings[i], r.Findings[j]
 		if a.Line != b.Line {
 			return a.Line < b.Line
+		}
+		if a.Seq != b.Seq {
+			return a.Seq < b.Seq
 		}
 		return a.Rule < b.Rule
 	})

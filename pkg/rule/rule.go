@@ -68,9 +68,17 @@ type Finding struct {
 	Severity Severity
 	Message  string
 	// Values are the captured values Message quotes, as the message shows them.
-	Values  []Value
-	Input   string
-	Line    int
+	Values []Value
+	Input  string
+	// Line is the 1-based line of the input where the anchor frame's text starts.
+	Line int
+	// Entry is the 1-based index of the document entry that carried the anchor frame
+	// (HAR, Inspector, pretty-printed JSON documents); 0 for line formats.
+	Entry int
+	// Seq is the anchor frame's position among the frames of its session (from 1;
+	// 0 when the finding is about no single frame): what attaches the finding to
+	// its frame where several share a line.
+	Seq     int
 	Time    time.Time
 	Dir     spec.Direction
 	Method  string

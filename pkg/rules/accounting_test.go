@@ -78,7 +78,13 @@ func FuzzCheck(f *testing.F) {
 		for _, s := range res.Sessions {
 			frames += s.Session.Frames
 			for _, fd := range s.Findings {
-				if fd.Line < 0 || fd.Line > st.Lines {
+				// Lines counts the entries of a document format, whose findings
+				// carry the entry beside the line of the file.
+				if at := fd.Line; fd.Entry > 0 {
+					if fd.Entry > st.Lines || fd.Line < 1 {
+						t.Fatalf("%s at entry %d of %d, line %d: %s", fd.Rule, fd.Entry, st.Lines, fd.Line, fd.Message)
+					}
+				} else if at < 0 || at > st.Lines {
 					t.Fatalf("%s at line %d of %d: %s", fd.Rule, fd.Line, st.Lines, fd.Message)
 				}
 			}

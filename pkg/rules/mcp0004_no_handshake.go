@@ -39,7 +39,13 @@ s->c {"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"3 hits"
 			if s.Legacy != nil || s.Era != 0 {
 				what = "they came before the handshake"
 			}
-			p.Report(rule.Anchor{Line: s.FirstLine, Time: s.FirstTime},
+			a := rule.Anchor{Line: s.FirstLine, Time: s.FirstTime}
+			if s.StartLine == s.FirstLine {
+				// The first frame is the first line (a reader may hand frames out
+				// in time order): anchored at it.
+				a.Entry, a.Seq = s.StartEntry, 1
+			}
+			p.Report(a,
 				rule.Sprintf("%d messages with no contract to judge them by (%s): capability and revision rules could not judge them", s.PreHandshake, what))
 		}}
 	},

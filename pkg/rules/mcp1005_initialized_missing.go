@@ -33,10 +33,24 @@ c->s {"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
 	},
 	New: func() rule.Checker {
 		var clientAfter, firstLine int
+		var result rule.Anchor // the initialize result's frame
 		return rule.Funcs{
 			OnMessage: func(p *rule.Pass, m *session.Message) {
 				c := p.Session.Legacy
-				if c == nil || c.ResultLine == 0 || m.Line <= c.ResultLine || m.Dir != spec.C2S || m.Kind == frame.KindBatch {
+				if c == nil || c.ResultLine == 0 {
+					return
+				}
+				if m.Kind == frame.KindResult && m.Request != nil && m.Request.Method == "initialize" && m.Line == c.ResultLine {
+					result = rule.Anchor{Line: c.ResultLine, Entry: m.Entry, Seq: m.Seq}
+					return
+				}
+				// After the result: later in the session (frames of one document
+				// entry may share a line).
+				after := m.Line > c.ResultLine
+				if result.Seq > 0 {
+					after = m.Seq > result.Seq
+				}
+				if !after || m.Dir != spec.C2S || m.Kind == frame.KindBatch {
 					return
 				}
 				clientAfter++
@@ -54,7 +68,7 @@ c->s {"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
 					p.CannotJudge(reasonEndsAfterInitializeResult)
 					return
 				}
-				p.Report(rule.Anchor{Line: c.ResultLine, Revision: c.Revision, Dir: spec.S2C, Method: "initialize"},
+				p.Report(rule.Anchor{Line: c.ResultLine, Entry: result.Entry, Seq: result.Seq, Revision: c.Revision, Dir: spec.S2C, Method: "initialize"},
 					rule.Sprintf("the client never sent notifications/initialized after the initialize result (line %d), yet sent %d other messages from line %d on", c.ResultLine, clientAfter, firstLine))
 			},
 		}

@@ -68,10 +68,10 @@ func TestProgressOnGetStreamJudgedByTokenOnly(t *testing.T) {
 			}
 		}
 	}
-	if len(got) != 1 || got[0].Line != 3 || !strings.Contains(got[0].Message, `token "ghost" (on the HTTP GET stream) that no request sent by the client carried`) {
+	if len(got) != 1 || got[0].Entry != 3 || got[0].Line != 1 || !strings.Contains(got[0].Message, `token "ghost" (on the HTTP GET stream) that no request sent by the client carried`) {
 		for _, f := range got {
-			t.Logf("reported: %d %s %s", f.Line, f.Rule, f.Message)
+			t.Logf("reported: entry %d, line %d %s %s", f.Entry, f.Line, f.Rule, f.Message)
 		}
-		t.Fatalf("want one MCP3006 at entry 3 for token \"ghost\", got %d", len(got))
+		t.Fatalf("want one MCP3006 at entry 3 (line 1: the HAR is one line) for token \"ghost\", got %d", len(got))
 	}
 }

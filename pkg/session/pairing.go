@@ -27,7 +27,11 @@ type Request struct {
 	Key  string
 	Dir  spec.Direction
 	Line int
-	Time time.Time
+	// Entry is the document entry that carried the request (frame.Frame.Entry, 0 for
+	// line formats); Seq its frame's position in the session (Message.Seq).
+	Entry int
+	Seq   int
+	Time  time.Time
 	// Batch is set when the request travelled inside a JSON-RPC batch.
 	Batch bool
 	// ProgressToken is the raw JSON token of params._meta.progressToken ("" if none);
@@ -73,7 +77,9 @@ func (r *Request) Answered() bool { return r.ResponseLine > 0 }
 // completed) can show a response a few lines before its request: a request that
 // arrives soon after, from the other side, with the same id, pairs with it.
 type Orphan struct {
-	Line    int
+	Line int
+	// Seq is the response's position in the session (Message.Seq).
+	Seq     int
 	Time    time.Time
 	Dir     spec.Direction
 	ID      string
@@ -89,8 +95,9 @@ type Orphan struct {
 	raw []byte // the response frame, kept for the results that build a contract
 }
 
-// Limits of orphan pairing: how many orphans wait, and how many lines later the
-// request may come.
+// Limits of orphan pairing: how many orphans wait, and how many frames later the
+// request may come (frames, not lines: the lines of a document entry's frames are
+// as far apart as the document's layout puts them).
 const (
 	maxOrphans   = 256
 	orphanWindow = 64
@@ -138,7 +145,7 @@ func (s *Session) track(m *Message) {
 }
 
 func (s *Session) trackRequest(m *Message) {
-	r := &Request{Method: strings.Clone(m.Method), ID: strings.Clone(m.ID), Dir: m.Dir, Line: m.Line, Time: m.Time, Batch: m.Batch != nil}
+	r := &Request{Method: strings.Clone(m.Method), ID: strings.Clone(m.ID), Dir: m.Dir, Line: m.Line, Entry: m.Entry, Seq: m.Seq, Time: m.Time, Batch: m.Batch != nil}
 	r.Key = frame.IDKey(r.ID) // r.ID itself when it is canonical
 	r.Raw = bytes.Clone(m.Raw[:min(len(m.Raw), MaxRequestRaw)])
 	r.LongLived = m.Method == "subscriptions/listen"
@@ -198,7 +205,7 @@ func (s *Session) trackRequest(m *Message) {
 		return
 	}
 	key := requestKey{m.Dir, r.Key}
-	if o := s.orphans[key]; o != nil && m.Line-o.Line <= orphanWindow {
+	if o := s.orphans[key]; o != nil && m.Seq-o.Seq <= orphanWindow {
 		s.forgetOrphan(o)
 		o.Paired, o.RequestLine = true, m.Line
 		if o.Dir == spec.DirUnknown {
@@ -308,7 +315,7 @@ func (s *Session) forgetOrphan(o *Orphan) {
 // orphan remembers a response that matched no outstanding request, for a request
 // that may still come (bounded: the oldest waiting orphans are forgotten first).
 func (s *Session) orphan(m *Message) {
-	o := &Orphan{Line: m.Line, Time: m.Time, Dir: m.Dir, ID: strings.Clone(m.ID), IsError: m.Kind == frame.KindError, AfterUntracked: s.Untracked > 0}
+	o := &Orphan{Line: m.Line, Seq: m.Seq, Time: m.Time, Dir: m.Dir, ID: strings.Clone(m.ID), IsError: m.Kind == frame.KindError, AfterUntracked: s.Untracked > 0}
 	o.key = frame.IDKey(o.ID)
 	if m.Kind == frame.KindResult && m.Dir == spec.S2C {
 		if m.ResultGet("protocolVersion").Exists() || m.ResultGet("supportedVersions").Exists() {

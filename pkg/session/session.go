@@ -21,9 +21,13 @@ type Session struct {
 	// on (the lowest and highest: a reader may hand frames out in time order).
 	FirstLine int
 	LastLine  int
-	FirstTime time.Time
-	LastTime  time.Time
-	Era       Era
+	// StartLine and StartEntry are where the session's first frame (Seq 1) is: its
+	// line, and its document entry (0 for line formats).
+	StartLine  int
+	StartEntry int
+	FirstTime  time.Time
+	LastTime   time.Time
+	Era        Era
 	// Legacy is the initialize contract (legacy era), nil before/without one.
 	Legacy *Contract
 	// Discover holds the latest server/discover result (modern era): server
@@ -158,6 +162,10 @@ type Message struct {
 	Session  *Session
 	// Orphan is set on a response that matched no outstanding request (yet).
 	Orphan *Orphan
+	// Seq is the position of the message's frame (for a batch member, of its batch)
+	// among the frames of its session, from 1: what tells apart frames that share a
+	// line (the events of one SSE body, the frames of a one-line document).
+	Seq int
 }
 
 // Revision is the governing revision ("" when unknown).

@@ -49,7 +49,7 @@ func (t *Tracker) start(key string, f *frame.Frame) *Session {
 	} else {
 		t.order = append(t.order, key)
 	}
-	s := &Session{Input: t.input, Index: t.next, StreamKey: key, FirstLine: f.Line, FirstTime: f.Time, outstanding: map[requestKey]*Request{}, probeOnly: true}
+	s := &Session{Input: t.input, Index: t.next, StreamKey: key, FirstLine: f.Line, StartLine: f.Line, StartEntry: f.Entry, FirstTime: f.Time, outstanding: map[requestKey]*Request{}, probeOnly: true}
 	t.next++
 	t.streams[key] = s
 	t.onStart(s)
@@ -79,13 +79,13 @@ func (t *Tracker) Frame(f *frame.Frame, visit func(*Message)) {
 	case frame.KindInvalid:
 		s.Invalid++
 		s.probeOnly = false
-		visit(&Message{Frame: f, Session: s, Contract: s.current()})
+		visit(&Message{Frame: f, Session: s, Contract: s.current(), Seq: s.Frames})
 		return
 	case frame.KindBatch:
 		msgs := make([]Message, len(f.Members))
 		dir := spec.DirUnknown
 		for i := range f.Members {
-			msgs[i] = Message{Frame: &f.Members[i], Batch: f, Session: s}
+			msgs[i] = Message{Frame: &f.Members[i], Batch: f, Session: s, Seq: s.Frames}
 			if msgs[i].Dir == spec.DirUnknown {
 				s.inferDirection(&msgs[i])
 			}
@@ -102,14 +102,14 @@ func (t *Tracker) Frame(f *frame.Frame, visit func(*Message)) {
 		if f.Dir == spec.DirUnknown && dir != spec.DirUnknown {
 			f.Dir, f.DirReason = dir, "inferred from the batch's members"
 		}
-		visit(&Message{Frame: f, Session: s, Contract: s.current()})
+		visit(&Message{Frame: f, Session: s, Contract: s.current(), Seq: s.Frames})
 		for i := range msgs {
 			visit(&msgs[i])
 		}
 	default:
 		// One Message reused for every frame: like the frame it wraps, it is valid
 		// only during visit (rules copy what they keep: rule.At, kept anchors).
-		t.msg = Message{Frame: f, Session: s}
+		t.msg = Message{Frame: f, Session: s, Seq: s.Frames}
 		s.track(&t.msg)
 		visit(&t.msg)
 	}
@@ -132,7 +132,7 @@ func (t *Tracker) startsSession(s *Session, f *frame.Frame) bool {
 	}
 	if first.Method == "initialize" && s.Legacy == nil {
 		// Its result was logged first (concurrent loggers): it belongs here.
-		if o := s.orphans[requestKey{spec.C2S, frame.IDKey(first.ID)}]; o != nil && f.Line-o.Line <= orphanWindow {
+		if o := s.orphans[requestKey{spec.C2S, frame.IDKey(first.ID)}]; o != nil && s.Frames+1-o.Seq <= orphanWindow {
 			return false
 		}
 	}

@@ -23,7 +23,10 @@ const (
 // Anchor is what the diagram needs of a finding: the frame it points at and the
 // lines of its related frames.
 type Anchor struct {
-	Line    int
+	Line int
+	// Seq is the frame's position in the session (rule.Finding.Seq; 0 when the
+	// finding is about no single frame): it finds the frame where lines are shared.
+	Seq     int
 	Dir     spec.Direction
 	Method  string
 	ID      string
@@ -34,7 +37,7 @@ type Anchor struct {
 func AnchorsOf(findings []rule.Finding) []Anchor {
 	out := make([]Anchor, len(findings))
 	for i, f := range findings {
-		out[i] = Anchor{Line: f.Line, Dir: f.Dir, Method: f.Method, ID: f.ID}
+		out[i] = Anchor{Line: f.Line, Seq: f.Seq, Dir: f.Dir, Method: f.Method, ID: f.ID}
 		for _, r := range f.Related {
 			out[i].Related = append(out[i].Related, r.Line)
 		}
@@ -78,14 +81,23 @@ func DiagramFrames(t *Trace, findings []Anchor) []FrameSummary {
 		i := sort.Search(len(frames), func(i int) bool { return frames[i].Line >= line })
 		return i, i < len(frames) && frames[i].Line == line
 	}
-	var missing []int
-	for n, line := range flagged {
+	// findFrame finds a flagged frame by its position in the session (frames are in
+	// session order), else by its line.
+	findFrame := func(at flaggedFrame) (int, bool) {
+		if at.seq == 0 {
+			return find(at.line)
+		}
+		i := sort.Search(len(frames), func(i int) bool { return frames[i].Seq >= at.seq })
+		return i, i < len(frames) && frames[i].Seq == at.seq
+	}
+	var missing []flaggedFrame
+	for n, at := range flagged {
 		if n == diagramFlagged {
 			break
 		}
-		i, ok := find(line)
+		i, ok := findFrame(at)
 		if !ok {
-			missing = append(missing, line)
+			missing = append(missing, at)
 			continue
 		}
 		for j := max(0, i-diagramNeighbours); j <= min(len(frames)-1, i+diagramNeighbours); j++ {
@@ -113,10 +125,10 @@ func DiagramFrames(t *Trace, findings []Anchor) []FrameSummary {
 	}
 	if t.Capped {
 		out = append(out, FrameSummary{Gap: t.Omitted, Line: t.CappedAt, NotKept: true})
-		for _, line := range missing {
+		for _, at := range missing {
 			for _, f := range findings {
-				if f.Line == line {
-					out = append(out, FrameSummary{Line: line, Dir: f.Dir, Method: f.Method, ID: f.ID, Kind: kindFromAnchor(f), FromFinding: true})
+				if f.Line == at.line && f.Seq == at.seq {
+					out = append(out, FrameSummary{Line: f.Line, Seq: f.Seq, Dir: f.Dir, Method: f.Method, ID: f.ID, Kind: kindFromAnchor(f), FromFinding: true})
 					break
 				}
 			}
@@ -135,14 +147,18 @@ func kindFromAnchor(f Anchor) Kind {
 	return KindInvalid
 }
 
-// flaggedLines lists the distinct anchor lines of the findings, and the lines
-// their related frames are on, in line order.
-func flaggedLines(findings []Anchor) (flagged, related []int) {
-	seen, seenRel := map[int]bool{}, map[int]bool{}
+// flaggedFrame is a frame findings point at: its position in the session (0 when
+// not known) and its line.
+type flaggedFrame struct{ seq, line int }
+
+// flaggedLines lists the distinct frames the findings point at, in line order, and
+// the lines their related frames are on.
+func flaggedLines(findings []Anchor) (flagged []flaggedFrame, related []int) {
+	seen, seenRel := map[flaggedFrame]bool{}, map[int]bool{}
 	for _, f := range findings {
-		if !seen[f.Line] {
-			seen[f.Line] = true
-			flagged = append(flagged, f.Line)
+		if at := (flaggedFrame{f.Seq, f.Line}); !seen[at] {
+			seen[at] = true
+			flagged = append(flagged, at)
 		}
 		for _, line := range f.Related {
 			if line > 0 && !seenRel[line] {
@@ -151,7 +167,12 @@ func flaggedLines(findings []Anchor) (flagged, related []int) {
 			}
 		}
 	}
-	sort.Ints(flagged)
+	sort.Slice(flagged, func(i, j int) bool {
+		if flagged[i].line != flagged[j].line {
+			return flagged[i].line < flagged[j].line
+		}
+		return flagged[i].seq < flagged[j].seq
+	})
 	sort.Ints(related)
 	return flagged, related
 }

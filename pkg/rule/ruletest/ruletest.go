@@ -141,13 +141,13 @@ func (c Config) check(t *testing.T, res *Result) {
 	if id := silentRule(res.Capture); id != "" {
 		for _, f := range res.Findings {
 			if f.Rule == id {
-				t.Errorf("silent twin of %s reports it: line %d %s: %s", id, f.Line, f.Severity, f.Message)
+				t.Errorf("silent twin of %s reports it: %s %s: %s", id, where(f), f.Severity, f.Message)
 			}
 		}
 	}
 	if t.Failed() {
 		for _, f := range res.Findings {
-			t.Logf("reported: %d %s %s %s", f.Line, f.Rule, f.Severity, f.Message)
+			t.Logf("reported: %d %s %s %s (%s)", WantLine(f), f.Rule, f.Severity, f.Message, where(f))
 		}
 	}
 	for _, form := range c.Forms {
@@ -193,7 +193,7 @@ func (c Config) verdicts(form Form, fs []rule.Finding) []string {
 	var out []string
 	for _, f := range fs {
 		if (f.Severity >= rule.SeverityWarning || slices.Contains(c.Strict, f.Rule)) && !slices.Contains(form.Unjudged, f.Rule) {
-			out = append(out, strconv.Itoa(f.Line)+" "+f.Rule+" "+f.Severity.String())
+			out = append(out, strconv.Itoa(WantLine(f))+" "+f.Rule+" "+f.Severity.String())
 		}
 	}
 	return out
@@ -254,7 +254,7 @@ func Check(exps []Expectation, fs []rule.Finding, strict ...string) []string {
 	for _, e := range exps {
 		found := false
 		for i, f := range fs {
-			if !used[i] && f.Line == e.Line && f.Rule == e.Rule && e.Message.MatchString(f.Message) {
+			if !used[i] && WantLine(f) == e.Line && f.Rule == e.Rule && e.Message.MatchString(f.Message) {
 				used[i], found = true, true
 				break
 			}
@@ -265,10 +265,29 @@ func Check(exps []Expectation, fs []rule.Finding, strict ...string) []string {
 	}
 	for i, f := range fs {
 		if !used[i] && (f.Severity >= rule.SeverityWarning || slices.Contains(strict, f.Rule)) {
-			problems = append(problems, fmt.Sprintf("unexpected %s %s %s at line %d: %s", f.Severity, f.Rule, f.Name, f.Line, f.Message))
+			problems = append(problems, fmt.Sprintf("unexpected %s %s %s at %s: %s", f.Severity, f.Rule, f.Name, where(f), f.Message))
 		}
 	}
 	return problems
+}
+
+// WantLine is the LINE a .want file gives a finding: the 1-based line of its frame,
+// or for document formats (HAR, Inspector exports, pretty-printed JSON documents)
+// the 1-based entry that carried it (DESIGN.md section 8), which the finding holds
+// beside its line of the file.
+func WantLine(f rule.Finding) int {
+	if f.Entry > 0 {
+		return f.Entry
+	}
+	return f.Line
+}
+
+// where names a finding's place for a message: "line 7", "entry 5 (line 516)".
+func where(f rule.Finding) string {
+	if f.Entry > 0 {
+		return fmt.Sprintf("entry %d (line %d)", f.Entry, f.Line)
+	}
+	return fmt.Sprintf("line %d", f.Line)
 }
 
 var fixtureName = regexp.MustCompile(`^(MCP\d{4})-(fires|silent)`)

@@ -13,8 +13,9 @@ import (
 // An Expectation is one line of a .want file: LINE RULE-ID "regexp", optionally
 // marked with a leading '?' (DESIGN.md section 8).
 type Expectation struct {
-	// Line is the 1-based line of the anchor frame (for HAR and JSON-array inputs,
-	// the 1-based entry index).
+	// Line is the 1-based line of the anchor frame; for document formats (HAR,
+	// Inspector exports, pretty-printed JSON documents) the 1-based entry that
+	// carried it (see WantLine).
 	Line int
 	// Rule is the rule ID, MCPnnnn.
 	Rule string
