@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
@@ -53,7 +54,7 @@ func (r *Result) sent() map[string][]*Emission {
 func WriteText(w io.Writer, r *Result) error {
 	var b strings.Builder
 	c := r.Contract
-	fmt.Fprintf(&b, "audit of %s (%s: %s) as the %s\n", report.Safe(strings.Join(r.Sources, ", ")), plural(r.Stats.Files, "source file"), languageList(r.Stats.Languages), r.Side)
+	fmt.Fprintf(&b, "audit of %s (%s: %s) as the %s\n", report.Safe(strings.Join(r.Sources, ", ")), quote.Count(r.Stats.Files, "source file"), languageList(r.Stats.Languages), r.Side)
 	fmt.Fprintf(&b, "against %s session %d: %s %s and %s %s, revision %s\n", report.Safe(c.Capture), c.Session,
 		report.Safe(nameOr(c.Client.Name, "client")), report.Safe(c.Client.Version), report.Safe(nameOr(c.Server.Name, "server")), report.Safe(c.Server.Version), nameOr(string(c.Revision), "unknown"))
 	fmt.Fprintf(&b, "  client capabilities %s\n  server capabilities %s\n", report.Safe(capsOf(c.ClientCaps)), report.Safe(capsOf(c.ServerCaps)))
@@ -112,16 +113,9 @@ func WriteText(w io.Writer, r *Result) error {
 	for _, f := range r.Findings {
 		counts[f.Severity]++
 	}
-	fmt.Fprintf(&b, "\n%s: %s, %s, %d info\n", plural(len(r.Findings), "finding"), plural(counts[rule.SeverityError], "error"), plural(counts[rule.SeverityWarning], "warning"), counts[rule.SeverityInfo])
+	fmt.Fprintf(&b, "\n%s: %s, %s, %d info\n", quote.Count(len(r.Findings), "finding"), quote.Count(counts[rule.SeverityError], "error"), quote.Count(counts[rule.SeverityWarning], "warning"), counts[rule.SeverityInfo])
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
 
 func nameOr(s, or string) string {

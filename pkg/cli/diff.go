@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
@@ -142,7 +143,7 @@ func analyseSession(env Env, ref sessionRef, selected []*rule.Rule, fopt frame.O
 		return trace.Compared{}, 0, &exitError{code: ExitUsage, msg: fmt.Sprintf("%v", res.Broken)}
 	}
 	if found.Trace == nil {
-		return trace.Compared{}, 0, usageErr("mcpsleuth: diff: %s has %s, not a session %d", report.Safe(ref.name), plural(sessions, "session"), ref.session)
+		return trace.Compared{}, 0, usageErr("mcpsleuth: diff: %s has %s, not a session %d", report.Safe(ref.name), quote.Count(sessions, "session"), ref.session)
 	}
 	return found, sessions, nil
 }

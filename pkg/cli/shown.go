@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 )
@@ -42,18 +43,11 @@ func (s *shown) apply(sr *rule.SessionResult) {
 	}
 	sr.Findings = kept
 	if known > 0 {
-		sr.Notes = append(sr.Notes, fmt.Sprintf("%s already in the baseline %s: not shown", plural(known, "finding"), report.Safe(s.baselinePath)))
+		sr.Notes = append(sr.Notes, fmt.Sprintf("%s already in the baseline %s: not shown", quote.Count(known, "finding"), report.Safe(s.baselinePath)))
 	}
 	if below > 0 {
-		sr.Notes = append(sr.Notes, fmt.Sprintf("%s below --min-severity %s: not shown", plural(below, "finding"), s.min))
+		sr.Notes = append(sr.Notes, fmt.Sprintf("%s below --min-severity %s: not shown", quote.Count(below, "finding"), s.min))
 	}
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // loadBaseline reads the fingerprints of an earlier JSON report (check --format

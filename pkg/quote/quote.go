@@ -105,3 +105,11 @@ func compact(raw string) string {
 	}
 	return b.String()
 }
+
+// Count writes a count of things for people: "1 message", "3 messages".
+func Count(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
+}

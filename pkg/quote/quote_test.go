@@ -66,3 +66,11 @@ func TestClipNeverSplits(t *testing.T) {
 		}
 	}
 }
+
+func TestCount(t *testing.T) {
+	for n, want := range map[int]string{0: "0 messages", 1: "1 message", 2: "2 messages", 1000: "1000 messages"} {
+		if got := Count(n, "message"); got != want {
+			t.Errorf("Count(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
@@ -46,9 +47,9 @@ func writeMermaid(b *strings.Builder, s Session, frames []trace.FrameSummary) {
 	attached := attachFindings(s.Findings)
 	for _, fs := range frames {
 		if fs.Gap > 0 {
-			text := fmt.Sprintf("… %s omitted (lines %d-%d) …", count(fs.Gap, "frame"), fs.Line, fs.LastLine)
+			text := fmt.Sprintf("… %s omitted (lines %d-%d) …", quote.Count(fs.Gap, "frame"), fs.Line, fs.LastLine)
 			if fs.NotKept {
-				text = fmt.Sprintf("… %s from line %d on not kept: the session is longer than the frames an observer keeps …", count(fs.Gap, "frame"), fs.Line)
+				text = fmt.Sprintf("… %s from line %d on not kept: the session is longer than the frames an observer keeps …", quote.Count(fs.Gap, "frame"), fs.Line)
 			}
 			fmt.Fprintf(b, "    Note over C,S: %s\n", mermaidText(text))
 			continue
@@ -79,7 +80,7 @@ func writeMermaid(b *strings.Builder, s Session, frames []trace.FrameSummary) {
 		}
 	}
 	if notDrawn > 0 {
-		fmt.Fprintf(b, "    Note over C,S: %s\n", mermaidText(fmt.Sprintf("… %s with findings not drawn: see Findings …", count(notDrawn, "more frame"))))
+		fmt.Fprintf(b, "    Note over C,S: %s\n", mermaidText(fmt.Sprintf("… %s with findings not drawn: see Findings …", quote.Count(notDrawn, "more frame"))))
 	}
 }
 

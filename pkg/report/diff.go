@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
 
@@ -58,16 +59,16 @@ func sideName(s trace.DiffSide) string {
 }
 
 func sideSummary(s trace.DiffSide) string {
-	return fmt.Sprintf("%s ⇄ %s (%s, %s)", s.Client, s.Server, count(s.Frames, "frame"), count(s.Findings, "finding"))
+	return fmt.Sprintf("%s ⇄ %s (%s, %s)", s.Client, s.Server, quote.Count(s.Frames, "frame"), quote.Count(s.Findings, "finding"))
 }
 
 // diffVerdict says in one sentence whether B broke what A kept.
 func diffVerdict(d *trace.Diff) string {
 	switch {
 	case d.NewErrors > 0:
-		return fmt.Sprintf("B has %s that A does not.", count(d.NewErrors, "error finding"))
+		return fmt.Sprintf("B has %s that A does not.", quote.Count(d.NewErrors, "error finding"))
 	case len(d.OnlyB) > 0:
-		return fmt.Sprintf("B has %s that A does not, none of them an error.", count(len(d.OnlyB), "finding"))
+		return fmt.Sprintf("B has %s that A does not, none of them an error.", quote.Count(len(d.OnlyB), "finding"))
 	}
 	return "B has no finding that A does not."
 }

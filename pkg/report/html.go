@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
@@ -74,7 +75,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 // headline is the report's verdict in words: counts of findings by severity.
 func headline(r *Report) string {
 	f := r.Summary.Findings
-	return fmt.Sprintf("%s, %s, %s in %s", count(f["error"], "error"), count(f["warning"], "warning"), count(f["info"], "info finding"), count(r.Summary.Sessions, "session"))
+	return fmt.Sprintf("%s, %s, %s in %s", quote.Count(f["error"], "error"), quote.Count(f["warning"], "warning"), quote.Count(f["info"], "info finding"), quote.Count(r.Summary.Sessions, "session"))
 }
 
 func verdictClass(w rule.Severity) string {
@@ -90,7 +91,7 @@ func verdictClass(w rule.Severity) string {
 func writeHTMLHeader(b *strings.Builder, r *Report) {
 	b.WriteString("<header>\n<h1>mcpsleuth report</h1>\n")
 	fmt.Fprintf(b, "<p class=\"verdict v-%s\">%s %s, from %s, checked by %s %s.</p>\n", verdictClass(r.Worst()), verdictIcon(r.Worst()),
-		htmlText(headline(r)), count(len(r.Inputs), "input"), htmlText(r.Tool.Name), htmlCode(r.Tool.Version))
+		htmlText(headline(r)), quote.Count(len(r.Inputs), "input"), htmlText(r.Tool.Name), htmlCode(r.Tool.Version))
 	if r.Redacted {
 		b.WriteString("<p class=\"note\"><strong>Redacted</strong> (<code>--redact</code>): the values in params and results are replaced by their type and length, " +
 			"secret-looking strings (tokens, keys, cookies, credentials) are masked everywhere; methods, ids, capability objects, " +
@@ -174,8 +175,8 @@ func writeHTMLSession(b *strings.Builder, r *Report, s Session, n int) {
 	if s.Index != n {
 		input += fmt.Sprintf(" (its session %d)", s.Index)
 	}
-	fmt.Fprintf(b, "<ul><li>Capture: %s, %s, %s era, %s: %s, %s, %s", input, where, htmlText(s.Era), count(s.Frames, "frame"),
-		count(s.Requests, "request"), count(s.Notifications, "notification"), count(s.Responses, "response"))
+	fmt.Fprintf(b, "<ul><li>Capture: %s, %s, %s era, %s: %s, %s, %s", input, where, htmlText(s.Era), quote.Count(s.Frames, "frame"),
+		quote.Count(s.Requests, "request"), quote.Count(s.Notifications, "notification"), quote.Count(s.Responses, "response"))
 	if s.Invalid > 0 {
 		fmt.Fprintf(b, ", %d invalid", s.Invalid)
 	}
@@ -221,68 +222,17 @@ func writeHTMLContract(b *strings.Builder, s Session) {
 				class = " class=\"broken\""
 			}
 			fmt.Fprintf(b, "<tr%s><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", class, htmlCode(row.Side.String()+"."+row.Path),
-				htmlDeclared(s, row), htmlUsed(row), htmlAgreement(s, row))
+				htmlMarkup.declared(s, row), htmlMarkup.used(row), htmlMarkup.agreement(s, row))
 		}
 		b.WriteString("</tbody></table>\n")
 	}
 	if s.Trace != nil && s.Trace.OtherMethods > 0 {
-		fmt.Fprintf(b, "<p>(%s of more methods than the %d counted per session are not in the table.)</p>\n", count(s.Trace.OtherMethods, "message"), trace.MaxMethods)
+		fmt.Fprintf(b, "<p>(%s of more methods than the %d counted per session are not in the table.)</p>\n", quote.Count(s.Trace.OtherMethods, "message"), trace.MaxMethods)
 	}
 	b.WriteString("<details><summary>Capability objects as declared</summary>\n")
 	fmt.Fprintf(b, "<p>Client (%s):</p>\n%s", htmlText(declaredWhere(s, spec.Client)), htmlPre(capsPretty(s.Client.Capabilities)))
 	fmt.Fprintf(b, "<p>Server (%s):</p>\n%s", htmlText(declaredWhere(s, spec.Server)), htmlPre(capsPretty(s.Server.Capabilities)))
 	b.WriteString("</details>\n")
-}
-
-func htmlDeclared(s Session, row trace.CapabilityRow) string {
-	switch {
-	case !row.Known:
-		return fmt.Sprintf("unknown: the %s's capabilities are not in the capture", row.Side)
-	case row.Declared:
-		return fmt.Sprintf("%s (%s)", row.Side, htmlText(declaredWhere(s, row.Side)))
-	}
-	return fmt.Sprintf("<strong>not declared</strong> by the %s (%s)", row.Side, htmlText(declaredWhere(s, row.Side)))
-}
-
-func htmlUsed(row trace.CapabilityRow) string {
-	if len(row.Uses) == 0 {
-		return "—"
-	}
-	bySide := map[spec.Side][]string{}
-	var sides []spec.Side
-	for _, u := range row.Uses {
-		side := spec.Sender(u.Dir)
-		if _, ok := bySide[side]; !ok {
-			sides = append(sides, side)
-		}
-		lines := "line"
-		if u.Count > 1 {
-			lines = "lines"
-		}
-		bySide[side] = append(bySide[side], fmt.Sprintf("%s ×%d (%s %s)", htmlCode(u.Method), u.Count, lines, lineList(u.Lines, u.Count)))
-	}
-	var parts []string
-	for _, side := range sides {
-		parts = append(parts, side.String()+": "+strings.Join(bySide[side], ", "))
-	}
-	return strings.Join(parts, "; ")
-}
-
-func htmlAgreement(s Session, row trace.CapabilityRow) string {
-	used := len(row.Uses) > 0
-	switch {
-	case !row.Defined && row.Declared:
-		return "declared, but " + htmlCode(orDash(string(s.Revision()))) + " does not define it: the peer will ignore it"
-	case !row.Known && used:
-		return "cannot judge"
-	case row.Declared && used:
-		return "✅ used as declared"
-	case row.Declared:
-		return "declared, not used in this capture"
-	case used:
-		return "❌ <strong>used without being declared</strong>"
-	}
-	return ""
 }
 
 func writeHTMLFindings(b *strings.Builder, r *Report, s Session, n int) {
@@ -350,11 +300,11 @@ func writeHTMLFinding(b *strings.Builder, r *Report, s Session, n int, f Finding
 }
 
 func writeHTMLFindingTable(b *strings.Builder, rest []Finding) {
-	fmt.Fprintf(b, "<p>%s more, without their evidence:</p>\n<table class=\"more-findings\"><thead><tr><th class=\"n\">line</th><th>rule</th><th>severity</th><th>message</th></tr></thead><tbody>\n", count(len(rest), "finding"))
+	fmt.Fprintf(b, "<p>%s more, without their evidence:</p>\n<table class=\"more-findings\"><thead><tr><th class=\"n\">line</th><th>rule</th><th>severity</th><th>message</th></tr></thead><tbody>\n", quote.Count(len(rest), "finding"))
 	for i, f := range rest {
 		if i == mdListed {
 			b.WriteString("</tbody></table>\n")
-			fmt.Fprintf(b, "<p>… and %s not listed here (the JSON report has them all).</p>\n", count(len(rest)-i, "more finding"))
+			fmt.Fprintf(b, "<p>… and %s not listed here (the JSON report has them all).</p>\n", quote.Count(len(rest)-i, "more finding"))
 			return
 		}
 		fmt.Fprintf(b, "<tr class=\"finding sev-%s\" data-severity=\"%s\"><td class=\"n\">%d</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", f.Severity, f.Severity, f.Line,
@@ -402,7 +352,7 @@ func writeHTMLWhatToDo(b *strings.Builder, r *Report) {
 		for _, n := range fr.sessions {
 			sess = append(sess, fmt.Sprintf("<a href=\"#session-%d\">%d</a>", n, n))
 		}
-		found := fmt.Sprintf("Found %s in session %s.", count(fr.count, "time"), strings.Join(sess, ", "))
+		found := fmt.Sprintf("Found %s in session %s.", quote.Count(fr.count, "time"), strings.Join(sess, ", "))
 		ru := r.rule(id)
 		if ru == nil {
 			fmt.Fprintf(b, "<p>%s</p>\n<p><strong>How to fix it.</strong> %s</p>\n</article>\n", found, htmlText(fr.hint))

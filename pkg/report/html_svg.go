@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
@@ -28,7 +29,7 @@ func writeHTMLSequence(b *strings.Builder, s Session, n int) {
 	}
 	frames := trace.DiagramFrames(s.Trace, anchorsOf(s.Findings))
 	if len(frames) < s.Frames {
-		fmt.Fprintf(b, "<p>The session has %s; the diagram draws the handshake, each flagged frame and its neighbours, and says where frames were left out. The timeline below lists them all.</p>\n", count(s.Frames, "frame"))
+		fmt.Fprintf(b, "<p>The session has %s; the diagram draws the handshake, each flagged frame and its neighbours, and says where frames were left out. The timeline below lists them all.</p>\n", quote.Count(s.Frames, "frame"))
 	}
 	writeSVG(b, s, n, frames)
 }
@@ -48,9 +49,9 @@ func writeSVG(b *strings.Builder, s Session, n int, frames []trace.FrameSummary)
 	drawn := map[int]bool{}
 	for _, fs := range frames {
 		if fs.Gap > 0 {
-			text := fmt.Sprintf("… %s omitted (lines %d–%d) …", count(fs.Gap, "frame"), fs.Line, fs.LastLine)
+			text := fmt.Sprintf("… %s omitted (lines %d–%d) …", quote.Count(fs.Gap, "frame"), fs.Line, fs.LastLine)
 			if fs.NotKept {
-				text = fmt.Sprintf("… %s from line %d on not kept: the session is longer than the frames an observer keeps …", count(fs.Gap, "frame"), fs.Line)
+				text = fmt.Sprintf("… %s from line %d on not kept: the session is longer than the frames an observer keeps …", quote.Count(fs.Gap, "frame"), fs.Line)
 			}
 			fmt.Fprintf(&rows, "<g class=\"gap\"><text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text></g>\n", svgWidth/2, y+svgRow/2+4, htmlText(text))
 			y += svgRow
@@ -71,7 +72,7 @@ func writeSVG(b *strings.Builder, s Session, n int, frames []trace.FrameSummary)
 	}
 	if missed > 0 {
 		fmt.Fprintf(&rows, "<g class=\"gap\"><text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text></g>\n", svgWidth/2, y+svgRow/2+4,
-			htmlText(fmt.Sprintf("… %s with findings not drawn: see Findings …", count(missed, "more frame"))))
+			htmlText(fmt.Sprintf("… %s with findings not drawn: see Findings …", quote.Count(missed, "more frame"))))
 		y += svgRow
 	}
 	height := y + 16

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
@@ -148,10 +149,10 @@ func writeHTMLTimeline(b *strings.Builder, s Session, n int) {
 	b.WriteString("<noscript><p>The timeline is drawn by the page's own script, which this browser does not run.</p></noscript>\n")
 	if left > 0 {
 		fmt.Fprintf(b, "<p class=\"note\">%s of the session are not in this timeline (it carries the first %s); the JSON report has every finding.</p>\n",
-			count(left, "more frame"), strconv.Itoa(htmlTimelineMax))
+			quote.Count(left, "more frame"), strconv.Itoa(htmlTimelineMax))
 	}
 	if s.Trace.Omitted > 0 {
-		fmt.Fprintf(b, "<p class=\"note\">%s of the session were not kept by the analysis (the cap on frames kept per session).</p>\n", count(s.Trace.Omitted, "frame"))
+		fmt.Fprintf(b, "<p class=\"note\">%s of the session were not kept by the analysis (the cap on frames kept per session).</p>\n", quote.Count(s.Trace.Omitted, "frame"))
 	}
 	fmt.Fprintf(b, "<script type=\"application/json\" class=\"frames-data\">%s</script>\n</div>\n", data)
 }

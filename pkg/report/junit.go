@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 )
 
@@ -125,7 +126,7 @@ func WriteJUnit(w io.Writer, r *Report, opt JUnitOptions) error {
 						worst = max(worst, f.severity)
 					}
 				}
-				tc.Failure = &junitFailure{Type: worst.String(), Message: fmt.Sprintf("%s at or above %s", count(len(failing), "finding"), opt.FailOn),
+				tc.Failure = &junitFailure{Type: worst.String(), Message: fmt.Sprintf("%s at or above %s", quote.Count(len(failing), "finding"), opt.FailOn),
 					Text: strings.Join(failing, "\n")}
 				suite.Failures++
 			}

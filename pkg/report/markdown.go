@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
@@ -45,8 +46,8 @@ func writeMarkdownHeader(b *strings.Builder, r *Report) {
 	b.WriteString("# mcpsleuth report\n\n")
 	f := r.Summary.Findings
 	fmt.Fprintf(b, "%s %s, %s, %s in %s of %s, checked by %s %s.\n\n", verdictIcon(r.Worst()),
-		bold(count(f["error"], "error"), f["error"] > 0), bold(count(f["warning"], "warning"), f["warning"] > 0), count(f["info"], "info finding"),
-		count(r.Summary.Sessions, "session"), count(len(r.Inputs), "input"), mdText(r.Tool.Name), mdCode(r.Tool.Version))
+		bold(quote.Count(f["error"], "error"), f["error"] > 0), bold(quote.Count(f["warning"], "warning"), f["warning"] > 0), quote.Count(f["info"], "info finding"),
+		quote.Count(r.Summary.Sessions, "session"), quote.Count(len(r.Inputs), "input"), mdText(r.Tool.Name), mdCode(r.Tool.Version))
 	if r.Redacted {
 		b.WriteString("> **Redacted** (`--redact`): the values in params and results are replaced by their type and length, " +
 			"secret-looking strings (tokens, keys, cookies, credentials) are masked everywhere; methods, ids, capability objects, " +
@@ -129,7 +130,7 @@ func sessionVerdict(s Session) string {
 		what string
 	}{{e, "error"}, {w, "warning"}, {i, "info"}} {
 		if c.n > 0 {
-			parts = append(parts, count(c.n, c.what))
+			parts = append(parts, quote.Count(c.n, c.what))
 		}
 	}
 	switch {
@@ -169,8 +170,8 @@ func writeMarkdownSession(b *strings.Builder, r *Report, s Session, n int) {
 	if s.Index != n {
 		input += fmt.Sprintf(" (its session %d)", s.Index)
 	}
-	fmt.Fprintf(b, "- Capture: %s, %s, %s era, %s: %s, %s, %s", input, where, mdText(s.Era), count(s.Frames, "frame"),
-		count(s.Requests, "request"), count(s.Notifications, "notification"), count(s.Responses, "response"))
+	fmt.Fprintf(b, "- Capture: %s, %s, %s era, %s: %s, %s, %s", input, where, mdText(s.Era), quote.Count(s.Frames, "frame"),
+		quote.Count(s.Requests, "request"), quote.Count(s.Notifications, "notification"), quote.Count(s.Responses, "response"))
 	if s.Invalid > 0 {
 		fmt.Fprintf(b, ", %d invalid", s.Invalid)
 	}
@@ -242,12 +243,12 @@ func writeContract(b *strings.Builder, s Session) {
 		rows := s.Trace.Contract
 		b.WriteString("| capability | declared by | used by | agreement |\n| --- | --- | --- | --- |\n")
 		for _, row := range rows {
-			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", cell(mdCode(row.Side.String()+"."+row.Path)), cell(declaredText(s, row)), cell(usedText(row)), cell(agreementText(s, row)))
+			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", cell(mdCode(row.Side.String()+"."+row.Path)), cell(markdownMarkup.declared(s, row)), cell(markdownMarkup.used(row)), cell(markdownMarkup.agreement(s, row)))
 		}
 		b.WriteString("\n")
 	}
 	if s.Trace != nil && s.Trace.OtherMethods > 0 {
-		fmt.Fprintf(b, "(%s of more methods than the %d counted per session are not in the table.)\n\n", count(s.Trace.OtherMethods, "message"), trace.MaxMethods)
+		fmt.Fprintf(b, "(%s of more methods than the %d counted per session are not in the table.)\n\n", quote.Count(s.Trace.OtherMethods, "message"), trace.MaxMethods)
 	}
 	fmt.Fprintf(b, "<details><summary>Capability objects as declared</summary>\n\n")
 	fmt.Fprintf(b, "Client (%s):\n\n", declaredWhere(s, spec.Client))
@@ -281,57 +282,6 @@ func declaredWhere(s Session, side spec.Side) string {
 	return fmt.Sprintf("%s, line %d", what, line)
 }
 
-func declaredText(s Session, row trace.CapabilityRow) string {
-	switch {
-	case !row.Known:
-		return fmt.Sprintf("unknown: the %s's capabilities are not in the capture", row.Side)
-	case row.Declared:
-		return fmt.Sprintf("%s (%s)", row.Side, declaredWhere(s, row.Side))
-	}
-	return fmt.Sprintf("**not declared** by the %s (%s)", row.Side, declaredWhere(s, row.Side))
-}
-
-func usedText(row trace.CapabilityRow) string {
-	if len(row.Uses) == 0 {
-		return "—"
-	}
-	bySide := map[spec.Side][]string{}
-	var sides []spec.Side
-	for _, u := range row.Uses {
-		side := spec.Sender(u.Dir)
-		if _, ok := bySide[side]; !ok {
-			sides = append(sides, side)
-		}
-		lines := "line"
-		if u.Count > 1 {
-			lines = "lines"
-		}
-		bySide[side] = append(bySide[side], fmt.Sprintf("%s ×%d (%s %s)", mdCode(u.Method), u.Count, lines, lineList(u.Lines, u.Count)))
-	}
-	var parts []string
-	for _, side := range sides {
-		parts = append(parts, side.String()+": "+strings.Join(bySide[side], ", "))
-	}
-	return strings.Join(parts, "; ")
-}
-
-func agreementText(s Session, row trace.CapabilityRow) string {
-	used := len(row.Uses) > 0
-	switch {
-	case !row.Defined && row.Declared:
-		return fmt.Sprintf("declared, but %s does not define it: the peer will ignore it", mdCode(orDash(string(s.Revision()))))
-	case !row.Known && used:
-		return "cannot judge"
-	case row.Declared && used:
-		return "✅ used as declared"
-	case row.Declared:
-		return "declared, not used in this capture"
-	case used:
-		return "❌ **used without being declared**"
-	}
-	return ""
-}
-
 func writeSequence(b *strings.Builder, s Session) {
 	b.WriteString("### Sequence\n\n")
 	if s.Trace == nil {
@@ -340,7 +290,7 @@ func writeSequence(b *strings.Builder, s Session) {
 	}
 	frames := trace.DiagramFrames(s.Trace, anchorsOf(s.Findings))
 	if len(frames) < s.Frames {
-		fmt.Fprintf(b, "The session has %s; the diagram draws the handshake, each flagged frame and its neighbours, and says where frames were left out.\n\n", count(s.Frames, "frame"))
+		fmt.Fprintf(b, "The session has %s; the diagram draws the handshake, each flagged frame and its neighbours, and says where frames were left out.\n\n", quote.Count(s.Frames, "frame"))
 	}
 	var d strings.Builder
 	writeMermaid(&d, s, frames)
@@ -419,10 +369,10 @@ func directionText(d string) string {
 }
 
 func writeFindingTable(b *strings.Builder, rest []Finding) {
-	fmt.Fprintf(b, "%s more, without their evidence:\n\n| line | rule | severity | message |\n| ---: | --- | --- | --- |\n", count(len(rest), "finding"))
+	fmt.Fprintf(b, "%s more, without their evidence:\n\n| line | rule | severity | message |\n| ---: | --- | --- | --- |\n", quote.Count(len(rest), "finding"))
 	for i, f := range rest {
 		if i == mdListed {
-			fmt.Fprintf(b, "\n… and %s not listed here (the JSON report has them all).\n", count(len(rest)-i, "more finding"))
+			fmt.Fprintf(b, "\n… and %s not listed here (the JSON report has them all).\n", quote.Count(len(rest)-i, "more finding"))
 			break
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", strings.TrimPrefix(f.Where(), "line "), cell(mdText(f.Rule+" "+f.Name)), f.Severity, cell(mdText(f.Message)))
@@ -468,7 +418,7 @@ func writeWhatToDo(b *strings.Builder, r *Report) {
 		for _, n := range fr.sessions {
 			sess = append(sess, fmt.Sprintf("[%d](#session-%d)", n, n))
 		}
-		found := fmt.Sprintf("Found %s in session %s.", count(fr.count, "time"), strings.Join(sess, ", "))
+		found := fmt.Sprintf("Found %s in session %s.", quote.Count(fr.count, "time"), strings.Join(sess, ", "))
 		ru := r.rule(id)
 		if ru == nil {
 			fmt.Fprintf(b, "%s\n\n**How to fix it.** %s\n\n", found, mdText(fr.hint))

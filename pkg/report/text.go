@@ -133,7 +133,7 @@ func finishText(w io.Writer, st *spoolStream, sessions func(io.Writer, string, s
 func writeTextInputs(b *bytes.Buffer, inputs []Input, pal Palette, width int) {
 	for _, in := range inputs {
 		writeWrapped(b, pal.Bold(Safe(in.Name))+"  "+pal.Dim(fmt.Sprintf("(%s, %s, %s, %s rejected, %s of context)",
-			in.Format, count(in.Lines, "line"), count(in.Frames, "frame"), fmt.Sprint(in.Rejected), count(in.Context, "line"))), width, "  ")
+			in.Format, quote.Count(in.Lines, "line"), quote.Count(in.Frames, "frame"), fmt.Sprint(in.Rejected), quote.Count(in.Context, "line"))), width, "  ")
 		if in.Lossy != "" {
 			writeWrapped(b, "  "+pal.Warn(Safe(in.Lossy)), width, "    ")
 		}
@@ -178,8 +178,8 @@ func writeTextSession(b *bytes.Buffer, s *Session, pal Palette, opt TextOptions)
 func writeTextSummary(b *bytes.Buffer, sum Summary, pal Palette, width int) {
 	f := sum.Findings
 	b.WriteString("\n")
-	writeWrapped(b, fmt.Sprintf("%s, %s, %s, %s", count(sum.Sessions, "session"),
-		pal.Severity(count(f["error"], "error")), pal.Severity(count(f["warning"], "warning")), count(f["info"], "info finding")), width, "  ")
+	writeWrapped(b, fmt.Sprintf("%s, %s, %s, %s", quote.Count(sum.Sessions, "session"),
+		pal.Severity(quote.Count(f["error"], "error")), pal.Severity(quote.Count(f["warning"], "warning")), quote.Count(f["info"], "info finding")), width, "  ")
 }
 
 func writeSessionHeader(b *bytes.Buffer, s Session, pal Palette) {
@@ -197,7 +197,7 @@ func writeSessionHeader(b *bytes.Buffer, s Session, pal Palette) {
 	default:
 		fmt.Fprintf(b, "  revision  requested %s, answered %s, %s\n", orDash(v.Requested), orDash(v.Answered), negotiatedText(s))
 	}
-	fmt.Fprintf(b, "  frames    %d: %s, %s, %s", s.Frames, count(s.Requests, "request"), count(s.Notifications, "notification"), count(s.Responses, "response"))
+	fmt.Fprintf(b, "  frames    %d: %s, %s, %s", s.Frames, quote.Count(s.Requests, "request"), quote.Count(s.Notifications, "notification"), quote.Count(s.Responses, "response"))
 	if s.Invalid > 0 {
 		fmt.Fprintf(b, ", %d invalid", s.Invalid)
 	}
@@ -277,7 +277,7 @@ func writeFindingsTable(b *bytes.Buffer, findings []Finding, hidden int, pal Pal
 		}
 	}
 	if hidden > 0 {
-		writeWrapped(b, "  "+pal.Dim(fmt.Sprintf("and %s not listed (--max-info 0 lists them all)", count(hidden, "more info finding"))), width, "    ")
+		writeWrapped(b, "  "+pal.Dim(fmt.Sprintf("and %s not listed (--max-info 0 lists them all)", quote.Count(hidden, "more info finding"))), width, "    ")
 	}
 	for _, f := range hints {
 		writeWrapped(b, "  "+pal.Bold("what to do, "+f.Rule+":")+" "+Safe(f.hint), width, "    ")
@@ -313,11 +313,4 @@ func orDash(s string) string {
 		return "-"
 	}
 	return Safe(s)
-}
-
-func count(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }

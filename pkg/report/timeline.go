@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
@@ -44,7 +45,7 @@ func WriteTimelinePreamble(w io.Writer, o *trace.Tracer, opt TimelineOptions) er
 		writeContextLine(&b, fs, pal)
 	}
 	if o.PreambleOmitted > 0 {
-		fmt.Fprintf(&b, "%s\n", pal.Dim(fmt.Sprintf("%*s… %s of context before the first frame not shown", tlLine, "", count(o.PreambleOmitted, "more line"))))
+		fmt.Fprintf(&b, "%s\n", pal.Dim(fmt.Sprintf("%*s… %s of context before the first frame not shown", tlLine, "", quote.Count(o.PreambleOmitted, "more line"))))
 	}
 	b.WriteString("\n")
 	return writeString(w, b.String())
@@ -83,7 +84,7 @@ func WriteTimelineSession(w io.Writer, s Session, opt TimelineOptions) error {
 			continue
 		}
 		if gap := fs.Seq - prevSeq - 1; gap > 0 {
-			fmt.Fprintf(&b, "%s\n", pal.Dim(fmt.Sprintf("%*s⋮  %s not shown", tlIndent, "", count(gap, "frame"))))
+			fmt.Fprintf(&b, "%s\n", pal.Dim(fmt.Sprintf("%*s⋮  %s not shown", tlIndent, "", quote.Count(gap, "frame"))))
 		}
 		prevSeq = fs.Seq
 		if !fs.Time.IsZero() {
@@ -99,9 +100,9 @@ func WriteTimelineSession(w io.Writer, s Session, opt TimelineOptions) error {
 		}
 	}
 	if t.Capped {
-		fmt.Fprintf(&b, "%s\n", pal.Dim(fmt.Sprintf("%*s… %s from line %d on not shown: the timeline keeps at most %d frames of a session (use --around or --method)", tlIndent, "", count(t.Omitted, "frame"), t.CappedAt, len(t.Frames))))
+		fmt.Fprintf(&b, "%s\n", pal.Dim(fmt.Sprintf("%*s… %s from line %d on not shown: the timeline keeps at most %d frames of a session (use --around or --method)", tlIndent, "", quote.Count(t.Omitted, "frame"), t.CappedAt, len(t.Frames))))
 	} else if gap := t.Total - prevSeq; gap > 0 && prevSeq > 0 {
-		fmt.Fprintf(&b, "%s\n", pal.Dim(fmt.Sprintf("%*s⋮  %s not shown", tlIndent, "", count(gap, "frame"))))
+		fmt.Fprintf(&b, "%s\n", pal.Dim(fmt.Sprintf("%*s⋮  %s not shown", tlIndent, "", quote.Count(gap, "frame"))))
 	}
 	if !opt.Filtered {
 		if rest := attached.rest(); len(rest) > 0 {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
@@ -234,21 +235,14 @@ func (r *SessionResult) finish(rules []*Rule) {
 			}
 			slices.Sort(keys)
 			for _, k := range keys {
-				r.Notes = append(r.Notes, ru.ID+" "+ru.Name+" could not judge "+plural(reasons[k], "message")+": "+string(k))
+				r.Notes = append(r.Notes, ru.ID+" "+ru.Name+" could not judge "+quote.Count(reasons[k], "message")+": "+string(k))
 			}
 		}
 		if n := r.suppressed[ru.ID]; n > 0 {
-			r.Notes = append(r.Notes, fmt.Sprintf("%s %s: %d more %s not listed (limit per rule and session reached)", ru.ID, ru.Name, n, strings.TrimPrefix(plural(n, "finding"), fmt.Sprint(n)+" ")))
+			r.Notes = append(r.Notes, fmt.Sprintf("%s %s: %d more %s not listed (limit per rule and session reached)", ru.ID, ru.Name, n, strings.TrimPrefix(quote.Count(n, "finding"), fmt.Sprint(n)+" ")))
 		}
 	}
 	r.cannot, r.suppressed = nil, nil // the notes say it now: an ended session keeps only what it reports
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // DefaultFindingLimit caps the findings one rule lists per session; the rest are counted.
@@ -345,7 +339,7 @@ func Describe(m *session.Message) string {
 	switch {
 	case m.Kind == frame.KindBatch:
 		b.WriteString("batch of ")
-		b.WriteString(plural(len(m.Members), "message"))
+		b.WriteString(quote.Count(len(m.Members), "message"))
 		return b.String()
 	case m.Kind.IsResponse() && m.Request != nil:
 		b.WriteString(m.Request.Method)

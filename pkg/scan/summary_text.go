@@ -11,6 +11,7 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 )
 
@@ -32,11 +33,11 @@ func WriteText(w io.Writer, s *Summary, opt TextOptions) error {
 	width := max(opt.Width, 40)
 	pal := report.NewPalette(opt.Color)
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s  %s, %s, %s, %s\n", pal.Bold("scanned "), count(s.Files, "file"), count(s.Sessions, "session"),
-		count(s.Frames, "frame"), megabytes(s.Bytes))
-	fmt.Fprintf(&b, "%s  %s, %s, %s\n", pal.Bold("time    "), rounded(s.Wall), throughput(s.Bytes, s.Wall), count(s.Jobs, "job"))
-	fmt.Fprintf(&b, "%s  %s, %s, %s\n", pal.Bold("findings"), pal.Severity(count(s.Findings["error"], "error")),
-		pal.Severity(count(s.Findings["warning"], "warning")), count(s.Findings["info"], "info finding"))
+	fmt.Fprintf(&b, "%s  %s, %s, %s, %s\n", pal.Bold("scanned "), quote.Count(s.Files, "file"), quote.Count(s.Sessions, "session"),
+		quote.Count(s.Frames, "frame"), megabytes(s.Bytes))
+	fmt.Fprintf(&b, "%s  %s, %s, %s\n", pal.Bold("time    "), rounded(s.Wall), throughput(s.Bytes, s.Wall), quote.Count(s.Jobs, "job"))
+	fmt.Fprintf(&b, "%s  %s, %s, %s\n", pal.Bold("findings"), pal.Severity(quote.Count(s.Findings["error"], "error")),
+		pal.Severity(quote.Count(s.Findings["warning"], "warning")), quote.Count(s.Findings["info"], "info finding"))
 
 	if rules := s.ByRule(); len(rules) > 0 {
 		fmt.Fprintf(&b, "\n%s\n", pal.Bold("Findings by rule"))
@@ -194,13 +195,6 @@ func peer(name, version string) string {
 		return "(unknown)"
 	}
 	return strings.TrimSpace(report.Safe(name) + "\n" + report.Safe(version))
-}
-
-func count(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
 
 func megabytes(n int64) string {
