@@ -217,7 +217,12 @@ func (run *scanRun) analyse(i int) scanned {
 		return scanned{why: why}
 	}
 	counted := run.bar.reader(r)
-	res, err := rule.Run(in.Path, counted, run.selected, rule.RunOptions{Frame: run.frame, Shared: run.shared})
+	// With more than one file, the parallelism is across files (--jobs): each file is
+	// analysed on one core, its parse stage inline, so --jobs N keeps N cores busy.
+	// A scan of one file analyses it on two, as check does.
+	fo := run.frame
+	fo.SizeHint = in.Size
+	res, err := rule.Run(in.Path, counted, run.selected, rule.RunOptions{Frame: fo, Shared: run.shared, Inline: len(run.inputs) > 1})
 	r.Close()
 	run.bar.fileDone(in, counted.n)
 	if err != nil {

@@ -19,8 +19,12 @@ type Arena struct {
 	views    int
 }
 
-// arenaChunk is the size of the arena's blocks; a larger frame gets a block of its own.
-const arenaChunk = 1 << 20
+// arenaChunk is the size of the arena's largest blocks; a frame larger than a quarter
+// of it gets a block of its own. The first block is firstArenaChunk.
+const (
+	arenaChunk      = 1 << 20
+	firstArenaChunk = 16 << 10
+)
 
 // Reset forgets what was copied; the memory is reused by the next copies. The old
 // contents are cleared first: a consumer that kept a frame's bytes past their life
@@ -59,7 +63,10 @@ func (a *Arena) copyBytes(b []byte) []byte {
 		a.cur++
 	}
 	if a.cur == len(a.chunks) {
-		a.chunks = append(a.chunks, make([]byte, 0, arenaChunk))
+		// Blocks double from firstArenaChunk up to arenaChunk: a small capture
+		// (most of an archive) never allocates and clears a whole arenaChunk.
+		size := min(firstArenaChunk<<len(a.chunks), arenaChunk)
+		a.chunks = append(a.chunks, make([]byte, 0, max(size, len(b))))
 	}
 	c := a.chunks[a.cur]
 	start := len(c)

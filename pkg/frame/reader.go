@@ -31,6 +31,22 @@ type Options struct {
 	// MaxDecompressed caps the bytes a compressed input expands to
 	// (0 = DefaultMaxDecompressed; < 0: no limit).
 	MaxDecompressed int64
+	// SizeHint is the input's size as stored, when known (a regular file; 0 when
+	// unknown): an input smaller than the read buffer gets a buffer its size, so an
+	// archive of small captures does not allocate and clear readBuffer bytes each.
+	SizeHint int64
+}
+
+// readBuffer is the size of the buffer input is read through.
+const readBuffer = 256 << 10
+
+// firstBuffer is the size of the buffer the stored input is read through: its size
+// when it is known and smaller than readBuffer (never under 4 KiB), else readBuffer.
+func (o Options) firstBuffer() int {
+	if o.SizeHint > 0 && o.SizeHint < readBuffer {
+		return max(int(o.SizeHint)+1, 4<<10)
+	}
+	return readBuffer
 }
 
 // RecordKind tells what a line of the input turned out to be.
@@ -203,7 +219,7 @@ func NewReader(name string, r io.Reader, opt Options) (*Reader, error) {
 	if opt.MaxInput > 0 {
 		r = &limitReader{r: r, left: opt.MaxInput, err: &LimitError{What: "input", Limit: opt.MaxInput, Flag: "--max-input"}}
 	}
-	br := bufio.NewReaderSize(r, 256<<10)
+	br := bufio.NewReaderSize(r, opt.firstBuffer())
 	magic, err := br.Peek(4)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("mcpsleuth: %s: %w", name, err)
@@ -216,7 +232,7 @@ func NewReader(name string, r io.Reader, opt Options) (*Reader, error) {
 		}
 		ra := newReadAhead(opt.decompressed(zr), zr)
 		rd.closers = append(rd.closers, ra)
-		br = bufio.NewReaderSize(ra, 256<<10)
+		br = bufio.NewReaderSize(ra, readBuffer)
 	case len(magic) >= 4 && bytes.Equal(magic, []byte{0x28, 0xb5, 0x2f, 0xfd}):
 		zr, err := zstd.NewReader(br, zstd.WithDecoderLowmem(true), zstd.WithDecoderConcurrency(1))
 		if err != nil {
@@ -224,12 +240,12 @@ func NewReader(name string, r io.Reader, opt Options) (*Reader, error) {
 		}
 		ra := newReadAhead(opt.decompressed(zr), zr.IOReadCloser())
 		rd.closers = append(rd.closers, ra)
-		br = bufio.NewReaderSize(ra, 256<<10)
+		br = bufio.NewReaderSize(ra, readBuffer)
 	}
 	if enc := utf16Of(br); enc != nil {
 		// What PowerShell's > writes: UTF-16 with a byte order mark. Decoded as it
 		// is read (the BOM goes too); memory stays bounded as for any input.
-		br = bufio.NewReaderSize(transform.NewReader(br, enc.NewDecoder()), 256<<10)
+		br = bufio.NewReaderSize(transform.NewReader(br, enc.NewDecoder()), readBuffer)
 	}
 	rd.br = br
 	if bom, err := br.Peek(3); err == nil && bytes.Equal(bom, utf8BOM) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
+	"github.com/mcpsleuth/mcpsleuth/pkg/schema"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
@@ -77,6 +78,10 @@ func (p *Pass) Shared() any {
 	return p.state
 }
 
+// Schemas is the run's store of compiled published schemas (tools' inputSchema and
+// outputSchema), shared by every rule, session and input of the run.
+func (p *Pass) Schemas() *schema.Compiled { return p.shared.schemas }
+
 // Shared holds the run-wide state of rules: caches that outlive one session (the
 // verdicts of the schema rules by wire shape), shared by every session and input of
 // a run, so that what was learnt once is not learnt again per session. Safe for
@@ -84,10 +89,13 @@ func (p *Pass) Shared() any {
 type Shared struct {
 	mu    sync.Mutex
 	state map[*Rule]any
+	// schemas are the published schemas compiled in the run, for every rule that
+	// validates against a tool's inputSchema or outputSchema.
+	schemas *schema.Compiled
 }
 
 // NewShared returns an empty run-wide store.
-func NewShared() *Shared { return &Shared{state: map[*Rule]any{}} }
+func NewShared() *Shared { return &Shared{state: map[*Rule]any{}, schemas: schema.NewCompiled()} }
 
 func (s *Shared) of(r *Rule) any {
 	if r.Shared == nil {

@@ -46,6 +46,11 @@ type RunOptions struct {
 	// Shared is the run-wide state of the rules (Rule.Shared), kept across the
 	// inputs of one run; nil gives this input state of its own.
 	Shared *Shared
+	// Inline runs the parse stage on the caller's goroutine, one record at a time,
+	// instead of on a goroutine of its own: one input then keeps one core busy, for a
+	// caller that analyses several inputs at once (scan's jobs) and has no core to
+	// spare for a parse stage. Results are the same either way.
+	Inline bool
 	// NoShapes turns the wire shapes off: every frame is then validated in full, as
 	// if no shape had been seen before (the reference the shape cache is tested
 	// against).
@@ -72,34 +77,41 @@ func Run(name string, r io.Reader, rules []*Rule, opt RunOptions) (*InputResult,
 		a.shared = opt.Shared
 	}
 	res := &InputResult{Name: name}
-	batches, free := make(chan *parsedBatch, parseAhead), make(chan *parsedBatch, parseAhead+2)
 	shapes := false
 	for _, r := range rules {
 		shapes = shapes || r.WireShapes
 	}
-	perBatch := batchRecords
-	if opt.Live {
-		perBatch = 1
-	}
-	go parse(rd, batches, free, shapes && !opt.NoShapes, perBatch)
-	for b := range batches {
-		for i := range b.records {
-			rec := &b.records[i]
-			switch rec.kind {
-			case frame.RecordFrame:
-				a.Frame(&rec.frame)
-			case frame.RecordContext:
-				if opt.OnContext != nil {
-					opt.OnContext(rec.line, rec.text)
-				}
+	shapes = shapes && !opt.NoShapes
+	replay := func(rec *parsedRecord) {
+		switch rec.kind {
+		case frame.RecordFrame:
+			a.Frame(&rec.frame)
+		case frame.RecordContext:
+			if opt.OnContext != nil {
+				opt.OnContext(rec.line, rec.text)
 			}
 		}
-		if b.err != nil {
-			res.Broken = b.err
+	}
+	if opt.Inline {
+		res.Broken = parseInline(rd, shapes, replay)
+	} else {
+		perBatch := batchRecords
+		if opt.Live {
+			perBatch = 1
 		}
-		select {
-		case free <- b:
-		default:
+		batches, free := make(chan *parsedBatch, parseAhead), make(chan *parsedBatch, parseAhead+2)
+		go parse(rd, batches, free, shapes, perBatch)
+		for b := range batches {
+			for i := range b.records {
+				replay(&b.records[i])
+			}
+			if b.err != nil {
+				res.Broken = b.err
+			}
+			select {
+			case free <- b:
+			default:
+			}
 		}
 	}
 	res.Sessions = a.Close()
@@ -176,6 +188,47 @@ func parse(rd *frame.Reader, out chan<- *parsedBatch, free <-chan *parsedBatch, 
 	}
 	if len(b.records) > 0 || b.err != nil {
 		out <- b
+	}
+}
+
+// parseInline reads rd to its end on the caller's goroutine, handing each record to
+// replay as it is read: the records of a batch's worth share one arena, reset once
+// they are replayed, so a record lives as long as it does in a batch of parse. It
+// returns the error reading broke off with (nil at the end of the input).
+func parseInline(rd *frame.Reader, shapes bool, replay func(*parsedRecord)) error {
+	var (
+		shaper schema.Shaper
+		arena  frame.Arena
+		rec    parsedRecord
+		n      int
+	)
+	for {
+		r, err := rd.Next()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		if r.Kind != frame.RecordFrame && r.Kind != frame.RecordContext {
+			continue
+		}
+		if n >= batchRecords || arena.Used() >= batchBytes {
+			arena.Reset()
+			n = 0
+		}
+		n++
+		rec = parsedRecord{kind: r.Kind, line: r.Line}
+		switch r.Kind {
+		case frame.RecordFrame:
+			r.Frame.Detach(&arena, &rec.frame)
+			if shapes {
+				shapeFrame(&shaper, &rec.frame)
+			}
+		case frame.RecordContext:
+			rec.text = arena.Copy(r.Text)
+		}
+		replay(&rec)
 	}
 }
 

@@ -83,21 +83,24 @@ func TestSharedStateChangesNothing(t *testing.T) {
 }
 
 // The parse stage runs beside the replay: the results must be the same on one
-// processor as on two.
+// processor as on two, and with the parse stage inline (scan's jobs).
 func TestProcessorsChangeNothing(t *testing.T) {
 	paths := captures(t)
-	on := func(procs int) []string {
+	on := func(procs int, opt rule.RunOptions) []string {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 		out := make([]string, len(paths))
 		for i, path := range paths {
-			out[i] = verdicts(t, path, rule.RunOptions{})
+			out[i] = verdicts(t, path, opt)
 		}
 		return out
 	}
-	one, two := on(1), on(2)
+	one, two, inline := on(1, rule.RunOptions{}), on(2, rule.RunOptions{}), on(2, rule.RunOptions{Inline: true})
 	for i := range paths {
 		if one[i] != two[i] {
 			t.Errorf("%s: findings differ between GOMAXPROCS=1 and 2:\n--- 1\n%s--- 2\n%s", paths[i], one[i], two[i])
+		}
+		if inline[i] != two[i] {
+			t.Errorf("%s: findings differ with the parse stage inline:\n--- beside\n%s--- inline\n%s", paths[i], two[i], inline[i])
 		}
 	}
 }
@@ -139,6 +142,11 @@ func withFiller(t *testing.T, path string) ([]byte, bool) {
 // frame) must be the same when thousands of frames of another session come in
 // between: nothing may alias memory the parse stage has reused.
 func TestLongCapturesKeepTheirFindings(t *testing.T) {
+	t.Run("parse stage beside", func(t *testing.T) { longCapturesKeepTheirFindings(t, rule.RunOptions{}) })
+	t.Run("parse stage inline", func(t *testing.T) { longCapturesKeepTheirFindings(t, rule.RunOptions{Inline: true}) })
+}
+
+func longCapturesKeepTheirFindings(t *testing.T, opt rule.RunOptions) {
 	n := 0
 	for _, path := range captures(t) {
 		long, ok := withFiller(t, path)
@@ -147,7 +155,7 @@ func TestLongCapturesKeepTheirFindings(t *testing.T) {
 		}
 		n++
 		want := verdicts(t, path, rule.RunOptions{})
-		res, err := rule.Run(path, bytes.NewReader(long), rules.All(), rule.RunOptions{})
+		res, err := rule.Run(path, bytes.NewReader(long), rules.All(), opt)
 		if err != nil {
 			t.Fatal(err)
 		}

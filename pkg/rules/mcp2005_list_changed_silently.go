@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"hash/fnv"
 	"sort"
 	"time"
 
@@ -231,18 +230,58 @@ func (w *listWatch) End(p *rule.Pass) {
 func fingerprint(list gjson.Result, key string) map[string]uint64 {
 	items := map[string]uint64{}
 	list.ForEach(func(_, item gjson.Result) bool {
-		// Hash the item with sorted keys and no whitespace, so that a server that
-		// re-serialises the same item differently does not count as a change.
-		h := fnv.New64a()
-		_, _ = h.Write([]byte(gjson.Get(item.Raw, `@pretty:{"sortKeys":true}|@ugly`).Raw))
 		name := item.Get(key).String()
 		if name == "" {
 			name = item.Raw
 		}
-		items[name] = h.Sum64()
+		items[name] = canonicalHash(item)
 		return true
 	})
 	return items
+}
+
+// canonicalHash hashes a JSON value so that a server that re-serialises the same item
+// differently (members in another order, other whitespace) does not count as a
+// change: an object's members are combined by a commutative sum, an array's elements
+// in order, and a scalar by its token as written.
+func canonicalHash(v gjson.Result) uint64 {
+	switch {
+	case v.IsObject():
+		sum := uint64(0x9e3779b97f4a7c15)
+		v.ForEach(func(k, member gjson.Result) bool {
+			sum += mix64(fnv64(k.Raw) ^ mix64(canonicalHash(member)))
+			return true
+		})
+		return mix64(sum)
+	case v.IsArray():
+		h := uint64(0xc2b2ae3d27d4eb4f)
+		v.ForEach(func(_, element gjson.Result) bool {
+			h = mix64(h ^ canonicalHash(element))
+			return true
+		})
+		return h
+	default:
+		return fnv64(v.Raw)
+	}
+}
+
+// fnv64 is FNV-1a of s, without allocating.
+func fnv64(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
+}
+
+// mix64 is the finaliser of SplitMix64: every input bit reaches every output bit.
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 func diffLists(before, after map[string]uint64) (added, removed, changed []string) {

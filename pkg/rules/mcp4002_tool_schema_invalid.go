@@ -76,7 +76,7 @@ func (w *toolSchemaWatch) Message(p *rule.Pass, m *session.Message) {
 			if !w.firstTime(name, member, rev, published.Raw) {
 				continue
 			}
-			if problem := w.judge(wire, target, []byte(published.Raw), rev); problem.Text != "" {
+			if problem := w.judge(p, wire, target, []byte(published.Raw), rev); problem.Text != "" {
 				p.Report(rule.At(m), rule.Sprintf("tools/list result (line %d): tool %s publishes an %s that strict clients reject: %s; %s",
 					m.Line, rule.Quote(rule.ValueName, name), member, problem, consequence(member)))
 			}
@@ -109,7 +109,7 @@ func (w *toolSchemaWatch) firstTime(name, member string, rev spec.Revision, raw 
 }
 
 // judge says what is wrong with a published schema ("" when nothing is).
-func (w *toolSchemaWatch) judge(wire *schema.Wire, target schema.Target, raw []byte, rev spec.Revision) rule.Message {
+func (w *toolSchemaWatch) judge(p *rule.Pass, wire *schema.Wire, target schema.Target, raw []byte, rev spec.Revision) rule.Message {
 	violations, err := wire.Check(target, raw)
 	if err != nil {
 		return rule.Text("it could not be checked: " + err.Error())
@@ -117,7 +117,7 @@ func (w *toolSchemaWatch) judge(wire *schema.Wire, target schema.Target, raw []b
 	if len(violations) > 0 {
 		return rule.Sprintf("it breaks the %s Tool definition: %s", rev, listViolations(violations, "the root", rule.ValueDefinition))
 	}
-	compiled := w.tools.Compile(raw, rev)
+	compiled := p.Schemas().Compile(raw, rev)
 	if compiled.Err != nil {
 		return rule.Sprintf("it does not compile as JSON Schema %s: %v", compiled.Dialect, compiled.Err)
 	}

@@ -76,7 +76,7 @@ func (w *argumentsWatch) call(p *rule.Pass, m *session.Message) {
 		}
 		return
 	}
-	compiled := w.tools.Compile(tool.Input, tool.Revision)
+	compiled := p.Schemas().Compile(tool.Input, tool.Revision)
 	if compiled.Err != nil {
 		return // MCP4002 reports the schema
 	}

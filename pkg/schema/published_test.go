@@ -135,13 +135,17 @@ func TestToolsRegistry(t *testing.T) {
 	if tools.Len() != 1 || tools.Lookup("a") != nil || tools.Lookup("c").Line != 9 {
 		t.Errorf("a new listing kept old tools: %d", tools.Len())
 	}
-	// Compiled once per content and dialect.
+	// Compiled once per content and dialect, by the run's store.
+	compiled := schema.NewCompiled()
 	raw := []byte(`{"type":"object"}`)
-	if tools.Compile(raw, spec.Rev20250618) != tools.Compile([]byte(`{"type":"object"}`), spec.Rev20250618) {
+	if compiled.Compile(raw, spec.Rev20250618) != compiled.Compile([]byte(`{"type":"object"}`), spec.Rev20250618) {
 		t.Error("the same schema was compiled twice")
 	}
-	if tools.Compile(raw, spec.Rev20250618) == tools.Compile(raw, spec.Rev20251125) {
+	if compiled.Compile(raw, spec.Rev20250618) == compiled.Compile(raw, spec.Rev20251125) {
 		t.Error("one compilation shared by two dialects")
+	}
+	if compiled.Compile([]byte(`{"type":"string"}`), spec.Rev20250618) == compiled.Compile(raw, spec.Rev20250618) {
+		t.Error("two schemas share one compilation")
 	}
 	// Bounded.
 	var b strings.Builder

@@ -1,29 +1,24 @@
 package schema
 
 import (
-	"hash/maphash"
-
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
 
 // Tools remembers the tools one session's server listed (from tools/list results):
-// name -> published schemas, compiled on first use and cached by content. It is
-// per-session state of a rule, not safe for concurrent use, and bounded: at most
-// MaxTools tools and MaxCompiled compiled schemas are kept.
+// name -> published schemas (compiled by the run's Compiled store). It is per-session
+// state of a rule, not safe for concurrent use, and bounded: at most MaxTools tools
+// are kept.
 type Tools struct {
-	byName   map[string]*Tool
-	compiled map[uint64]*Published
-	seed     maphash.Seed
+	byName map[string]*Tool
 	// Dropped counts tools not remembered because MaxTools was reached.
 	Dropped int
 }
 
 // Limits of a Tools registry.
 const (
-	MaxTools    = 1024
-	MaxCompiled = 256
+	MaxTools = 1024
 	// MaxSchemaBytes bounds the size of a published schema kept for compilation.
 	MaxSchemaBytes = 256 << 10
 )
@@ -43,7 +38,7 @@ type Tool struct {
 
 // NewTools returns an empty registry.
 func NewTools() *Tools {
-	return &Tools{byName: map[string]*Tool{}, compiled: map[uint64]*Published{}, seed: maphash.MakeSeed()}
+	return &Tools{byName: map[string]*Tool{}}
 }
 
 // Listed records the tools of a tools/list result. A result that answers a request
@@ -88,23 +83,3 @@ func (t *Tools) Lookup(name string) *Tool {
 
 // Len is the number of remembered tools.
 func (t *Tools) Len() int { return len(t.byName) }
-
-// Compile returns the compiled form of a published schema under a revision,
-// compiling it once per content and dialect.
-func (t *Tools) Compile(raw []byte, rev spec.Revision) *Published {
-	var h maphash.Hash
-	h.SetSeed(t.seed)
-	h.WriteString(string(DefaultDialect(rev)))
-	h.WriteByte(0)
-	h.Write(raw)
-	key := h.Sum64()
-	if p, ok := t.compiled[key]; ok {
-		return p
-	}
-	if len(t.compiled) >= MaxCompiled {
-		clear(t.compiled)
-	}
-	p := CompilePublished(raw, rev)
-	t.compiled[key] = p
-	return p
-}
