@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"fmt"
+
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
@@ -44,8 +46,15 @@ s->c {"jsonrpc":"2.0","id":2,"result":{}}
 			return
 		}
 		c := m.Contract
-		p.Report(rule.At(m), rule.Sprintf("%s id=%s (line %d) was answered -32601 %s, although the %s's %s declared %s",
-			r.Method, r.ID, r.Line, rule.Quote(rule.ValueErrorMessage, m.ErrorMessage), g.row.Gate.Side, c.DeclaredIn(g.row.Gate.Side), g.row.Gate.Path),
+		msg := rule.Sprintf("%s id=%s (line %d) was answered -32601 %s, although the %s's %s declared %s",
+			r.Method, r.ID, r.Line, rule.Quote(rule.ValueErrorMessage, m.ErrorMessage), g.row.Gate.Side, c.DeclaredIn(g.row.Gate.Side), g.row.Gate.Path)
+		if unknown, ok := spec.UnknownNameOf(r.Method, m.Revision()); ok {
+			// The method may well exist and only the name be unknown: that has a
+			// code of its own, and -32601 tells the client the whole feature is gone.
+			msg = msg.WithHint(fmt.Sprintf("if %s is implemented and only this %s is unknown, answer %d (an unknown %s), not -32601 Method not found, which tells the client the whole method is missing; otherwise implement %s or stop declaring %s",
+				r.Method, unknown.What, unknown.Code, unknown.What, r.Method, g.row.Gate.Path))
+		}
+		p.Report(rule.At(m), msg,
 			rule.Related{Line: r.Line, Note: "the request"},
 			rule.Related{Line: c.DeclaredLine(g.row.Gate.Side), Note: c.DeclarationNote(g.row.Gate.Side, g.row.Gate.Path)})
 	}),

@@ -44,3 +44,28 @@ func ErrorCodeIn(code int64, r Revision) bool {
 	}
 	return false
 }
+
+// UnknownName is how a revision answers a request that names something the receiver
+// does not have (a tool, a prompt, a resource) while the method itself exists.
+type UnknownName struct {
+	What string // "tool", "prompt", "resource"
+	Code int64
+}
+
+// UnknownNameOf is the answer revision r gives a method for a name the receiver does
+// not have: -32602 for an unknown tool or prompt; for a resource not found, -32002
+// up to 2025-11-25 and -32602 from 2026-07-28. ok is false for other methods.
+func UnknownNameOf(method string, r Revision) (UnknownName, bool) {
+	switch method {
+	case "tools/call":
+		return UnknownName{What: "tool", Code: CodeInvalidParams}, true
+	case "prompts/get":
+		return UnknownName{What: "prompt", Code: CodeInvalidParams}, true
+	case "resources/read":
+		if r.Modern() {
+			return UnknownName{What: "resource", Code: CodeInvalidParams}, true
+		}
+		return UnknownName{What: "resource", Code: CodeResourceNotFound}, true
+	}
+	return UnknownName{}, false
+}
