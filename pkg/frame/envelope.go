@@ -45,7 +45,8 @@ type envelopeDecoder struct {
 	// (by exchange number), to pair the server's records with; order is the
 	// numbers in the order they were seen, for dropping the oldest.
 	exchanges map[int]*HTTP
-	order     []int
+	order     []int // a ring of maxRecordedExchanges numbers
+	oldest    int   // the ring's oldest slot once it is full
 }
 
 // maxRecordedExchanges bounds the exchanges whose request a decoder remembers: a
@@ -106,13 +107,15 @@ func (d *envelopeDecoder) remember(h *HTTP) {
 		d.exchanges = map[int]*HTTP{}
 	}
 	if _, ok := d.exchanges[h.Exchange]; !ok {
-		d.order = append(d.order, h.Exchange)
+		if len(d.order) < maxRecordedExchanges {
+			d.order = append(d.order, h.Exchange)
+		} else {
+			delete(d.exchanges, d.order[d.oldest])
+			d.order[d.oldest] = h.Exchange
+			d.oldest = (d.oldest + 1) % maxRecordedExchanges
+		}
 	}
 	d.exchanges[h.Exchange] = h
-	if len(d.order) > maxRecordedExchanges {
-		delete(d.exchanges, d.order[0])
-		d.order = append(d.order[:0], d.order[1:]...)
-	}
 }
 
 // urlPath is the path of a request URI ("/mcp?x=1" -> "/mcp"), copied.

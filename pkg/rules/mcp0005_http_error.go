@@ -19,7 +19,7 @@ var HTTPError = &rule.Rule{
 	Severity: rule.SeverityError,
 	Title:    "An HTTP request at the MCP endpoint (a POST carrying a message, the GET stream, a DELETE) was refused with an error status its method may not get",
 	Anchor:   "the message the failed HTTP request carried, or the request itself when it carried none (a GET, a DELETE): its HAR entry or recorded exchange",
-	Hint:     "read the status: 404 with Mcp-Session-Id means the session is gone (send a new initialize without the header), 400 means the request or its headers were rejected, 401/403 authorization, 406 the Accept header",
+	Hint:     "read the status: 404 with Mcp-Session-Id means the session is gone (send a new initialize without the header), 400 means the request or its headers were rejected, 401/403 authorization, 406 the Accept header; a GET or DELETE the server does not offer must get 405",
 	Doc: rule.Doc{
 		Sees: "The response status of every HTTP request at the MCP endpoint in an HTTP capture (a HAR, or a recording of mcpsleuth " +
 			"record --http, whose records carry each exchange's request and status), judged by what the transport of the session's " +
@@ -41,13 +41,20 @@ var HTTPError = &rule.Rule{
 		Fix: "On 404 for a request with Mcp-Session-Id, have the client send a new initialize without Mcp-Session-Id and carry on in the " +
 			"new session (and check why the server dropped the old one: a restart, an idle timeout, another instance behind a load " +
 			"balancer). On 400, compare the request's headers and body with what the server expects (the response body usually says). " +
-			"On 401/403, fix the authorization; on 5xx, look at the server's log for the failure.",
+			"On 401/403, fix the authorization; on 5xx, look at the server's log for the failure. A server that does not offer the GET " +
+			"stream or session deletion answers them 405 Method Not Allowed, never 400 or 404; a server that rejects a GET for its " +
+			"MCP-Protocol-Version must accept every revision it negotiates (mcp-lite 0.10 accepts only 2025-06-18 on GET, after " +
+			"negotiating 2025-03-26).",
 		Bad: `POST /mcp   Mcp-Session-Id: 1868a90c...        ->  404 Not Found
-{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{}}}`,
+{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{}}}
+GET /mcp    Mcp-Session-Id: 9f2e...   MCP-Protocol-Version: 2025-03-26
+            ->  400 Bad Request: Protocol version mismatch`,
 		Good: `POST /mcp   (no Mcp-Session-Id)                 ->  200 (new Mcp-Session-Id: 9f2e...)
 {"jsonrpc":"2.0","id":0,"method":"initialize","params":{...}}
 POST /mcp   Mcp-Session-Id: 9f2e...             ->  200
-{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{}}}`,
+{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{}}}
+GET /mcp    Mcp-Session-Id: 9f2e...   MCP-Protocol-Version: 2025-03-26
+            ->  200 text/event-stream (or 405 Method Not Allowed: no stream offered)`,
 		Spec: []rule.SpecRef{
 			{Revision: spec.Rev20250326, Page: "basic/transports#listening-for-messages-from-the-server", Says: "The server MUST either return Content-Type: text/event-stream in response to this HTTP GET, or else return HTTP 405 Method Not Allowed, indicating that the server does not offer an SSE stream at this endpoint."},
 			{Revision: spec.Rev20250326, Page: "basic/transports#session-management", Says: "The server MAY respond to [a DELETE with the Mcp-Session-Id header] with HTTP 405 Method Not Allowed, indicating that the server does not allow clients to terminate sessions."},
