@@ -2,6 +2,8 @@ package frame
 
 import (
 	"math"
+	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -27,9 +29,107 @@ const envelopeName = "envelope-jsonl"
 //     "dir","frame":{...}}, {"type":"raw","dir","data":"line"} for protocol lines that are
 //     not a JSON-RPC object (a batch array lands there), and {"type":"chunks","chunks":
 //     [{"t","frame"}]} for an SSE answer; "t" counts milliseconds from startedAt.
+//
+// mcpsleuth's own HTTP recorder (record --http) adds an "http" member to each record:
+// {"exchange":N,"method","url","headers"} on the client's message (or on a "dir":"http"
+// record for a request without one: a GET, a DELETE), {"exchange":N,"status","headers"}
+// on the server's messages and on a "dir":"http" record for a response without one
+// (a 202, an error status with a text body, the end of an event stream). A frame's
+// Frame.HTTP is filled from it, a server's record paired with its client's request of
+// the same exchange; a "dir":"http" record is context that carries the exchange
+// (Record.Exchange).
 type envelopeDecoder struct {
 	// start is mcp-cassette's header startedAt: "t" offsets count from it.
 	start time.Time
+	// exchanges holds the request side of the recent HTTP exchanges of a recording
+	// (by exchange number), to pair the server's records with; order is the
+	// numbers in the order they were seen, for dropping the oldest.
+	exchanges map[int]*HTTP
+	order     []int // a ring of maxRecordedExchanges numbers
+	oldest    int   // the ring's oldest slot once it is full
+}
+
+// maxRecordedExchanges bounds the exchanges whose request a decoder remembers: a
+// server's record comes soon after its request's, except on long event streams.
+const maxRecordedExchanges = 4096
+
+// httpExchange reads a record's "http" member: the request side is remembered, the
+// response side paired with it. The result shares no memory with the line.
+func (d *envelopeDecoder) httpExchange(v gjson.Result) *HTTP {
+	n := int(v.Get("exchange").Int())
+	if n <= 0 {
+		return nil
+	}
+	headers := v.Get("headers")
+	header := func(name string) string {
+		found := ""
+		headers.ForEach(func(k, val gjson.Result) bool {
+			if strings.EqualFold(k.Str, name) {
+				found = strings.Clone(val.Str)
+				return false
+			}
+			return true
+		})
+		return found
+	}
+	if method := v.Get("method"); method.Type == gjson.String && method.Str != "" {
+		h := &HTTP{Exchange: n, Method: strings.Clone(method.Str), Path: urlPath(v.Get("url").Str), Live: true,
+			SessionID:       header("Mcp-Session-Id"),
+			ProtocolVersion: header("MCP-Protocol-Version"),
+			McpMethod:       header("Mcp-Method"),
+			McpName:         header("Mcp-Name"),
+		}
+		d.remember(h)
+		c := *h
+		return &c
+	}
+	status := int(v.Get("status").Int())
+	if status == 0 {
+		return nil
+	}
+	h := HTTP{Exchange: n, Live: true}
+	if req := d.exchanges[n]; req != nil {
+		h = *req
+		if t := header("Content-Type"); t != "" {
+			req.ContentType = mediaType(t)
+		}
+		h.ContentType = req.ContentType
+	} else if t := header("Content-Type"); t != "" {
+		h.ContentType = mediaType(t)
+	}
+	h.Status, h.StatusText, h.InResponse = status, http.StatusText(status), true
+	return &h
+}
+
+// remember keeps the request side of an exchange, dropping the oldest past the bound.
+func (d *envelopeDecoder) remember(h *HTTP) {
+	if d.exchanges == nil {
+		d.exchanges = map[int]*HTTP{}
+	}
+	if _, ok := d.exchanges[h.Exchange]; !ok {
+		if len(d.order) < maxRecordedExchanges {
+			d.order = append(d.order, h.Exchange)
+		} else {
+			delete(d.exchanges, d.order[d.oldest])
+			d.order[d.oldest] = h.Exchange
+			d.oldest = (d.oldest + 1) % maxRecordedExchanges
+		}
+	}
+	d.exchanges[h.Exchange] = h
+}
+
+// urlPath is the path of a request URI ("/mcp?x=1" -> "/mcp"), copied.
+func urlPath(uri string) string {
+	if u, err := url.Parse(uri); err == nil && u.Path != "" {
+		return u.Path
+	}
+	return strings.Clone(uri)
+}
+
+// mediaType is a Content-Type without its parameters, lower case.
+func mediaType(t string) string {
+	t, _, _ = strings.Cut(t, ";")
+	return strings.ToLower(strings.TrimSpace(t))
 }
 
 func (*envelopeDecoder) name() string { return envelopeName }
@@ -83,8 +183,8 @@ func isEnvelope(v gjson.Result) bool {
 
 // envelopeFields are the members of one record that matter.
 type envelopeFields struct {
-	payload, dir, ts, typ, text, data, chunks, started, seq gjson.Result
-	batch, truncated, bare                                  bool
+	payload, dir, ts, typ, text, data, chunks, started, seq, http gjson.Result
+	batch, truncated, bare                                        bool
 }
 
 func (d *envelopeDecoder) decode(line []byte, f *Frame, x *lineExtras) (RecordKind, relative) {
@@ -142,6 +242,8 @@ func (d *envelopeDecoder) decode(line []byte, f *Frame, x *lineExtras) (RecordKi
 				e.started = val
 			case "seq":
 				e.seq = val
+			case "http":
+				e.http = val
 			case "batch":
 				e.batch = val.Type == gjson.True
 			case "truncated":
@@ -170,6 +272,12 @@ func (d *envelopeDecoder) decode(line []byte, f *Frame, x *lineExtras) (RecordKi
 	if e.dir.Type == gjson.String && e.dir.Str == "meta" {
 		return RecordContext, relNone // mcpsnoop's session description
 	}
+	if !e.payload.Exists() && e.http.IsObject() {
+		if h := d.httpExchange(e.http); h != nil {
+			x.exchange = &Exchange{HTTP: h, StreamKey: f.StreamKey, Time: parseTime(e.ts, d.start)}
+		}
+		return RecordContext, relNone
+	}
 	if !e.payload.Exists() {
 		if e.text.Type == gjson.String && e.seq.Exists() && !e.truncated && (e.dir.Str == "c2s" || e.dir.Str == "s2c") {
 			// mcpsnoop: a line on the protocol channel that was not JSON.
@@ -183,6 +291,9 @@ func (d *envelopeDecoder) decode(line []byte, f *Frame, x *lineExtras) (RecordKi
 	f.Time = parseTime(e.ts, d.start)
 	dir, rel, reason := parseDirection(e.dir)
 	f.Dir, f.DirReason = dir, reason
+	if e.http.IsObject() {
+		f.HTTP = d.httpExchange(e.http)
+	}
 	switch {
 	case e.payload.IsObject() || e.payload.IsArray():
 		decodeIndexed(f, payload)

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 	"unsafe"
 
@@ -129,15 +130,27 @@ type Frame struct {
 	Offset  int64
 }
 
-// HTTP describes the HTTP exchange (one HAR entry) a frame travelled in: the request
-// and response line and the request headers MCP defines. Header values are "" when the
-// request did not carry the header.
+// HTTP describes the HTTP exchange a frame travelled in (one HAR entry, or the
+// records of one exchange of a recording proxy): the request and response line and
+// the request headers MCP defines. Header values are "" when the request did not
+// carry the header.
 type HTTP struct {
-	Entry      int    // 1-based index of the entry in the capture
+	Entry int // 1-based index of the HAR entry in the capture; 0 for a recording
+	// Exchange is the 1-based number of the exchange in the capture: the HAR entry,
+	// or the number a recording proxy gave it (mcpsleuth record --http).
+	Exchange   int
 	Method     string // request method: POST, GET, DELETE
 	Path       string // request URL path
-	Status     int    // response status; 0 when the capture has no response
+	Status     int    // response status; 0 when the capture has no response (yet)
 	StatusText string
+	// ContentType is the response's media type ("text/event-stream"), "" when unknown.
+	ContentType string
+	// Live is set when the recorder wrote each message as it crossed (a recording
+	// proxy): a response's frames are in the order they crossed, each at its own
+	// time. A HAR records a whole response at its request's time. A recording
+	// writes a request before its status is known: Status is 0 on the client's
+	// message, and a later record of the same Exchange carries it.
+	Live bool
 	// InResponse is set for a frame that travelled in the response body (JSON or an
 	// SSE event) rather than in the request body.
 	InResponse bool
@@ -146,6 +159,15 @@ type HTTP struct {
 	ProtocolVersion string // MCP-Protocol-Version request header
 	McpMethod       string // Mcp-Method request header (2026-07-28)
 	McpName         string // Mcp-Name request header (2026-07-28), as sent
+}
+
+// Where names the exchange for a finding: "entry 4" in a HAR, "exchange 4" in a
+// recording.
+func (h *HTTP) Where() string {
+	if h.Entry > 0 {
+		return "entry " + strconv.Itoa(h.Entry)
+	}
+	return "exchange " + strconv.Itoa(h.Exchange)
 }
 
 // Size is the frame's size in bytes on the wire.

@@ -28,7 +28,9 @@ const harName = "har"
 // that line, as the body is one JSON string), its HTTP exchange in Frame.HTTP, and the Mcp-Session-Id as its stream key (the request's header, or
 // for the initialize exchange the one the response assigned). Entries without an MCP
 // message (a DELETE, an empty GET stream, other traffic in a browser capture) are
-// context.
+// context; one that looks like MCP traffic (an Mcp-Session-Id or MCP-Protocol-Version
+// header, an event stream) keeps its exchange (Record.Exchange) for the rules that
+// judge HTTP statuses.
 //
 // Entries are judged in startedDateTime order, as HAR 1.2 asks of a reader that
 // needs order (exporters may write them in another): a window of entries is held
@@ -246,7 +248,8 @@ func (d *harDecoder) entry(r *Reader, index int, lines harLines, e *harEntry) {
 
 	session := header(req.Headers, "Mcp-Session-Id")
 	exchange := &HTTP{
-		Entry: index, Method: req.Method, Path: path, Status: resp.Status, StatusText: resp.StatusText,
+		Entry: index, Exchange: index, Method: req.Method, Path: path, Status: resp.Status, StatusText: resp.StatusText,
+		ContentType:     mediaType(respType),
 		SessionID:       session,
 		ProtocolVersion: header(req.Headers, "MCP-Protocol-Version"),
 		McpMethod:       header(req.Headers, "Mcp-Method"),
@@ -307,7 +310,14 @@ func (d *harDecoder) entry(r *Reader, index int, lines harLines, e *harEntry) {
 		if sse {
 			what = "an event stream with no messages"
 		}
-		r.queueContext(lines.entry, index, fmt.Sprintf("HTTP %s %s %d %s (%s)", req.Method, path, resp.Status, resp.StatusText, what))
+		text := fmt.Sprintf("HTTP %s %s %d %s (%s)", req.Method, path, resp.Status, resp.StatusText, what)
+		if exchange == nil {
+			r.queueContext(lines.entry, index, text)
+			return
+		}
+		// An exchange without a message (a GET, a DELETE, a POST whose body was not
+		// recorded): context that rules can still judge by its status (MCP0005).
+		r.queueExchange(lines.entry, index, text, &Exchange{HTTP: exchange, StreamKey: key, Time: started})
 		return
 	}
 	r.stats.FrameLines++

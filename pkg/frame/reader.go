@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -74,6 +75,21 @@ type Record struct {
 	// Run is, for a blank record, how many consecutive empty lines it stands for
 	// (1 or more): a run of newlines is one record.
 	Run int
+	// Exchange is set on a context record that is an HTTP exchange (or the part of
+	// one a recording proxy wrote as a record) that carried no MCP message: a GET,
+	// a DELETE, a POST answered without a body, a status. It is what rules judge
+	// such an exchange by (MCP0005), anchored at the record's line and entry;
+	// sessions and frame counts never see it. nil for every other record.
+	Exchange *Exchange
+}
+
+// Exchange is an HTTP exchange that carried no MCP message, as a context record
+// holds it.
+type Exchange struct {
+	HTTP *HTTP
+	// StreamKey is the session the exchange belongs to (its Mcp-Session-Id).
+	StreamKey string
+	Time      time.Time
 }
 
 // Stats counts what a Reader saw. Every line (document entry) read is accounted
@@ -130,6 +146,9 @@ type lineExtras struct {
 	// more holds further frames of the line, after the one decode filled
 	// (mcp-cassette "chunks" records). They may alias the line.
 	more []Frame
+	// exchange is set on a context line that is an HTTP exchange without a message
+	// (see Record.Exchange); it must not alias the line.
+	exchange *Exchange
 }
 
 // noFramesNote is implemented by decoders of logs that can hold no frames at all
@@ -513,6 +532,12 @@ func (r *Reader) decodeLine(line []byte) (*Record, relative) {
 		r.rec.Kind, r.rec.Run = kind, 1
 		return &r.rec, relNone
 	}
+	if x := r.x.exchange; x != nil {
+		r.x.exchange = nil
+		rec := r.contextRecord(line)
+		rec.Exchange = x
+		return rec, relNone
+	}
 	if !r.fixed && !r.weak {
 		if rec, rel, ok := r.decodeOther(line, dec); ok {
 			return rec, rel
@@ -602,6 +627,7 @@ func (r *Reader) resetFrame() {
 	if r.x.batchKey != "" || len(r.x.more) > 0 {
 		r.x.batchKey, r.x.more = "", r.x.more[:0]
 	}
+	r.x.exchange = nil
 }
 
 func (r *Reader) contextRecord(line []byte) *Record {
@@ -923,6 +949,13 @@ func (r *Reader) queueFrame(f Frame) {
 func (r *Reader) queueContext(line, entry int, text string) {
 	r.stats.Context++
 	r.ready = append(r.ready, pendingRecord{rec: Record{Kind: RecordContext, Line: line, Entry: entry, Text: []byte(text)}})
+}
+
+// queueExchange queues a document entry that was an HTTP exchange without an MCP
+// message (see Record.Exchange), described by text.
+func (r *Reader) queueExchange(line, entry int, text string, x *Exchange) {
+	r.stats.Context++
+	r.ready = append(r.ready, pendingRecord{rec: Record{Kind: RecordContext, Line: line, Entry: entry, Text: []byte(text), Exchange: x}})
 }
 
 // lossyNote says why an input that ended without a frame cannot be judged.

@@ -47,6 +47,12 @@ func At(m *session.Message) Anchor {
 	return a
 }
 
+// AtExchange anchors a finding at an HTTP exchange that carried no message (its
+// context record: line and entry; no frame of the session, so Seq is 0).
+func AtExchange(e *session.Exchange) Anchor {
+	return Anchor{Line: e.Line, Entry: e.Entry, Time: e.Time, Dir: spec.C2S, Revision: e.Revision()}
+}
+
 // AtRequest anchors a finding at a remembered request (for absences found later).
 func AtRequest(r *session.Request) Anchor {
 	a := Anchor{Line: r.Line, Entry: r.Entry, Seq: r.Seq, Time: r.Time, Dir: r.Dir, Method: r.Method, ID: r.ID, Raw: r.Raw}
@@ -331,6 +337,24 @@ func (a *Analyzer) Frame(f *frame.Frame) {
 			c.Message(run.passes[i], m)
 		}
 		run.observe.message(m)
+	})
+}
+
+// Exchange feeds an HTTP exchange that carried no MCP message (a context record at
+// line and entry): the checkers of the session open on its stream that judge
+// exchanges (ExchangeChecker) see it. An exchange on a stream with no session open
+// is not judged: it starts none.
+func (a *Analyzer) Exchange(line, entry int, x *frame.Exchange) {
+	a.tracker.Exchange(line, entry, x, func(e *session.Exchange) {
+		run := a.open[e.Session]
+		if run == nil {
+			return
+		}
+		for i, c := range run.checkers {
+			if ec, ok := c.(ExchangeChecker); ok {
+				ec.Exchange(run.passes[i], e)
+			}
+		}
 	})
 }
 

@@ -106,6 +106,13 @@ type Checker interface {
 	End(p *Pass)
 }
 
+// ExchangeChecker is implemented by a Checker that also judges the HTTP exchanges
+// of its session that carried no MCP message (a GET, a DELETE, a status a recording
+// wrote on its own), in capture order among the messages.
+type ExchangeChecker interface {
+	Exchange(p *Pass, e *session.Exchange)
+}
+
 // Doc is a rule's documentation: what `mcpsleuth explain` prints and docs/rules.md
 // holds, written for a reader who has never read the spec.
 type Doc struct {

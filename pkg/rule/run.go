@@ -90,6 +90,9 @@ func Run(name string, r io.Reader, rules []*Rule, opt RunOptions) (*InputResult,
 			if opt.OnContext != nil {
 				opt.OnContext(rec.line, rec.text)
 			}
+			if rec.exchange != nil {
+				a.Exchange(rec.line, rec.entry, rec.exchange)
+			}
 		}
 	}
 	if opt.Inline {
@@ -138,8 +141,12 @@ type parsedBatch struct {
 type parsedRecord struct {
 	kind  frame.RecordKind
 	line  int
+	entry int
 	frame frame.Frame
 	text  []byte
+	// exchange is a context record's HTTP exchange (frame.Record.Exchange); the
+	// readers allocate it per record, so it is kept as it is.
+	exchange *frame.Exchange
 }
 
 // parse is the parse stage: it reads rd to its end and sends its records in batches,
@@ -170,7 +177,7 @@ func parse(rd *frame.Reader, out chan<- *parsedBatch, free <-chan *parsedBatch, 
 		if rec.Kind != frame.RecordFrame && rec.Kind != frame.RecordContext {
 			continue
 		}
-		b.records = append(b.records, parsedRecord{kind: rec.Kind, line: rec.Line})
+		b.records = append(b.records, parsedRecord{kind: rec.Kind, line: rec.Line, entry: rec.Entry, exchange: rec.Exchange})
 		p := &b.records[len(b.records)-1]
 		switch rec.Kind {
 		case frame.RecordFrame:
@@ -218,7 +225,7 @@ func parseInline(rd *frame.Reader, shapes bool, replay func(*parsedRecord)) erro
 			n = 0
 		}
 		n++
-		rec = parsedRecord{kind: r.Kind, line: r.Line}
+		rec = parsedRecord{kind: r.Kind, line: r.Line, entry: r.Entry, exchange: r.Exchange}
 		switch r.Kind {
 		case frame.RecordFrame:
 			r.Frame.Detach(&arena, &rec.frame)

@@ -9,52 +9,182 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
 
-// HTTPError reports HTTP requests carrying an MCP message that the server answered
-// with an error status (HTTP captures only).
+// HTTPError reports HTTP requests at the MCP endpoint that the server refused with an
+// error status the transport does not allow for their method (HTTP captures only):
+// a POST carrying an MCP message, the GET that opens the server's event stream, the
+// DELETE that ends a session.
 var HTTPError = &rule.Rule{
 	ID:       "MCP0005",
 	Name:     "http-error",
 	Severity: rule.SeverityError,
-	Title:    "An HTTP request carrying an MCP message was answered with an error status (400, 404 for an expired session, ...)",
-	Anchor:   "the message the failed HTTP request carried (its HAR entry)",
-	Hint:     "read the status: 404 with Mcp-Session-Id means the session is gone (send a new initialize without the header), 400 means the request or its headers were rejected, 401/403 authorization, 406 the Accept header",
+	Title:    "An HTTP request at the MCP endpoint (a POST carrying a message, the GET stream, a DELETE) was refused with an error status its method may not get",
+	Anchor:   "the message the failed HTTP request carried, or the request itself when it carried none (a GET, a DELETE): its HAR entry or recorded exchange",
+	Hint:     "read the status: 404 with Mcp-Session-Id means the session is gone (send a new initialize without the header), 400 means the request or its headers were rejected, 401/403 authorization, 406 the Accept header; a GET or DELETE the server does not offer must get 405",
 	Doc: rule.Doc{
-		Sees: "The response status of every HTTP request whose body carried an MCP message (a request, notification, response or batch) in " +
-			"an HTTP capture (HAR). A status of 400 or more means the server did not process the message: the finding names the status, " +
-			"the request, its Mcp-Session-Id and what the status means for MCP. GET and DELETE requests carry no message and are not " +
-			"judged (a 405 there is allowed: a server need not offer a GET stream or session deletion), nor is a server/discover " +
-			"refused with a 4xx status: that is how a dual-era client's probe of a legacy server ends before it falls back to initialize.",
+		Sees: "The response status of every HTTP request at the MCP endpoint in an HTTP capture (a HAR, or a recording of mcpsleuth " +
+			"record --http, whose records carry each exchange's request and status), judged by what the transport of the session's " +
+			"revision allows its method: a POST carrying an MCP message (a request, notification, response or batch) may not get a " +
+			"status of 400 or more (the message was not processed); the GET that opens the server's event stream may get only an " +
+			"event stream or 405 Method Not Allowed (from 2025-03-26: the server does not offer one); the DELETE that ends a session " +
+			"may get a success or 405 (the server does not let clients end sessions). The finding names the status, the request, its " +
+			"Mcp-Session-Id and what the status means for MCP. A server/discover refused with a 4xx status is not judged: that is how " +
+			"a dual-era client's probe of a legacy server ends before it falls back to initialize. An exchange on a stream with no " +
+			"session open (a GET before any initialize) is not judged, nor a GET or DELETE without Mcp-Session-Id answered 400 (what " +
+			"a server that requires sessions answers it), nor the authorization discovery documents under /.well-known/ (404 there " +
+			"means the server has no authorization).",
 		Why: "A message the server refused never took part in the session: a request answered 404 or 400 gets no JSON-RPC response, a " +
 			"notification is lost. The status is often the whole diagnosis: 404 on a request with Mcp-Session-Id means the server " +
 			"forgot the session (it expired, restarted, or was deleted), and the client must start again with initialize; 400 is a " +
 			"malformed body or a bad MCP-Protocol-Version or (2026-07-28) a header that disagrees with the body; 406 is an Accept header " +
-			"that does not list both application/json and text/event-stream.",
+			"that does not list both application/json and text/event-stream. A GET refused with anything but 405 (a 400 for a protocol version " +
+			"the server did not expect, a 404) means the event stream was never opened: server requests and notifications not tied to " +
+			"a request (list_changed, logging, sampling) have nowhere to go, and the client is not told that it will miss them. A DELETE " +
+			"refused with an error means the session was not ended: the server keeps its state until it expires.",
 		Fix: "On 404 for a request with Mcp-Session-Id, have the client send a new initialize without Mcp-Session-Id and carry on in the " +
 			"new session (and check why the server dropped the old one: a restart, an idle timeout, another instance behind a load " +
 			"balancer). On 400, compare the request's headers and body with what the server expects (the response body usually says). " +
-			"On 401/403, fix the authorization; on 5xx, look at the server's log for the failure.",
+			"On 401/403, fix the authorization; on 5xx, look at the server's log for the failure. A server that does not offer the GET " +
+			"stream or session deletion answers them 405 Method Not Allowed, never 400 or 404; a server that rejects a GET for its " +
+			"MCP-Protocol-Version must accept every revision it negotiates (mcp-lite 0.10 accepts only 2025-06-18 on GET, after " +
+			"negotiating 2025-03-26).",
 		Bad: `POST /mcp   Mcp-Session-Id: 1868a90c...        ->  404 Not Found
-{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{}}}`,
+{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{}}}
+GET /mcp    Mcp-Session-Id: 9f2e...   MCP-Protocol-Version: 2025-03-26
+            ->  400 Bad Request: Protocol version mismatch`,
 		Good: `POST /mcp   (no Mcp-Session-Id)                 ->  200 (new Mcp-Session-Id: 9f2e...)
 {"jsonrpc":"2.0","id":0,"method":"initialize","params":{...}}
 POST /mcp   Mcp-Session-Id: 9f2e...             ->  200
-{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{}}}`,
+{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{}}}
+GET /mcp    Mcp-Session-Id: 9f2e...   MCP-Protocol-Version: 2025-03-26
+            ->  200 text/event-stream (or 405 Method Not Allowed: no stream offered)`,
 		Spec: []rule.SpecRef{
+			{Revision: spec.Rev20250326, Page: "basic/transports#listening-for-messages-from-the-server", Says: "The server MUST either return Content-Type: text/event-stream in response to this HTTP GET, or else return HTTP 405 Method Not Allowed, indicating that the server does not offer an SSE stream at this endpoint."},
+			{Revision: spec.Rev20250326, Page: "basic/transports#session-management", Says: "The server MAY respond to [a DELETE with the Mcp-Session-Id header] with HTTP 405 Method Not Allowed, indicating that the server does not allow clients to terminate sessions."},
 			{Revision: spec.Rev20250326, Page: "basic/transports#session-management", Says: "The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found. When a client receives HTTP 404 in response to a request containing an Mcp-Session-Id, it MUST start a new session by sending a new InitializeRequest without a session ID attached."},
 			{Revision: spec.Rev20251125, Page: "basic/transports#sending-messages-to-the-server", Says: "The client MUST include an Accept header listing both application/json and text/event-stream; if the server cannot accept a POSTed request it MUST return an HTTP error status (e.g. 400 Bad Request)."},
 			{Revision: spec.Rev20260728, Page: "basic/transports/streamable-http", Says: "A request whose MCP-Protocol-Version, Mcp-Method or Mcp-Name headers disagree with its body is rejected with 400 Bad Request and -32020 (HeaderMismatch)."},
 			{Revision: spec.Rev20260728, Page: "basic/versioning", Says: "Dual-era clients SHOULD probe with server/discover first and fall back to initialize on any non-modern error; an unsupported version is answered with UnsupportedProtocolVersionError (-32022), HTTP 400."},
 		},
 	},
-	New: rule.PerMessage(checkHTTPStatus),
+	New: func() rule.Checker { return &httpErrorChecker{} },
 }
 
-func checkHTTPStatus(p *rule.Pass, m *session.Message) {
+// httpErrorChecker judges each HTTP exchange of a session once its status is known:
+// a HAR entry has it with the request; a recording writes the client's message (or
+// its bodiless request) first and the status in a later record of the exchange, so
+// the client's side waits in pending until then.
+type httpErrorChecker struct {
+	pending map[int]exchangeSide
+	order   []int // pending's exchanges in the order they came, to drop the oldest
+	// judged holds the exchanges with an error status already judged (a HAR entry's
+	// request, then its response frames; a response's SSE events).
+	judged      map[int]bool
+	judgedOrder []int
+}
+
+// exchangeSide is the client's side of an exchange: where a finding points, and
+// what the request carried.
+type exchangeSide struct {
+	anchor rule.Anchor
+	what   string // the message the request carried ("tools/call id=2"); "" for none
+	// discover is set when the message is a server/discover request.
+	discover bool
+	request  bool
+}
+
+// maxPendingExchanges bounds the exchanges waiting for their status.
+const maxPendingExchanges = 1024
+
+func (c *httpErrorChecker) Message(p *rule.Pass, m *session.Message) {
 	h := m.HTTP
-	if h == nil || h.InResponse || m.Batch != nil || h.Status < 400 {
+	if h == nil || m.Batch != nil {
 		return
 	}
-	if m.Kind == frame.KindRequest && m.Method == "server/discover" && h.Status < 500 {
+	if !h.InResponse {
+		side := exchangeSide{anchor: rule.At(m), what: rule.Describe(m), request: m.Kind == frame.KindRequest,
+			discover: m.Kind == frame.KindRequest && m.Method == "server/discover"}
+		if m.Kind == frame.KindInvalid {
+			side.what = "a body that is not a JSON-RPC message"
+		}
+		c.client(p, h, side)
+		return
+	}
+	c.answered(p, h, exchangeSide{anchor: rule.At(m)})
+}
+
+// Exchange judges an exchange that carried no message, or the record of a
+// recording's exchange that holds its status.
+func (c *httpErrorChecker) Exchange(p *rule.Pass, e *session.Exchange) {
+	side := exchangeSide{anchor: rule.AtExchange(e)}
+	if e.InResponse {
+		c.answered(p, e.HTTP, side)
+		return
+	}
+	c.client(p, e.HTTP, side)
+}
+
+func (c *httpErrorChecker) End(*rule.Pass) {}
+
+// client takes the client's side of an exchange: judged now when the status is
+// known (a HAR), else kept until a record of the exchange brings it.
+func (c *httpErrorChecker) client(p *rule.Pass, h *frame.HTTP, side exchangeSide) {
+	if h.Status != 0 || h.Exchange == 0 {
+		c.judge(p, h, side)
+		return
+	}
+	if c.pending == nil {
+		c.pending = map[int]exchangeSide{}
+	}
+	if _, ok := c.pending[h.Exchange]; !ok {
+		c.order = append(c.order, h.Exchange)
+	}
+	c.pending[h.Exchange] = side
+	if len(c.order) > maxPendingExchanges {
+		delete(c.pending, c.order[0])
+		c.order = c.order[1:]
+	}
+}
+
+// answered takes a record of the server's side: the status of the exchange whose
+// client side is pending, or of one whose request carried nothing that was
+// recorded apart (a HAR's GET answered with frames), anchored at side then.
+func (c *httpErrorChecker) answered(p *rule.Pass, h *frame.HTTP, side exchangeSide) {
+	if h.Status == 0 {
+		return
+	}
+	if waiting, ok := c.pending[h.Exchange]; ok {
+		delete(c.pending, h.Exchange)
+		c.judge(p, h, waiting)
+		return
+	}
+	if !c.judged[h.Exchange] {
+		c.judge(p, h, side)
+	}
+}
+
+// judge reports the exchange if its status is a refusal its method may not get.
+func (c *httpErrorChecker) judge(p *rule.Pass, h *frame.HTTP, side exchangeSide) {
+	if h.Status < 400 {
+		return
+	}
+	if h.Exchange > 0 {
+		c.markJudged(h.Exchange)
+	}
+	answers, known := spec.HTTPAnswersFor(side.anchor.Revision, h.Method)
+	switch {
+	case !known && h.Method != "":
+		return // not a method the transport uses: not MCP traffic
+	case spec.WellKnownPath(h.Path):
+		return // authorization discovery (404: no authorization), not the MCP endpoint
+	case side.what == "" && h.SessionID == "" && spec.MissingSessionRefusal(side.anchor.Revision, h.Status):
+		// A GET (or DELETE) without Mcp-Session-Id, answered as a server that
+		// requires sessions answers one (mcp-remote's probe GET before it
+		// initializes): there was no session to open a stream for, and nothing
+		// the request carried was lost. A message refused so is still reported.
+		return
+	case known && !answers.Refuses(h.Status):
+		return // 405 for a GET stream or a DELETE the server does not offer
+	case side.discover && h.Status < 500:
 		// A dual-era client's probe: a legacy server refuses it (400, 404, 405) and
 		// the client falls back to initialize, as 2026-07-28 tells it to; a modern
 		// server refuses an unsupported version with 400 and -32022.
@@ -64,46 +194,94 @@ func checkHTTPStatus(p *rule.Pass, m *session.Message) {
 	if text == "" {
 		text = http.StatusText(h.Status)
 	}
-	session := rule.Text("")
+	sessionID := rule.Text("")
 	if h.SessionID != "" {
-		session = rule.Sprintf(" with Mcp-Session-Id %s", rule.As(rule.ValueCredential, h.SessionID))
+		sessionID = rule.Sprintf(" with Mcp-Session-Id %s", rule.As(rule.ValueCredential, h.SessionID))
 	}
-	what := rule.Describe(m)
-	if m.Kind == frame.KindInvalid {
-		what = "a body that is not a JSON-RPC message"
+	if side.what != "" {
+		p.Report(side.anchor, rule.Sprintf("HTTP %d %s for %s %s (%s) carrying %s%s: %s",
+			h.Status, text, h.Method, h.Path, h.Where(), side.what, sessionID, statusMeaning(h, side)))
+		return
 	}
-	p.Report(rule.At(m), rule.Sprintf("HTTP %d %s for %s %s (entry %d) carrying %s%s: %s",
-		h.Status, text, h.Method, h.Path, h.Entry, what, session, statusMeaning(h, m)))
+	p.Report(side.anchor, rule.Sprintf("HTTP %d %s for %s %s (%s)%s: %s",
+		h.Status, text, orUnrecorded(h.Method), h.Path, h.Where(), sessionID, refusalMeaning(h, answers, known)))
 }
 
-// statusMeaning says what an error status means for an MCP request.
-func statusMeaning(h *frame.HTTP, m *session.Message) string {
+func (c *httpErrorChecker) markJudged(n int) {
+	if c.judged == nil {
+		c.judged = map[int]bool{}
+	}
+	if !c.judged[n] {
+		c.judged[n] = true
+		c.judgedOrder = append(c.judgedOrder, n)
+	}
+	if len(c.judgedOrder) > maxPendingExchanges {
+		delete(c.judged, c.judgedOrder[0])
+		c.judgedOrder = c.judgedOrder[1:]
+	}
+}
+
+func orUnrecorded(method string) string {
+	if method == "" {
+		return "a request (not recorded)"
+	}
+	return method
+}
+
+// statusMeaning says what an error status means for a request that carried an MCP message.
+func statusMeaning(h *frame.HTTP, side exchangeSide) string {
 	lost := "the server did not process the message"
-	if m.Kind == frame.KindRequest {
+	if side.request {
 		lost = "the request gets no JSON-RPC response"
 	}
+	return statusCause(h) + "; " + lost
+}
+
+// refusalMeaning says what an error status means for a request that carried no
+// message (a GET, a DELETE), and what its method may be answered with.
+func refusalMeaning(h *frame.HTTP, answers spec.HTTPAnswers, known bool) string {
+	cause := statusCause(h)
+	if !known {
+		return cause + "; the server did not serve the request"
+	}
+	allowed := answers.Success
+	if answers.MethodNotAllowed {
+		allowed += ", or 405 Method Not Allowed"
+	}
+	switch answers.Method {
+	case http.MethodGet:
+		return cause + "; no event stream was opened, so server requests and notifications not tied to a request (list_changed, logging, sampling) have nowhere to go. A GET may only be answered " + allowed
+	case http.MethodDelete:
+		return cause + "; the session was not terminated: the server keeps its state until it expires. A DELETE may only be answered " + allowed
+	}
+	return cause + "; the server did not process the message"
+}
+
+// statusCause says what an error status means for an MCP request.
+func statusCause(h *frame.HTTP) string {
 	switch {
 	case h.Status == http.StatusNotFound && h.SessionID != "":
-		return "the server no longer knows this session (it expired, the server restarted, or it was deleted); " + lost +
-			", and the client must start a new session with an initialize request without Mcp-Session-Id"
+		return "the server no longer knows this session (it expired, the server restarted, or it was deleted), and the client must start a new session with an initialize request without Mcp-Session-Id"
 	case h.Status == http.StatusNotFound:
-		return "no MCP endpoint at this path (or, in 2026-07-28, a method the server does not implement); " + lost
+		return "no MCP endpoint at this path (or, in 2026-07-28, a method the server does not implement)"
 	case h.Status == http.StatusBadRequest:
-		return "the server rejected the request as malformed (its body, its MCP-Protocol-Version, a missing or unknown session, or in 2026-07-28 headers that disagree with the body: -32020); " + lost
+		return "the server rejected the request as malformed (its body, its MCP-Protocol-Version or Accept header, a missing or unknown session, or in 2026-07-28 headers that disagree with the body: -32020)"
 	case h.Status == http.StatusUnauthorized:
-		return "the request carried no valid credentials (see the WWW-Authenticate challenge); " + lost
+		return "the request carried no valid credentials (see the WWW-Authenticate challenge)"
 	case h.Status == http.StatusForbidden:
-		return "the credentials lack the permission or scope this request needs; " + lost
+		return "the credentials lack the permission or scope this request needs"
 	case h.Status == http.StatusMethodNotAllowed:
-		return "the endpoint does not accept " + h.Method + "; " + lost
+		return "the endpoint does not accept " + h.Method
 	case h.Status == http.StatusNotAcceptable:
-		return "the Accept header must list both application/json and text/event-stream; " + lost
+		return "the Accept header must list both application/json and text/event-stream"
+	case h.Status == http.StatusConflict:
+		return "the server refused a second stream for this session (one GET stream at a time)"
 	case h.Status == http.StatusUnsupportedMediaType:
-		return "the body must be sent as Content-Type: application/json; " + lost
+		return "the body must be sent as Content-Type: application/json"
 	case h.Status == http.StatusTooManyRequests:
-		return "the server is rate-limiting this client; " + lost
+		return "the server is rate-limiting this client"
 	case h.Status >= 500:
-		return "the server failed while handling it (see its log); " + lost
+		return "the server failed while handling it (see its log)"
 	}
-	return lost
+	return "the server refused the request"
 }

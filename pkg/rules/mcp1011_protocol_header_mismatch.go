@@ -20,10 +20,11 @@ var ProtocolHeaderMismatch = &rule.Rule{
 	Name:     "protocol-header-mismatch",
 	Severity: rule.SeverityError,
 	Title:    "An HTTP request's MCP-Protocol-Version header is missing or differs from the negotiated (or _meta) version; 2026-07-28: Mcp-Method or Mcp-Name missing or wrong",
-	Anchor:   "the message the HTTP request carried (its HAR entry)",
+	Anchor:   "the message the HTTP request carried (its HAR entry or recorded exchange)",
 	Hint:     "send MCP-Protocol-Version: <negotiated revision> on every HTTP request after initialize (2026-07-28: the request's _meta protocolVersion, plus Mcp-Method, and Mcp-Name for tools/call, resources/read and prompts/get)",
 	Doc: rule.Doc{
-		Sees: "The HTTP request headers of every client message in an HTTP capture (HAR): MCP-Protocol-Version on each POST after the " +
+		Sees: "The HTTP request headers of every client message in an HTTP capture (a HAR, or a recording of mcpsleuth record --http, " +
+			"whose records keep each request's headers): MCP-Protocol-Version on each POST after the " +
 			"initialize request, compared with the revision the initialize result settled. In a 2026-07-28 session, also Mcp-Method (every " +
 			"request and notification) and Mcp-Name (tools/call: params.name, resources/read: params.uri, prompts/get: params.name), and " +
 			"MCP-Protocol-Version against the message's own _meta io.modelcontextprotocol/protocolVersion. Only messages a request body " +
@@ -74,7 +75,7 @@ func checkProtocolHeaders(p *rule.Pass, m *session.Message) {
 		p.CannotJudge(reasonRevisionUnsettled)
 		return
 	}
-	where := fmt.Sprintf("%s %s (entry %d) carrying %s", h.Method, h.Path, h.Entry, rule.Describe(m))
+	where := fmt.Sprintf("%s %s (%s) carrying %s", h.Method, h.Path, h.Where(), rule.Describe(m))
 	settled := fmt.Sprintf("the session negotiated %s (initialize result, line %d)", rev, c.ResultLine)
 	switch {
 	case h.ProtocolVersion == "" && rev.Before(spec.Rev20250618):
@@ -136,8 +137,8 @@ func checkModernHeaders(p *rule.Pass, m *session.Message, h *frame.HTTP) {
 	if len(problems) == 0 {
 		return
 	}
-	p.Report(rule.At(m), rule.Sprintf("%s %s (entry %d) carrying %s: %s; a 2026-07-28 server must reject it with 400 and -32020 (HeaderMismatch)",
-		h.Method, h.Path, h.Entry, rule.Describe(m), rule.Join(problems, "; ")))
+	p.Report(rule.At(m), rule.Sprintf("%s %s (%s) carrying %s: %s; a 2026-07-28 server must reject it with 400 and -32020 (HeaderMismatch)",
+		h.Method, h.Path, h.Where(), rule.Describe(m), rule.Join(problems, "; ")))
 }
 
 // nameParam is the params member Mcp-Name must repeat for a method ("" for none).

@@ -51,6 +51,9 @@ type Request struct {
 	// request (HTTP captures; 0 otherwise). A status of 400 or more answered the
 	// request at the transport: there may be no JSON-RPC response to pair.
 	HTTPStatus int
+	// HTTPExchange is the number of that exchange (frame.HTTP.Exchange; 0 otherwise):
+	// a recording settles HTTPStatus by a later record of the exchange.
+	HTTPExchange int
 
 	Cancelled    bool
 	CancelLine   int
@@ -150,7 +153,7 @@ func (s *Session) trackRequest(m *Message) {
 	r.Raw = bytes.Clone(m.Raw[:min(len(m.Raw), MaxRequestRaw)])
 	r.LongLived = m.Method == "subscriptions/listen"
 	if h := m.HTTP; h != nil && !h.InResponse {
-		r.HTTPStatus = h.Status
+		r.HTTPStatus, r.HTTPExchange = h.Status, h.Exchange
 	}
 	meta := readParams(m, r)
 	if m.Dir != spec.DirUnknown {

@@ -187,8 +187,8 @@ func (m *Message) Revision() spec.Revision {
 // between two lists) cannot place it.
 func (m *Message) Unplaced() bool {
 	h := m.HTTP
-	if h == nil || !h.InResponse {
-		return false
+	if h == nil || !h.InResponse || h.Live {
+		return false // a recording proxy wrote each event as it crossed
 	}
 	if h.Method == "GET" || h.McpMethod == "subscriptions/listen" {
 		return true
@@ -198,3 +198,26 @@ func (m *Message) Unplaced() bool {
 
 // Sender is the side that sent the message (0 when the direction is unknown).
 func (m *Message) Sender() spec.Side { return spec.Sender(m.Dir) }
+
+// Exchange is an HTTP exchange that carried no MCP message as rules see it (a GET,
+// a DELETE, or the status of an exchange that a recording proxy wrote as a record of
+// its own): valid only during the visit.
+type Exchange struct {
+	*frame.HTTP
+	// Line and Entry are where its record is (Entry 0 for line formats).
+	Line  int
+	Entry int
+	Time  time.Time
+	// Session is the session open on the exchange's stream; Contract governs it
+	// (nil when none is known).
+	Session  *Session
+	Contract *Contract
+}
+
+// Revision is the governing revision ("" when unknown).
+func (e *Exchange) Revision() spec.Revision {
+	if e.Contract == nil {
+		return ""
+	}
+	return e.Contract.Revision
+}

@@ -115,6 +115,26 @@ func (t *Tracker) Frame(f *frame.Frame, visit func(*Message)) {
 	}
 }
 
+// Exchange feeds an HTTP exchange that carried no MCP message (a context record at
+// line and entry): visit sees it with the session open on its stream, if any (an
+// exchange starts no session and is no frame of one). An error status settles the
+// HTTP status of the requests in flight that the exchange's request carried (a
+// recording writes the status after the message).
+func (t *Tracker) Exchange(line, entry int, x *frame.Exchange, visit func(*Exchange)) {
+	s := t.streams[x.StreamKey]
+	if s == nil || x.HTTP == nil {
+		return
+	}
+	if x.HTTP.Status >= 400 && x.HTTP.Exchange > 0 {
+		for _, r := range s.outstanding {
+			if r.HTTPExchange == x.HTTP.Exchange && r.HTTPStatus == 0 {
+				r.HTTPStatus = x.HTTP.Status
+			}
+		}
+	}
+	visit(&Exchange{HTTP: x.HTTP, Line: line, Entry: entry, Time: x.Time, Session: s, Contract: s.current()})
+}
+
 // startsSession decides whether f opens a new session on the stream.
 func (t *Tracker) startsSession(s *Session, f *frame.Frame) bool {
 	first := f

@@ -1,0 +1,141 @@
+package spec
+
+import (
+	"net/http"
+	"strings"
+)
+
+// HTTPAnswers is what the HTTP transport of one revision lets a server answer to
+// one HTTP method at the MCP endpoint (basic/transports of that revision).
+type HTTPAnswers struct {
+	// Method is the request method: POST, GET or DELETE.
+	Method string
+	// Carried says what requests of the method carry: "a JSON-RPC message", "no
+	// message (it opens the server's event stream)", "no message (it ends the session)".
+	Carried string
+	// Success lists the answers a server gives when it serves the request, as the
+	// revision words them ("an event stream (text/event-stream)").
+	Success string
+	// MethodNotAllowed is set when 405 Method Not Allowed is an allowed answer: the
+	// server need not offer what the method asks for (a GET stream, session deletion).
+	MethodNotAllowed bool
+	// EventStreamOnly is set when the only successful answer is a text/event-stream
+	// response (GET from 2025-03-26).
+	EventStreamOnly bool
+	// Page and Says are the specification section the facts come from, and what it says.
+	Page string
+	Says string
+}
+
+// Refuses reports whether status answers a request of this method with a refusal
+// the revision does not allow for it: an error status (400 or more) other than an
+// allowed 405. A refused request was not served: a POST's message was not processed,
+// a GET opened no stream, a DELETE ended no session.
+func (a HTTPAnswers) Refuses(status int) bool {
+	if status < 400 {
+		return false
+	}
+	return !(status == http.StatusMethodNotAllowed && a.MethodNotAllowed)
+}
+
+// Streamable HTTP (2025-03-26, 2025-06-18, 2025-11-25): one MCP endpoint; POST for
+// every client message, an optional GET stream, session termination with DELETE.
+var streamableHTTP = []HTTPAnswers{
+	{
+		Method: http.MethodPost, Carried: "a JSON-RPC message",
+		Success: "200 with a JSON body or an event stream for a request; 202 Accepted for notifications and responses",
+		Page:    "basic/transports#sending-messages-to-the-server",
+		Says:    "If the server cannot accept the input it MUST return an HTTP error status code (e.g. 400 Bad Request): the message was not processed.",
+	},
+	{
+		Method: http.MethodGet, Carried: "no message (it opens the server's event stream)",
+		Success: "200 with an event stream (text/event-stream)", MethodNotAllowed: true, EventStreamOnly: true,
+		Page: "basic/transports#listening-for-messages-from-the-server",
+		Says: "The server MUST either return Content-Type: text/event-stream in response to this HTTP GET, or else return HTTP 405 Method Not Allowed, indicating that the server does not offer an SSE stream at this endpoint.",
+	},
+	{
+		Method: http.MethodDelete, Carried: "no message (it ends the session)",
+		Success: "a 2xx status: the session is terminated", MethodNotAllowed: true,
+		Page: "basic/transports#session-management",
+		Says: "Clients that no longer need a particular session SHOULD send an HTTP DELETE to the MCP endpoint with the Mcp-Session-Id header; the server MAY respond to this request with HTTP 405 Method Not Allowed, indicating that the server does not allow clients to terminate sessions.",
+	},
+}
+
+// HTTP+SSE (2024-11-05): a GET opens the event stream that carries every server
+// message (its first event names the POST endpoint); each client message is a POST.
+var httpSSE = []HTTPAnswers{
+	{
+		Method: http.MethodPost, Carried: "a JSON-RPC message",
+		Success: "a 2xx status (the answer travels on the event stream)",
+		Page:    "basic/transports#http-with-sse",
+		Says:    "Clients send messages as HTTP POST requests to the endpoint the server named; server messages are sent as SSE message events.",
+	},
+	{
+		Method: http.MethodGet, Carried: "no message (it opens the event stream every server message travels on)",
+		Success: "200 with an event stream whose first event is endpoint", EventStreamOnly: true,
+		Page: "basic/transports#http-with-sse",
+		Says: "When a client connects, the server MUST send an endpoint event containing a URI for the client to use for sending messages.",
+	},
+}
+
+// 2026-07-28 Streamable HTTP: stateless. POST carries every message; the standalone
+// GET stream and protocol-level sessions (and so DELETE) are gone: a server answers
+// them 405 (or not at all).
+var statelessHTTP = []HTTPAnswers{
+	{
+		Method: http.MethodPost, Carried: "a JSON-RPC message",
+		Success: "200 with a JSON body or an event stream for a request; 202 Accepted for notifications",
+		Page:    "basic/transports/streamable-http",
+		Says:    "A request whose headers disagree with its body is rejected with 400 Bad Request (-32020); an unsupported version with 400 (-32022): the message was not processed.",
+	},
+	{
+		Method: http.MethodGet, Carried: "no message (the standalone GET stream was removed)",
+		Success: "none: 2026-07-28 has no standalone GET stream", MethodNotAllowed: true,
+		Page: "changelog",
+		Says: "Removed: the standalone HTTP GET stream (server messages flow on subscriptions/listen responses).",
+	},
+	{
+		Method: http.MethodDelete, Carried: "no message (protocol-level sessions were removed)",
+		Success: "none: 2026-07-28 has no sessions to terminate", MethodNotAllowed: true,
+		Page: "changelog",
+		Says: "Removed: the Mcp-Session-Id header and protocol-level sessions.",
+	},
+}
+
+// HTTPAnswersFor returns what rev's HTTP transport allows as answers to method (GET,
+// POST, DELETE; case-insensitive). An unknown revision ("": no handshake seen) gets
+// the Streamable HTTP facts of 2025-03-26 to 2025-11-25, the transport most
+// captures hold. ok is false for a method the transport does not use.
+func HTTPAnswersFor(rev Revision, method string) (HTTPAnswers, bool) {
+	table := streamableHTTP
+	switch {
+	case rev == Rev20241105:
+		table = httpSSE
+	case rev.Modern():
+		table = statelessHTTP
+	}
+	for _, a := range table {
+		if strings.EqualFold(a.Method, method) {
+			return a, true
+		}
+	}
+	return HTTPAnswers{}, false
+}
+
+// WellKnownPath reports whether an HTTP request path is a discovery document of the
+// authorization spec (2025-03-26 on: /.well-known/oauth-protected-resource,
+// /.well-known/oauth-authorization-server, /.well-known/openid-configuration, under
+// any prefix) rather than the MCP endpoint. Clients probe them before they connect;
+// 404 there is how a server without authorization answers, not a refused MCP request.
+func WellKnownPath(path string) bool {
+	return strings.HasPrefix(path, "/.well-known/") || strings.Contains(path, "/.well-known/")
+}
+
+// MissingSessionRefusal reports whether status is what Streamable HTTP prescribes for
+// a request without Mcp-Session-Id to a server that requires sessions: "Servers that
+// require a session ID SHOULD respond to requests without an Mcp-Session-Id header
+// (other than initialization) with HTTP 400 Bad Request" (basic/transports#session-
+// management, 2025-03-26 to 2025-11-25). rev "" (no handshake seen) counts as those.
+func MissingSessionRefusal(rev Revision, status int) bool {
+	return status == http.StatusBadRequest && rev != Rev20241105 && !rev.Modern()
+}

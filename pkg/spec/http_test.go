@@ -1,0 +1,46 @@
+package spec
+
+import "testing"
+
+func TestHTTPAnswersRefuses(t *testing.T) {
+	tests := []struct {
+		rev     Revision
+		method  string
+		status  int
+		refused bool
+		known   bool
+	}{
+		{Rev20250326, "GET", 405, false, true}, // the server offers no stream: allowed
+		{Rev20250326, "GET", 400, true, true},  // mcp-lite's "Protocol version mismatch"
+		{Rev20251125, "get", 404, true, true},  // methods are case-insensitive
+		{Rev20250618, "GET", 200, false, true}, // success is judged by its content type, not here
+		{Rev20250618, "DELETE", 405, false, true},
+		{Rev20250618, "DELETE", 400, true, true},
+		{Rev20250618, "DELETE", 500, true, true},
+		{Rev20251125, "POST", 405, true, true}, // a POST may not be refused at all
+		{Rev20251125, "POST", 202, false, true},
+		{Rev20241105, "GET", 405, true, true}, // HTTP+SSE: the GET is the only server stream
+		{Rev20241105, "DELETE", 400, false, false},
+		{Rev20260728, "GET", 405, false, true}, // no standalone stream in 2026-07-28
+		{Rev20260728, "DELETE", 405, false, true},
+		{"", "GET", 405, false, true}, // no handshake seen: Streamable HTTP
+		{"", "GET", 400, true, true},
+		{Rev20250618, "PUT", 400, false, false},
+	}
+	for _, tt := range tests {
+		a, ok := HTTPAnswersFor(tt.rev, tt.method)
+		if ok != tt.known {
+			t.Errorf("HTTPAnswersFor(%q, %s): known %v, want %v", tt.rev, tt.method, ok, tt.known)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		if got := a.Refuses(tt.status); got != tt.refused {
+			t.Errorf("%s %s answered %d: refused %v, want %v", tt.rev, tt.method, tt.status, got, tt.refused)
+		}
+	}
+	if a, _ := HTTPAnswersFor(Rev20250326, "GET"); !a.EventStreamOnly || a.Page != "basic/transports#listening-for-messages-from-the-server" {
+		t.Errorf("2025-03-26 GET: %+v", a)
+	}
+}
