@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
@@ -53,9 +54,11 @@ func timelineCommand(env Env) *cli.Command {
 func runTimeline(env Env, c *cli.Command) error {
 	out := output{path: c.String("output")}
 	var err error
-	if out.colour, err = colorMode(env, c.String("color"), out.path == "" || out.path == "-"); err != nil {
+	toStdout := out.path == "" || out.path == "-"
+	if out.colour, err = colorMode(env, c.String("color"), toStdout); err != nil {
 		return err
 	}
+	out.width = outputColumns(env, toStdout)
 	around, context := c.Int("around"), c.Int("context")
 	if c.IsSet("around") && around < 1 {
 		return usageErr("mcpsleuth: --around takes a line number (1 or more), not %d", around)
@@ -98,7 +101,7 @@ func runTimeline(env Env, c *cli.Command) error {
 		return err
 	}
 	redact := c.Bool("redact")
-	tlopt := report.TimelineOptions{Color: out.colour, Filtered: filtered}
+	tlopt := report.TimelineOptions{Color: out.colour, Filtered: filtered, Width: out.width}
 	var broken error
 	var lines int
 	err = out.write(env, func(w io.Writer) error {
@@ -160,7 +163,7 @@ func runTimeline(env Env, c *cli.Command) error {
 	case !filtered || shown > 0:
 		return nil
 	case around > 0 && around-context > lines:
-		return &exitError{code: ExitFindings, msg: fmt.Sprintf("mcpsleuth: %s has %d lines: --around %d is past its end", report.Safe(name), lines, around)}
+		return &exitError{code: ExitFindings, msg: fmt.Sprintf("mcpsleuth: %s has %s: --around %d is past its end", report.Safe(name), quote.Count(lines, "line"), around)}
 	case methods != nil && around > 0:
 		return &exitError{code: ExitFindings, msg: fmt.Sprintf("mcpsleuth: %s: no frame within %d lines of line %d matches --method %s", report.Safe(name), context, around, report.Safe(strings.Join(c.StringSlice("method"), ",")))}
 	case methods != nil:

@@ -94,6 +94,9 @@ type Stats struct {
 	// does show (lifecycle lines, the methods named). A report must show it as a
 	// verdict of its own: an input without frames is never a clean pass.
 	Lossy string
+	// Document is set when the input is one JSON document (HAR, an Inspector
+	// export): Lines, FrameLines and Context count its entries, not lines.
+	Document bool
 }
 
 // lineDecoder interprets the lines of one log format.
@@ -295,7 +298,7 @@ func (r *Reader) Stats() Stats {
 	s := r.stats
 	switch {
 	case r.doc != nil:
-		s.Format = r.doc.name()
+		s.Format, s.Document = r.doc.name(), true
 		s.Bytes = r.docInput.bytesRead()
 	case r.dec != nil:
 		s.Format = r.dec.name()

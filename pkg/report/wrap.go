@@ -106,7 +106,7 @@ func splitWord(s string) (word, rest string) {
 
 // breakWord splits a word so that its head takes at most room columns: after
 // the last comma, slash, dot, colon, ampersand, equals sign or hyphen that fits
-// in the second half of the room, else at the room (at least one character,
+// past the first third of the room, else at the room (at least one character,
 // whatever the room). Colour sequences are never split.
 func breakWord(w string, room int) (head, rest string) {
 	if room <= 0 {
@@ -129,7 +129,7 @@ func breakWord(w string, room int) (head, rest string) {
 		used += rw
 		i += size
 		cut = i
-		if strings.ContainsRune(",/.:&=-", r) && used*2 >= room && !strings.HasPrefix(w[i:], string(r)) {
+		if strings.ContainsRune(",/.:&=-", r) && used*3 >= room && !strings.HasPrefix(w[i:], string(r)) {
 			soft = i
 		}
 	}
