@@ -75,8 +75,10 @@ func runTimeline(env Env, c *cli.Command) error {
 		return err
 	}
 	methods := methodFilter(c.StringSlice("method"))
-	shown := 0 // frames the filters let through
+	shown := 0    // frames the filters let through
+	lastLine := 0 // the line of the last frame or context entry read
 	keep := func(line int, method string) bool {
+		lastLine = max(lastLine, line)
 		if around > 0 && (line < around-context || line > around+context) {
 			return false
 		}
@@ -104,6 +106,7 @@ func runTimeline(env Env, c *cli.Command) error {
 	tlopt := report.TimelineOptions{Color: out.colour, Filtered: filtered, Width: out.width}
 	var broken error
 	var lines int
+	var document bool // lines counts entries: the file's lines are not counted
 	err = out.write(env, func(w io.Writer) error {
 		var werr error
 		preamble := false
@@ -138,7 +141,7 @@ func runTimeline(env Env, c *cli.Command) error {
 		if err != nil {
 			return err
 		}
-		broken, lines = res.Broken, res.Stats.Lines
+		broken, lines, document = res.Broken, res.Stats.Lines, res.Stats.Document
 		if werr != nil {
 			return werr
 		}
@@ -162,7 +165,9 @@ func runTimeline(env Env, c *cli.Command) error {
 	switch {
 	case !filtered || shown > 0:
 		return nil
-	case around > 0 && around-context > lines:
+	case around > 0 && document && around-context > lastLine:
+		return &exitError{code: ExitFindings, msg: fmt.Sprintf("mcpsleuth: %s: nothing in it starts after line %d: --around %d is past its end", report.Safe(name), lastLine, around)}
+	case around > 0 && !document && around-context > lines:
 		return &exitError{code: ExitFindings, msg: fmt.Sprintf("mcpsleuth: %s has %s: --around %d is past its end", report.Safe(name), quote.Count(lines, "line"), around)}
 	case methods != nil && around > 0:
 		return &exitError{code: ExitFindings, msg: fmt.Sprintf("mcpsleuth: %s: no frame within %d lines of line %d matches --method %s", report.Safe(name), context, around, report.Safe(strings.Join(c.StringSlice("method"), ",")))}

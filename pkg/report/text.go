@@ -132,12 +132,24 @@ func finishText(w io.Writer, st *spoolStream, sessions func(io.Writer, string, s
 // could not be judged when it could not.
 func writeTextInputs(b *bytes.Buffer, inputs []Input, pal Palette, width int) {
 	for _, in := range inputs {
+		unit := "line"
+		if in.Document {
+			unit = "entry"
+		}
 		writeWrapped(b, pal.Bold(Safe(in.Name))+"  "+pal.Dim(fmt.Sprintf("(%s, %s, %s, %s rejected, %s of context)",
-			in.Format, quote.Count(in.Lines, "line"), quote.Count(in.Frames, "frame"), fmt.Sprint(in.Rejected), quote.Count(in.Context, "line"))), width, "  ")
+			in.Format, countOf(in.Lines, unit), quote.Count(in.Frames, "frame"), fmt.Sprint(in.Rejected), countOf(in.Context, unit))), width, "  ")
 		if in.Lossy != "" {
 			writeWrapped(b, "  "+pal.Warn(Safe(in.Lossy)), width, "    ")
 		}
 	}
+}
+
+// countOf counts lines or entries ("1 entry", "8 entries").
+func countOf(n int, unit string) string {
+	if unit == "entry" && n != 1 {
+		return fmt.Sprintf("%d entries", n)
+	}
+	return quote.Count(n, unit)
 }
 
 // textWidthOf is the width the text report fits (120 when unset).
