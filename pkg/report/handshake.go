@@ -64,7 +64,9 @@ func encodeHandshakeText(s *Session, opt StreamOptions) ([]byte, error) {
 
 // writeHandshake renders one session's handshake, fitting width columns.
 func writeHandshake(b *bytes.Buffer, h *Handshake, pal Palette, width int) error {
-	writeWrapped(b, pal.Bold(fmt.Sprintf("Session %d", h.Session))+"  "+Safe(h.Input)+"  "+h.Era+" era", width, "  ")
+	for _, l := range packParts([]string{pal.Bold(fmt.Sprintf("Session %d", h.Session)), Safe(h.Input), h.Era + " era"}, "  ", width, "  ") {
+		b.WriteString(l + "\n")
+	}
 	writeWrapped(b, "  client     "+peerName(h.Client)+"  requested "+orDash(h.Requested), width, "             ")
 	writeWrapped(b, "  server     "+peerName(h.Server)+"  answered "+orDash(h.Answered), width, "             ")
 	writeWrapped(b, "  negotiated "+pal.Bold(orDash(h.Negotiated))+": "+Safe(h.Explained), width, "             ")

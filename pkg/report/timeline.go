@@ -101,12 +101,15 @@ func WriteTimelineSession(w io.Writer, s Session, opt TimelineOptions) error {
 	pal := NewPalette(opt.Color)
 	width := opt.width()
 	var b strings.Builder
-	header := fmt.Sprintf("── session %d  %s ⇄ %s  %s  lines %d-%d", s.Index, Safe(peerLabel(s.Client)), Safe(peerLabel(s.Server)),
-		timelineRevision(s), s.FirstLine, s.LastLine)
+	header := []string{fmt.Sprintf("── session %d", s.Index), Safe(peerLabel(s.Client)) + " ⇄ " + Safe(peerLabel(s.Server)),
+		timelineRevision(s), fmt.Sprintf("lines %d-%d", s.FirstLine, s.LastLine)}
 	if s.StreamKey != "" {
-		header += "  stream " + Safe(s.StreamKey)
+		header = append(header, "stream "+Safe(s.StreamKey))
 	}
-	writeTimelineText(&b, header+" ──", width, "   ", pal.Bold)
+	header[len(header)-1] += " ──"
+	for _, l := range packParts(header, "  ", width, "   ") {
+		b.WriteString(pal.Bold(l) + "\n")
+	}
 	attached := attachFindings(s.Findings)
 	lastDate, prevSeq := "", 0
 	for _, fs := range t.Frames {

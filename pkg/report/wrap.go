@@ -90,6 +90,26 @@ func wrapLine(line string, width int, indent string) []string {
 	return out
 }
 
+// packParts lays parts out on lines of at most width columns, separated by sep
+// on a line, whole parts to a line where they fit: a line after the first
+// starts with indent, and a part wider than a line is wrapped on its own.
+func packParts(parts []string, sep string, width int, indent string) []string {
+	var out []string
+	cur := ""
+	for i, p := range parts {
+		switch {
+		case i == 0:
+			cur = p
+		case textWidth(cur+sep+p) <= width:
+			cur += sep + p
+		default:
+			out = append(out, wrapLine(cur, width, indent)...)
+			cur = indent + p
+		}
+	}
+	return append(out, wrapLine(cur, width, indent)...)
+}
+
 // splitSpaces splits s after its leading spaces.
 func splitSpaces(s string) (spaces, rest string) {
 	n := len(s) - len(strings.TrimLeft(s, " "))
