@@ -14,6 +14,17 @@ import (
 type textTable struct {
 	header []string
 	rows   [][]string
+	// between draws a line between rows (for cells of several lines).
+	between bool
+}
+
+// WriteTable writes a table of a text view that fits width columns: each cell
+// wrapped to its column at word boundaries (long names break after a slash,
+// dot or hyphen), the columns sized as the findings table's are; between draws
+// a line between the rows.
+func WriteTable(b *bytes.Buffer, header []string, rows [][]string, width int, between bool) error {
+	t := textTable{header: header, rows: rows, between: between}
+	return t.render(b, width)
 }
 
 func (t *textTable) append(cells ...string) { t.rows = append(t.rows, cells) }
@@ -124,12 +135,16 @@ func (t *textTable) render(b *bytes.Buffer, width int) error {
 	for i, w := range widths {
 		mapper.Set(i, w+2)
 	}
-	table := tablewriter.NewTable(b,
+	opts := []tablewriter.Option{
 		tablewriter.WithHeaderAutoFormat(tw.Off),
 		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
 		tablewriter.WithRowAutoWrap(tw.WrapNone),
 		tablewriter.WithColumnWidths(mapper),
-	)
+	}
+	if t.between {
+		opts = append(opts, tablewriter.WithRendition(tw.Rendition{Settings: tw.Settings{Separators: tw.Separators{BetweenRows: tw.On}}}))
+	}
+	table := tablewriter.NewTable(b, opts...)
 	header := make([]string, n)
 	for i, h := range t.header {
 		header[i] = strings.Join(wrapLine(h, widths[i], ""), "\n")
