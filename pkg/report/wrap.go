@@ -16,6 +16,11 @@ import (
 // textWidth is the display width of s, colour sequences left out.
 func textWidth(s string) int { return twwidth.Width(s) }
 
+// Wrap wraps every line of text to width columns at word boundaries, for the
+// commands whose text is written elsewhere (audit, validate-args): the lines it
+// adds start with the indent of the line they continue plus more.
+func Wrap(text string, width int, more string) string { return wrapText(text, width, more) }
+
 // wrapText wraps every line of text to width columns; the lines it adds start
 // with the indent of the line they continue plus more (the hanging indent).
 func wrapText(text string, width int, more string) string {
