@@ -13,6 +13,7 @@ import (
 	"golang.org/x/text/encoding/unicode"
 	"golang.org/x/text/transform"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
 
@@ -927,7 +928,7 @@ func (r *Reader) lossyNote(s Stats) string {
 	case what == "" && shown == "" && s.Lines == 0:
 		what = "the input is empty"
 	case what == "" && shown == "":
-		what = fmt.Sprintf("no line is a frame in any known format (%d lines, %d of context)", s.Lines, s.Context)
+		what = fmt.Sprintf("no line is a frame in any known format (%s, %d of context)", quote.Count(s.Lines, "line"), s.Context)
 	}
 	out := prefix
 	if what != "" {
