@@ -104,7 +104,12 @@ func runAudit(env Env, c *cli.Command) error {
 		if out.format == "json" {
 			return audit.WriteJSON(w, res)
 		}
-		return audit.WriteText(w, res)
+		var text strings.Builder
+		if err := audit.WriteText(&text, res); err != nil {
+			return err
+		}
+		_, err := io.WriteString(w, report.Wrap(text.String(), out.width, "    "))
+		return err
 	}); err != nil {
 		return err
 	}

@@ -6,8 +6,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/olekukonko/tablewriter/pkg/twwidth"
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/cli"
@@ -20,7 +22,9 @@ func TestMain(m *testing.M) {
 }
 
 // TestScripts runs the end-to-end scripts in testdata/script: the binary as users
-// run it. `exit N cmd args...` runs a command and asserts its exact exit code.
+// run it. `exit N cmd args...` runs a command and asserts its exact exit code;
+// `maxwidth N` fails when a line of the last command's stdout is wider than N
+// display columns (wide characters count two).
 func TestScripts(t *testing.T) {
 	fixtures, err := filepath.Abs("../../fixtures")
 	if err != nil {
@@ -51,6 +55,29 @@ func TestScripts(t *testing.T) {
 				}
 				if got != want {
 					ts.Fatalf("exit code %d, want %d", got, want)
+				}
+			},
+			"maxwidth": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 1 {
+					ts.Fatalf("usage: maxwidth N")
+				}
+				limit, err := strconv.Atoi(args[0])
+				if err != nil || limit < 1 {
+					ts.Fatalf("maxwidth: bad width %q", args[0])
+				}
+				stdout := ts.ReadFile("stdout")
+				if strings.TrimSpace(stdout) == "" {
+					ts.Fatalf("maxwidth: the last command wrote nothing to stdout")
+				}
+				wide := 0
+				for i, line := range strings.Split(strings.TrimSuffix(stdout, "\n"), "\n") {
+					if w := twwidth.Width(line); w > limit {
+						ts.Logf("line %d is %d columns wide: %s", i+1, w, line)
+						wide++
+					}
+				}
+				if wide > 0 {
+					ts.Fatalf("maxwidth: stdout is wider than %d columns (on %d of its lines)", limit, wide)
 				}
 			},
 		},

@@ -164,19 +164,24 @@ func configCommand(env Env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return s.write(env.Stdout)
+			return s.write(env.Stdout, terminalWidth(env))
 		},
 	}
 }
 
 // write prints the settings as a configuration file would hold them, each key
-// with where its value comes from.
-func (s *settings) write(w io.Writer) error {
+// with where its value comes from, fitting width: still YAML when wrapped (a
+// comment continues as a comment, a list continues indented, and a key whose
+// line would be too wide has its source in a comment line above it).
+func (s *settings) write(w io.Writer, width int) error {
 	var b strings.Builder
+	comment := func(text string) {
+		b.WriteString(report.Wrap("# "+text, width, "# ") + "\n")
+	}
 	if s.file.Path != "" {
-		fmt.Fprintf(&b, "# configuration file: %s\n", report.Safe(s.file.Path))
+		comment("configuration file: " + report.Safe(s.file.Path))
 	} else {
-		fmt.Fprintf(&b, "# no %s found: the defaults\n", config.FileName)
+		comment(fmt.Sprintf("no %s found: the defaults", config.FileName))
 	}
 	list := func(names []string) string {
 		if len(names) == 0 {
@@ -185,7 +190,13 @@ func (s *settings) write(w io.Writer) error {
 		return "[" + strings.Join(names, ", ") + "]"
 	}
 	line := func(key, value string) {
-		fmt.Fprintf(&b, "%-28s # %s\n", key+": "+value, report.Safe(s.from[key]))
+		row := fmt.Sprintf("%-28s # %s", key+": "+value, report.Safe(s.from[key]))
+		if len([]rune(row)) <= width {
+			b.WriteString(row + "\n")
+			return
+		}
+		comment(key + ": " + report.Safe(s.from[key]))
+		b.WriteString(report.Wrap(key+": "+value, width, "  ") + "\n")
 	}
 	line("enable", list(s.enable))
 	line("disable", list(s.disable))
@@ -206,7 +217,7 @@ func (s *settings) write(w io.Writer) error {
 	}
 	line("min-severity", minSev)
 	line("slow", s.slow.String())
-	fmt.Fprintf(&b, "# rules that run: %d of %d\n", len(s.rules), len(rules.All()))
+	comment(fmt.Sprintf("rules that run: %d of %d", len(s.rules), len(rules.All())))
 	_, err := io.WriteString(w, b.String())
 	return err
 }

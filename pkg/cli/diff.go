@@ -102,12 +102,8 @@ func runDiff(env Env, c *cli.Command) error {
 		sides[i], named[i] = cmp, trace.SideOf(cmp, sessions)
 	}
 	d := trace.DiffSessions(sides[0], sides[1], named[0], named[1])
-	width := 0
-	if cols, err := strconv.Atoi(env.Getenv("COLUMNS")); err == nil {
-		width = cols
-	}
 	if err := out.write(env, func(w io.Writer) error {
-		return report.WriteDiff(w, out.format, d, report.DiffOptions{Version: Version(), Width: width, Color: out.colour})
+		return report.WriteDiff(w, out.format, d, report.DiffOptions{Version: Version(), Width: out.width, Color: out.colour})
 	}); err != nil {
 		return err
 	}

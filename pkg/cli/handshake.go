@@ -68,7 +68,7 @@ func runHandshake(env Env, c *cli.Command) error {
 		return err
 	}
 	defer spool.Close()
-	stream := newStream(spool, report.StreamOptions{Text: report.TextOptions{Color: out.colour}})
+	stream := newStream(spool, report.StreamOptions{Text: report.TextOptions{Color: out.colour, Width: out.width}})
 	tracer := trace.Require(report.HandshakeRequires)
 	var found int
 	var streamErr error
@@ -133,6 +133,9 @@ func pastedDocuments(br *bufio.Reader) ([]byte, bool) {
 	_, bareParams := probe["protocolVersion"]
 	if !multiLine && !(bareParams && !isRPC) {
 		return nil, false // a capture: one message (or envelope) per line
+	}
+	if _, ok := asJSONRPC(probe); !ok {
+		return nil, false // a document that holds a capture (HAR): read as one
 	}
 	dec := json.NewDecoder(io.LimitReader(br, maxPasted))
 	var out bytes.Buffer

@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 )
 
@@ -22,7 +23,7 @@ func rulesCommand(env Env) *cli.Command {
 		Action: func(_ context.Context, c *cli.Command) error {
 			switch strings.ToLower(c.String("format")) {
 			case "text":
-				return writeRulesText(env.Stdout)
+				return writeRulesText(env.Stdout, terminalWidth(env))
 			case "json":
 				return writeRulesJSON(env.Stdout)
 			}
@@ -31,16 +32,18 @@ func rulesCommand(env Env) *cli.Command {
 	}
 }
 
-func writeRulesText(w io.Writer) error {
+// writeRulesText lists the catalogue, a rule a row (its title wrapped to width
+// under the title column).
+func writeRulesText(w io.Writer, width int) error {
 	var b strings.Builder
 	for _, r := range rules.All() {
 		sev := r.Severity.String()
 		if r.CapabilityScaled {
 			sev += "*"
 		}
-		fmt.Fprintf(&b, "%s  %-26s %-9s %s\n", r.ID, r.Name, sev, r.Title)
+		b.WriteString(report.WrapColumns(fmt.Sprintf("%s  %-26s %-9s ", r.ID, r.Name, sev), r.Title, width))
 	}
-	fmt.Fprintln(&b, "\n* warning under 2024-11-05 and 2025-03-26 (the spec said SHOULD), error from 2025-06-18 (MUST)")
+	b.WriteString("\n" + report.WrapColumns("* ", "warning under 2024-11-05 and 2025-03-26 (the spec said SHOULD), error from 2025-06-18 (MUST)", width))
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -82,8 +85,7 @@ func explainCommand(env Env) *cli.Command {
 			if !ok {
 				return usageErr("mcpsleuth: unknown rule %q (see mcpsleuth rules)", c.Args().First())
 			}
-			fmt.Fprint(env.Stdout, rules.Explain(r))
-			return nil
+			return report.WriteExplainText(env.Stdout, rules.Explain(r), terminalWidth(env))
 		},
 	}
 }

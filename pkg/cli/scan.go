@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -304,7 +303,7 @@ func (run *scanRun) write() error {
 			}
 			return run.format.Write(w, run.whole, report.WriteOptions{Color: run.out.colour, FailOn: run.failOn})
 		}
-		return scan.WriteText(w, run.summary, scan.TextOptions{Color: run.out.colour, Width: outputWidth(run.env, run.out)})
+		return scan.WriteText(w, run.summary, scan.TextOptions{Color: run.out.colour, Width: run.out.width})
 	})
 }
 
@@ -354,22 +353,6 @@ func mergeReport(whole, part *report.Report) {
 	for sev, n := range part.Summary.Findings {
 		whole.Summary.Findings[sev] += n
 	}
-}
-
-// outputWidth is the width text output fits: COLUMNS when set, else the
-// terminal's when writing to one, else 100.
-func outputWidth(env Env, out output) int {
-	if n, err := strconv.Atoi(env.Getenv("COLUMNS")); err == nil && n > 0 {
-		return n
-	}
-	if out.path == "" || out.path == "-" {
-		if f, ok := env.Stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-			if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
-				return w
-			}
-		}
-	}
-	return 100
 }
 
 // scanProgress is the progress bar on stderr (files done of all, bytes, MB/s,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
@@ -53,9 +54,11 @@ func timelineCommand(env Env) *cli.Command {
 func runTimeline(env Env, c *cli.Command) error {
 	out := output{path: c.String("output")}
 	var err error
-	if out.colour, err = colorMode(env, c.String("color"), out.path == "" || out.path == "-"); err != nil {
+	toStdout := out.path == "" || out.path == "-"
+	if out.colour, err = colorMode(env, c.String("color"), toStdout); err != nil {
 		return err
 	}
+	out.width = outputColumns(env, toStdout)
 	around, context := c.Int("around"), c.Int("context")
 	if c.IsSet("around") && around < 1 {
 		return usageErr("mcpsleuth: --around takes a line number (1 or more), not %d", around)
@@ -72,8 +75,10 @@ func runTimeline(env Env, c *cli.Command) error {
 		return err
 	}
 	methods := methodFilter(c.StringSlice("method"))
-	shown := 0 // frames the filters let through
+	shown := 0    // frames the filters let through
+	lastLine := 0 // the line of the last frame or context entry read
 	keep := func(line int, method string) bool {
+		lastLine = max(lastLine, line)
 		if around > 0 && (line < around-context || line > around+context) {
 			return false
 		}
@@ -98,9 +103,10 @@ func runTimeline(env Env, c *cli.Command) error {
 		return err
 	}
 	redact := c.Bool("redact")
-	tlopt := report.TimelineOptions{Color: out.colour, Filtered: filtered}
+	tlopt := report.TimelineOptions{Color: out.colour, Filtered: filtered, Width: out.width}
 	var broken error
 	var lines int
+	var document bool // lines counts entries: the file's lines are not counted
 	err = out.write(env, func(w io.Writer) error {
 		var werr error
 		preamble := false
@@ -135,7 +141,7 @@ func runTimeline(env Env, c *cli.Command) error {
 		if err != nil {
 			return err
 		}
-		broken, lines = res.Broken, res.Stats.Lines
+		broken, lines, document = res.Broken, res.Stats.Lines, res.Stats.Document
 		if werr != nil {
 			return werr
 		}
@@ -159,8 +165,10 @@ func runTimeline(env Env, c *cli.Command) error {
 	switch {
 	case !filtered || shown > 0:
 		return nil
-	case around > 0 && around-context > lines:
-		return &exitError{code: ExitFindings, msg: fmt.Sprintf("mcpsleuth: %s has %d lines: --around %d is past its end", report.Safe(name), lines, around)}
+	case around > 0 && document && around-context > lastLine:
+		return &exitError{code: ExitFindings, msg: fmt.Sprintf("mcpsleuth: %s: nothing in it starts after line %d: --around %d is past its end", report.Safe(name), lastLine, around)}
+	case around > 0 && !document && around-context > lines:
+		return &exitError{code: ExitFindings, msg: fmt.Sprintf("mcpsleuth: %s has %s: --around %d is past its end", report.Safe(name), quote.Count(lines, "line"), around)}
 	case methods != nil && around > 0:
 		return &exitError{code: ExitFindings, msg: fmt.Sprintf("mcpsleuth: %s: no frame within %d lines of line %d matches --method %s", report.Safe(name), context, around, report.Safe(strings.Join(c.StringSlice("method"), ",")))}
 	case methods != nil:

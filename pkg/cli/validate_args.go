@@ -135,12 +135,13 @@ func runValidateArgs(env Env, c *cli.Command) error {
 	}
 	// What the capture published reaches stdout escaped, line by line, as the reports do.
 	stdout := report.SafeMessageWriter(env.Stdout)
+	width := terminalWidth(env)
 	published := schema.CompilePublished(found.schema, found.revision)
 	fmt.Fprintf(env.Stderr, "inputSchema of %s from the tools/list result at %s:%d (%s, read as JSON Schema %s, formats asserted)\n",
 		tool, capture, found.line, revisionName(found.revision), published.Dialect)
 	if published.Err != nil {
 		fmt.Fprintf(stdout, "tool call validation failed: %s\n", tool)
-		fmt.Fprintf(stdout, "schema: %v\n", published.Err)
+		fmt.Fprintln(stdout, report.Wrap(fmt.Sprintf("schema: %v", published.Err), width, "  "))
 		return &exitError{code: ExitFindings}
 	}
 	violations, err := published.Validate(args)
@@ -157,7 +158,7 @@ func runValidateArgs(env Env, c *cli.Command) error {
 			fmt.Fprintln(stdout)
 		}
 		for _, line := range v.ClientLines() {
-			fmt.Fprintln(stdout, line)
+			fmt.Fprintln(stdout, report.Wrap(line, width, "  "))
 		}
 	}
 	return &exitError{code: ExitFindings}

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/text/encoding/unicode"
 	"golang.org/x/text/transform"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
 
@@ -126,6 +127,9 @@ type Stats struct {
 	// does show (lifecycle lines, the methods named). A report must show it as a
 	// verdict of its own: an input without frames is never a clean pass.
 	Lossy string
+	// Document is set when the input is one JSON document (HAR, an Inspector
+	// export): Lines, FrameLines and Context count its entries, not lines.
+	Document bool
 }
 
 // lineDecoder interprets the lines of one log format.
@@ -330,7 +334,7 @@ func (r *Reader) Stats() Stats {
 	s := r.stats
 	switch {
 	case r.doc != nil:
-		s.Format = r.doc.name()
+		s.Format, s.Document = r.doc.name(), true
 		s.Bytes = r.docInput.bytesRead()
 	case r.dec != nil:
 		s.Format = r.dec.name()
@@ -973,7 +977,7 @@ func (r *Reader) lossyNote(s Stats) string {
 	case what == "" && shown == "" && s.Lines == 0:
 		what = "the input is empty"
 	case what == "" && shown == "":
-		what = fmt.Sprintf("no line is a frame in any known format (%d lines, %d of context)", s.Lines, s.Context)
+		what = fmt.Sprintf("no line is a frame in any known format (%s, %d of context)", quote.Count(s.Lines, "line"), s.Context)
 	}
 	out := prefix
 	if what != "" {

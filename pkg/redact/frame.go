@@ -3,7 +3,6 @@ package redact
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -258,11 +257,11 @@ func placeholder(n *jsontree.Node) string {
 		if n.Open {
 			return jsontree.EncodeString(fmt.Sprintf("[redacted string, %d+ chars, cut]", utf8.RuneCountInString(s)))
 		}
-		return jsontree.EncodeString(fmt.Sprintf("[redacted string, %d chars]", utf8.RuneCountInString(s)))
+		return jsontree.EncodeString("[redacted string, " + quote.Count(utf8.RuneCountInString(s), "char") + "]")
 	case 'n':
-		return jsontree.EncodeString("[redacted number, " + strconv.Itoa(len(n.Raw)) + " chars]")
+		return jsontree.EncodeString("[redacted number, " + quote.Count(len(n.Raw), "char") + "]")
 	case 'x':
-		return jsontree.EncodeString(fmt.Sprintf("[redacted unreadable text, %d bytes]", len(n.Raw)))
+		return jsontree.EncodeString("[redacted unreadable text, " + quote.Count(len(n.Raw), "byte") + "]")
 	}
 	return n.Raw
 }

@@ -27,6 +27,10 @@ func TestRedactValues(t *testing.T) {
 		{rule.Sprintf("(got %s)", rule.Shown(rule.ValueData, `{"code":-32603}`, `{"code":-32603}`)), `(got {"code":-32603})`},
 		{rule.Sprintf("session %s: %s", rule.As(rule.ValueCredential, "abc123"), rule.QuoteJSON(rule.ValueID, `"p1"`)), `session [redacted secret, 6 chars]: "p1"`},
 		{rule.Sprintf("uri %s and %s", rule.Quote(rule.ValueURI, "file:///a/b"), rule.Quote(rule.ValueURI, "file:///a/b/c")), `uri "[redacted URI, 11 chars]" and "[redacted URI, 13 chars]"`},
+		// One character is "1 char", never "1 chars".
+		{rule.Sprintf("argument %s rejected", rule.Quote(rule.ValueData, "a")), `argument "[redacted, 1 char]" rejected`},
+		{rule.Sprintf("got %s", rule.QuoteJSON(rule.ValueData, `{"q":"x","n":7}`)), `got {"q":"[redacted string, 1 char]","n":"[redacted number, 1 char]"}`},
+		{rule.Sprintf("session %s", rule.As(rule.ValueCredential, "k")), `session [redacted secret, 1 char]`},
 	} {
 		if got := Message(c.msg.Text, c.msg.Values, nil); got != c.want {
 			t.Errorf("Message(%s)\n got %s\nwant %s", c.msg.Text, got, c.want)

@@ -1,10 +1,11 @@
 package redact
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 )
 
 // secretNameEnds are the endings of member, header and parameter names whose
@@ -92,7 +93,7 @@ func maskSecrets(s string, found func(secret string)) string {
 }
 
 func secretPlaceholder(secret string) string {
-	return fmt.Sprintf("[redacted secret, %d chars]", utf8.RuneCountInString(secret))
+	return "[redacted secret, " + quote.Count(utf8.RuneCountInString(secret), "char") + "]"
 }
 
 // maskPathTokens masks the path segments of URLs and paths that look like
@@ -214,7 +215,7 @@ var tokenLike = regexp.MustCompile(`^[A-Za-z0-9._~+/=-]{20,}$`)
 // identifier is replaced whole, secrets in others are masked.
 func StreamKey(key string) string {
 	if tokenLike.MatchString(key) {
-		return fmt.Sprintf("[redacted stream key, %d chars]", len(key))
+		return "[redacted stream key, " + quote.Count(len(key), "char") + "]"
 	}
 	return MaskSecrets(key)
 }

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/jsontree"
+	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 )
 
 // Limits of a Set.
@@ -132,7 +133,7 @@ func (s *Set) Replace(text string) string {
 			continue
 		}
 		b.WriteString(text[prev:i])
-		b.WriteString("[redacted, " + strconv.Itoa(s.chars[matched]) + " chars]")
+		b.WriteString("[redacted, " + quote.Count(s.chars[matched], "char") + "]")
 		i += len(matched)
 		prev = i
 	}

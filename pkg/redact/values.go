@@ -2,11 +2,11 @@ package redact
 
 import (
 	"sort"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/jsontree"
+	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 )
 
@@ -94,12 +94,12 @@ func valuePlaceholder(v rule.Value, set *Set) string {
 		return jsonValue(v.Shown, set)
 	}
 	text, quoted := v.Text, strings.HasPrefix(v.Shown, `"`)
-	n := ""
+	n := 0
 	switch {
 	case v.JSON && strings.HasPrefix(text, `"`):
-		n = strconv.Itoa(utf8.RuneCountInString(jsontree.DecodeString(text)))
+		n = utf8.RuneCountInString(jsontree.DecodeString(text))
 	default:
-		n = strconv.Itoa(utf8.RuneCountInString(text))
+		n = utf8.RuneCountInString(text)
 	}
 	what := "redacted"
 	switch v.Kind {
@@ -108,7 +108,7 @@ func valuePlaceholder(v rule.Value, set *Set) string {
 	case rule.ValueCredential:
 		what = "redacted secret"
 	}
-	p := "[" + what + ", " + n + " chars]"
+	p := "[" + what + ", " + quote.Count(n, "char") + "]"
 	if quoted {
 		return `"` + p + `"`
 	}

@@ -84,14 +84,19 @@ func writeMermaid(b *strings.Builder, s Session, frames []trace.FrameSummary) {
 	}
 }
 
+// rectColour is the background of a flagged frame's rect: a translucent tint,
+// so that the arrow's label keeps the contrast of the theme it is drawn in
+// (dark text on a pale tint in a light theme, light text on a dark tint in a
+// dark one); an opaque pastel would put a dark theme's light text on a light
+// background.
 func rectColour(s rule.Severity) string {
 	switch s {
 	case rule.SeverityError:
-		return "rgb(255, 225, 225)"
+		return "rgba(248, 81, 73, 0.25)"
 	case rule.SeverityWarning:
-		return "rgb(255, 243, 205)"
+		return "rgba(210, 153, 34, 0.25)"
 	}
-	return "rgb(225, 238, 255)"
+	return "rgba(56, 139, 253, 0.2)"
 }
 
 // writeArrow draws one frame: requests solid, responses dotted, notifications

@@ -83,37 +83,16 @@ func listChangeText(c trace.ListChange) string {
 	return "changed: " + strings.Join(c.Details, "; ")
 }
 
-// wrap breaks text into lines of at most width characters, the lines after the
-// first indented by indent spaces.
-func wrap(text string, indent, width int) string {
-	words := strings.Fields(text)
-	var b strings.Builder
-	col := 0
-	for i, w := range words {
-		n := len([]rune(w))
-		if i > 0 && col+1+n > width {
-			b.WriteString("\n" + strings.Repeat(" ", indent))
-			col = indent
-		} else if i > 0 {
-			b.WriteByte(' ')
-			col++
-		}
-		b.WriteString(w)
-		col += n
-	}
-	return b.String()
-}
-
 func diffText(d *trace.Diff, opt DiffOptions) string {
 	width := opt.Width
 	if width <= 0 {
 		width = 100
 	}
-	width = max(width, 40)
 	pal := NewPalette(opt.Color)
 	var b strings.Builder
 	line := func(indent int, text string) {
-		b.WriteString(strings.Repeat(" ", indent) + wrap(Safe(text), indent+2, width) + "\n")
+		lead := strings.Repeat(" ", indent)
+		b.WriteString(strings.Join(wrapLine(lead+Safe(text), width, lead+"  "), "\n") + "\n")
 	}
 	heading := func(text string) { b.WriteString("\n" + pal.Bold(text) + "\n") }
 	line(0, "mcpsleuth diff")
@@ -149,7 +128,8 @@ func diffText(d *trace.Diff, opt DiffOptions) string {
 			line(2, "none")
 		}
 		for _, f := range fs {
-			b.WriteString("  " + pal.Severity(f.Severity) + " " + wrap(Safe(fmt.Sprintf("%s %s, line %d: %s", f.Rule, f.Name, f.Line, f.Message)), 4, width-len(f.Severity)-3) + "\n")
+			text := "  " + pal.Severity(f.Severity) + " " + Safe(fmt.Sprintf("%s %s, line %d: %s", f.Rule, f.Name, f.Line, f.Message))
+			b.WriteString(strings.Join(wrapLine(text, width, "    "), "\n") + "\n")
 		}
 	}
 	writeFindings("Findings only in B", d.OnlyB)

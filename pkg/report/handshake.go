@@ -7,9 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
-
+	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
 
@@ -32,7 +30,7 @@ func WriteHandshakeText(w io.Writer, hs []*Handshake, opt TextOptions) error {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		if err := writeHandshake(&b, h, pal); err != nil {
+		if err := writeHandshake(&b, h, pal, textWidthOf(opt)); err != nil {
 			return err
 		}
 	}
@@ -60,36 +58,35 @@ func encodeHandshakeText(s *Session, opt StreamOptions) ([]byte, error) {
 		return nil, nil
 	}
 	var b bytes.Buffer
-	err := writeHandshake(&b, s.Trace.Handshake, NewPalette(opt.Text.Color))
+	err := writeHandshake(&b, s.Trace.Handshake, NewPalette(opt.Text.Color), textWidthOf(opt.Text))
 	return b.Bytes(), err
 }
 
-// writeHandshake renders one session's handshake.
-func writeHandshake(b *bytes.Buffer, h *Handshake, pal Palette) error {
-	fmt.Fprintf(b, "%s  %s  %s era\n", pal.Bold(fmt.Sprintf("Session %d", h.Session)), Safe(h.Input), h.Era)
-	fmt.Fprintf(b, "  client     %s  requested %s\n", peerName(h.Client), orDash(h.Requested))
-	fmt.Fprintf(b, "  server     %s  answered %s\n", peerName(h.Server), orDash(h.Answered))
-	fmt.Fprintf(b, "  negotiated %s: %s\n", pal.Bold(orDash(h.Negotiated)), Safe(h.Explained))
-	fmt.Fprintf(b, "\n  client capabilities %s\n", lineRef(h.ClientLine))
-	writeIndentedJSON(b, h.Client.Capabilities)
-	fmt.Fprintf(b, "  server capabilities %s\n", lineRef(h.ServerLine))
-	writeIndentedJSON(b, h.Server.Capabilities)
+// writeHandshake renders one session's handshake, fitting width columns.
+func writeHandshake(b *bytes.Buffer, h *Handshake, pal Palette, width int) error {
+	for _, l := range packParts([]string{pal.Bold(fmt.Sprintf("Session %d", h.Session)), Safe(h.Input), h.Era + " era"}, "  ", width, "  ") {
+		b.WriteString(l + "\n")
+	}
+	writeWrapped(b, "  client     "+peerName(h.Client)+"  requested "+orDash(h.Requested), width, "             ")
+	writeWrapped(b, "  server     "+peerName(h.Server)+"  answered "+orDash(h.Answered), width, "             ")
+	writeWrapped(b, "  negotiated "+pal.Bold(orDash(h.Negotiated))+": "+Safe(h.Explained), width, "             ")
+	b.WriteString("\n")
+	writeWrapped(b, "  client capabilities "+lineRef(h.ClientLine), width, "    ")
+	writeIndentedJSON(b, h.Client.Capabilities, width)
+	writeWrapped(b, "  server capabilities "+lineRef(h.ServerLine), width, "    ")
+	writeIndentedJSON(b, h.Server.Capabilities, width)
 	if len(h.Permissions) > 0 {
 		fmt.Fprintf(b, "\n  %s\n", pal.Bold("Who may send what"))
-		table := tablewriter.NewTable(b, tablewriter.WithHeaderAutoFormat(tw.Off), tablewriter.WithRowAutoWrap(tw.WrapNormal),
-			tablewriter.WithColumnWidths(tw.NewMapper[int, int]().Set(4, 48)))
-		table.Header("METHOD", "KIND", "SENT BY", "NEEDS", "ALLOWED")
+		table := textTable{header: []string{"METHOD", "KIND", "SENT BY", "NEEDS", "ALLOWED"}}
 		for _, p := range h.Permissions {
 			allowed := "yes"
 			if !p.Allowed {
 				allowed = pal.Bad("no") + ": " + p.Why
 			}
-			if err := table.Append(p.Method, p.Kind, p.Sender, p.Needs, allowed); err != nil {
-				return fmt.Errorf("mcpsleuth: building the permissions table: %w", err)
-			}
+			table.append(p.Method, p.Kind, p.Sender, p.Needs, allowed)
 		}
-		if err := table.Render(); err != nil {
-			return fmt.Errorf("mcpsleuth: rendering the permissions table: %w", err)
+		if err := table.render(b, width); err != nil {
+			return fmt.Errorf("mcpsleuth: the permissions table: %w", err)
 		}
 	}
 	fmt.Fprintf(b, "\n  %s\n", pal.Bold("Promises made"))
@@ -97,25 +94,35 @@ func writeHandshake(b *bytes.Buffer, h *Handshake, pal Palette) error {
 		b.WriteString("  none\n")
 	}
 	for _, p := range h.Promises {
-		fmt.Fprintf(b, "  %-7s %-28s must %s\n", p.Side, p.Capability, p.Must)
+		writeColumns(b, fmt.Sprintf("  %-7s %-28s ", p.Side, p.Capability), "must "+p.Must, width)
 	}
 	fmt.Fprintf(b, "\n  %s\n", pal.Bold("Not in this revision"))
 	if len(h.Lacking) == 0 {
 		b.WriteString("  nothing\n")
 	}
 	for _, l := range h.Lacking {
-		fmt.Fprintf(b, "  %-40s %s\n", l.Feature, l.Detail)
+		writeColumns(b, fmt.Sprintf("  %-40s ", l.Feature), l.Detail, width)
 	}
 	in := h.Instructions
+	b.WriteString("\n")
 	switch {
 	case !in.Present:
-		fmt.Fprintf(b, "\n  instructions: none\n")
+		b.WriteString("  instructions: none\n")
 	case in.OverBudget:
-		fmt.Fprintf(b, "\n  instructions: %d bytes, ~%d tokens: %s\n", in.Bytes, in.EstimatedTokens, pal.Warn("over the "+fmt.Sprint(InstructionsTokenBudget)+"-token budget")+", paid on every turn; move detail into tool descriptions (MCP1007)")
+		writeWrapped(b, fmt.Sprintf("  instructions: %s, ~%s: %s", quote.Count(in.Bytes, "byte"), quote.Count(in.EstimatedTokens, "token"),
+			pal.Warn("over the "+fmt.Sprint(InstructionsTokenBudget)+"-token budget")+", paid on every turn; move detail into tool descriptions (MCP1007)"), width, "    ")
 	default:
-		fmt.Fprintf(b, "\n  instructions: %d bytes, ~%d tokens (estimated at 4 bytes a token), paid on every turn\n", in.Bytes, in.EstimatedTokens)
+		writeWrapped(b, fmt.Sprintf("  instructions: %s, ~%s (estimated at 4 bytes a token), paid on every turn", quote.Count(in.Bytes, "byte"), quote.Count(in.EstimatedTokens, "token")), width, "    ")
 	}
 	return nil
+}
+
+// writeColumns writes a row of two columns (WrapColumns).
+func writeColumns(b *bytes.Buffer, lead, text string, width int) {
+	for _, l := range columnLines(lead, text, width) {
+		b.WriteString(l)
+		b.WriteString("\n")
+	}
 }
 
 func lineRef(line int) string {
@@ -125,21 +132,23 @@ func lineRef(line int) string {
 	return fmt.Sprintf("(line %d)", line)
 }
 
-func writeIndentedJSON(b *bytes.Buffer, raw json.RawMessage) {
+// writeIndentedJSON writes a capability object indented, each of its lines
+// wrapped to width (a long string or array continues under its key).
+func writeIndentedJSON(b *bytes.Buffer, raw json.RawMessage, width int) {
 	if len(raw) == 0 || string(raw) == "null" {
 		b.WriteString("    (not in the capture)\n")
 		return
 	}
 	var out bytes.Buffer
 	if err := json.Indent(&out, raw, "    ", "  "); err != nil {
-		b.WriteString("    " + Safe(string(raw)) + "\n")
+		writeWrapped(b, "    "+Safe(string(raw)), width, "      ")
 		return
 	}
 	for _, line := range strings.Split(out.String(), "\n") {
 		if !strings.HasPrefix(line, "    ") {
 			line = "    " + line
 		}
-		b.WriteString(Safe(line) + "\n")
+		writeWrapped(b, Safe(line), width, "  ")
 	}
 }
 

@@ -111,7 +111,7 @@ func (s *spoolStream) Input(in *rule.InputResult) {
 	if s.opt.Redact {
 		name = redact.MaskSecrets(name)
 	}
-	s.inputs = append(s.inputs, Input{Name: name, Format: st.Format, Lines: st.Lines, Frames: st.Frames, Rejected: st.Rejected, Context: st.Context, Lossy: st.Lossy})
+	s.inputs = append(s.inputs, Input{Name: name, Format: st.Format, Lines: st.Lines, Frames: st.Frames, Rejected: st.Rejected, Context: st.Context, Lossy: st.Lossy, Document: st.Document})
 	s.input++
 }
 

@@ -54,6 +54,9 @@ type Input struct {
 	// Lossy says why an input could not be judged at all: a log that holds no
 	// frames (Cursor, mcp-remote, Python reprs), with what it does show.
 	Lossy string `json:"lossy,omitempty"`
+	// Document is set for an input that is one JSON document (HAR, Inspector):
+	// Lines and Context count its entries (text says "entries").
+	Document bool `json:"-"`
 }
 
 // Unjudged lists the inputs that could not be judged at all (lossy logs).
@@ -167,7 +170,7 @@ func BuildWith(version string, inputs []*rule.InputResult, opt Options) *Report 
 		Rules:   opt.Rules}
 	for _, in := range inputs {
 		st := in.Stats
-		r.Inputs = append(r.Inputs, Input{Name: in.Name, Format: st.Format, Lines: st.Lines, Frames: st.Frames, Rejected: st.Rejected, Context: st.Context, Lossy: st.Lossy})
+		r.Inputs = append(r.Inputs, Input{Name: in.Name, Format: st.Format, Lines: st.Lines, Frames: st.Frames, Rejected: st.Rejected, Context: st.Context, Lossy: st.Lossy, Document: st.Document})
 		for _, sr := range in.Sessions {
 			s := SessionOf(sr, opt.Trace.Of(sr))
 			for _, f := range s.Findings {

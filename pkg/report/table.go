@@ -14,6 +14,17 @@ import (
 type textTable struct {
 	header []string
 	rows   [][]string
+	// between draws a line between rows (for cells of several lines).
+	between bool
+}
+
+// WriteTable writes a table of a text view that fits width columns: each cell
+// wrapped to its column at word boundaries (long names break after a slash,
+// dot or hyphen), the columns sized as the findings table's are; between draws
+// a line between the rows.
+func WriteTable(b *bytes.Buffer, header []string, rows [][]string, width int, between bool) error {
+	t := textTable{header: header, rows: rows, between: between}
+	return t.render(b, width)
 }
 
 func (t *textTable) append(cells ...string) { t.rows = append(t.rows, cells) }
@@ -23,42 +34,80 @@ func (t *textTable) append(cells ...string) { t.rows = append(t.rows, cells) }
 func tableBorders(n int) int { return 3*n + 1 }
 
 // columnWidths shares width out among the columns: every column its natural
-// width (its widest line) when they all fit; else the narrow columns keep
-// theirs and the wide ones share what is left equally, none narrower than the
-// longest word of its header.
-func columnWidths(natural, floor []int, width int) []int {
+// width (its widest line) when they all fit; else each column starts at its
+// floor (the longest piece of its text that cannot be broken, when the floors
+// all fit; else the longest word of its header) and the room left is handed out
+// a column at a time to the columns still narrower than their natural width,
+// so that narrow columns keep theirs and the wide ones share the rest equally.
+func columnWidths(natural, floor, unbroken []int, width int) []int {
 	n := len(natural)
-	out := append([]int(nil), natural...)
 	room := width - tableBorders(n)
 	total := 0
 	for _, w := range natural {
 		total += w
 	}
 	if total <= room {
-		return out
+		return append([]int(nil), natural...)
 	}
+	out := make([]int, n)
+	floors := 0
+	for i := range out {
+		out[i] = min(max(floor[i], unbroken[i], 1), natural[i])
+		floors += out[i]
+	}
+	if floors > room {
+		floors = 0
+		for i := range out {
+			out[i] = min(max(floor[i], 1), natural[i])
+			floors += out[i]
+		}
+	}
+	// The columns closest to their natural width get it first while it is no
+	// more than an equal share; the others share the rest a column at a time.
 	order := make([]int, n)
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(a, b int) bool { return natural[order[a]] < natural[order[b]] })
-	left := room
+	sort.SliceStable(order, func(a, b int) bool {
+		return natural[order[a]]-out[order[a]] < natural[order[b]]-out[order[b]]
+	})
+	left := room - floors
 	for k, col := range order {
-		share := left / (n - k)
-		if natural[col] <= share {
-			left -= natural[col]
+		if need := natural[col] - out[col]; need <= left/(n-k) {
+			out[col] += need
+			left -= need
 			continue
 		}
-		// This column and every wider one share what is left.
 		rest := order[k:]
-		for j, c := range rest {
-			w := left / (len(rest) - j)
-			out[c] = max(w, floor[c], 1)
-			left -= out[c]
+		for left > 0 {
+			for _, c := range rest {
+				if left > 0 && out[c] < natural[c] {
+					out[c]++
+					left--
+				}
+			}
 		}
 		break
 	}
 	return out
+}
+
+// longestPiece is the width of the longest part of text that wrapLine cannot
+// break without cutting a word: the runs between spaces, split after the
+// punctuation breakWord breaks at.
+func longestPiece(text string) int {
+	longest := 0
+	for _, word := range strings.Fields(text) {
+		start := 0
+		for i, r := range word {
+			if strings.ContainsRune(",/.:&=-", r) {
+				longest = max(longest, textWidth(word[start:i+1]))
+				start = i + 1
+			}
+		}
+		longest = max(longest, textWidth(word[start:]))
+	}
+	return longest
 }
 
 // render writes the table so that it fits width columns (as far as the
@@ -66,7 +115,7 @@ func columnWidths(natural, floor []int, width int) []int {
 // laid out by tablewriter with those widths.
 func (t *textTable) render(b *bytes.Buffer, width int) error {
 	n := len(t.header)
-	natural, floor := make([]int, n), make([]int, n)
+	natural, floor, unbroken := make([]int, n), make([]int, n), make([]int, n)
 	for i, h := range t.header {
 		natural[i] = textWidth(h)
 		for _, word := range strings.Fields(h) {
@@ -77,20 +126,25 @@ func (t *textTable) render(b *bytes.Buffer, width int) error {
 		for i, cell := range row {
 			for _, line := range strings.Split(cell, "\n") {
 				natural[i] = max(natural[i], textWidth(line))
+				unbroken[i] = max(unbroken[i], longestPiece(line))
 			}
 		}
 	}
-	widths := columnWidths(natural, floor, width)
+	widths := columnWidths(natural, floor, unbroken, width)
 	mapper := tw.NewMapper[int, int]()
 	for i, w := range widths {
 		mapper.Set(i, w+2)
 	}
-	table := tablewriter.NewTable(b,
+	opts := []tablewriter.Option{
 		tablewriter.WithHeaderAutoFormat(tw.Off),
 		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
 		tablewriter.WithRowAutoWrap(tw.WrapNone),
 		tablewriter.WithColumnWidths(mapper),
-	)
+	}
+	if t.between {
+		opts = append(opts, tablewriter.WithRendition(tw.Rendition{Settings: tw.Settings{Separators: tw.Separators{BetweenRows: tw.On}}}))
+	}
+	table := tablewriter.NewTable(b, opts...)
 	header := make([]string, n)
 	for i, h := range t.header {
 		header[i] = strings.Join(wrapLine(h, widths[i], ""), "\n")

@@ -132,12 +132,27 @@ func finishText(w io.Writer, st *spoolStream, sessions func(io.Writer, string, s
 // could not be judged when it could not.
 func writeTextInputs(b *bytes.Buffer, inputs []Input, pal Palette, width int) {
 	for _, in := range inputs {
-		writeWrapped(b, pal.Bold(Safe(in.Name))+"  "+pal.Dim(fmt.Sprintf("(%s, %s, %s, %s rejected, %s of context)",
-			in.Format, quote.Count(in.Lines, "line"), quote.Count(in.Frames, "frame"), fmt.Sprint(in.Rejected), quote.Count(in.Context, "line"))), width, "  ")
+		unit := "line"
+		if in.Document {
+			unit = "entry"
+		}
+		counts := pal.Dim(fmt.Sprintf("(%s, %s, %s, %s rejected, %s of context)",
+			in.Format, countOf(in.Lines, unit), quote.Count(in.Frames, "frame"), fmt.Sprint(in.Rejected), countOf(in.Context, unit)))
+		for _, l := range packParts([]string{pal.Bold(Safe(in.Name)), counts}, "  ", width, "  ") {
+			b.WriteString(l + "\n")
+		}
 		if in.Lossy != "" {
 			writeWrapped(b, "  "+pal.Warn(Safe(in.Lossy)), width, "    ")
 		}
 	}
+}
+
+// countOf counts lines or entries ("1 entry", "8 entries").
+func countOf(n int, unit string) string {
+	if unit == "entry" && n != 1 {
+		return fmt.Sprintf("%d entries", n)
+	}
+	return quote.Count(n, unit)
 }
 
 // textWidthOf is the width the text report fits (120 when unset).
@@ -154,7 +169,7 @@ func writeTextSession(b *bytes.Buffer, s *Session, pal Palette, opt TextOptions)
 	width := textWidthOf(opt)
 	b.WriteString("\n")
 	var header bytes.Buffer
-	writeSessionHeader(&header, *s, pal)
+	writeSessionHeader(&header, *s, pal, width)
 	for i, line := range strings.Split(strings.TrimSuffix(header.String(), "\n"), "\n") {
 		indent := strings.Repeat(" ", 12) // under the values of "  client    "
 		if i == 0 {
@@ -182,12 +197,16 @@ func writeTextSummary(b *bytes.Buffer, sum Summary, pal Palette, width int) {
 		pal.Severity(quote.Count(f["error"], "error")), pal.Severity(quote.Count(f["warning"], "warning")), quote.Count(f["info"], "info finding")), width, "  ")
 }
 
-func writeSessionHeader(b *bytes.Buffer, s Session, pal Palette) {
+// writeSessionHeader writes a session's contract; its first line (session,
+// input, era, where) is laid out to width whole parts to a line.
+func writeSessionHeader(b *bytes.Buffer, s Session, pal Palette, width int) {
 	where := fmt.Sprintf("lines %d-%d", s.FirstLine, s.LastLine)
 	if s.StreamKey != "" {
 		where += ", stream " + Safe(s.StreamKey)
 	}
-	fmt.Fprintf(b, "%s  %s  %s era  %s\n", pal.Bold(fmt.Sprintf("Session %d", s.Index)), Safe(s.Input), s.Era, pal.Dim(where))
+	for _, l := range packParts([]string{pal.Bold(fmt.Sprintf("Session %d", s.Index)), Safe(s.Input), s.Era + " era", pal.Dim(where)}, "  ", width, "  ") {
+		b.WriteString(l + "\n")
+	}
 	fmt.Fprintf(b, "  client    %s  capabilities %s\n", peerName(s.Client), capsText(s.Client.Capabilities))
 	fmt.Fprintf(b, "  server    %s  capabilities %s\n", peerName(s.Server), capsText(s.Server.Capabilities))
 	v := s.ProtocolVersion

@@ -23,6 +23,17 @@ type TimelineOptions struct {
 	// --method): sessions with nothing to show are skipped, and findings on frames
 	// not shown are not listed.
 	Filtered bool
+	// Width is the width the timeline fits (0 = 120): a frame's description
+	// column narrows, and longer lines are wrapped at word boundaries.
+	Width int
+}
+
+// width is the width the timeline fits.
+func (o TimelineOptions) width() int {
+	if o.Width <= 0 {
+		return 120
+	}
+	return o.Width
 }
 
 // The columns of a timeline line.
@@ -32,7 +43,25 @@ const (
 	tlDesc   = 52 // id, method, subject
 	tlSize   = 7  // 1204B
 	tlIndent = tlLine + 2 + tlTime + 2
+	// tlLead is the width of what comes before a frame's description: line,
+	// time, direction and kind.
+	tlLead = tlIndent + 4 + 2 + 3 + 2
+	// tlLatency is the room kept for a response's latency ("  12m05s").
+	tlLatency = 8
+	// tlMinDesc is the narrowest the description column gets.
+	tlMinDesc = 16
 )
+
+// writeTimelineText writes text wrapped to width, the lines it adds starting
+// with indent, each line through paint (a palette colour).
+func writeTimelineText(b *strings.Builder, text string, width int, indent string, paint func(string) string) {
+	for _, l := range wrapLine(text, width, indent) {
+		b.WriteString(paint(l))
+		b.WriteString("\n")
+	}
+}
+
+func plain(s string) string { return s }
 
 // WriteTimelinePreamble writes the context lines seen before any frame.
 func WriteTimelinePreamble(w io.Writer, o *trace.Tracer, opt TimelineOptions) error {
@@ -41,11 +70,12 @@ func WriteTimelinePreamble(w io.Writer, o *trace.Tracer, opt TimelineOptions) er
 	}
 	pal := NewPalette(opt.Color)
 	var b strings.Builder
+	width := opt.width()
 	for _, fs := range o.Preamble {
-		writeContextLine(&b, fs, pal)
+		writeContextLine(&b, fs, pal, width)
 	}
 	if o.PreambleOmitted > 0 {
-		fmt.Fprintf(&b, "%s\n", pal.Dim(fmt.Sprintf("%*s… %s of context before the first frame not shown", tlLine, "", quote.Count(o.PreambleOmitted, "more line"))))
+		writeTimelineText(&b, fmt.Sprintf("%*s… %s of context before the first frame not shown", tlLine, "", quote.Count(o.PreambleOmitted, "more line")), width, strings.Repeat(" ", tlLine+2), pal.Dim)
 	}
 	b.WriteString("\n")
 	return writeString(w, b.String())
@@ -69,18 +99,22 @@ func WriteTimelineSession(w io.Writer, s Session, opt TimelineOptions) error {
 		return nil
 	}
 	pal := NewPalette(opt.Color)
+	width := opt.width()
 	var b strings.Builder
-	header := fmt.Sprintf("── session %d  %s ⇄ %s  %s  lines %d-%d", s.Index, Safe(peerLabel(s.Client)), Safe(peerLabel(s.Server)),
-		timelineRevision(s), s.FirstLine, s.LastLine)
+	header := []string{fmt.Sprintf("── session %d", s.Index), Safe(peerLabel(s.Client)) + " ⇄ " + Safe(peerLabel(s.Server)),
+		timelineRevision(s), fmt.Sprintf("lines %d-%d", s.FirstLine, s.LastLine)}
 	if s.StreamKey != "" {
-		header += "  stream " + Safe(s.StreamKey)
+		header = append(header, "stream "+Safe(s.StreamKey))
 	}
-	fmt.Fprintf(&b, "%s\n", pal.Bold(header+" ──"))
+	header[len(header)-1] += " ──"
+	for _, l := range packParts(header, "  ", width, "   ") {
+		b.WriteString(pal.Bold(l) + "\n")
+	}
 	attached := attachFindings(s.Findings)
 	lastDate, prevSeq := "", 0
 	for _, fs := range t.Frames {
 		if fs.Context {
-			writeContextLine(&b, fs, pal)
+			writeContextLine(&b, fs, pal, width)
 			continue
 		}
 		if gap := fs.Seq - prevSeq - 1; gap > 0 {
@@ -93,27 +127,27 @@ func WriteTimelineSession(w io.Writer, s Session, opt TimelineOptions) error {
 				lastDate = d
 			}
 		}
-		writeFrameLine(&b, fs, pal)
-		writeMarkers(&b, fs, pal)
+		writeFrameLine(&b, fs, width)
+		writeMarkers(&b, fs, pal, width)
 		for _, f := range attached.take(fs.Seq, fs.Line) {
-			writeFindingLine(&b, f, pal)
+			writeFindingLine(&b, f, pal, width)
 		}
 	}
 	if t.Capped {
-		fmt.Fprintf(&b, "%s\n", pal.Dim(fmt.Sprintf("%*s… %s from line %d on not shown: the timeline keeps at most %d frames of a session (use --around or --method)", tlIndent, "", quote.Count(t.Omitted, "frame"), t.CappedAt, len(t.Frames))))
+		writeTimelineText(&b, fmt.Sprintf("%*s… %s from line %d on not shown: the timeline keeps at most %s of a session (use --around or --method)", tlIndent, "", quote.Count(t.Omitted, "frame"), t.CappedAt, quote.Count(len(t.Frames), "frame")), width, strings.Repeat(" ", tlIndent+2), pal.Dim)
 	} else if gap := t.Total - prevSeq; gap > 0 && prevSeq > 0 {
 		fmt.Fprintf(&b, "%s\n", pal.Dim(fmt.Sprintf("%*s⋮  %s not shown", tlIndent, "", quote.Count(gap, "frame"))))
 	}
 	if !opt.Filtered {
 		if rest := attached.rest(); len(rest) > 0 {
-			fmt.Fprintf(&b, "%s\n", pal.Dim(fmt.Sprintf("%*sfindings on frames not listed above:", tlIndent, "")))
+			writeTimelineText(&b, fmt.Sprintf("%*sfindings on frames not listed above:", tlIndent, ""), width, strings.Repeat(" ", tlIndent), pal.Dim)
 			for _, f := range rest {
-				writeFindingLine(&b, f, pal)
+				writeFindingLine(&b, f, pal, width)
 			}
 		}
 	}
 	for _, n := range s.Notes {
-		fmt.Fprintf(&b, "%s\n", pal.Dim(fmt.Sprintf("%*snote: %s", tlIndent, "", Safe(n))))
+		writeTimelineText(&b, fmt.Sprintf("%*snote: %s", tlIndent, "", Safe(n)), width, strings.Repeat(" ", tlIndent+6), pal.Dim)
 	}
 	b.WriteString("\n")
 	return writeString(w, b.String())
@@ -139,12 +173,14 @@ func timelineRevision(s Session) string {
 	return "requested " + Safe(orDash(v.Requested)) + " (" + v.Verdict + ")"
 }
 
-func writeContextLine(b *strings.Builder, fs trace.FrameSummary, pal Palette) {
-	fmt.Fprintf(b, "%s\n", pal.Dim(fmt.Sprintf("%*d  %-*s  ····  %s", tlLine, fs.Line, tlTime, "", Safe(fs.Text))))
+func writeContextLine(b *strings.Builder, fs trace.FrameSummary, pal Palette, width int) {
+	writeTimelineText(b, fmt.Sprintf("%*d  %-*s  ····  %s", tlLine, fs.Line, tlTime, "", Safe(fs.Text)), width, strings.Repeat(" ", tlIndent+6), pal.Dim)
 }
 
-// writeFrameLine writes "  8  14:22:01.007  s->c  ntf  ...  65B  29ms".
-func writeFrameLine(b *strings.Builder, fs trace.FrameSummary, pal Palette) {
+// writeFrameLine writes "  8  14:22:01.007  s->c  ntf  ...  65B  29ms": the
+// description column narrows to fit width, and a description longer than it
+// pushes the size right, the line wrapping under the description when it must.
+func writeFrameLine(b *strings.Builder, fs trace.FrameSummary, width int) {
 	clock := ""
 	if !fs.Time.IsZero() {
 		clock = fs.Time.Format("15:04:05.000")
@@ -152,11 +188,18 @@ func writeFrameLine(b *strings.Builder, fs trace.FrameSummary, pal Palette) {
 	desc := frameDescription(fs)
 	size := strconv.Itoa(fs.Size) + "B"
 	latency := ""
-	if fs.HasLatency {
+	if fs.HasLatency && fs.Latency >= 0 {
+		// A negative delay says only that the capture's clocks disagree (a
+		// HAR gives the frames of a response the time of their entry).
 		latency = "  " + formatLatency(fs.Latency)
 	}
-	pad := max(1, tlDesc-len([]rune(desc)))
-	fmt.Fprintf(b, "%*d  %-*s  %s  %s  %s%s%*s%s\n", tlLine, fs.Line, tlTime, clock, dirArrow(fs.Dir), kindShort(fs.Kind), desc, strings.Repeat(" ", pad), tlSize, size, latency)
+	column := max(tlMinDesc, min(tlDesc, width-tlLead-tlSize-tlLatency))
+	pad := max(1, column-textWidth(desc))
+	line := fmt.Sprintf("%*d  %-*s  %s  %s  %s%s%*s%s", tlLine, fs.Line, tlTime, clock, dirArrow(fs.Dir), kindShort(fs.Kind), desc, strings.Repeat(" ", pad), tlSize, size, latency)
+	if textWidth(line) > width { // the size follows the description, wrapped with it
+		line = fmt.Sprintf("%*d  %-*s  %s  %s  %s  %s%s", tlLine, fs.Line, tlTime, clock, dirArrow(fs.Dir), kindShort(fs.Kind), desc, size, latency)
+	}
+	writeTimelineText(b, line, width, strings.Repeat(" ", tlLead), plain)
 }
 
 func frameDescription(fs trace.FrameSummary) string {
@@ -219,17 +262,9 @@ func kindShort(k trace.Kind) string {
 	return "inv"
 }
 
+// formatLatency writes a delay that is not negative: "29ms", "1.50s", "2m05s".
 func formatLatency(d time.Duration) string {
 	ms := d.Milliseconds()
-	switch {
-	case ms < 0:
-		return "-" + formatMillis(-ms)
-	default:
-		return formatMillis(ms)
-	}
-}
-
-func formatMillis(ms int64) string {
 	switch {
 	case ms < 1000:
 		return fmt.Sprintf("%dms", ms)
@@ -240,14 +275,13 @@ func formatMillis(ms int64) string {
 }
 
 // writeMarkers writes what did not happen after a frame.
-func writeMarkers(b *strings.Builder, fs trace.FrameSummary, pal Palette) {
+func writeMarkers(b *strings.Builder, fs trace.FrameSummary, pal Palette, width int) {
 	for _, m := range frameMarkers(fs) {
-		line := fmt.Sprintf("%*s————  %s", tlIndent, "", m.Text)
+		paint := pal.Dim
 		if m.Bad {
-			fmt.Fprintf(b, "%s\n", pal.Warn(line))
-			continue
+			paint = pal.Warn
 		}
-		fmt.Fprintf(b, "%s\n", pal.Dim(line))
+		writeTimelineText(b, fmt.Sprintf("%*s————  %s", tlIndent, "", m.Text), width, strings.Repeat(" ", tlIndent+7), paint)
 	}
 }
 
@@ -296,6 +330,6 @@ func frameMarkers(fs trace.FrameSummary) []frameMarker {
 	return out
 }
 
-func writeFindingLine(b *strings.Builder, f Finding, pal Palette) {
-	fmt.Fprintf(b, "%*s%s  %s %s: %s\n", tlIndent, "", pal.Severity(f.Severity), f.Rule, f.Name, Safe(f.Message))
+func writeFindingLine(b *strings.Builder, f Finding, pal Palette, width int) {
+	writeTimelineText(b, fmt.Sprintf("%*s%s  %s %s: %s", tlIndent, "", pal.Severity(f.Severity), f.Rule, f.Name, Safe(f.Message)), width, strings.Repeat(" ", tlIndent+len(f.Severity)+2), plain)
 }

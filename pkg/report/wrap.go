@@ -16,6 +16,11 @@ import (
 // textWidth is the display width of s, colour sequences left out.
 func textWidth(s string) int { return twwidth.Width(s) }
 
+// Wrap wraps every line of text to width columns at word boundaries, for the
+// commands whose text is written elsewhere (audit, validate-args): the lines it
+// adds start with the indent of the line they continue plus more.
+func Wrap(text string, width int, more string) string { return wrapText(text, width, more) }
+
 // wrapText wraps every line of text to width columns; the lines it adds start
 // with the indent of the line they continue plus more (the hanging indent).
 func wrapText(text string, width int, more string) string {
@@ -90,6 +95,26 @@ func wrapLine(line string, width int, indent string) []string {
 	return out
 }
 
+// packParts lays parts out on lines of at most width columns, separated by sep
+// on a line, whole parts to a line where they fit: a line after the first
+// starts with indent, and a part wider than a line is wrapped on its own.
+func packParts(parts []string, sep string, width int, indent string) []string {
+	var out []string
+	cur := ""
+	for i, p := range parts {
+		switch {
+		case i == 0:
+			cur = p
+		case textWidth(cur+sep+p) <= width:
+			cur += sep + p
+		default:
+			out = append(out, wrapLine(cur, width, indent)...)
+			cur = indent + p
+		}
+	}
+	return append(out, wrapLine(cur, width, indent)...)
+}
+
 // splitSpaces splits s after its leading spaces.
 func splitSpaces(s string) (spaces, rest string) {
 	n := len(s) - len(strings.TrimLeft(s, " "))
@@ -106,7 +131,7 @@ func splitWord(s string) (word, rest string) {
 
 // breakWord splits a word so that its head takes at most room columns: after
 // the last comma, slash, dot, colon, ampersand, equals sign or hyphen that fits
-// in the second half of the room, else at the room (at least one character,
+// past the first third of the room, else at the room (at least one character,
 // whatever the room). Colour sequences are never split.
 func breakWord(w string, room int) (head, rest string) {
 	if room <= 0 {
@@ -129,7 +154,7 @@ func breakWord(w string, room int) (head, rest string) {
 		used += rw
 		i += size
 		cut = i
-		if strings.ContainsRune(",/.:&=-", r) && used*2 >= room && !strings.HasPrefix(w[i:], string(r)) {
+		if strings.ContainsRune(",/.:&=-", r) && used*3 >= room && !strings.HasPrefix(w[i:], string(r)) {
 			soft = i
 		}
 	}

@@ -6,10 +6,6 @@ import (
 	"io"
 	"strings"
 	"time"
-	"unicode/utf8"
-
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
@@ -41,15 +37,12 @@ func WriteText(w io.Writer, s *Summary, opt TextOptions) error {
 
 	if rules := s.ByRule(); len(rules) > 0 {
 		fmt.Fprintf(&b, "\n%s\n", pal.Bold("Findings by rule"))
-		t := newTable(&b, width)
-		t.Header("RULE", "NAME", "ERROR", "WARNING", "INFO")
-		for _, rc := range rules {
-			if err := t.Append(rc.Rule, rc.Name, fmt.Sprint(rc.Error), fmt.Sprint(rc.Warning), fmt.Sprint(rc.Info)); err != nil {
-				return fmt.Errorf("mcpsleuth: building the rules table: %w", err)
-			}
+		rows := make([][]string, len(rules))
+		for i, rc := range rules {
+			rows[i] = []string{rc.Rule, rc.Name, fmt.Sprint(rc.Error), fmt.Sprint(rc.Warning), fmt.Sprint(rc.Info)}
 		}
-		if err := t.Render(); err != nil {
-			return fmt.Errorf("mcpsleuth: rendering the rules table: %w", err)
+		if err := report.WriteTable(&b, []string{"RULE", "NAME", "ERROR", "WARNING", "INFO"}, rows, width, false); err != nil {
+			return fmt.Errorf("mcpsleuth: the rules table: %w", err)
 		}
 	}
 
@@ -61,15 +54,8 @@ func WriteText(w io.Writer, s *Summary, opt TextOptions) error {
 				fmt.Sprint(p.Sessions), fmt.Sprint(p.Flagged), PairRules(p)}
 		}
 		header := []string{"CLIENT", "SERVER", "SESSIONS", "FLAGGED", "RULES (SESSIONS)"}
-		t := newTable(&b, width, fitLast(header, rows, width, width/4)...)
-		t.Header(header)
-		for _, row := range rows {
-			if err := t.Append(row); err != nil {
-				return fmt.Errorf("mcpsleuth: building the pairs table: %w", err)
-			}
-		}
-		if err := t.Render(); err != nil {
-			return fmt.Errorf("mcpsleuth: rendering the pairs table: %w", err)
+		if err := report.WriteTable(&b, header, rows, width, true); err != nil {
+			return fmt.Errorf("mcpsleuth: the pairs table: %w", err)
 		}
 	}
 
@@ -79,16 +65,8 @@ func WriteText(w io.Writer, s *Summary, opt TextOptions) error {
 		for i, u := range s.Unread {
 			rows[i] = []string{report.Safe(u.Path), report.Safe(u.Why)}
 		}
-		header := []string{"FILE", "WHY"}
-		t := newTable(&b, width, fitLast(header, rows, width, width/2)...)
-		t.Header(header)
-		for _, row := range rows {
-			if err := t.Append(row); err != nil {
-				return fmt.Errorf("mcpsleuth: building the unread table: %w", err)
-			}
-		}
-		if err := t.Render(); err != nil {
-			return fmt.Errorf("mcpsleuth: rendering the unread table: %w", err)
+		if err := report.WriteTable(&b, []string{"FILE", "WHY"}, rows, width, true); err != nil {
+			return fmt.Errorf("mcpsleuth: the unread table: %w", err)
 		}
 	}
 	if _, err := w.Write(b.Bytes()); err != nil {
@@ -109,84 +87,6 @@ func PairRules(p Pair) string {
 		parts[i] = fmt.Sprintf("%s:%d", id, p.Rules[id])
 	}
 	return strings.Join(parts, ", ")
-}
-
-func newTable(b *bytes.Buffer, width int, more ...tablewriter.Option) *tablewriter.Table {
-	return tablewriter.NewTable(b, append([]tablewriter.Option{
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAutoWrap(tw.WrapNormal),
-		tablewriter.WithMaxWidth(width),
-	}, more...)...)
-}
-
-// fitLast sizes a table's columns to the terminal: every column but the last as
-// wide as its widest cell (at most widest), the last one the rest, so that the
-// table uses the width it has; cells wider than their column are wrapped.
-func fitLast(header []string, rows [][]string, width, widest int) []tablewriter.Option {
-	n := len(header)
-	widths := tw.NewMapper[int, int]()
-	// A column's width counts its padding (a space each side); the borders are
-	// one column each, n+1 in all.
-	used := n + 1
-	for col := 0; col < n-1; col++ {
-		w := displayWidth(header[col])
-		for _, row := range rows {
-			w = max(w, displayWidth(row[col]))
-		}
-		w = min(w+2, max(widest, 10))
-		widths.Set(col, w)
-		used += w
-		for _, row := range rows {
-			row[col] = breakWords(row[col], w-2)
-		}
-	}
-	last := displayWidth(header[n-1])
-	for _, row := range rows {
-		last = max(last, displayWidth(row[n-1]))
-	}
-	w := max(min(last+2, width-used), 14)
-	widths.Set(n-1, w)
-	for _, row := range rows {
-		row[n-1] = breakWords(row[n-1], w-2)
-	}
-	// Cells of several lines: a line between rows says where each row ends.
-	between := tw.Rendition{Settings: tw.Settings{Separators: tw.Separators{BetweenRows: tw.On}}}
-	return []tablewriter.Option{tablewriter.WithColumnWidths(widths), tablewriter.WithRendition(between)}
-}
-
-// displayWidth is the width of a cell: that of its longest line.
-func displayWidth(s string) int {
-	w := 0
-	for _, line := range strings.Split(s, "\n") {
-		w = max(w, utf8.RuneCountInString(line))
-	}
-	return w
-}
-
-// breakWords cuts the words of s longer than w into lines of w characters, so
-// that the table wraps them instead of cutting them off.
-func breakWords(s string, w int) string {
-	if w < 1 || displayWidth(s) <= w {
-		return s
-	}
-	lines := strings.Split(s, "\n")
-	for i, line := range lines {
-		words := strings.Split(line, " ")
-		for j, word := range words {
-			r := []rune(word)
-			if len(r) <= w {
-				continue
-			}
-			var parts []string
-			for len(r) > w {
-				parts = append(parts, string(r[:w]))
-				r = r[w:]
-			}
-			words[j] = strings.Join(append(parts, string(r)), "\n")
-		}
-		lines[i] = strings.Join(words, " ")
-	}
-	return strings.Join(lines, "\n")
 }
 
 // peer names an implementation on two lines, name then version.
