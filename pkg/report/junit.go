@@ -61,7 +61,13 @@ type junitCase struct {
 	File      string        `xml:"file,attr,omitempty"`
 	Line      int           `xml:"line,attr,omitempty"`
 	Failure   *junitFailure `xml:"failure"`
+	Error     *junitFailure `xml:"error"`
+	Skipped   *junitSkipped `xml:"skipped"`
 	SystemOut *junitText    `xml:"system-out"`
+}
+
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
 }
 
 type junitFailure struct {
@@ -143,6 +149,12 @@ func WriteJUnit(w io.Writer, r *Report, opt JUnitOptions) error {
 		doc.Failures += suite.Failures
 		doc.Suites = append(doc.Suites, suite)
 	}
+	if len(r.Errors) > 0 {
+		doc.Suites = append(doc.Suites, junitErrorSuite(r.Errors))
+		last := doc.Suites[len(doc.Suites)-1]
+		doc.Tests += last.Tests
+		doc.Errors += last.Errors
+	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return fmt.Errorf("mcpsleuth: writing the JUnit report: %w", err)
 	}
@@ -155,6 +167,26 @@ func WriteJUnit(w io.Writer, r *Report, opt JUnitOptions) error {
 		return fmt.Errorf("mcpsleuth: writing the JUnit report: %w", err)
 	}
 	return nil
+}
+
+// junitErrorSuite is the test suite of the inputs that could not be read or
+// judged: a test case per input, in error (of the kind, with the message), or
+// skipped for what a directory walk left out on purpose.
+func junitErrorSuite(errs []InputError) junitSuite {
+	suite := junitSuite{Name: "mcpsleuth inputs not read or judged"}
+	for _, e := range errs {
+		tc := junitCase{Name: Safe(e.Input), Classname: "mcpsleuth.input", File: Safe(e.Input)}
+		if e.Kind.Fails() {
+			tc.Error = &junitFailure{Type: string(e.Kind), Message: Safe(e.Message), Text: fmt.Sprintf("%s: %s: %s", Safe(e.Input), e.Kind, Safe(e.Message))}
+			suite.Errors++
+		} else {
+			tc.Skipped = &junitSkipped{Message: Safe(e.Message)}
+			suite.Skipped++
+		}
+		suite.Cases = append(suite.Cases, tc)
+	}
+	suite.Tests = len(suite.Cases)
+	return suite
 }
 
 func hasRule(rules []*rule.Rule, id string) bool {
