@@ -226,7 +226,7 @@ func TestGoldenErrors(t *testing.T) {
 		{Input: "empty.jsonl", Kind: report.ErrorEmpty, Message: "cannot judge: this log holds no frames: the input is empty"},
 		{Input: "archive/none", Kind: report.ErrorNoCaptures, Message: "no captures found (no file ending in .jsonl, .ndjson, .log, .txt, .json or .har)"},
 		{Input: "archive/pipe.jsonl", Kind: report.ErrorSkipped, Message: "skipped: a named pipe (FIFO): only regular files are read from a directory"},
-		{Input: "bad\x1b[31m.log", Kind: report.ErrorReadInPart, Message: "line 3: gzip: unexpected EOF (the report covers what was read before)"},
+		{Input: "bad\x1b[31m.log", Kind: report.ErrorReadInPart, Message: "read in part: line 3: gzip: unexpected EOF"},
 	}
 	all := formats(t, rep)
 	for _, name := range []string{"json", "jsonl", "markdown", "sarif", "junit"} {
