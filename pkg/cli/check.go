@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/redact"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
@@ -129,7 +130,11 @@ func runCheck(env Env, c *cli.Command) error {
 	worst := show.worst // every finding not in the baseline, shown or not
 	unjudged := notJudged(failed)
 	for _, e := range unjudged {
-		fmt.Fprintf(env.Stderr, "mcpsleuth: %s: %s\n", report.Safe(e.Input), report.Safe(e.Message))
+		name := e.Input
+		if c.Bool("redact") {
+			name = redact.MaskSecrets(name) // as the report names it
+		}
+		fmt.Fprintf(env.Stderr, "mcpsleuth: %s: %s\n", report.Safe(name), report.Safe(e.Message))
 	}
 	switch {
 	case unreadable(failed):

@@ -26,8 +26,6 @@ type Stream interface {
 	Finish(w io.Writer, spool io.ReaderAt) error
 	// Worst is the highest severity among the findings.
 	Worst() rule.Severity
-	// Unjudged lists the inputs that could not be judged at all (lossy logs).
-	Unjudged() []Input
 	// Errors takes the inputs that could not be read or judged, before Finish:
 	// the formats that show them (the JSON "errors", jsonl error lines) do.
 	Errors(errs []InputError)
@@ -126,11 +124,6 @@ func (s *spoolStream) Errors(errs []InputError) {
 	if s.opt.Redact {
 		RedactErrors(s.errors)
 	}
-}
-
-func (s *spoolStream) Unjudged() []Input {
-	r := Report{Inputs: s.inputs}
-	return r.Unjudged()
 }
 
 func (s *spoolStream) Finish(w io.Writer, spool io.ReaderAt) error {
