@@ -27,15 +27,15 @@ type junitSuites struct {
 }
 
 type junitSuite struct {
-	Name       string          `xml:"name,attr"`
-	Tests      int             `xml:"tests,attr"`
-	Failures   int             `xml:"failures,attr"`
-	Errors     int             `xml:"errors,attr"`
-	Skipped    int             `xml:"skipped,attr"`
-	Timestamp  string          `xml:"timestamp,attr,omitempty"`
-	Properties []junitProperty `xml:"properties>property"`
-	Cases      []junitCase     `xml:"testcase"`
-	SystemOut  *junitText      `xml:"system-out"`
+	Name       string           `xml:"name,attr"`
+	Tests      int              `xml:"tests,attr"`
+	Failures   int              `xml:"failures,attr"`
+	Errors     int              `xml:"errors,attr"`
+	Skipped    int              `xml:"skipped,attr"`
+	Timestamp  string           `xml:"timestamp,attr,omitempty"`
+	Properties *junitProperties `xml:"properties"`
+	Cases      []junitCase      `xml:"testcase"`
+	SystemOut  *junitText       `xml:"system-out"`
 }
 
 // junitText is element text written as CDATA, so that lines stay lines.
@@ -48,6 +48,10 @@ func textOrNil(s string) *junitText {
 		return nil
 	}
 	return &junitText{s}
+}
+
+type junitProperties struct {
+	Items []junitProperty `xml:"property"`
 }
 
 type junitProperty struct {
@@ -85,13 +89,13 @@ func WriteJUnit(w io.Writer, r *Report, opt JUnitOptions) error {
 	doc := junitSuites{Name: "mcpsleuth", Suites: []junitSuite{}}
 	for _, s := range r.Sessions {
 		suite := junitSuite{Name: fmt.Sprintf("%s session %d: %s ⇄ %s", Safe(s.Input), s.Index, Safe(peerLabel(s.Client)), Safe(peerLabel(s.Server))),
-			Properties: []junitProperty{
+			Properties: &junitProperties{[]junitProperty{
 				{"input", Safe(s.Input)}, {"session", fmt.Sprint(s.Index)}, {"lines", fmt.Sprintf("%d-%d", s.FirstLine, s.LastLine)},
 				{"era", s.Era}, {"client", Safe(peerLabel(s.Client))}, {"server", Safe(peerLabel(s.Server))},
 				{"protocolVersion", Safe(orDash(s.ProtocolVersion.Negotiated))}, {"verdict", Safe(s.ProtocolVersion.Verdict)},
-			}}
+			}}}
 		if s.StreamKey != "" {
-			suite.Properties = append(suite.Properties, junitProperty{"streamKey", Safe(s.StreamKey)})
+			suite.Properties.Items = append(suite.Properties.Items, junitProperty{"streamKey", Safe(s.StreamKey)})
 		}
 		byRule := map[string][]Finding{}
 		for _, f := range s.Findings {
