@@ -119,9 +119,12 @@ func openSingle(env Env, c *cli.Command, command string) (name string, in io.Rea
 	if c.Args().Len() > 1 {
 		return "", nil, usageErr("mcpsleuth: %s takes one input", command)
 	}
-	names, _, err := expandInputs(env, c.Args().Slice())
+	names, failed, err := expandInputs(env, c.Args().Slice())
 	if err != nil {
 		return "", nil, err
+	}
+	if len(names) == 0 && unreadable(failed) {
+		return "", nil, &exitError{code: ExitUsage} // "no captures found" is said
 	}
 	if len(names) != 1 {
 		return "", nil, usageErr("mcpsleuth: %s takes one capture file, not a directory of %d", command, len(names))
