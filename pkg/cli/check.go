@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/redact"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
@@ -74,7 +75,7 @@ func runCheck(env Env, c *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	names, err := expandInputs(env, c.Args().Slice())
+	names, walkErrs, err := expandInputs(env, c.Args().Slice())
 	if err != nil {
 		return err
 	}
@@ -87,9 +88,9 @@ func runCheck(env Env, c *cli.Command) error {
 	// session prints them (echoed in an error message, a name).
 	format, _ := report.LookupFormat(out.format)
 	tracer := trace.Require(format.Requires.Union(trace.Needs{Redaction: c.Bool("redact")}))
-	var worst rule.Severity
-	var unjudged []report.Input
-	var unreadable bool
+	// failed are the inputs that could not be read or judged: every format
+	// shows them (the JSON "errors", SARIF notifications, JUnit errors).
+	var failed []report.InputError
 	if format.Stream != nil {
 		// Written session by session: memory stays bounded by the open sessions.
 		spool, err := newSpool()
@@ -99,21 +100,24 @@ func runCheck(env Env, c *cli.Command) error {
 		defer spool.Close()
 		stream := format.Stream(spool, report.StreamOptions{Version: Version(), Redact: c.Bool("redact"), Text: report.TextOptions{Color: out.colour, Width: out.width, MaxInfo: maxInfo}})
 		var streamErr error
-		_, unreadable = analyseAll(env, names, streamRules(selected, fopt, tracer, show, stream, &streamErr))
+		_, failed = analyseAll(env, names, streamRules(selected, fopt, tracer, show, stream, &streamErr))
+		failed = append(walkErrs, failed...)
 		if streamErr == nil {
 			streamErr = spool.Flush()
 		}
 		if streamErr != nil {
 			return &exitError{code: ExitUsage, msg: streamErr.Error()}
 		}
+		stream.Errors(failed)
 		if err := out.write(env, func(w io.Writer) error { return stream.Finish(w, spool.file) }); err != nil {
 			return err
 		}
-		unjudged = stream.Unjudged()
 	} else {
 		var results []*rule.InputResult
-		results, unreadable = analyseAll(env, names, runRules(selected, fopt, tracer, show))
+		results, failed = analyseAll(env, names, runRules(selected, fopt, tracer, show))
+		failed = append(walkErrs, failed...)
 		rep := report.BuildWith(Version(), results, report.Options{Rules: selected, Trace: tracer})
+		rep.Errors = append(rep.Errors, failed...)
 		if c.Bool("redact") {
 			report.Redact(rep)
 		}
@@ -122,14 +126,18 @@ func runCheck(env Env, c *cli.Command) error {
 		}); err != nil {
 			return err
 		}
-		unjudged = rep.Unjudged()
 	}
-	worst = show.worst // every finding not in the baseline, shown or not
-	for _, in := range unjudged {
-		fmt.Fprintf(env.Stderr, "mcpsleuth: %s: %s\n", in.Name, in.Lossy)
+	worst := show.worst // every finding not in the baseline, shown or not
+	unjudged := notJudged(failed)
+	for _, e := range unjudged {
+		name := e.Input
+		if c.Bool("redact") {
+			name = redact.MaskSecrets(name) // as the report names it
+		}
+		fmt.Fprintf(env.Stderr, "mcpsleuth: %s: %s\n", report.Safe(name), report.Safe(e.Message))
 	}
 	switch {
-	case unreadable:
+	case unreadable(failed):
 		return &exitError{code: ExitUsage}
 	case failOn != 0 && worst >= failOn:
 		return &exitError{code: ExitFindings}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -20,19 +21,28 @@ import (
 
 // expandInputs turns the arguments into input names: "-" for stdin, files as given,
 // directories walked for capture files (sorted; the walk of scan, pkg/scan). What a
-// walk skipped (pipes, devices, sockets, symlinks to those, loops, directories that
-// cannot be listed) is named on stderr and not read. No argument reads a piped stdin.
-func expandInputs(env Env, args []string) ([]string, error) {
+// walk skipped (pipes, devices, sockets, symlinks to those, loops) is named on
+// stderr, not read, and returned as a skipped input; a directory that holds no
+// capture at all is named on stderr and returned as an error (the run exits 2).
+// A directory that cannot be listed is an input: opening it says why. No
+// argument reads a piped stdin.
+func expandInputs(env Env, args []string) ([]string, []report.InputError, error) {
 	if len(args) == 0 {
 		if env.StdinIsTerminal {
-			return nil, usageErr("mcpsleuth: no input: give a capture file, a directory or '-' (or pipe a capture into stdin)")
+			return nil, nil, usageErr("mcpsleuth: no input: give a capture file, a directory or '-' (or pipe a capture into stdin)")
 		}
-		return []string{"-"}, nil
+		return []string{"-"}, nil, nil
 	}
 	walk := scan.Expand(args)
 	out := make([]string, 0, len(walk.Inputs))
 	for _, in := range walk.Inputs {
 		out = append(out, in.Path)
+	}
+	var failed []report.InputError
+	for _, root := range walk.Empty {
+		e := noCaptures(root)
+		fmt.Fprintf(env.Stderr, "mcpsleuth: %s: %s\n", report.Safe(root), e.Message)
+		failed = append(failed, e)
 	}
 	for _, sk := range walk.Skipped {
 		if sk.Failed {
@@ -42,8 +52,65 @@ func expandInputs(env Env, args []string) ([]string, error) {
 			continue
 		}
 		fmt.Fprintf(env.Stderr, "mcpsleuth: %s: skipped: %s\n", report.Safe(sk.Path), report.Safe(sk.Why))
+		failed = append(failed, report.InputError{Input: sk.Path, Kind: report.ErrorSkipped, Message: "skipped: " + sk.Why})
 	}
-	return out, nil
+	return out, failed, nil
+}
+
+// noCaptures is the error of a directory or pattern that holds no capture file.
+func noCaptures(root string) report.InputError {
+	return report.InputError{Input: root, Kind: report.ErrorNoCaptures,
+		Message: "no captures found (no file ending in " + captureEndings() + ", or one of those and .gz or .zst)"}
+}
+
+// captureEndings names the file endings a directory walk reads: ".jsonl, ... or .har".
+func captureEndings() string {
+	exts := scan.CaptureExtensions
+	return strings.Join(exts[:len(exts)-1], ", ") + " or " + exts[len(exts)-1]
+}
+
+// unjudged is the error of an input read to its end without a frame in it
+// (Stats.Lossy): empty, no line a frame, or a log that holds no messages.
+func unjudged(name string, st frame.Stats) report.InputError {
+	kind := report.ErrorNoFrames
+	switch {
+	case st.Lines == 0:
+		kind = report.ErrorEmpty
+	case lossyFormat(st.Format):
+		kind = report.ErrorLossy
+	}
+	return report.InputError{Input: name, Kind: kind, Message: st.Lossy}
+}
+
+// lossyFormat reports whether the input format logs that messages passed
+// without the messages themselves.
+func lossyFormat(name string) bool {
+	for _, f := range frame.About() {
+		if f.Name == name {
+			return f.Lossy
+		}
+	}
+	return false
+}
+
+// reason is an error of the reader without the "mcpsleuth: NAME: " it may start
+// with (the reports name the input in a member of its own).
+func reason(err error, name string) string {
+	msg := err.Error()
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	msg = strings.TrimPrefix(msg, "mcpsleuth: ")
+	for _, prefix := range []string{name + ":", report.Safe(name) + ":"} {
+		if rest, ok := strings.CutPrefix(msg, prefix); ok {
+			if line, after, ok := strings.Cut(rest, ": "); ok && line != "" && strings.Trim(line, "0123456789") == "" {
+				return "line " + line + ": " + after
+			}
+			return strings.TrimPrefix(rest, " ")
+		}
+	}
+	return msg
 }
 
 // openSingle opens the one capture a command takes (handshake, timeline): the
@@ -52,9 +119,12 @@ func openSingle(env Env, c *cli.Command, command string) (name string, in io.Rea
 	if c.Args().Len() > 1 {
 		return "", nil, usageErr("mcpsleuth: %s takes one input", command)
 	}
-	names, err := expandInputs(env, c.Args().Slice())
+	names, failed, err := expandInputs(env, c.Args().Slice())
 	if err != nil {
 		return "", nil, err
+	}
+	if len(names) == 0 && unreadable(failed) {
+		return "", nil, &exitError{code: ExitUsage} // "no captures found" is said
 	}
 	if len(names) != 1 {
 		return "", nil, usageErr("mcpsleuth: %s takes one capture file, not a directory of %d", command, len(names))
@@ -160,30 +230,64 @@ func streamRules(selected []*rule.Rule, fopt frame.Options, tracer *trace.Tracer
 	}
 }
 
-// analyseAll analyses every input in order. Inputs that cannot be read are reported
-// on stderr and make the exit code 2.
-func analyseAll(env Env, names []string, analyse analyser) (results []*rule.InputResult, unreadable bool) {
+// analyseAll analyses every input in order. Inputs that cannot be read (or were
+// read in part) are reported on stderr as they are met, and returned with the
+// inputs that could not be judged (no frame in them), in input order.
+func analyseAll(env Env, names []string, analyse analyser) (results []*rule.InputResult, failed []report.InputError) {
 	for _, name := range names {
 		in, err := openInput(env, name)
 		if err != nil {
 			fmt.Fprintln(env.Stderr, err)
-			unreadable = true
+			failed = append(failed, report.InputError{Input: name, Kind: report.ErrorUnreadable, Message: reason(err, name)})
 			continue
 		}
 		res, err := analyse(name, in)
 		in.Close()
 		if err != nil {
 			fmt.Fprintln(env.Stderr, err)
-			unreadable = true
+			failed = append(failed, report.InputError{Input: name, Kind: report.ErrorUnreadable, Message: reason(err, name)})
 			continue
 		}
 		if res.Broken != nil {
 			fmt.Fprintf(env.Stderr, "%v (the report covers what was read before)\n", res.Broken)
-			unreadable = true
+			failed = append(failed, readInPart(name, res.Broken))
+		}
+		if res.Stats.Lossy != "" {
+			failed = append(failed, unjudged(name, res.Stats))
 		}
 		results = append(results, res)
 	}
-	return results, unreadable
+	return results, failed
+}
+
+// readInPart is the error of an input whose reading broke off (rule.InputResult.Broken).
+func readInPart(name string, err error) report.InputError {
+	return report.InputError{Input: name, Kind: report.ErrorReadInPart, Message: "read in part: " + reason(err, name)}
+}
+
+// unreadable reports whether an input could not be read at all, was read in
+// part, or named no capture: what makes the exit code 2.
+func unreadable(errs []report.InputError) bool {
+	for _, e := range errs {
+		switch e.Kind {
+		case report.ErrorUnreadable, report.ErrorReadInPart, report.ErrorNoCaptures:
+			return true
+		}
+	}
+	return false
+}
+
+// notJudged lists the inputs that were read and could not be judged (no frame
+// in them): never a clean pass.
+func notJudged(errs []report.InputError) []report.InputError {
+	var out []report.InputError
+	for _, e := range errs {
+		switch e.Kind {
+		case report.ErrorEmpty, report.ErrorNoFrames, report.ErrorLossy:
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // selectRules applies --enable/--disable to the catalogue.

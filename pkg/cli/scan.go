@@ -3,13 +3,10 @@ package cli
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"runtime"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -90,6 +87,9 @@ type scanRun struct {
 
 	worst    rule.Severity
 	unjudged int
+	// failed are the inputs that could not be read or judged, in the order met:
+	// the artifacts show them (the JSON "errors", SARIF notifications, JUnit errors).
+	failed []report.InputError
 }
 
 func runScan(env Env, c *cli.Command) error {
@@ -110,8 +110,16 @@ func runScan(env Env, c *cli.Command) error {
 
 	run.bar = newScanProgress(env, run.inputs, c.Bool("quiet"))
 	run.stderr = run.bar.writer(env.Stderr)
+	for _, root := range walk.Empty {
+		e := noCaptures(root)
+		run.unread(root, e.Kind, e.Message)
+	}
 	for _, sk := range walk.Skipped {
-		run.unread(sk.Path, "skipped: "+sk.Why)
+		kind := report.ErrorSkipped
+		if sk.Failed {
+			kind = report.ErrorUnreadable
+		}
+		run.unread(sk.Path, kind, "skipped: "+sk.Why)
 	}
 	if err := run.openSink(); err != nil {
 		run.bar.stop()
@@ -126,6 +134,13 @@ func runScan(env Env, c *cli.Command) error {
 		what := "no capture was found"
 		if len(run.inputs) > 0 {
 			what = fmt.Sprintf("none of the %d inputs could be read", len(run.inputs))
+		}
+		// The artifact is still written, with what could not be read: a CI job
+		// uploads it, and it must not read as a clean run.
+		if run.out.format != "text" {
+			if err := run.write(); err != nil {
+				return err
+			}
 		}
 		return &exitError{code: ExitUsage, msg: "mcpsleuth: scan: " + what}
 	}
@@ -248,16 +263,18 @@ func (run *scanRun) emit(i int, got scanned) {
 	in := run.inputs[i]
 	res := got.res
 	if res == nil {
-		run.unread(in.Path, got.why)
+		run.unread(in.Path, report.ErrorUnreadable, got.why)
 		return
 	}
 	run.summary.AddFile(res.Stats, got.sessions)
 	if res.Broken != nil {
-		run.unread(in.Path, "read in part: "+reason(res.Broken, in.Path))
+		e := readInPart(in.Path, res.Broken)
+		run.unread(in.Path, e.Kind, e.Message)
 	}
 	if res.Stats.Lossy != "" {
 		run.unjudged++
-		run.unread(in.Path, res.Stats.Lossy)
+		e := unjudged(in.Path, res.Stats)
+		run.unread(in.Path, e.Kind, e.Message)
 	}
 	for _, sr := range res.Sessions {
 		run.worst = max(run.worst, sr.Worst())
@@ -276,9 +293,10 @@ func (run *scanRun) emit(i int, got scanned) {
 }
 
 // unread names an input that was not read, or read in part, or not judged: on
-// stderr (escaped) and in the summary.
-func (run *scanRun) unread(path, why string) {
+// stderr (escaped), in the summary, and in the artifacts (redacted with them).
+func (run *scanRun) unread(path string, kind report.ErrorKind, why string) {
 	fmt.Fprintf(run.stderr, "mcpsleuth: %s: %s\n", report.Safe(path), report.Safe(why))
+	run.failed = append(run.failed, report.InputError{Input: path, Kind: kind, Message: why})
 	if run.redact {
 		path = redact.MaskSecrets(path)
 	}
@@ -296,8 +314,10 @@ func (run *scanRun) write() error {
 	return run.out.write(run.env, func(w io.Writer) error {
 		switch {
 		case run.stream != nil:
+			run.stream.Errors(run.failed)
 			return run.stream.Finish(w, run.spool)
 		case run.whole != nil:
+			run.whole.Errors = append(run.whole.Errors, run.failed...)
 			if run.redact {
 				report.Redact(run.whole)
 			}
@@ -324,24 +344,6 @@ func openScanInput(env Env, in scan.Input) (io.ReadCloser, string) {
 		}
 	}
 	return f, ""
-}
-
-// reason is an error of the reader without the "mcpsleuth: NAME: " it may start
-// with (the summary names the file in a column of its own).
-func reason(err error, name string) string {
-	msg := err.Error()
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	msg = strings.TrimPrefix(msg, "mcpsleuth: ")
-	if rest, ok := strings.CutPrefix(msg, name+":"); ok {
-		if line, after, ok := strings.Cut(rest, ": "); ok && line != "" && strings.Trim(line, "0123456789") == "" {
-			return "line " + line + ": " + after
-		}
-		return strings.TrimPrefix(rest, " ")
-	}
-	return msg
 }
 
 // mergeReport appends the report of one input to the report of the scan: the

@@ -179,4 +179,22 @@ func TestScanJSONLInDuckDB(t *testing.T) {
 			t.Errorf("the summary has no row %q (from DuckDB):\n%s", want, summary)
 		}
 	}
+	// The files not read or judged are error lines of the parts (issue 12): the
+	// shares together name each file of the summary's "Not read or not judged".
+	const notRead = "-- the files not read or judged (the summary's \"Not read or not judged\")"
+	if queries[notRead] == "" {
+		t.Fatalf("docs/scale.md has no sql block starting %q", notRead)
+	}
+	unread := query(t, node, work, queries[notRead])
+	if len(unread) == 0 {
+		t.Errorf("DuckDB found no error line in the parts:\n%s", summary)
+	}
+	for _, u := range unread {
+		if u["error"] == "" || u["error"] == "<nil>" || !strings.Contains(summary, filepath.Base(u["input"])) {
+			t.Errorf("error line %v: no kind, or a file the summary does not name:\n%s", u, summary)
+		}
+	}
+	if want := strings.Count(summary, "\n│ "+archive); len(unread) != want {
+		t.Errorf("DuckDB gives %d files not read or judged, the summary %d:\n%s", len(unread), want, summary)
+	}
 }

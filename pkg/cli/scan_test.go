@@ -265,6 +265,29 @@ func TestScanMatchesCheckOnMixedArchive(t *testing.T) {
 		}
 	}
 
+	// What was not read or not judged is in the artifact, each with its kind
+	// (issue 12), as check lists it (the documents are equal above).
+	var doc struct {
+		Errors []struct{ Input, Kind, Message string }
+	}
+	if err := json.Unmarshal([]byte(runScanCLI(t, nil, "scan", "--format", "json", "--fail-on", "never", dir).stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]string{}
+	for _, e := range doc.Errors {
+		rel, _ := filepath.Rel(dir, e.Input)
+		kinds[filepath.ToSlash(rel)] = e.Kind
+		if e.Message == "" {
+			t.Errorf("%s: an error without a message", rel)
+		}
+	}
+	for input, kind := range map[string]string{"pipe.jsonl": "skipped", "zero.log": "skipped", "loop.jsonl": "skipped",
+		"dangling.jsonl": "skipped", "http/up": "skipped", "broken.jsonl.gz": "read-in-part", "notes.txt": "no-frames"} {
+		if kinds[input] != kind {
+			t.Errorf("%s: kind %q in the JSON errors, want %q (errors: %v)", input, kinds[input], kind, doc.Errors)
+		}
+	}
+
 	// What the walk did not read is named on stderr, one line each, and never read.
 	for _, want := range []string{
 		`pipe.jsonl: skipped: a named pipe (FIFO): only regular files are read from a directory`,

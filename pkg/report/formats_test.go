@@ -191,6 +191,23 @@ func TestSARIFSchema(t *testing.T) {
 		}
 		validate(path, b.Bytes())
 	}
+	// Inputs not read or judged are notifications of the invocation, valid too.
+	withErrors := catalogueReport(t, "../../fixtures/seeds/invoices-undeclared-list-changed.jsonl")
+	withErrors.Errors = []report.InputError{
+		{Input: "missing.jsonl", Kind: report.ErrorUnreadable, Message: "cannot read: no such file or directory"},
+		{Input: "/abs/dir", Kind: report.ErrorNoCaptures, Message: "no captures found"},
+		{Input: "-", Kind: report.ErrorEmpty, Message: "cannot judge: this log holds no frames: the input is empty"},
+		{Input: "pipe.jsonl", Kind: report.ErrorSkipped, Message: "skipped: a named pipe (FIFO)"},
+	}
+	var eb bytes.Buffer
+	if err := report.WriteSARIF(&eb, withErrors); err != nil {
+		t.Fatal(err)
+	}
+	validate("a report with errors", eb.Bytes())
+	if !strings.Contains(eb.String(), `"executionSuccessful": false`) {
+		t.Errorf("a run with unread inputs is successful:\n%s", eb.String())
+	}
+
 	// The validation can fail: a result without a message is rejected.
 	var b bytes.Buffer
 	if err := report.WriteSARIF(&b, catalogueReport(t, "../../fixtures/seeds/invoices-undeclared-list-changed.jsonl")); err != nil {
@@ -324,6 +341,26 @@ func TestJUnitXML(t *testing.T) {
 			t.Errorf("%s: %d suites for %d sessions", path, len(doc.Suites), len(rep.Sessions))
 		}
 	}
+	// An input not read or judged is a test case in error, one not read on
+	// purpose a skipped one; the captured name is escaped, the XML well-formed.
+	withErrors := report.BuildWith("test", nil, report.Options{Rules: rules.All()})
+	withErrors.Errors = []report.InputError{
+		{Input: "missing\x1b]0;t\x07.jsonl", Kind: report.ErrorUnreadable, Message: "cannot read: no such file or directory"},
+		{Input: "pipe.jsonl", Kind: report.ErrorSkipped, Message: "skipped: a named pipe (FIFO)"},
+	}
+	var eb bytes.Buffer
+	if err := report.WriteJUnit(&eb, withErrors, report.JUnitOptions{FailOn: rule.SeverityError}); err != nil {
+		t.Fatal(err)
+	}
+	if doc := parse("a report with errors", eb.Bytes()); len(doc.Suites) != 1 || len(doc.Suites[0].Cases) != 2 || doc.Tests != 2 {
+		t.Errorf("a report with 2 errors: %+v", doc)
+	}
+	for _, want := range []string{`errors="1"`, `skipped="1"`, `<error message="cannot read: no such file or directory" type="unreadable">`, `name="missing\x1b]0;t\x07.jsonl"`, `<skipped message="skipped: a named pipe (FIFO)">`} {
+		if !strings.Contains(eb.String(), want) {
+			t.Errorf("the JUnit of a report with errors lacks %s:\n%s", want, eb.String())
+		}
+	}
+
 	const capture = "../../fixtures/real/ts-everything-killed-midcall.jsonl" // an MCP3001 warning
 	for _, c := range []struct {
 		failOn rule.Severity

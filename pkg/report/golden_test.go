@@ -214,3 +214,22 @@ func TestGolden(t *testing.T) {
 	}
 	checkGolden(t, "timeline-empty", renderTimeline(t, "testdata/golden/empty.jsonl", goldenRules, false))
 }
+
+// TestGoldenErrors renders a report whose run met inputs it could not read or
+// judge, beside one it judged: every artifact names them (the JSON "errors",
+// jsonl error lines, SARIF notifications with executionSuccessful false, JUnit
+// errors, the Markdown list), and the judged input's findings are still there.
+func TestGoldenErrors(t *testing.T) {
+	rep := goldenReport(t, "testdata/golden/session.jsonl")
+	rep.Errors = []report.InputError{
+		{Input: "missing.jsonl", Kind: report.ErrorUnreadable, Message: "cannot read: no such file or directory"},
+		{Input: "empty.jsonl", Kind: report.ErrorEmpty, Message: "cannot judge: this log holds no frames: the input is empty"},
+		{Input: "archive/none", Kind: report.ErrorNoCaptures, Message: "no captures found (no file ending in .jsonl, .ndjson, .log, .txt, .json or .har)"},
+		{Input: "archive/pipe.jsonl", Kind: report.ErrorSkipped, Message: "skipped: a named pipe (FIFO): only regular files are read from a directory"},
+		{Input: "bad\x1b[31m.log", Kind: report.ErrorReadInPart, Message: "read in part: line 3: gzip: unexpected EOF"},
+	}
+	all := formats(t, rep)
+	for _, name := range []string{"json", "jsonl", "markdown", "sarif", "junit"} {
+		checkGolden(t, name+"-errors", all[name])
+	}
+}

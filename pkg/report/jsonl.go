@@ -24,14 +24,16 @@ type JSONLFinding struct {
 	Finding
 }
 
-// WriteJSONL writes one finding per line (nothing for a report without findings).
+// WriteJSONL writes one finding per line (nothing for a report without findings),
+// then a line per input that could not be read or judged (JSONLError).
 func WriteJSONL(w io.Writer, r *Report) error {
+	tool := r.Tool.Name + " " + r.Tool.Version
 	for i := range r.Sessions {
-		if err := writeJSONLSession(w, &r.Sessions[i], r.Tool.Name+" "+r.Tool.Version); err != nil {
+		if err := writeJSONLSession(w, &r.Sessions[i], tool); err != nil {
 			return err
 		}
 	}
-	return nil
+	return writeJSONLErrors(w, r.Errors, tool)
 }
 
 // writeJSONLSession writes the lines of one session's findings.
@@ -46,6 +48,28 @@ func writeJSONLSession(w io.Writer, s *Session, tool string) error {
 			ClientName: s.Client.Name, ClientVersion: s.Client.Version, ServerName: s.Server.Name, ServerVersion: s.Server.Version,
 			ProtocolVersion: version, Tool: tool, Finding: f}
 		if err := enc.Encode(line); err != nil {
+			return fmt.Errorf("mcpsleuth: writing the jsonl report: %w", err)
+		}
+	}
+	return nil
+}
+
+// JSONLError is a line of the jsonl format for an input that could not be read
+// or judged: the input and tool columns of a finding line, and "error" (the
+// kind, which no finding line has) with its message, so that a warehouse table
+// of findings keeps them apart by `error IS NULL`.
+type JSONLError struct {
+	Input   string    `json:"input"`
+	Tool    string    `json:"tool"`
+	Error   ErrorKind `json:"error"`
+	Message string    `json:"message"`
+}
+
+// writeJSONLErrors writes a line per input that could not be read or judged.
+func writeJSONLErrors(w io.Writer, errs []InputError, tool string) error {
+	enc := json.NewEncoder(safeJSONWriter(w))
+	for _, e := range errs {
+		if err := enc.Encode(JSONLError{Input: e.Input, Tool: tool, Error: e.Kind, Message: e.Message}); err != nil {
 			return fmt.Errorf("mcpsleuth: writing the jsonl report: %w", err)
 		}
 	}

@@ -26,8 +26,9 @@ type Stream interface {
 	Finish(w io.Writer, spool io.ReaderAt) error
 	// Worst is the highest severity among the findings.
 	Worst() rule.Severity
-	// Unjudged lists the inputs that could not be judged at all (lossy logs).
-	Unjudged() []Input
+	// Errors takes the inputs that could not be read or judged, before Finish:
+	// the formats that show them (the JSON "errors", jsonl error lines) do.
+	Errors(errs []InputError)
 }
 
 // StreamOptions configure a Stream.
@@ -63,6 +64,7 @@ type spoolStream struct {
 	finish  func(w io.Writer, st *spoolStream, sessions func(w io.Writer, sep, first string) error) error
 	offset  int64
 	inputs  []Input
+	errors  []InputError
 	summary Summary
 	worst   rule.Severity
 	// spooled places each session in the spool; input orders sessions by their
@@ -117,9 +119,11 @@ func (s *spoolStream) Input(in *rule.InputResult) {
 
 func (s *spoolStream) Worst() rule.Severity { return s.worst }
 
-func (s *spoolStream) Unjudged() []Input {
-	r := Report{Inputs: s.inputs}
-	return r.Unjudged()
+func (s *spoolStream) Errors(errs []InputError) {
+	s.errors = append([]InputError(nil), errs...)
+	if s.opt.Redact {
+		RedactErrors(s.errors)
+	}
 }
 
 func (s *spoolStream) Finish(w io.Writer, spool io.ReaderAt) error {
@@ -169,7 +173,7 @@ func encodeJSONSession(sess *Session, _ StreamOptions) ([]byte, error) {
 }
 
 func finishJSON(w io.Writer, s *spoolStream, sessions func(io.Writer, string, string) error) error {
-	doc := Report{Version: 1, Tool: Tool{Name: "mcpsleuth", Version: s.opt.Version}, Inputs: s.inputs, Sessions: []Session{}, Summary: s.summary}
+	doc := Report{Version: 1, Tool: Tool{Name: "mcpsleuth", Version: s.opt.Version}, Inputs: s.inputs, Errors: s.errors, Sessions: []Session{}, Summary: s.summary}
 	if doc.Inputs == nil {
 		doc.Inputs = []Input{}
 	}
@@ -221,6 +225,9 @@ func encodeJSONLSession(sess *Session, opt StreamOptions) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-func finishJSONL(w io.Writer, _ *spoolStream, sessions func(io.Writer, string, string) error) error {
-	return sessions(w, "", "")
+func finishJSONL(w io.Writer, s *spoolStream, sessions func(io.Writer, string, string) error) error {
+	if err := sessions(w, "", ""); err != nil {
+		return err
+	}
+	return writeJSONLErrors(w, s.errors, "mcpsleuth "+s.opt.Version)
 }

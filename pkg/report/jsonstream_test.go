@@ -66,6 +66,12 @@ func streamedJSONL(t *testing.T, paths []string, redact bool) []byte {
 
 func streamed(t *testing.T, paths []string, redact bool, open func(io.Writer, report.StreamOptions) report.Stream) []byte {
 	t.Helper()
+	return streamedWith(t, paths, redact, open, nil)
+}
+
+// streamedWith is streamed, the run having met inputs it could not read or judge.
+func streamedWith(t *testing.T, paths []string, redact bool, open func(io.Writer, report.StreamOptions) report.Stream, errs []report.InputError) []byte {
+	t.Helper()
 	var spool bytes.Buffer
 	st := open(&spool, report.StreamOptions{Version: "test", Redact: redact})
 	for _, path := range paths {
@@ -90,6 +96,7 @@ func streamed(t *testing.T, paths []string, redact bool, open func(io.Writer, re
 		}
 		st.Input(res)
 	}
+	st.Errors(errs)
 	var b bytes.Buffer
 	if err := st.Finish(&b, bytes.NewReader(spool.Bytes())); err != nil {
 		t.Fatal(err)
@@ -228,6 +235,44 @@ func TestHandshakeStreamEqualsWhole(t *testing.T) {
 			}
 			if !bytes.Equal(c.whole, streamed.Bytes()) {
 				t.Fatalf("%s %s: the streamed handshakes differ:\n--- whole\n%s\n--- streamed\n%s", path, name, c.whole, streamed.Bytes())
+			}
+		}
+	}
+}
+
+// The inputs that could not be read or judged are in the streamed JSON and jsonl
+// as in the reports built whole (and masked alike with --redact).
+func TestStreamCarriesErrors(t *testing.T) {
+	errs := []report.InputError{
+		{Input: "missing-sk-live-abcdefghijklmnopqrstuvwx.jsonl", Kind: report.ErrorUnreadable, Message: "cannot read: no such file or directory"},
+		{Input: "archive", Kind: report.ErrorNoCaptures, Message: "no captures found"},
+	}
+	path := filepath.Join("testdata", "golden", "session.jsonl")
+	for _, redact := range []bool{false, true} {
+		for _, f := range []struct {
+			name  string
+			write func(*bytes.Buffer, *report.Report) error
+			open  func(io.Writer, report.StreamOptions) report.Stream
+		}{
+			{"json", func(w *bytes.Buffer, r *report.Report) error { return report.WriteJSON(w, r) }, report.NewJSONStream},
+			{"jsonl", func(w *bytes.Buffer, r *report.Report) error { return report.WriteJSONL(w, r) }, report.NewJSONLStream},
+		} {
+			whole := whole(t, []string{path}, redact, func(w *bytes.Buffer, rep *report.Report) error {
+				rep.Errors = append([]report.InputError(nil), errs...)
+				if redact {
+					report.RedactErrors(rep.Errors)
+				}
+				return f.write(w, rep)
+			})
+			streamed := streamedWith(t, []string{path}, redact, f.open, errs)
+			if !bytes.Equal(whole, streamed) {
+				t.Fatalf("%s (redact %v): the streamed report differs:\n--- whole\n%s\n--- streamed\n%s", f.name, redact, whole, streamed)
+			}
+			if !bytes.Contains(streamed, []byte("no-captures")) || !bytes.Contains(streamed, []byte("unreadable")) {
+				t.Errorf("%s: the errors are missing:\n%s", f.name, streamed)
+			}
+			if redact == bytes.Contains(streamed, []byte("abcdefghijklmnopqrstuvwx")) {
+				t.Errorf("%s (redact %v): the secret in an input name is masked only with --redact:\n%s", f.name, redact, streamed)
 			}
 		}
 	}

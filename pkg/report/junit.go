@@ -27,15 +27,15 @@ type junitSuites struct {
 }
 
 type junitSuite struct {
-	Name       string          `xml:"name,attr"`
-	Tests      int             `xml:"tests,attr"`
-	Failures   int             `xml:"failures,attr"`
-	Errors     int             `xml:"errors,attr"`
-	Skipped    int             `xml:"skipped,attr"`
-	Timestamp  string          `xml:"timestamp,attr,omitempty"`
-	Properties []junitProperty `xml:"properties>property"`
-	Cases      []junitCase     `xml:"testcase"`
-	SystemOut  *junitText      `xml:"system-out"`
+	Name       string           `xml:"name,attr"`
+	Tests      int              `xml:"tests,attr"`
+	Failures   int              `xml:"failures,attr"`
+	Errors     int              `xml:"errors,attr"`
+	Skipped    int              `xml:"skipped,attr"`
+	Timestamp  string           `xml:"timestamp,attr,omitempty"`
+	Properties *junitProperties `xml:"properties"`
+	Cases      []junitCase      `xml:"testcase"`
+	SystemOut  *junitText       `xml:"system-out"`
 }
 
 // junitText is element text written as CDATA, so that lines stay lines.
@@ -50,6 +50,10 @@ func textOrNil(s string) *junitText {
 	return &junitText{s}
 }
 
+type junitProperties struct {
+	Items []junitProperty `xml:"property"`
+}
+
 type junitProperty struct {
 	Name  string `xml:"name,attr"`
 	Value string `xml:"value,attr"`
@@ -61,7 +65,13 @@ type junitCase struct {
 	File      string        `xml:"file,attr,omitempty"`
 	Line      int           `xml:"line,attr,omitempty"`
 	Failure   *junitFailure `xml:"failure"`
+	Error     *junitFailure `xml:"error"`
+	Skipped   *junitSkipped `xml:"skipped"`
 	SystemOut *junitText    `xml:"system-out"`
+}
+
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
 }
 
 type junitFailure struct {
@@ -79,13 +89,13 @@ func WriteJUnit(w io.Writer, r *Report, opt JUnitOptions) error {
 	doc := junitSuites{Name: "mcpsleuth", Suites: []junitSuite{}}
 	for _, s := range r.Sessions {
 		suite := junitSuite{Name: fmt.Sprintf("%s session %d: %s ⇄ %s", Safe(s.Input), s.Index, Safe(peerLabel(s.Client)), Safe(peerLabel(s.Server))),
-			Properties: []junitProperty{
+			Properties: &junitProperties{[]junitProperty{
 				{"input", Safe(s.Input)}, {"session", fmt.Sprint(s.Index)}, {"lines", fmt.Sprintf("%d-%d", s.FirstLine, s.LastLine)},
 				{"era", s.Era}, {"client", Safe(peerLabel(s.Client))}, {"server", Safe(peerLabel(s.Server))},
 				{"protocolVersion", Safe(orDash(s.ProtocolVersion.Negotiated))}, {"verdict", Safe(s.ProtocolVersion.Verdict)},
-			}}
+			}}}
 		if s.StreamKey != "" {
-			suite.Properties = append(suite.Properties, junitProperty{"streamKey", Safe(s.StreamKey)})
+			suite.Properties.Items = append(suite.Properties.Items, junitProperty{"streamKey", Safe(s.StreamKey)})
 		}
 		byRule := map[string][]Finding{}
 		for _, f := range s.Findings {
@@ -143,6 +153,12 @@ func WriteJUnit(w io.Writer, r *Report, opt JUnitOptions) error {
 		doc.Failures += suite.Failures
 		doc.Suites = append(doc.Suites, suite)
 	}
+	if len(r.Errors) > 0 {
+		doc.Suites = append(doc.Suites, junitErrorSuite(r.Errors))
+		last := doc.Suites[len(doc.Suites)-1]
+		doc.Tests += last.Tests
+		doc.Errors += last.Errors
+	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return fmt.Errorf("mcpsleuth: writing the JUnit report: %w", err)
 	}
@@ -155,6 +171,26 @@ func WriteJUnit(w io.Writer, r *Report, opt JUnitOptions) error {
 		return fmt.Errorf("mcpsleuth: writing the JUnit report: %w", err)
 	}
 	return nil
+}
+
+// junitErrorSuite is the test suite of the inputs that could not be read or
+// judged: a test case per input, in error (of the kind, with the message), or
+// skipped for what a directory walk left out on purpose.
+func junitErrorSuite(errs []InputError) junitSuite {
+	suite := junitSuite{Name: "mcpsleuth inputs not read or judged"}
+	for _, e := range errs {
+		tc := junitCase{Name: Safe(e.Input), Classname: "mcpsleuth.input", File: Safe(e.Input)}
+		if e.Kind.Fails() {
+			tc.Error = &junitFailure{Type: string(e.Kind), Message: Safe(e.Message), Text: fmt.Sprintf("%s: %s: %s", Safe(e.Input), e.Kind, Safe(e.Message))}
+			suite.Errors++
+		} else {
+			tc.Skipped = &junitSkipped{Message: Safe(e.Message)}
+			suite.Skipped++
+		}
+		suite.Cases = append(suite.Cases, tc)
+	}
+	suite.Tests = len(suite.Cases)
+	return suite
 }
 
 func hasRule(rules []*rule.Rule, id string) bool {

@@ -45,7 +45,11 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 func writeMarkdownHeader(b *strings.Builder, r *Report) {
 	b.WriteString("# mcpsleuth report\n\n")
 	f := r.Summary.Findings
-	fmt.Fprintf(b, "%s %s, %s, %s in %s of %s, checked by %s %s.\n\n", verdictIcon(r.Worst()),
+	icon := verdictIcon(r.Worst())
+	if failedInputs(r.Errors) > 0 {
+		icon = "⛔" // an input not read or not judged: never a clean run
+	}
+	fmt.Fprintf(b, "%s %s, %s, %s in %s of %s, checked by %s %s.\n\n", icon,
 		bold(quote.Count(f["error"], "error"), f["error"] > 0), bold(quote.Count(f["warning"], "warning"), f["warning"] > 0), quote.Count(f["info"], "info finding"),
 		quote.Count(r.Summary.Sessions, "session"), quote.Count(len(r.Inputs), "input"), mdText(r.Tool.Name), mdCode(r.Tool.Version))
 	if r.Redacted {
@@ -59,10 +63,13 @@ func writeMarkdownHeader(b *strings.Builder, r *Report) {
 			fmt.Fprintf(b, "| %s | %s | %d | %d | %d | %d |\n", cell(mdCode(in.Name)), cell(mdText(in.Format)), in.Lines, in.Frames, in.Rejected, in.Context)
 		}
 		b.WriteString("\n")
-		for _, in := range r.Unjudged() {
-			fmt.Fprintf(b, "> ⚠️ %s: %s\n\n", mdCode(in.Name), mdText(in.Lossy))
+		if len(r.Errors) == 0 { // a report built without them: the lossy inputs still say so
+			for _, in := range r.Unjudged() {
+				fmt.Fprintf(b, "> ⚠️ %s: %s\n\n", mdCode(in.Name), mdText(in.Lossy))
+			}
 		}
 	}
+	writeMarkdownErrors(b, r.Errors)
 	if len(r.Sessions) == 0 {
 		b.WriteString("No session was found in the input: nothing to judge.\n\n")
 		return
@@ -80,6 +87,22 @@ func writeMarkdownHeader(b *strings.Builder, r *Report) {
 		}
 		fmt.Fprintf(b, "| [%d](#session-%d) |%s %s | %s | %s | %s |\n", i+1, i+1, input, cell(mdText(peerName(s.Client))), cell(mdText(peerName(s.Server))),
 			cell(revisionText(s)), cell(sessionVerdict(s)))
+	}
+	b.WriteString("\n")
+}
+
+// writeMarkdownErrors lists the inputs that could not be read or judged.
+func writeMarkdownErrors(b *strings.Builder, errs []InputError) {
+	if len(errs) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "**%s could not be read or judged:**\n\n", quote.Count(len(errs), "input"))
+	for _, e := range errs {
+		icon := "⛔"
+		if !e.Kind.Fails() {
+			icon = "⚠️"
+		}
+		fmt.Fprintf(b, "- %s %s (%s): %s\n", icon, mdCode(e.Input), mdText(string(e.Kind)), mdText(e.Message))
 	}
 	b.WriteString("\n")
 }

@@ -25,8 +25,18 @@ func Redact(r *Report) {
 	for i := range r.Inputs {
 		r.Inputs[i].Name = redact.MaskSecrets(r.Inputs[i].Name)
 	}
+	RedactErrors(r.Errors)
 	for i := range r.Sessions {
 		RedactSession(&r.Sessions[i])
+	}
+}
+
+// RedactErrors applies --redact to the inputs that could not be read or judged,
+// in place: their names, and the messages that may quote what was read.
+func RedactErrors(errs []InputError) {
+	for i := range errs {
+		errs[i].Input = redact.MaskSecrets(errs[i].Input)
+		errs[i].Message = redact.MaskSecrets(errs[i].Message)
 	}
 }
 

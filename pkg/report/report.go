@@ -13,11 +13,14 @@ import (
 
 // Report is the whole analysis of a run, in the shape of the JSON report.
 type Report struct {
-	Version  int       `json:"version"`
-	Tool     Tool      `json:"tool"`
-	Inputs   []Input   `json:"inputs"`
-	Sessions []Session `json:"sessions"`
-	Summary  Summary   `json:"summary"`
+	Version int     `json:"version"`
+	Tool    Tool    `json:"tool"`
+	Inputs  []Input `json:"inputs"`
+	// Errors are the inputs that could not be read or judged, in the order met
+	// (computed by the command that read them; never nil in a built report).
+	Errors   []InputError `json:"errors"`
+	Sessions []Session    `json:"sessions"`
+	Summary  Summary      `json:"summary"`
 
 	// Rules are the rules that ran, with their documentation (SARIF rule metadata,
 	// JUnit test cases, the Markdown "what to do"); nil when the caller did not say.
@@ -165,7 +168,7 @@ func Build(version string, inputs []*rule.InputResult) *Report {
 // Markdown, SARIF and JUnit formats show.
 func BuildWith(version string, inputs []*rule.InputResult, opt Options) *Report {
 	r := &Report{Version: 1, Tool: Tool{Name: "mcpsleuth", Version: version},
-		Inputs: []Input{}, Sessions: []Session{},
+		Inputs: []Input{}, Errors: []InputError{}, Sessions: []Session{},
 		Summary: Summary{Findings: map[string]int{"error": 0, "warning": 0, "info": 0}},
 		Rules:   opt.Rules}
 	for _, in := range inputs {

@@ -67,7 +67,7 @@ func TestJSONShape(t *testing.T) {
 		}
 		return m
 	}
-	check("report", doc, "version tool inputs sessions summary")
+	check("report", doc, "version tool inputs errors sessions summary")
 	if doc["version"] != 1.0 {
 		t.Errorf("version = %v", doc["version"])
 	}

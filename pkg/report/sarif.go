@@ -75,6 +75,12 @@ type sarifNotification struct {
 	Level     string          `json:"level"`
 	Message   sarifText       `json:"message"`
 	Locations []sarifLocation `json:"locations,omitempty"`
+	// Properties carry the kind of an input that could not be read or judged.
+	Properties *sarifNotificationProperties `json:"properties,omitempty"`
+}
+
+type sarifNotificationProperties struct {
+	Kind ErrorKind `json:"kind"`
 }
 
 type sarifArtifact struct {
@@ -166,6 +172,19 @@ func WriteSARIF(w io.Writer, r *Report) error {
 	for _, in := range r.Inputs {
 		artifact(in.Name)
 	}
+	// The inputs that could not be read or judged: the run did not do its job
+	// for them (a skipped entry is a warning: named, not a failure).
+	for _, e := range r.Errors {
+		level := "error"
+		if !e.Kind.Fails() {
+			level = "warning"
+		}
+		run.Invocations[0].ToolExecutionNotifications = append(run.Invocations[0].ToolExecutionNotifications,
+			sarifNotification{Level: level, Message: sarifText{Text: fmt.Sprintf("%s: %s", Safe(e.Input), Safe(e.Message))},
+				Locations:  []sarifLocation{{PhysicalLocation: sarifPhysicalLocation{ArtifactLocation: artifact(e.Input)}}},
+				Properties: &sarifNotificationProperties{Kind: e.Kind}})
+	}
+	run.Invocations[0].ExecutionSuccessful = failedInputs(r.Errors) == 0
 	for _, s := range r.Sessions {
 		for _, n := range s.Notes {
 			run.Invocations[0].ToolExecutionNotifications = append(run.Invocations[0].ToolExecutionNotifications,

@@ -336,3 +336,38 @@ func TestExpandGoesOnPastAnUnlistableDirectory(t *testing.T) {
 		t.Errorf("skipped %+v", w.Skipped)
 	}
 }
+
+// TestExpandNamesEmptyDirectories: a directory (given, or matched by a pattern)
+// where the walk finds no capture to read is named in Empty, one with a capture
+// is not, and of the shares of a spread scan exactly one names each.
+func TestExpandNamesEmptyDirectories(t *testing.T) {
+	dir := t.TempDir()
+	empty, other, full := filepath.Join(dir, "empty"), filepath.Join(dir, "other"), filepath.Join(dir, "full")
+	mkfile(t, filepath.Join(other, "notes.md"), "not a capture name\n")
+	mkfile(t, filepath.Join(full, "a.jsonl"), "{}\n")
+	if err := os.MkdirAll(filepath.Join(dir, "glob", "e1"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w := scan.Expand([]string{empty, other, full, filepath.Join(dir, "glob", "e*")})
+	want := []string{empty, other, filepath.Join(dir, "glob", "e1")}
+	if !slices.Equal(w.Empty, want) {
+		t.Errorf("Empty = %q, want %q", w.Empty, want)
+	}
+	if len(w.Inputs) != 1 || w.Inputs[0].Path != filepath.Join(full, "a.jsonl") {
+		t.Errorf("inputs: %+v", w.Inputs)
+	}
+	seen := map[string]int{}
+	for k := range 3 {
+		for _, root := range (scan.Shard{K: k, N: 3}).Of(w).Empty {
+			seen[root]++
+		}
+	}
+	for _, root := range want {
+		if seen[root] != 1 {
+			t.Errorf("%s is named by %d shares of 3, want 1", root, seen[root])
+		}
+	}
+}

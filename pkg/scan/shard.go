@@ -3,6 +3,7 @@ package scan
 import (
 	"fmt"
 	"hash/fnv"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -45,8 +46,8 @@ func (s Shard) Has(rel string) bool {
 	return h.Sum64()%uint64(s.N) == uint64(s.K)
 }
 
-// Of keeps the inputs and skipped entries of the walk that belong to the shard,
-// in their order.
+// Of keeps the inputs, skipped entries and empty directories of the walk that
+// belong to the shard, in their order.
 func (s Shard) Of(w Walk) Walk {
 	if s.Whole() {
 		return w
@@ -60,6 +61,12 @@ func (s Shard) Of(w Walk) Walk {
 	for _, sk := range w.Skipped {
 		if s.Has(sk.Rel) {
 			out.Skipped = append(out.Skipped, sk)
+		}
+	}
+	// An empty directory is named by one share only, that of its own path.
+	for _, root := range w.Empty {
+		if s.Has(filepath.ToSlash(filepath.Clean(root))) {
+			out.Empty = append(out.Empty, root)
 		}
 	}
 	return out

@@ -51,6 +51,10 @@ type Skipped struct {
 type Walk struct {
 	Inputs  []Input
 	Skipped []Skipped
+	// Empty are the directories given (or matched by a pattern) in which the walk
+	// found no capture file to read, nor anything it could not list: a scan of
+	// them reads nothing, which is an error of its own ("no captures found").
+	Empty []string
 }
 
 // CaptureExtensions are the names a directory walk picks up (before a .gz or .zst).
@@ -152,6 +156,19 @@ func (w *Walk) walkRoot(root string) {
 	sort.Slice(wk.skipped, func(i, j int) bool { return wk.skipped[i].Path < wk.skipped[j].Path })
 	w.Inputs = append(w.Inputs, wk.found...)
 	w.Skipped = append(w.Skipped, wk.skipped...)
+	if len(wk.found) == 0 && !wk.failed() {
+		w.Empty = append(w.Empty, root)
+	}
+}
+
+// failed reports whether something under the root could not be listed or resolved.
+func (wk *walker) failed() bool {
+	for _, sk := range wk.skipped {
+		if sk.Failed {
+			return true
+		}
+	}
+	return false
 }
 
 func (wk *walker) rel(path string) string {
