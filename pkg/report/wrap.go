@@ -14,7 +14,16 @@ import (
 // ANSI sequences nothing.
 
 // textWidth is the display width of s, colour sequences left out.
-func textWidth(s string) int { return twwidth.Width(s) }
+func textWidth(s string) int {
+	// Most of what is measured is printable ASCII: one column a byte. Anything else
+	// (a colour escape, a wide or combining character) is measured by twwidth.
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			return twwidth.Width(s)
+		}
+	}
+	return len(s)
+}
 
 // Wrap wraps every line of text to width columns at word boundaries, for the
 // commands whose text is written elsewhere (audit, validate-args): the lines it

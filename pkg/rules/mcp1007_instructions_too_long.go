@@ -37,7 +37,7 @@ var InstructionsTooLong = &rule.Rule{
 			{Revision: spec.Rev20260728, Page: "schema#discoverresult", Says: "DiscoverResult.instructions: guidance that \"should focus on information that helps the model use the server effectively and should not duplicate information already in tool descriptions\"."},
 		},
 	},
-	New: func() rule.Checker { return &instructionsWatch{seen: map[uint64]bool{}} },
+	New: func() rule.Checker { return &instructionsWatch{} },
 }
 
 // maxInstructionTexts bounds the distinct instruction texts remembered per session.
@@ -73,6 +73,9 @@ func (w *instructionsWatch) Message(p *rule.Pass, m *session.Message) {
 		return
 	}
 	if len(w.seen) < maxInstructionTexts {
+		if w.seen == nil {
+			w.seen = map[uint64]bool{} // made on first use: most sessions never need it
+		}
 		w.seen[sum] = true
 	}
 	p.Report(rule.At(m), rule.Sprintf("the %s carries instructions of %d bytes, about %d tokens (4 bytes a token), over the %d-token budget: clients put them in the model's context on every turn; starts %s",

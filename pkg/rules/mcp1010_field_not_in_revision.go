@@ -36,7 +36,7 @@ s->c {"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"get_invoice","descripti
 			{Revision: "2025-11-25", Page: "changelog", Says: "Lists what 2025-11-25 added, such as icons, tasks and URL elicitation."},
 		},
 	},
-	New:        func() rule.Checker { return &laterFieldWatch{reported: map[string]bool{}} },
+	New:        func() rule.Checker { return &laterFieldWatch{} },
 	WireShapes: true,
 	Shared:     func() any { return schema.NewLaterFieldsOf(maxRunShapes) },
 }
@@ -97,6 +97,9 @@ func (w *laterFieldWatch) Message(p *rule.Pass, m *session.Message) {
 		}
 		if len(w.reported) >= maxReportedPlaces {
 			clear(w.reported)
+		}
+		if w.reported == nil {
+			w.reported = map[string]bool{} // made on first use: most sessions never need it
 		}
 		w.reported[key] = true
 		fresh = append(fresh, f)

@@ -47,7 +47,7 @@ s->c {"jsonrpc":"2.0","id":5,"result":{"tools":[{"name":"search","inputSchema":{
 		},
 	},
 	New: func() rule.Checker {
-		return &listWatch{lists: map[string]*listState{}}
+		return &listWatch{}
 	},
 }
 
@@ -178,6 +178,9 @@ func (w *listWatch) Message(p *rule.Pass, m *session.Message) {
 	}
 	items := fingerprint(res.Get(kind.member), kind.key)
 	prev := w.lists[kind.capability]
+	if w.lists == nil {
+		w.lists = map[string]*listState{} // made on first use: most sessions never need it
+	}
 	w.lists[kind.capability] = &listState{line: m.Line, items: items}
 	if prev == nil || prev.notified {
 		return

@@ -49,7 +49,7 @@ var UpdateWithoutSubscribe = &rule.Rule{
 		},
 	},
 	New: func() rule.Checker {
-		return &subscribeWatch{subscribed: map[string]int{}, ended: map[string]string{}}
+		return &subscribeWatch{}
 	},
 }
 
@@ -99,6 +99,9 @@ func (w *subscribeWatch) outcome(r *session.Request, uri string) {
 			w.full = true
 			return
 		}
+		if w.subscribed == nil {
+			w.subscribed = map[string]int{} // made on first use: most sessions never need it
+		}
 		w.subscribed[uri] = r.Line
 		delete(w.ended, uri)
 		if w.ever == nil {
@@ -109,11 +112,17 @@ func (w *subscribeWatch) outcome(r *session.Request, uri string) {
 		}
 	case r.Method == "resources/subscribe":
 		if _, ok := w.subscribed[uri]; !ok && len(w.ended) < maxSubscriptions {
+			if w.ended == nil {
+				w.ended = map[string]string{} // made on first use: most sessions never need it
+			}
 			w.ended[uri] = fmt.Sprintf("its resources/subscribe id=%s (line %d) was answered with an error (line %d), so no subscription exists", r.ID, r.Line, r.ResponseLine)
 		}
 	case !r.ResponseErr: // unsubscribe
 		delete(w.subscribed, uri)
 		if len(w.ended) < maxSubscriptions {
+			if w.ended == nil {
+				w.ended = map[string]string{} // made on first use: most sessions never need it
+			}
 			w.ended[uri] = fmt.Sprintf("the client unsubscribed (resources/unsubscribe id=%s at line %d, answered at line %d)", r.ID, r.Line, r.ResponseLine)
 		}
 	}

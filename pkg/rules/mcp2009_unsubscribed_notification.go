@@ -50,7 +50,7 @@ var UnsubscribedNotification = &rule.Rule{
 			{Revision: spec.Rev20260728, Page: "server/tools#list-changed-notification", Says: "servers send notifications/tools/list_changed to clients that opened a subscriptions/listen stream with toolsListChanged: true"},
 		},
 	},
-	New: func() rule.Checker { return &listenWatch{streams: map[string]*listenStream{}} },
+	New: func() rule.Checker { return &listenWatch{} },
 }
 
 // listenFilter is a SubscriptionFilter: what a listen request asked for, or what its
@@ -170,6 +170,9 @@ func (w *listenWatch) Message(p *rule.Pass, m *session.Message) {
 func (w *listenWatch) remember(st *listenStream) {
 	if _, ok := w.streams[st.id]; !ok {
 		w.order = append(w.order, st.id)
+	}
+	if w.streams == nil {
+		w.streams = map[string]*listenStream{} // made on first use: most sessions never need it
 	}
 	w.streams[st.id] = st
 	if len(w.order) > maxListenStreams {

@@ -56,7 +56,7 @@ var UpdateNotNotified = &rule.Rule{
 		},
 	},
 	New: func() rule.Checker {
-		return &readWatch{subscribed: map[string]int{}, reads: map[string]*readState{}}
+		return &readWatch{}
 	},
 }
 
@@ -133,6 +133,9 @@ func (w *readWatch) subscribe(r *session.Request, uri string) {
 	if r.ResponseErr || len(w.subscribed) >= maxSubscriptions {
 		return
 	}
+	if w.subscribed == nil {
+		w.subscribed = map[string]int{} // made on first use: most sessions never need it
+	}
 	w.subscribed[uri] = r.Line
 	delete(w.reads, uri) // reads before the subscription promised nothing
 }
@@ -152,6 +155,9 @@ func (w *readWatch) read(p *rule.Pass, m *session.Message, uri string) {
 	}
 	hash, size := contentsFingerprint(gjson.GetBytes(m.Result, "contents"))
 	prev := w.reads[uri]
+	if w.reads == nil {
+		w.reads = map[string]*readState{} // made on first use: most sessions never need it
+	}
 	w.reads[uri] = &readState{line: m.Line, hash: hash, size: size}
 	if prev == nil || prev.notified || prev.hash == hash {
 		return

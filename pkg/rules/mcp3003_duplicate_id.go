@@ -43,7 +43,7 @@ var DuplicateID = &rule.Rule{
 			{Revision: spec.Rev20260728, Page: "basic/patterns/mrtr", Says: "The retried request carries inputResponses (and echoes requestState); its JSON-RPC id MUST be different from the initial request's."},
 		},
 	},
-	New: func() rule.Checker { return &duplicateIDWatch{ids: map[idKey]idUse{}} },
+	New: func() rule.Checker { return &duplicateIDWatch{} },
 }
 
 // maxRememberedIDs bounds the request ids one session remembers (both senders):
@@ -129,6 +129,9 @@ func (w *duplicateIDWatch) request(p *rule.Pass, m *session.Message) {
 	if !seen {
 		w.order = append(w.order, key)
 	}
+	if w.ids == nil {
+		w.ids = map[idKey]idUse{} // made on first use: most sessions never need it
+	}
 	w.ids[key] = use
 	w.forget()
 }
@@ -137,6 +140,9 @@ func (w *duplicateIDWatch) request(p *rule.Pass, m *session.Message) {
 func (w *duplicateIDWatch) finished(key idKey, line int, inputRequired bool) {
 	if u, ok := w.ids[key]; ok && u.line == line {
 		u.done, u.inputRequired = true, inputRequired
+		if w.ids == nil {
+			w.ids = map[idKey]idUse{} // made on first use: most sessions never need it
+		}
 		w.ids[key] = u
 	}
 }

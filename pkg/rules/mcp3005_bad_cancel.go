@@ -50,7 +50,7 @@ var BadCancel = &rule.Rule{
 			{Revision: spec.Rev20260728, Page: "basic/patterns/cancellation", Says: "Server-sent cancellation notifications MUST reference a subscriptions/listen request."},
 		},
 	},
-	New: func() rule.Checker { return &cancelWatch{answered: map[idKey]answeredRequest{}} },
+	New: func() rule.Checker { return &cancelWatch{} },
 }
 
 // maxAnsweredRemembered bounds the answered requests remembered per session.
@@ -94,6 +94,9 @@ func (w *cancelWatch) remember(r *session.Request, responseLine int) {
 			delete(w.answered, w.order[0])
 			w.order = w.order[1:]
 		}
+	}
+	if w.answered == nil {
+		w.answered = map[idKey]answeredRequest{} // made on first use: most sessions never need it
 	}
 	w.answered[key] = answeredRequest{method: r.Method, line: r.Line, responseLine: responseLine, frame: w.frames}
 }

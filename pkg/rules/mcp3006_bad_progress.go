@@ -42,7 +42,7 @@ s->c {"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"reindex
 		},
 	},
 	New: func() rule.Checker {
-		return &progressWatch{tokens: map[progressKey]*progressState{}}
+		return &progressWatch{}
 	},
 }
 
@@ -99,6 +99,9 @@ func (w *progressWatch) Message(p *rule.Pass, m *session.Message) {
 			w.done = w.done[:0]
 		}
 		key := progressKey{m.Dir, m.Request.ProgressKey}
+		if w.tokens == nil {
+			w.tokens = map[progressKey]*progressState{} // made on first use: most sessions never need it
+		}
 		w.tokens[key] = &progressState{req: m.Request}
 		if pending, ok := w.unplaced[key]; ok {
 			w.unplacedN -= len(pending.at)

@@ -36,7 +36,7 @@ s->c {"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"search_invoices","input
 		},
 	},
 	New: func() rule.Checker {
-		return &toolSchemaWatch{seen: map[uint64]bool{}, seed: maphash.MakeSeed(), tools: schema.NewTools()}
+		return &toolSchemaWatch{seed: maphash.MakeSeed(), tools: schema.NewTools()}
 	},
 }
 
@@ -103,6 +103,9 @@ func (w *toolSchemaWatch) firstTime(name, member string, rev spec.Revision, raw 
 	}
 	if len(w.seen) >= maxCheckedSchemas {
 		clear(w.seen)
+	}
+	if w.seen == nil {
+		w.seen = map[uint64]bool{} // made on first use: most sessions never need it
 	}
 	w.seen[key] = true
 	return true

@@ -33,7 +33,7 @@ s->c {"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"129.90 
 		},
 	},
 	New: func() rule.Checker {
-		return &structuredWatch{tools: schema.NewTools(), calls: map[*session.Request]*schema.Tool{}, memo: schema.NewMemo(maxRememberedShapes)}
+		return &structuredWatch{tools: schema.NewTools(), memo: schema.NewMemo(maxRememberedShapes)}
 	},
 }
 
@@ -94,6 +94,9 @@ func (w *structuredWatch) call(p *rule.Pass, m *session.Message) {
 	}
 	if len(w.calls) >= maxPendingCalls {
 		clear(w.calls) // requests never answered; their results are not judged
+	}
+	if w.calls == nil {
+		w.calls = map[*session.Request]*schema.Tool{} // made on first use: most sessions never need it
 	}
 	w.calls[m.Request] = tool
 }

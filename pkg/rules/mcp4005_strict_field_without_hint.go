@@ -31,7 +31,7 @@ var StrictFieldWithoutHint = &rule.Rule{
 			{Revision: "2025-11-25", Page: "basic#json-schema-usage", Says: "Input schemas are JSON Schema 2020-12 by default, where format, pattern and enum constrain a string beyond its type."},
 		},
 	},
-	New: func() rule.Checker { return &hintWatch{seen: map[uint64]bool{}, seed: maphash.MakeSeed()} },
+	New: func() rule.Checker { return &hintWatch{seed: maphash.MakeSeed()} },
 }
 
 type hintWatch struct {
@@ -81,6 +81,9 @@ func (w *hintWatch) firstTime(tool string, f strictField) bool {
 	}
 	if len(w.seen) >= maxCheckedSchemas {
 		clear(w.seen)
+	}
+	if w.seen == nil {
+		w.seen = map[uint64]bool{} // made on first use: most sessions never need it
 	}
 	w.seen[key] = true
 	return true
