@@ -13,6 +13,7 @@ import (
 	"runtime/pprof"
 
 	"github.com/urfave/cli/v3"
+	"golang.org/x/term"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
@@ -198,7 +199,7 @@ func Version() string {
 	return "(devel)"
 }
 
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
+// isTerminal reports whether f is a terminal (asked of the terminal driver: /dev/null
+// and other character devices are not terminals, so output sent there is not
+// coloured, and input read from there is read).
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
