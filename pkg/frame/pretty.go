@@ -354,6 +354,14 @@ func (d *prettyDecoder) scanDoc(r *Reader, chunk []byte, i int) (consumed int, d
 				return j - i, true
 			}
 			s.newLine, first = false, d.col == s.startAt
+			if d.col <= s.startAt && (c == '{' || c == '[') && !s.expectsValue() {
+				// A document that cannot go on with this opener ends before it:
+				// it was cut short, and this line starts the next one.
+				s.broken = true
+				d.lineClean, d.lineUsed = true, false
+				s.newLine = true
+				return j - i, true
+			}
 		}
 		if !space && s.seen > 0 && s.openerOnly && s.indented == 0 {
 			s.openerOnly = false // something follows the opener on its line
@@ -385,6 +393,11 @@ func (d *prettyDecoder) keep(r *Reader, c byte) {
 		return
 	}
 	s.buf = append(s.buf, c)
+}
+
+// expectsValue reports whether the grammar lets a value start here.
+func (s *docScan) expectsValue() bool {
+	return !s.broken && !s.inString && (s.overflow > 0 || s.state == expectValue || s.state == expectValueOrClose)
 }
 
 // closes reports whether c closes the document itself.
@@ -544,12 +557,13 @@ func (d *prettyDecoder) emitDoc(r *Reader) {
 		r.resetFrame()
 		r.fr.invalid(ProblemNotJSON, "JSON document longer than the --max-line limit of "+Size(int64(r.opt.MaxLine))+": skipped, not judged")
 		rec = r.frameRecord()
-	case s.opener == 0 && !validJSON(text):
-		// Garbage among the elements of the array: not a line of a log.
+	case s.opener == 0:
+		// A scalar or garbage among the elements of the array: a message that is
+		// not JSON-RPC (MCP0002) or not JSON (MCP0001), not a line of a log.
 		r.stats.Lines++
 		r.rec = Record{Line: r.line}
 		r.resetFrame()
-		r.fr.notJSON(text, "array element")
+		decodeJSON(&r.fr, text, "array element")
 		rec = r.frameRecord()
 	default:
 		rec, rel = r.decodeLine(text)
