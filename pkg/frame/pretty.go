@@ -25,6 +25,12 @@ const prettyName = "pretty-json"
 // document's own column or left of it ends the document there; after a syntax error,
 // the next such line does.
 //
+// The array form is the input's first document when it is an array whose opening
+// bracket stands alone on its line (`jq -s .`): its elements are the records, an
+// element that is an array a batch. Any other array document is a batch; so `jq .msg`
+// of a capture whose first message is a batch reads that batch's messages as records
+// (the two are written alike). Missing commas between elements are not reported.
+//
 // Locations: a frame's Line is the line of the file where its text starts (an
 // envelope's message member, else the document's opener); in the array form, its
 // Entry is the 1-based index of the element. Accounting (Stats): Lines counts the
