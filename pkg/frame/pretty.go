@@ -189,12 +189,8 @@ func (d *prettyDecoder) feed(r *Reader, chunk []byte) (n int, queued bool) {
 				d.emitBlank(r)
 				return i, true
 			}
-			switch d.outer(r, chunk, i) {
-			case outerNext:
+			if d.outer(r, chunk, i) {
 				i++
-			case outerQueued:
-				return i + 1, true
-			case outerStay:
 			}
 		}
 	}
@@ -205,16 +201,9 @@ func (d *prettyDecoder) feed(r *Reader, chunk []byte) (n int, queued bool) {
 	return len(chunk), false
 }
 
-type outerStep uint8
-
-const (
-	outerNext   outerStep = iota // the byte was consumed
-	outerQueued                  // consumed, and a record was queued
-	outerStay                    // not consumed: the state changed and it is read again
-)
-
-// outer reads one byte between documents.
-func (d *prettyDecoder) outer(r *Reader, chunk []byte, i int) outerStep {
+// outer reads one byte between documents: consumed, or left to be read again as the
+// first byte of a document or a line of text.
+func (d *prettyDecoder) outer(r *Reader, chunk []byte, i int) (consumed bool) {
 	c := chunk[i]
 	switch c {
 	case '\n':
@@ -230,41 +219,41 @@ func (d *prettyDecoder) outer(r *Reader, chunk []byte, i int) outerStep {
 			d.blankRun++
 		}
 		d.endLine()
-		return outerNext
+		return true
 	case ' ', '\t', '\r':
 		d.col++
-		return outerNext
+		return true
 	}
 	if d.array {
 		switch c {
 		case ',':
 			d.lineSyntax = true
 			d.col++
-			return outerNext
+			return true
 		case ']':
 			d.array, d.lineSyntax = false, true
 			d.lineClean = true
 			d.col++
-			return outerNext
+			return true
 		}
 		d.entries++
 		d.startDoc(c)
-		return outerStay
+		return false
 	}
 	if d.lineClean && (c == '{' || (c == '[' && !isBracketTag(chunk[i:]))) {
 		if !d.started && c == '[' && restOfLineBlank(chunk[i+1:]) {
 			d.started, d.array = true, true
 			d.lineSyntax = true
 			d.col++
-			return outerNext
+			return true
 		}
 		d.startDoc(c)
-		return outerStay
+		return false
 	}
 	d.started = true
 	d.inText, d.text, d.textAt, d.textTooLong = true, d.text[:0], d.line, false
 	d.lineUsed = true
-	return outerStay
+	return false
 }
 
 // restOfLineBlank reports whether b holds only whitespace up to its first line end
