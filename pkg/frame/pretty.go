@@ -71,7 +71,7 @@ type docScan struct {
 	start   int  // line of its first byte
 	startAt int  // column of its first byte
 	entry   int  // its index in the array form, else 0
-	seen    int  // bytes read of it (kept or not)
+	opened  bool // its first byte was read
 	opener  byte // '{', '[', or 0 for a scalar element of the array
 	// indented: the opener stood alone on its line and the next line is indented
 	// past it (jq, JSON.stringify(v, null, 2), json.dumps(indent=2)); 0 undecided.
@@ -312,9 +312,27 @@ func (d *prettyDecoder) startDoc(c byte) {
 // scanDoc reads bytes of the document from chunk[i:]; done is set when the document
 // ended (complete, or broken where the next one starts), with consumed its bytes.
 func (d *prettyDecoder) scanDoc(r *Reader, chunk []byte, i int) (consumed int, done bool) {
+	n, done := d.scanDocBytes(chunk, i)
+	d.keep(r, chunk[i:i+n])
+	return n, done
+}
+
+// scanDocBytes is scanDoc without keeping the bytes.
+func (d *prettyDecoder) scanDocBytes(chunk []byte, i int) (consumed int, done bool) {
 	s := &d.doc
 	j := i
 	for ; j < len(chunk); j++ {
+		if s.inString && !s.escaped {
+			// The bulk of a document: the text of its strings.
+			k := j
+			for k < len(chunk) && strSafe[chunk[k]] {
+				k++
+			}
+			d.col += k - j
+			if j = k; j == len(chunk) {
+				break
+			}
+		}
 		c := chunk[j]
 		if s.inScalar && !isScalarByte(c) {
 			s.inScalar = false
@@ -326,10 +344,16 @@ func (d *prettyDecoder) scanDoc(r *Reader, chunk []byte, i int) (consumed int, d
 			if s.inString {
 				s.syntaxError() // a string cannot span lines
 			}
-			d.keep(r, c)
 			d.line++
 			d.col = 0
 			s.newLine = true
+			// The indentation of the next line.
+			k := j + 1
+			for k < len(chunk) && (chunk[k] == ' ' || chunk[k] == '\t') {
+				k++
+			}
+			d.col += k - j - 1
+			j = k - 1
 			continue
 		}
 		space := c == ' ' || c == '\t' || c == '\r'
@@ -358,17 +382,23 @@ func (d *prettyDecoder) scanDoc(r *Reader, chunk []byte, i int) (consumed int, d
 				return j - i, true
 			}
 		}
-		if !space && s.seen > 0 && s.openerOnly && s.indented == 0 {
+		if !space && s.opened && s.openerOnly && s.indented == 0 {
 			s.openerOnly = false // something follows the opener on its line
 		}
+		s.opened = true
 		d.col++
-		s.seen++
-		d.keep(r, c)
 		switch {
 		case s.broken:
 			if first && s.closes(c) {
 				return j + 1 - i, true
 			}
+			// Skipping: only the start of the next line matters.
+			k := bytes.IndexByte(chunk[j+1:], '\n')
+			if k < 0 {
+				k = len(chunk) - j - 1
+			}
+			d.col += k
+			j += k
 		case s.inScalar:
 		case s.step(c):
 			return j + 1 - i, true
@@ -377,17 +407,17 @@ func (d *prettyDecoder) scanDoc(r *Reader, chunk []byte, i int) (consumed int, d
 	return j - i, false
 }
 
-// keep appends a byte of the document, within MaxLine.
-func (d *prettyDecoder) keep(r *Reader, c byte) {
+// keep appends bytes of the document, within MaxLine.
+func (d *prettyDecoder) keep(r *Reader, b []byte) {
 	s := &d.doc
 	if s.tooLong {
 		return
 	}
-	if len(s.buf) >= r.opt.MaxLine {
+	if len(s.buf)+len(b) > r.opt.MaxLine {
 		s.tooLong, s.buf = true, s.buf[:0]
 		return
 	}
-	s.buf = append(s.buf, c)
+	s.buf = append(s.buf, b...)
 }
 
 // expectsValue reports whether the grammar lets a value start here.

@@ -419,3 +419,17 @@ func TestPrettyFixturesCarryTheSourceFrames(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkReaderPretty reads the envelope benchmark input written as `jq .` (see
+// BenchmarkReaderEnvelope for the same frames one a line).
+func BenchmarkReaderPretty(b *testing.B) {
+	env, _ := benchInputs(b)
+	var pretty bytes.Buffer
+	for _, line := range bytes.Split(bytes.TrimSpace(env), []byte("\n")) {
+		if err := json.Indent(&pretty, line, "", "  "); err != nil {
+			b.Fatal(err)
+		}
+		pretty.WriteByte('\n')
+	}
+	benchRead(b, pretty.Bytes(), "pretty-json")
+}
