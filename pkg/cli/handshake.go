@@ -114,8 +114,11 @@ func runHandshake(env Env, c *cli.Command) error {
 	return nil
 }
 
-// pastedDocuments recognises the pasted form (JSON documents that span lines, or
-// bare initialize params/result objects) and rewrites it as JSON-RPC lines.
+// pastedDocuments recognises the pasted form that only handshake takes (bare
+// initialize params/result objects, or messages without their "jsonrpc" member) and
+// rewrites it as JSON-RPC lines. JSON-RPC messages and envelope records, compact or
+// pretty-printed (documents that span lines: the pretty-json format), are left to the
+// reader, which reads them as check does.
 func pastedDocuments(br *bufio.Reader) ([]byte, bool) {
 	head, _ := br.Peek(1 << 20)
 	trimmed := bytes.TrimLeft(head, " \t\r\n\ufeff")
@@ -131,8 +134,11 @@ func pastedDocuments(br *bufio.Reader) ([]byte, bool) {
 	_ = json.Unmarshal(first, &probe)
 	_, isRPC := probe["jsonrpc"]
 	_, bareParams := probe["protocolVersion"]
-	if !multiLine && !(bareParams && !isRPC) {
-		return nil, false // a capture: one message (or envelope) per line
+	if _, rewritable := asJSONRPC(probe); isRPC || !rewritable {
+		return nil, false // a message or an envelope record, one a line or pretty-printed
+	}
+	if !multiLine && !bareParams {
+		return nil, false // a capture: one message per line
 	}
 	if _, ok := asJSONRPC(probe); !ok {
 		return nil, false // a document that holds a capture (HAR): read as one

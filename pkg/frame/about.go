@@ -34,9 +34,14 @@ func About() []FormatInfo {
 		{Name: pythonName, What: "the Python SDK's log: names request types, holds no messages", Lossy: true},
 	}
 	for _, name := range documentFormats {
+		if name == prettyName {
+			continue // read as lines that may span lines: below
+		}
 		d, _ := docNamed(name)
 		out = append(out, FormatInfo{Name: name, What: d.describe(), Document: true})
 	}
+	out = append(out, FormatInfo{Name: prettyName, What: "pretty-printed JSON: concatenated documents that span lines (jq . of a capture, jq .msg), or one array of them (jq -s .); " +
+		"each an envelope record or a bare JSON-RPC message, read as envelope-jsonl and jsonrpc-jsonl read a line"})
 	for _, u := range unsupportedFormats {
 		u.What += " [unsupported: " + u.Unsupported + "]"
 		out = append(out, u)

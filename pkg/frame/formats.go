@@ -14,7 +14,7 @@ var (
 		envelopeName, jsonrpcName, gosdkName, claudeName, vscodeName, mcpgoName,
 		cursorName, mcpRemoteName, pythonName, mcporterName,
 	}
-	documentFormats = []string{harName, inspectorName}
+	documentFormats = []string{harName, inspectorName, prettyName}
 )
 
 // decoderNamed returns a fresh decoder for a format name: a line decoder or a
@@ -54,6 +54,8 @@ func docNamed(name string) (docDecoder, bool) {
 		return &harDecoder{}, true
 	case inspectorName:
 		return &inspectorDecoder{}, true
+	case prettyName:
+		return &prettyDecoder{}, true
 	}
 	return nil, false
 }

@@ -39,6 +39,10 @@ func FuzzReader(f *testing.F) {
 		[]byte(`{"session_id":"s","seq":1,"direction":"c2s","raw":{"jsonrpc":"2.0","id":1,"method":"ping"},"batch":true}` + "\n" + `{"session_id":"s","seq":2,"direction":"c2s","raw":{"jsonrpc":"2.0","id":2,"method":"ping"},"batch":true}` + "\n" + `{"seq":3,"direction":"s2c","text":"oops"}`),
 		[]byte(`{"type":"header","cassetteVersion":2,"startedAt":"2026-08-15T09:00:00Z"}` + "\n" + `{"type":"chunks","dir":"s2c","chunks":[{"t":1,"frame":{"jsonrpc":"2.0","id":1,"result":{}}},{"t":2,"frame":[]}]}` + "\n" + `{"type":"raw","dir":"c2s","data":"[1,2"}`),
 		[]byte("2025-04-11 11:52:14.403 [error] r-ai: No server info found\n[48213] [Local→Remote] tools/call\nINFO Processing request of type CallToolRequest\n"),
+		// pretty-printed JSON: documents that span lines, one cut short, one with
+		// garbage inside, a line of text between them; then the array form
+		[]byte("{\n  \"ts\": \"2026-05-01T12:00:00Z\",\n  \"dir\": \"c->s\",\n  \"msg\": {\n    \"jsonrpc\": \"2.0\",\n    \"id\": 1,\n    \"method\": \"ping\"\n  }\n}\n{\n  \"dir\": \"s->c\",\n  \"msg\": {\n{\n  \"dir\": \"s->c\",\n  oops\n  \"msg\": {}\n}\nstderr\n\n{\"dir\": \"s->c\",\n \"msg\": {\"jsonrpc\": \"2.0\", \"id\": 1, \"result\": {}}}{\"x\": [1, \"\\\"]\"]}\n"),
+		[]byte("[\n  {\n    \"jsonrpc\": \"2.0\",\n    \"id\": 1,\n    \"method\": \"ping\"\n  },\n  [\n    {\"jsonrpc\": \"2.0\", \"method\": \"x\"}\n  ],\n  {\n    \"jsonrpc\":\n  42,\n  oops\n]\n{\"jsonrpc\": \"2.0\",\n \"id\": 1, \"result\": {}}\n"),
 	}
 	formats := append([]string{""}, frame.Formats()...)
 	for i, s := range seeds {

@@ -285,12 +285,19 @@ func NewReader(name string, r io.Reader, opt Options) (*Reader, error) {
 		}
 	}
 	sniffed, why := sniffDocument(br)
+	if sniffed == "" && sniffPretty(br) {
+		sniffed = prettyName
+	}
 	switch {
+	case doc != nil && doc.name() == prettyName && (sniffed == "" || sniffed == prettyName):
+		// Forced on lines: each line that opens a JSON value is a document.
 	case doc != nil && doc.name() != sniffed:
 		if sd, ok := docNamed(sniffed); ok {
 			why = "it is " + sd.describe()
 		}
 		return nil, fmt.Errorf("mcpsleuth: %s: not %s: %s (try --input-format auto)", name, doc.describe(), why)
+	case line != nil && sniffed == prettyName:
+		return nil, fmt.Errorf("mcpsleuth: %s: this input is pretty-printed JSON, documents that span lines, not %s lines (use --input-format %s or auto)", name, line.name(), prettyName)
 	case line != nil && sniffed != "":
 		sd, _ := docNamed(sniffed)
 		return nil, fmt.Errorf("mcpsleuth: %s: this input is %s, one JSON document, not %s lines (use --input-format %s or auto)", name, sd.describe(), line.name(), sniffed)
@@ -301,7 +308,9 @@ func NewReader(name string, r io.Reader, opt Options) (*Reader, error) {
 	}
 	if doc != nil {
 		rd.doc = doc
-		rd.docInput = newJSONDoc(name, br, int64(opt.MaxLine))
+		if doc.name() != prettyName {
+			rd.docInput = newJSONDoc(name, br, int64(opt.MaxLine))
+		}
 	}
 	return rd, nil
 }
@@ -334,8 +343,13 @@ func (r *Reader) Stats() Stats {
 	s := r.stats
 	switch {
 	case r.doc != nil:
-		s.Format, s.Document = r.doc.name(), true
-		s.Bytes = r.docInput.bytesRead()
+		// Lines counts the entries of a HAR or Inspector document, but the physical
+		// lines of pretty-printed JSON.
+		_, pretty := r.doc.(*prettyDecoder)
+		s.Format, s.Document = r.doc.name(), !pretty
+		if r.docInput != nil { // else the decoder counts the bytes it reads
+			s.Bytes = r.docInput.bytesRead()
+		}
 	case r.dec != nil:
 		s.Format = r.dec.name()
 	default:

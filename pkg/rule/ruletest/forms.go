@@ -76,7 +76,7 @@ func stripEnvelopes(data []byte, logged bool) ([]byte, bool) {
 // record) by its text: the direction and whatever follows "msg":.
 func brokenEnvelope(line string) map[string]json.RawMessage {
 	_, msg, ok := strings.Cut(line, `"msg":`)
-	if !ok {
+	if !ok || !strings.HasPrefix(line, "{") { // (a member line of a pretty-printed record is none)
 		return nil
 	}
 	env := map[string]json.RawMessage{"msg": json.RawMessage(msg), "dir": json.RawMessage(`"s->c"`)}
