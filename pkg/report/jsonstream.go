@@ -108,12 +108,11 @@ func (s *spoolStream) Session(sr *rule.SessionResult, tr *trace.Trace) error {
 }
 
 func (s *spoolStream) Input(in *rule.InputResult) {
-	st := in.Stats
-	name := in.Name
+	input := InputOf(in)
 	if s.opt.Redact {
-		name = redact.MaskSecrets(name)
+		input.Name = redact.MaskSecrets(input.Name)
 	}
-	s.inputs = append(s.inputs, Input{Name: name, Format: st.Format, Lines: st.Lines, Frames: st.Frames, Rejected: st.Rejected, Context: st.Context, Lossy: st.Lossy, Document: st.Document})
+	s.inputs = append(s.inputs, input)
 	s.input++
 }
 

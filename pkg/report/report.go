@@ -45,6 +45,14 @@ type Tool struct {
 	Version string `json:"version"`
 }
 
+// InputOf is the report's view of one input read.
+func InputOf(in *rule.InputResult) Input {
+	st := in.Stats
+	return Input{Name: in.Name, Format: st.Format, Lines: st.Lines, Frames: st.Frames, Rejected: st.Rejected,
+		FrameLines: st.FrameLines, Context: st.Context, FrameLike: st.FrameLike, Blank: st.Blank, Folded: st.Folded, Mixed: st.Mixed,
+		Lossy: st.Lossy, Document: st.Document}
+}
+
 // Input is one analysed input.
 type Input struct {
 	Name     string `json:"name"`
@@ -52,8 +60,18 @@ type Input struct {
 	Lines    int    `json:"lines"`
 	Frames   int    `json:"frames"`
 	Rejected int    `json:"rejected"`
-	// Context counts non-frame lines (stderr, banners): shown in text, not in JSON.
-	Context int `json:"-"`
+	// The accounting of every line read (entry, for HAR and Inspector): Lines =
+	// FrameLines + Context + Blank + Folded, so that nothing read goes unaccounted.
+	// FrameLines carried frames; Context are non-frame lines (stderr, banners), of
+	// which FrameLike look like a frame (a JSON object with "jsonrpc") but are none;
+	// Folded were joined to the frame of an earlier line (a batch one record a
+	// member); Mixed counts the frames read in another format than Format.
+	FrameLines int `json:"frameLines"`
+	Context    int `json:"context"`
+	FrameLike  int `json:"frameLike"`
+	Blank      int `json:"blank"`
+	Folded     int `json:"folded"`
+	Mixed      int `json:"mixed"`
 	// Lossy says why an input could not be judged at all: a log that holds no
 	// frames (Cursor, mcp-remote, Python reprs), with what it does show.
 	Lossy string `json:"lossy,omitempty"`
@@ -172,8 +190,7 @@ func BuildWith(version string, inputs []*rule.InputResult, opt Options) *Report 
 		Summary: Summary{Findings: map[string]int{"error": 0, "warning": 0, "info": 0}},
 		Rules:   opt.Rules}
 	for _, in := range inputs {
-		st := in.Stats
-		r.Inputs = append(r.Inputs, Input{Name: in.Name, Format: st.Format, Lines: st.Lines, Frames: st.Frames, Rejected: st.Rejected, Context: st.Context, Lossy: st.Lossy, Document: st.Document})
+		r.Inputs = append(r.Inputs, InputOf(in))
 		for _, sr := range in.Sessions {
 			s := SessionOf(sr, opt.Trace.Of(sr))
 			for _, f := range s.Findings {

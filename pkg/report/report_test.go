@@ -72,9 +72,13 @@ func TestJSONShape(t *testing.T) {
 		t.Errorf("version = %v", doc["version"])
 	}
 	check("tool", doc["tool"], "name version")
-	in := check("input", doc["inputs"].([]any)[0], "name format lines frames rejected")
+	in := check("input", doc["inputs"].([]any)[0], "name format lines frames rejected frameLines context frameLike blank folded mixed")
 	if in["format"] != "envelope-jsonl" || in["lines"] != 11.0 || in["frames"] != 11.0 || in["rejected"] != 0.0 {
 		t.Errorf("input = %v", in)
+	}
+	// Every line read is accounted for.
+	if sum := in["frameLines"].(float64) + in["context"].(float64) + in["blank"].(float64) + in["folded"].(float64); sum != in["lines"] {
+		t.Errorf("input accounting: %v frame lines + context + blank + folded = %v, not lines %v", in, sum, in["lines"])
 	}
 	s := check("session", doc["sessions"].([]any)[0], "input index streamKey firstLine lastLine era client server protocolVersion frames findings notes")
 	check("client", s["client"], "name version capabilities")

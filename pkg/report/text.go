@@ -136,8 +136,21 @@ func writeTextInputs(b *bytes.Buffer, inputs []Input, pal Palette, width int) {
 		if in.Document {
 			unit = "entry"
 		}
-		counts := pal.Dim(fmt.Sprintf("(%s, %s, %s, %s rejected, %s of context)",
-			in.Format, countOf(in.Lines, unit), quote.Count(in.Frames, "frame"), fmt.Sprint(in.Rejected), countOf(in.Context, unit)))
+		// The accounting of what was read: blank lines and context lines that look
+		// like frames are named when there are any (JSON has every count).
+		extra := ""
+		if in.FrameLike > 0 {
+			if in.FrameLike == 1 {
+				extra += ", 1 of which looks like a frame"
+			} else {
+				extra += fmt.Sprintf(", %d of which look like frames", in.FrameLike)
+			}
+		}
+		if in.Blank > 0 {
+			extra += fmt.Sprintf(", %d blank", in.Blank)
+		}
+		counts := pal.Dim(fmt.Sprintf("(%s, %s, %s, %s rejected, %s of context%s)",
+			in.Format, countOf(in.Lines, unit), quote.Count(in.Frames, "frame"), fmt.Sprint(in.Rejected), countOf(in.Context, unit), extra))
 		for _, l := range packParts([]string{pal.Bold(Safe(in.Name)), counts}, "  ", width, "  ") {
 			b.WriteString(l + "\n")
 		}
