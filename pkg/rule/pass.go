@@ -98,6 +98,22 @@ type Shared struct {
 	// schemas are the published schemas compiled in the run, for every rule that
 	// validates against a tool's inputSchema or outputSchema.
 	schemas *schema.Compiled
+	// arenas are the parse stage's arenas that finished inputs gave back.
+	arenas sync.Pool
+}
+
+// arena returns an arena for one input's inline parse stage, reused when one is free.
+func (s *Shared) arena() *frame.Arena {
+	if a, ok := s.arenas.Get().(*frame.Arena); ok {
+		return a
+	}
+	return new(frame.Arena)
+}
+
+// release gives an input's arena back for the next input of the run.
+func (s *Shared) release(a *frame.Arena) {
+	a.Reset()
+	s.arenas.Put(a)
 }
 
 // NewShared returns an empty run-wide store.
@@ -150,9 +166,18 @@ func (p *Pass) ReportSeverity(sev Severity, a Anchor, msg Message, related ...Re
 	evidence, truncated := capped(a.Raw)
 	for i := range related {
 		related[i].Raw, _ = capped(related[i].Raw)
+		related[i].Note = strings.Clone(related[i].Note)
+	}
+	// The values a message quotes may alias the frame they were read from, whose
+	// memory the reader reuses: the finding keeps copies (fingerprints and
+	// redaction read them after the session ends).
+	var values []Value
+	for _, v := range msg.Values {
+		v.Text, v.Shown = strings.Clone(v.Text), strings.Clone(v.Shown)
+		values = append(values, v)
 	}
 	p.result.Findings = append(p.result.Findings, Finding{
-		Rule: p.Rule.ID, Name: p.Rule.Name, Severity: sev, Message: msg.Text, Values: msg.Values,
+		Rule: p.Rule.ID, Name: p.Rule.Name, Severity: sev, Message: strings.Clone(msg.Text), Values: values,
 		Input: p.Session.Input, Line: a.Line, Entry: a.Entry, Seq: a.Seq, Time: a.Time, Dir: a.Dir, Method: strings.Clone(a.Method), ID: strings.Clone(a.ID),
 		Related: related, Hint: hint, Evidence: evidence, Truncated: truncated,
 	})

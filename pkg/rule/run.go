@@ -96,7 +96,7 @@ func Run(name string, r io.Reader, rules []*Rule, opt RunOptions) (*InputResult,
 		}
 	}
 	if opt.Inline {
-		res.Broken = parseInline(rd, shapes, replay)
+		res.Broken = parseInline(rd, shapes, a.shared, replay)
 	} else {
 		perBatch := batchRecords
 		if opt.Live {
@@ -202,13 +202,16 @@ func parse(rd *frame.Reader, out chan<- *parsedBatch, free <-chan *parsedBatch, 
 // replay as it is read: the records of a batch's worth share one arena, reset once
 // they are replayed, so a record lives as long as it does in a batch of parse. It
 // returns the error reading broke off with (nil at the end of the input).
-func parseInline(rd *frame.Reader, shapes bool, replay func(*parsedRecord)) error {
+func parseInline(rd *frame.Reader, shapes bool, shared *Shared, replay func(*parsedRecord)) error {
 	var (
 		shaper schema.Shaper
-		arena  frame.Arena
 		rec    parsedRecord
 		n      int
 	)
+	// The arena comes from the run's pool and goes back to it: a scan of many
+	// small files reuses a few arenas instead of allocating one a file.
+	arena := shared.arena()
+	defer shared.release(arena)
 	for {
 		r, err := rd.Next()
 		if err != nil {
@@ -228,7 +231,7 @@ func parseInline(rd *frame.Reader, shapes bool, replay func(*parsedRecord)) erro
 		rec = parsedRecord{kind: r.Kind, line: r.Line, entry: r.Entry, exchange: r.Exchange}
 		switch r.Kind {
 		case frame.RecordFrame:
-			r.Frame.Detach(&arena, &rec.frame)
+			r.Frame.Detach(arena, &rec.frame)
 			if shapes {
 				shapeFrame(&shaper, &rec.frame)
 			}

@@ -44,7 +44,7 @@ func verdicts(t *testing.T, path string, opt rule.RunOptions) string {
 	for _, s := range res.Sessions {
 		fmt.Fprintf(&b, "session %d lines %d-%d\n", s.Session.Index, s.Session.FirstLine, s.Session.LastLine)
 		for _, f := range s.Findings {
-			fmt.Fprintf(&b, "%s %s %d %s %s %s %q %q %v %q\n", f.Rule, f.Severity, f.Line, f.Dir, f.Method, f.ID, f.Message, f.Hint, f.Related, f.Evidence)
+			fmt.Fprintf(&b, "%s %s %d %s %s %s %q %q %v %q %s %v\n", f.Rule, f.Severity, f.Line, f.Dir, f.Method, f.ID, f.Message, f.Hint, f.Related, f.Evidence, f.Fingerprint, f.Values)
 		}
 		for _, n := range s.Notes {
 			fmt.Fprintf(&b, "note %s\n", n)
@@ -171,7 +171,7 @@ func longCapturesKeepTheirFindings(t *testing.T, opt rule.RunOptions) {
 			}
 			fmt.Fprintf(&b, "session %d lines %d-%d\n", s.Session.Index, s.Session.FirstLine, s.Session.LastLine)
 			for _, f := range s.Findings {
-				fmt.Fprintf(&b, "%s %s %d %s %s %s %q %q %v %q\n", f.Rule, f.Severity, f.Line, f.Dir, f.Method, f.ID, f.Message, f.Hint, f.Related, f.Evidence)
+				fmt.Fprintf(&b, "%s %s %d %s %s %s %q %q %v %q %s %v\n", f.Rule, f.Severity, f.Line, f.Dir, f.Method, f.ID, f.Message, f.Hint, f.Related, f.Evidence, f.Fingerprint, f.Values)
 			}
 			for _, note := range s.Notes {
 				fmt.Fprintf(&b, "note %s\n", note)

@@ -174,3 +174,18 @@ func itoa(i int) string {
 	}
 	return string(d)
 }
+
+// A registry keeps copies: the result it listed from may be overwritten (the
+// reader's buffer is reused) and every tool keeps its name and schemas.
+func TestToolsKeepCopies(t *testing.T) {
+	tools := schema.NewTools()
+	result := []byte(`{"tools":[{"name":"add","inputSchema":{"type":"object","required":["a"]}}]}`)
+	tools.Listed(result, 3, spec.Rev20250618, false)
+	for i := range result {
+		result[i] = 'x'
+	}
+	tool := tools.Lookup("add")
+	if tool == nil || tool.Name != "add" || string(tool.Input) != `{"type":"object","required":["a"]}` {
+		t.Fatalf("after the result was overwritten: %+v", tool)
+	}
+}

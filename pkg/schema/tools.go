@@ -1,6 +1,8 @@
 package schema
 
 import (
+	"strings"
+
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
@@ -47,7 +49,9 @@ func (t *Tools) Listed(result []byte, line int, rev spec.Revision, paginated boo
 	if !paginated {
 		clear(t.byName)
 	}
-	gjson.GetBytes(result, "tools").ForEach(func(_, item gjson.Result) bool {
+	// The result is read in place (gjson.GetBytes would copy the whole list first):
+	// what a Tool keeps is copied.
+	gjson.Get(viewString(result), "tools").ForEach(func(_, item gjson.Result) bool {
 		name := item.Get("name")
 		if name.Type != gjson.String {
 			return true
@@ -56,7 +60,7 @@ func (t *Tools) Listed(result []byte, line int, rev spec.Revision, paginated boo
 			t.Dropped++
 			return true
 		}
-		tool := &Tool{Name: name.Str, Line: line, Revision: rev}
+		tool := &Tool{Name: strings.Clone(name.Str), Line: line, Revision: rev}
 		tool.Input, tool.TooLarge = keepSchema(item.Get("inputSchema"))
 		var large bool
 		tool.Output, large = keepSchema(item.Get("outputSchema"))
