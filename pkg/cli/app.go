@@ -144,6 +144,11 @@ func newApp(env Env) *cli.Command {
 	for _, cmd := range app.Commands {
 		cmd.OnUsageError = app.OnUsageError
 	}
+	// Help fits the terminal as every text view does; so does the completion
+	// command's, which urfave/cli adds when the app starts.
+	width := terminalWidth(env)
+	useWrappedHelp(app, width)
+	app.ConfigureShellCompletionCommand = func(c *cli.Command) { useWrappedHelp(c, width) }
 	var profile *os.File
 	app.Before = func(ctx context.Context, c *cli.Command) (context.Context, error) {
 		path := c.String("cpuprofile")

@@ -45,7 +45,7 @@ func checkCommand(env Env) *cli.Command {
 
 func runCheck(env Env, c *cli.Command) error {
 	if c.Bool("list-formats") {
-		return listFormats(env.Stdout)
+		return listFormats(env.Stdout, terminalWidth(env))
 	}
 	out, err := parseOutput(env, c, checkFormats...)
 	if err != nil {
@@ -267,11 +267,13 @@ func (o output) write(env Env, write func(io.Writer) error) error {
 	return nil
 }
 
-// listFormats prints the input formats: the name --input-format takes, what it is,
-// and whether it holds messages at all.
-func listFormats(w io.Writer) error {
+// listFormats prints the input formats: the name --input-format takes, then
+// what it is and whether it holds messages at all, wrapped to width under its
+// column.
+func listFormats(w io.Writer, width int) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-20s %s\n", "auto", "detected from the content (the default); gzip and zstd are detected by their magic bytes")
+	row := func(name, what string) { b.WriteString(report.WrapColumns(fmt.Sprintf("%-20s ", name), what, width)) }
+	row("auto", "detected from the content (the default); gzip and zstd are detected by their magic bytes")
 	for _, f := range frame.About() {
 		what := f.What
 		switch {
@@ -280,7 +282,7 @@ func listFormats(w io.Writer) error {
 		case f.Document:
 			what += " [one JSON document]"
 		}
-		fmt.Fprintf(&b, "%-20s %s\n", f.Name, what)
+		row(f.Name, what)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
