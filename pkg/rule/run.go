@@ -96,7 +96,12 @@ func Run(name string, r io.Reader, rules []*Rule, opt RunOptions) (*InputResult,
 		}
 	}
 	if opt.Inline {
-		res.Broken = parseInline(rd, shapes, a.shared, replay)
+		// The arena comes from the run's pool and goes back to it once the
+		// sessions have ended (they are judged to their end before Run returns): a
+		// scan of many small files reuses a few arenas instead of making one a file.
+		arena := a.shared.arena()
+		defer a.shared.release(arena)
+		res.Broken = parseInline(rd, shapes, arena, replay)
 	} else {
 		perBatch := batchRecords
 		if opt.Live {
@@ -202,16 +207,12 @@ func parse(rd *frame.Reader, out chan<- *parsedBatch, free <-chan *parsedBatch, 
 // replay as it is read: the records of a batch's worth share one arena, reset once
 // they are replayed, so a record lives as long as it does in a batch of parse. It
 // returns the error reading broke off with (nil at the end of the input).
-func parseInline(rd *frame.Reader, shapes bool, shared *Shared, replay func(*parsedRecord)) error {
+func parseInline(rd *frame.Reader, shapes bool, arena *frame.Arena, replay func(*parsedRecord)) error {
 	var (
 		shaper schema.Shaper
 		rec    parsedRecord
 		n      int
 	)
-	// The arena comes from the run's pool and goes back to it: a scan of many
-	// small files reuses a few arenas instead of allocating one a file.
-	arena := shared.arena()
-	defer shared.release(arena)
 	for {
 		r, err := rd.Next()
 		if err != nil {
