@@ -229,7 +229,7 @@ func TestGoldenErrors(t *testing.T) {
 		{Input: "bad\x1b[31m.log", Kind: report.ErrorReadInPart, Message: "read in part: line 3: gzip: unexpected EOF"},
 	}
 	all := formats(t, rep)
-	for _, name := range []string{"json", "jsonl", "markdown", "sarif", "junit"} {
+	for _, name := range []string{"json", "jsonl", "markdown", "sarif", "junit", "html"} {
 		checkGolden(t, name+"-errors", all[name])
 	}
 }
