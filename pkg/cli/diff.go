@@ -26,12 +26,14 @@ func diffCommand(env Env) *cli.Command {
 			"resources listed with their schemas, the methods used, the notifications reacted to, the\n" +
 			"requests left unanswered, the error codes, and the findings of one that the other does not\n" +
 			"have (by fingerprint). CAPTURE#N picks the capture's session N (default 1).\n" +
+			"--redact hides what check --redact hides, in every format, so that the diff can be attached to a ticket.\n" +
 			"Exits 1 when B has error findings that A does not.",
 		ArgsUsage: "A[#N] B[#N]",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text, json, markdown or html"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of stdout"},
 			&cli.StringFlag{Name: "color", Value: "auto", Usage: "auto, always or never"},
+			&cli.BoolFlag{Name: "redact", Usage: "replace the values findings quote from params and results by their type and length, mask secret-looking strings (tokens, keys, cookies) everywhere, as check --redact does"},
 			&cli.StringSliceFlag{Name: "enable", Usage: "run only these rules (IDs or names, comma-separated)"},
 			&cli.StringSliceFlag{Name: "disable", Usage: "do not run these rules (IDs or names, comma-separated)"},
 		}, readFlags...),
@@ -95,13 +97,16 @@ func runDiff(env Env, c *cli.Command) error {
 	var sides [2]trace.Compared
 	var named [2]trace.DiffSide
 	for i, ref := range refs {
-		cmp, sessions, err := analyseSession(env, ref, selected, fopt, shared)
+		cmp, sessions, err := analyseSession(env, ref, selected, fopt, shared, c.Bool("redact"))
 		if err != nil {
 			return err
 		}
 		sides[i], named[i] = cmp, trace.SideOf(cmp, sessions)
 	}
 	d := trace.DiffSessions(sides[0], sides[1], named[0], named[1])
+	if c.Bool("redact") {
+		report.RedactDiff(d, sides[0].Trace.Redacted, sides[1].Trace.Redacted)
+	}
 	if err := out.write(env, func(w io.Writer) error {
 		return report.WriteDiff(w, out.format, d, report.DiffOptions{Version: Version(), Width: out.width, Color: out.colour})
 	}); err != nil {
@@ -115,13 +120,13 @@ func runDiff(env Env, c *cli.Command) error {
 
 // analyseSession analyses one capture and keeps what the diff needs of the
 // session ref names (the others are counted, not kept).
-func analyseSession(env Env, ref sessionRef, selected []*rule.Rule, fopt frame.Options, shared *rule.Shared) (trace.Compared, int, error) {
+func analyseSession(env Env, ref sessionRef, selected []*rule.Rule, fopt frame.Options, shared *rule.Shared, redact bool) (trace.Compared, int, error) {
 	in, err := openInput(env, ref.name)
 	if err != nil {
 		return trace.Compared{}, 0, &exitError{code: ExitUsage, msg: err.Error()}
 	}
 	defer in.Close()
-	tracer := trace.New(trace.Options{Needs: trace.DiffNeeds})
+	tracer := trace.New(trace.Options{Needs: trace.DiffNeeds.Union(trace.Needs{Redaction: redact})})
 	var found trace.Compared
 	sessions := 0
 	opt := rule.RunOptions{Frame: fopt, Shared: shared, Discard: true, OnSession: func(sr *rule.SessionResult) {

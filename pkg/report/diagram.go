@@ -107,7 +107,7 @@ func writeArrow(b *strings.Builder, fs trace.FrameSummary) {
 	if fs.Dir == spec.S2C {
 		from, to = "S", "C"
 	}
-	if fs.Dir == spec.DirUnknown || fs.FromFinding {
+	if fs.Dir == spec.DirUnknown || fs.FromFinding || fs.Exchange != nil {
 		fmt.Fprintf(b, "    Note over C,S: %s\n", label)
 		return
 	}
@@ -132,6 +132,8 @@ func arrowLabel(fs trace.FrameSummary) string {
 		id = "id=" + fs.ID
 	}
 	switch {
+	case fs.Exchange != nil:
+		parts = append(parts, exchangeLabel(fs.Exchange))
 	case fs.FromFinding:
 		parts = append(parts, fs.Dir.String(), fs.Method, id, "(summary not kept)")
 	case fs.Kind == trace.KindRequest:

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/redact"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
@@ -74,6 +75,51 @@ func TestDiffFormatsEscapeCapture(t *testing.T) {
 			continue // one word longer than the terminal
 		} else if n > 80 {
 			t.Errorf("text line of %d characters (width 80): %q", n, line)
+		}
+	}
+}
+
+// TestRedactDiff: every string a diff prints goes through redaction: a key of a
+// known shape is masked wherever it is, and a value the session carried (in the
+// set) is replaced where it is echoed; in every format; applying it twice
+// changes nothing more.
+func TestRedactDiff(t *testing.T) {
+	const key, echoed = "sk_live_4eC39HqLyjWDarjtT1zdp7dc", "correct-horse-battery"
+	set := redact.NewSet()
+	set.Add(echoed)
+	d := &trace.Diff{
+		A:            trace.DiffSide{Input: "a.jsonl", Session: 1, Client: "client " + key, Server: "server"},
+		B:            trace.DiffSide{Input: "b.jsonl", Session: 1, Client: "client", Server: "server " + echoed},
+		Contract:     []trace.FieldChange{{Field: "client", A: "client " + key, B: "client"}},
+		Capabilities: []trace.CapabilityChange{{Side: "server", Path: "experimental." + key, A: "declared", B: "not declared"}},
+		Lists:        []trace.ListChange{{Kind: "tools/list", Name: "search", Change: "changed", Details: []string{`inputSchema property "mode" enum ["` + key + `"] changed`}}},
+		Behaviour:    []trace.CountChange{{Aspect: "method", What: "tools/call " + echoed, A: 1, B: 0}},
+		OnlyA:        []trace.DiffFinding{},
+		OnlyB:        []trace.DiffFinding{{Rule: "MCP9999", Name: "test", Severity: "error", Message: "the server said " + echoed + " with api_key=" + key, Line: 3}},
+		Notes:        []string{"note " + key},
+	}
+	report.RedactDiff(d, nil, set)
+	notes := len(d.Notes)
+	report.RedactDiff(d, nil, set)
+	if len(d.Notes) != notes {
+		t.Errorf("a second RedactDiff added notes: %q", d.Notes)
+	}
+	for _, format := range report.DiffFormats {
+		var b bytes.Buffer
+		if err := report.WriteDiff(&b, format, d, report.DiffOptions{Version: "test"}); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		for _, secret := range []string{key, echoed} {
+			if strings.Contains(out, secret) {
+				t.Errorf("%s: %q printed after --redact:\n%s", format, secret, out)
+			}
+		}
+		if !strings.Contains(out, "redacted (--redact)") {
+			t.Errorf("%s: the diff does not say it is redacted:\n%s", format, out)
+		}
+		if !strings.Contains(out, "search") || !strings.Contains(out, "MCP9999") {
+			t.Errorf("%s: redaction lost the tool name or the rule:\n%s", format, out)
 		}
 	}
 }

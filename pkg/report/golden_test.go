@@ -12,6 +12,7 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
@@ -229,7 +230,27 @@ func TestGoldenErrors(t *testing.T) {
 		{Input: "bad\x1b[31m.log", Kind: report.ErrorReadInPart, Message: "read in part: line 3: gzip: unexpected EOF"},
 	}
 	all := formats(t, rep)
-	for _, name := range []string{"json", "jsonl", "markdown", "sarif", "junit"} {
+	for _, name := range []string{"json", "jsonl", "markdown", "sarif", "junit", "html"} {
 		checkGolden(t, name+"-errors", all[name])
 	}
+}
+
+// TestGoldenExchange: a finding about an HTTP exchange that carried no message
+// (MCP0005 on a GET refused with 400, entry 3 on line 134) is drawn at its
+// place: in the timeline under the exchange's record, in the Markdown diagram
+// as a note inside the flagged rect.
+func TestGoldenExchange(t *testing.T) {
+	const input = "../../fixtures/rules/MCP0005-fires-get-refused.har"
+	only, ok := rules.Lookup(rules.All(), "MCP0005")
+	if !ok {
+		t.Fatal("no MCP0005")
+	}
+	checkGolden(t, "timeline-exchange", renderTimeline(t, input, []*rule.Rule{only}, false))
+	res, tr := analyseFile(t, input, []*rule.Rule{only}, trace.Options{Needs: report.MarkdownRequires})
+	rep := report.BuildWith("test", []*rule.InputResult{res}, report.Options{Rules: []*rule.Rule{only}, Trace: tr})
+	var b bytes.Buffer
+	if err := report.WriteMarkdown(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "markdown-exchange", b.String())
 }

@@ -90,7 +90,11 @@ func verdictClass(w rule.Severity) string {
 
 func writeHTMLHeader(b *strings.Builder, r *Report) {
 	b.WriteString("<header>\n<h1>mcpsleuth report</h1>\n")
-	fmt.Fprintf(b, "<p class=\"verdict v-%s\">%s %s, from %s, checked by %s %s.</p>\n", verdictClass(r.Worst()), verdictIcon(r.Worst()),
+	class, icon := verdictClass(r.Worst()), verdictIcon(r.Worst())
+	if failedInputs(r.Errors) > 0 {
+		class, icon = "error", "⛔" // an input not read or not judged: never a clean run
+	}
+	fmt.Fprintf(b, "<p class=\"verdict v-%s\">%s %s, from %s, checked by %s %s.</p>\n", class, icon,
 		htmlText(headline(r)), quote.Count(len(r.Inputs), "input"), htmlText(r.Tool.Name), htmlCode(r.Tool.Version))
 	if r.Redacted {
 		b.WriteString("<p class=\"note\"><strong>Redacted</strong> (<code>--redact</code>): the values in params and results are replaced by their type and length, " +
@@ -105,10 +109,13 @@ func writeHTMLHeader(b *strings.Builder, r *Report) {
 				htmlCode(in.Name), htmlText(in.Format), in.Lines, in.Frames, in.Rejected, in.Context)
 		}
 		b.WriteString("</tbody></table>\n")
-		for _, in := range r.Unjudged() {
-			fmt.Fprintf(b, "<p class=\"note warn\">⚠️ %s: %s</p>\n", htmlCode(in.Name), htmlText(in.Lossy))
+		if len(r.Errors) == 0 { // a report built without them: the lossy inputs still say so
+			for _, in := range r.Unjudged() {
+				fmt.Fprintf(b, "<p class=\"note warn\">⚠️ %s: %s</p>\n", htmlCode(in.Name), htmlText(in.Lossy))
+			}
 		}
 	}
+	writeHTMLErrors(b, r.Errors)
 	if len(r.Sessions) == 0 {
 		b.WriteString("<p>No session was found in the input: nothing to judge.</p>\n")
 		return
@@ -119,6 +126,24 @@ func writeHTMLHeader(b *strings.Builder, r *Report) {
 			htmlCode(s.Input), htmlText(peerName(s.Client)), htmlText(peerName(s.Server)), htmlRevision(s), verdictClass(sessionWorst(s)), htmlText(sessionVerdict(s)))
 	}
 	b.WriteString("</tbody></table>\n")
+}
+
+// writeHTMLErrors lists the inputs that could not be read or judged, as the
+// Markdown report does: each with its kind and message, the failing ones marked
+// as errors.
+func writeHTMLErrors(b *strings.Builder, errs []InputError) {
+	if len(errs) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "<p class=\"input-errors-title\"><strong>%s could not be read or judged:</strong></p>\n<ul class=\"input-errors\">\n", quote.Count(len(errs), "input"))
+	for _, e := range errs {
+		icon, class := "⛔", "v-error"
+		if !e.Kind.Fails() {
+			icon, class = "⚠️", "v-warning"
+		}
+		fmt.Fprintf(b, "<li class=\"input-error %s\" data-kind=\"%s\">%s %s (%s): %s</li>\n", class, htmlText(string(e.Kind)), icon, htmlCode(e.Input), htmlText(string(e.Kind)), htmlText(e.Message))
+	}
+	b.WriteString("</ul>\n")
 }
 
 func sessionWorst(s Session) rule.Severity {

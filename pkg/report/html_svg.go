@@ -91,6 +91,15 @@ func writeSVG(b *strings.Builder, s Session, n int, frames []trace.FrameSummary)
 	b.WriteString("</svg></figure>\n")
 }
 
+// entryClass is the class of a timeline entry: its frame's kind, or "exchange"
+// for an HTTP exchange without a message.
+func entryClass(fs trace.FrameSummary) string {
+	if fs.Exchange != nil {
+		return "exchange"
+	}
+	return kindClass(fs.Kind)
+}
+
 func kindClass(k trace.Kind) string {
 	switch k {
 	case trace.KindRequest:
@@ -119,7 +128,7 @@ func writeSVGArrow(b *strings.Builder, n int, fs trace.FrameSummary, flagged []F
 	}
 	under = append(under, frameMarkers(fs)...)
 	height := svgRow + len(under)*svgLine
-	class := "arrow k-" + kindClass(fs.Kind)
+	class := "arrow k-" + entryClass(fs)
 	if len(flagged) > 0 {
 		class += " flagged sev-" + worst.String()
 	}
@@ -129,7 +138,7 @@ func writeSVGArrow(b *strings.Builder, n int, fs trace.FrameSummary, flagged []F
 	}
 	label := htmlText(cut(Safe(arrowLabel(fs)), svgLabel))
 	lineY := y + 20
-	if fs.Dir == spec.DirUnknown || fs.FromFinding {
+	if fs.Dir == spec.DirUnknown || fs.FromFinding || fs.Exchange != nil {
 		fmt.Fprintf(b, "<rect class=\"note\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"22\" rx=\"3\"></rect><text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>",
 			svgClientX, y+5, svgServerX-svgClientX, svgWidth/2, y+20, label)
 	} else {

@@ -132,3 +132,28 @@ func TestHTMLPolicyHashesTheInlineCode(t *testing.T) {
 		t.Error("the page does not carry the policy")
 	}
 }
+
+// TestHTMLErrorsFailTheVerdict: a report without findings whose only input
+// could not be read is not a clean run in the HTML report: the header verdict is
+// marked failed and the input is listed, escaped, with its kind and message.
+func TestHTMLErrorsFailTheVerdict(t *testing.T) {
+	rep := report.BuildWith("test", nil, report.Options{})
+	rep.Errors = []report.InputError{{Input: "<b>missing</b>.jsonl", Kind: report.ErrorUnreadable, Message: "cannot read: <no such file>"}}
+	var b bytes.Buffer
+	if err := report.WriteHTML(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		`<p class="verdict v-error">⛔ 0 errors`,
+		`<strong>1 input could not be read or judged:</strong>`,
+		`<li class="input-error v-error" data-kind="unreadable">⛔ <code>&lt;b&gt;missing&lt;/b&gt;.jsonl</code> (unreadable): cannot read: &lt;no such file&gt;</li>`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the HTML report lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, `class="verdict v-ok"`) {
+		t.Errorf("an unreadable input still gives a clean verdict somewhere:\n%s", out)
+	}
+}

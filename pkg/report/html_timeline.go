@@ -64,14 +64,14 @@ func timelineRows(s Session) (rows []timelineRow, left int) {
 		byLine[f.Line] = append(byLine[f.Line], f)
 	}
 	for _, fs := range s.Trace.Frames {
-		if fs.Context || fs.Gap > 0 {
+		if (fs.Context && fs.Exchange == nil) || fs.Gap > 0 {
 			continue
 		}
 		if len(rows) == htmlTimelineMax {
 			left++
 			continue
 		}
-		row := timelineRow{Line: fs.Line, Seq: fs.Seq, Dir: dirName(fs), Kind: kindClass(fs.Kind), Method: Safe(fs.Method), Label: Safe(arrowLabel(fs)), Cut: fs.RawCut}
+		row := timelineRow{Line: fs.Line, Seq: fs.Seq, Dir: dirName(fs), Kind: entryClass(fs), Method: Safe(fs.Method), Label: Safe(arrowLabel(fs)), Cut: fs.RawCut}
 		if !fs.Time.IsZero() {
 			row.Time = fs.Time.UTC().Format(time.RFC3339Nano)
 		}

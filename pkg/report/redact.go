@@ -76,6 +76,9 @@ func RedactSession(s *Session) {
 			if len(fs.Raw) > 0 {
 				fs.Raw = redact.Frame(fs.Raw, set)
 			}
+			if x := fs.Exchange; x != nil {
+				fs.Exchange = &trace.HTTPExchange{Entry: x.Entry, Number: x.Number, Method: redact.MaskSecrets(x.Method), Path: text(x.Path), Status: x.Status, StatusText: text(x.StatusText)}
+			}
 		}
 		for i := range t.Uses {
 			t.Uses[i].Method = redact.MaskSecrets(t.Uses[i].Method)

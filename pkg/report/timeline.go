@@ -113,8 +113,17 @@ func WriteTimelineSession(w io.Writer, s Session, opt TimelineOptions) error {
 	attached := attachFindings(s.Findings)
 	lastDate, prevSeq := "", 0
 	for _, fs := range t.Frames {
-		if fs.Context {
-			writeContextLine(&b, fs, pal, width)
+		if fs.Context || fs.Exchange != nil {
+			if fs.Context {
+				writeContextLine(&b, fs, pal, width)
+			} else {
+				writeExchangeLine(&b, fs, width)
+			}
+			if fs.Exchange != nil { // the findings about an exchange without a message go under it
+				for _, f := range attached.take(0, fs.Line) {
+					writeFindingLine(&b, f, pal, width)
+				}
+			}
 			continue
 		}
 		if gap := fs.Seq - prevSeq - 1; gap > 0 {
@@ -175,6 +184,45 @@ func timelineRevision(s Session) string {
 
 func writeContextLine(b *strings.Builder, fs trace.FrameSummary, pal Palette, width int) {
 	writeTimelineText(b, fmt.Sprintf("%*d  %-*s  ····  %s", tlLine, fs.Line, tlTime, "", Safe(fs.Text)), width, strings.Repeat(" ", tlIndent+6), pal.Dim)
+}
+
+// writeExchangeLine writes an HTTP exchange that carried no message, kept without
+// its context line: "  134  02:30:09.750  c->s  http  GET /mcp → 400 Bad Request".
+func writeExchangeLine(b *strings.Builder, fs trace.FrameSummary, width int) {
+	clock := ""
+	if !fs.Time.IsZero() {
+		clock = fs.Time.Format("15:04:05.000")
+	}
+	line := fmt.Sprintf("%*d  %-*s  %s  %s", tlLine, fs.Line, tlTime, clock, dirArrow(fs.Dir), exchangeLabel(fs.Exchange))
+	writeTimelineText(b, line, width, strings.Repeat(" ", tlLead), plain)
+}
+
+// exchangeLabel names an HTTP exchange without a message: "HTTP GET /mcp → 400
+// Bad Request (entry 3)".
+func exchangeLabel(x *trace.HTTPExchange) string {
+	parts := []string{"HTTP"}
+	if x.Method != "" {
+		parts = append(parts, Safe(x.Method))
+	}
+	if x.Path != "" {
+		parts = append(parts, Safe(x.Path))
+	}
+	if x.Status > 0 {
+		if x.Method != "" || x.Path != "" {
+			parts = append(parts, "→")
+		}
+		parts = append(parts, strconv.Itoa(x.Status))
+		if x.StatusText != "" {
+			parts = append(parts, Safe(x.StatusText))
+		}
+	}
+	switch {
+	case x.Entry > 0:
+		parts = append(parts, fmt.Sprintf("(entry %d)", x.Entry))
+	case x.Number > 0:
+		parts = append(parts, fmt.Sprintf("(exchange %d)", x.Number))
+	}
+	return strings.Join(parts, " ")
 }
 
 // writeFrameLine writes "  8  14:22:01.007  s->c  ntf  ...  65B  29ms": the

@@ -24,6 +24,13 @@ type Observation interface {
 	End(r *SessionResult) any
 }
 
+// ExchangeObservation is implemented by an Observation that also sees the HTTP
+// exchanges of its session that carried no message (a GET, a DELETE, a status
+// record), in capture order among the messages, after the rules did.
+type ExchangeObservation interface {
+	Exchange(e *session.Exchange)
+}
+
 // ResultOf returns what an observer computed for the session (nil when it did not run).
 func (r *SessionResult) ResultOf(o *Observer) any {
 	return r.results[o]
@@ -57,6 +64,14 @@ func (a *Analyzer) startObservers(s *session.Session) observing {
 func (ob observing) message(m *session.Message) {
 	for _, x := range ob {
 		x.state.Message(m)
+	}
+}
+
+func (ob observing) exchange(e *session.Exchange) {
+	for _, x := range ob {
+		if xo, ok := x.state.(ExchangeObservation); ok {
+			xo.Exchange(e)
+		}
 	}
 }
 

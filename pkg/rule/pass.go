@@ -380,6 +380,7 @@ func (a *Analyzer) Exchange(line, entry int, x *frame.Exchange) {
 				ec.Exchange(run.passes[i], e)
 			}
 		}
+		run.observe.exchange(e)
 	})
 }
 

@@ -52,13 +52,23 @@ func AnchorsOf(findings []rule.Finding) []Anchor {
 // (the MaxFrames cap) are drawn from their findings (FromFinding).
 func DiagramFrames(t *Trace, findings []Anchor) []FrameSummary {
 	frames := t.Frames
+	flagged, related := flaggedLines(findings)
 	for i, fs := range t.Frames {
 		if fs.Gap > 0 {
 			return t.Frames // already reduced
 		}
-		if fs.Context { // context lines are not drawn: copy the frames without them
+		if fs.Context || fs.Exchange != nil { // context lines are not drawn: copy the frames without them
 			frames = slices.Clip(t.Frames[:i])
 			for _, fs := range t.Frames[i:] {
+				if fs.Exchange != nil {
+					// An exchange without a message is drawn when a finding is about
+					// it, as an entry of its own (also when it stood on a context line).
+					if flaggedAt(flagged, fs.Line) {
+						fs.Context, fs.Text = false, ""
+						frames = append(frames, fs)
+					}
+					continue
+				}
 				if !fs.Context {
 					frames = append(frames, fs)
 				}
@@ -66,7 +76,6 @@ func DiagramFrames(t *Trace, findings []Anchor) []FrameSummary {
 			break
 		}
 	}
-	flagged, related := flaggedLines(findings)
 	if len(frames) <= diagramWhole && !t.Capped {
 		return frames
 	}
@@ -145,6 +154,18 @@ func kindFromAnchor(f Anchor) Kind {
 		return KindNotification
 	}
 	return KindInvalid
+}
+
+// flaggedAt reports whether a finding about no frame of the session (Seq 0) is
+// on line: an HTTP exchange without a message.
+func flaggedAt(flagged []flaggedFrame, line int) bool {
+	i := sort.Search(len(flagged), func(i int) bool { return flagged[i].line >= line })
+	for ; i < len(flagged) && flagged[i].line == line; i++ {
+		if flagged[i].seq == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // flaggedFrame is a frame findings point at: its position in the session (0 when

@@ -49,6 +49,8 @@ type Diff struct {
 	NewErrors int `json:"newErrors"`
 	// Notes say what could not be compared.
 	Notes []string `json:"notes"`
+	// Redacted is set once --redact was applied (report.RedactDiff).
+	Redacted bool `json:"-"`
 }
 
 // DiffSide names one compared session.
@@ -106,6 +108,9 @@ type DiffFinding struct {
 	Message     string `json:"message"`
 	Line        int    `json:"line"`
 	Fingerprint string `json:"fingerprint"`
+	// Values are the captured values Message quotes (rule.Finding.Values), for
+	// --redact; never written.
+	Values []rule.Value `json:"-"`
 }
 
 // SideOf names a compared session (sessions counts the sessions of its input).
@@ -494,7 +499,7 @@ func findingsOnly(mine, other []rule.Finding) ([]DiffFinding, int) {
 			left[f.Fingerprint]--
 			continue
 		}
-		out = append(out, DiffFinding{Rule: f.Rule, Name: f.Name, Severity: f.Severity.String(), Message: f.Message, Line: f.Line, Fingerprint: f.Fingerprint})
+		out = append(out, DiffFinding{Rule: f.Rule, Name: f.Name, Severity: f.Severity.String(), Message: f.Message, Line: f.Line, Fingerprint: f.Fingerprint, Values: f.Values})
 		if f.Severity == rule.SeverityError {
 			errors++
 		}

@@ -143,7 +143,30 @@ type FrameSummary struct {
 
 	// Notifications: a reaction the receiver owed or may skip.
 	Reaction *Reaction
+
+	// Exchange, when set, is an HTTP exchange that carried no MCP message (a GET,
+	// a DELETE, the status of an exchange written as a record of its own): no
+	// frame of the session (Seq 0). With Needs.Context it is set on the context
+	// line of its record instead of standing as an entry of its own.
+	Exchange *HTTPExchange
 }
+
+// HTTPExchange is what the timeline shows of an HTTP exchange without a message.
+type HTTPExchange struct {
+	// Entry is the HAR entry (0 for a recording); Number the exchange's number.
+	Entry  int
+	Number int
+	// Method and Path are the request's ("" when the record carries only a status).
+	Method string
+	Path   string
+	// Status is the response status (0 when not known yet).
+	Status     int
+	StatusText string
+}
+
+// IsExchange reports whether the summary stands for an HTTP exchange without a
+// message, alone (not on a context line).
+func (fs FrameSummary) IsExchange() bool { return fs.Exchange != nil && !fs.Context }
 
 // Reaction says what a notification asked of its receiver and whether it came.
 type Reaction struct {
@@ -244,6 +267,29 @@ func (o *observation) Message(m *session.Message) {
 		t.Omitted++
 	}
 	react(t, m, idx)
+}
+
+// Exchange records an HTTP exchange that carried no message: on the context line
+// of its record when context lines are kept (the line it stands on), else as an
+// entry of its own among the frames.
+func (o *observation) Exchange(e *session.Exchange) {
+	if !o.tr.opt.Frames || e.HTTP == nil {
+		return
+	}
+	t := o.t
+	x := &HTTPExchange{Entry: e.HTTP.Entry, Number: e.HTTP.Exchange, Method: cut(e.HTTP.Method, maxSubject), Path: cut(e.HTTP.Path, maxSubject),
+		Status: e.HTTP.Status, StatusText: cut(e.HTTP.StatusText, maxSubject)}
+	if n := len(t.Frames); n > 0 && t.Frames[n-1].Context && t.Frames[n-1].Line == e.Line && t.Frames[n-1].Exchange == nil {
+		t.Frames[n-1].Exchange = x
+		return
+	}
+	if t.Capped || len(t.Frames) >= o.tr.opt.MaxFrames {
+		return
+	}
+	if o.tr.opt.Keep != nil && !o.tr.opt.Keep(e.Line, "") {
+		return
+	}
+	t.Frames = append(t.Frames, FrameSummary{Line: e.Line, Time: e.Time, Dir: spec.C2S, Exchange: x})
 }
 
 // summarize builds the summary of a frame-level message.

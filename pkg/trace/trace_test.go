@@ -1,10 +1,14 @@
 package trace_test
 
 import (
+	"fmt"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
@@ -147,5 +151,97 @@ func TestContextLines(t *testing.T) {
 	frames := tr.Of(res.Sessions[0]).Frames
 	if len(frames) < 2 || !frames[1].Context || frames[1].Text != "cache warmed" || frames[1].Line != 3 {
 		t.Errorf("frames %+v", frames[:2])
+	}
+}
+
+// exchangeTrace traces the HAR whose entry 3 (line 134) is a GET refused with
+// 400, with MCP0005 running.
+func exchangeTrace(t *testing.T, needs trace.Needs) (*trace.Trace, *rule.SessionResult) {
+	t.Helper()
+	f, err := os.Open("../../fixtures/rules/MCP0005-fires-get-refused.har")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, ok := rules.Lookup(rules.All(), "MCP0005")
+	if !ok {
+		t.Fatal("no MCP0005")
+	}
+	tr := trace.New(trace.Options{Needs: needs})
+	ropt := rule.RunOptions{}
+	tr.Apply(&ropt)
+	res, err := rule.Run("get-refused.har", f, []*rule.Rule{r}, ropt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Sessions) != 1 {
+		t.Fatalf("%d sessions", len(res.Sessions))
+	}
+	return tr.Of(res.Sessions[0]), res.Sessions[0]
+}
+
+// TestExchangeEntries: an HTTP exchange that carried no message is an entry of
+// the timeline at its line (method, path, status, entry), between the frames
+// around it, no frame of the session; with context lines kept it is set on its
+// record's context line instead, never listed twice.
+func TestExchangeEntries(t *testing.T) {
+	want := trace.HTTPExchange{Entry: 3, Number: 3, Method: "GET", Path: "/mcp", Status: 400, StatusText: "Bad Request"}
+	got, _ := exchangeTrace(t, trace.Needs{Frames: true})
+	var lines []int
+	for _, fs := range got.Frames {
+		lines = append(lines, fs.Line)
+		if fs.Line != 134 {
+			if fs.Exchange != nil {
+				t.Errorf("line %d: an exchange %+v", fs.Line, *fs.Exchange)
+			}
+			continue
+		}
+		if fs.Exchange == nil || *fs.Exchange != want || !fs.IsExchange() || fs.Seq != 0 || fs.Context || fs.Time.IsZero() {
+			t.Errorf("line 134: %+v, exchange %+v", fs, fs.Exchange)
+		}
+	}
+	if fmt.Sprint(lines) != "[36 57 105 134 226 243 243 291 308]" {
+		t.Errorf("lines %v", lines)
+	}
+	if got.Total != 8 {
+		t.Errorf("total %d frames, want 8 (the exchange is no frame)", got.Total)
+	}
+
+	got, _ = exchangeTrace(t, trace.Needs{Frames: true, Context: true})
+	n := 0
+	for _, fs := range got.Frames {
+		if fs.Line == 134 {
+			n++
+			if !fs.Context || fs.Exchange == nil || *fs.Exchange != want || fs.IsExchange() {
+				t.Errorf("line 134 with context: %+v", fs)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("line 134 listed %d times with context lines", n)
+	}
+}
+
+// TestDiagramDrawsFlaggedExchange: the diagram draws an exchange a finding is
+// about (from its context line too), and no other context line.
+func TestDiagramDrawsFlaggedExchange(t *testing.T) {
+	for _, needs := range []trace.Needs{{Frames: true}, {Frames: true, Context: true}} {
+		got, sr := exchangeTrace(t, needs)
+		var drawn []string
+		for _, fs := range trace.DiagramFrames(got, trace.AnchorsOf(sr.Findings)) {
+			if fs.Context {
+				t.Errorf("context=%v: a context line drawn: %+v", needs.Context, fs)
+			}
+			if fs.Exchange != nil {
+				drawn = append(drawn, fmt.Sprintf("%d %s %s %d", fs.Line, fs.Exchange.Method, fs.Exchange.Path, fs.Exchange.Status))
+			}
+		}
+		if fmt.Sprint(drawn) != "[134 GET /mcp 400]" {
+			t.Errorf("context=%v: exchanges drawn %v", needs.Context, drawn)
+		}
+		// Without the finding, the exchange is not drawn.
+		if frames := trace.DiagramFrames(got, nil); slices.ContainsFunc(frames, func(fs trace.FrameSummary) bool { return fs.Exchange != nil }) {
+			t.Errorf("context=%v: an exchange no finding is about was drawn", needs.Context)
+		}
 	}
 }
