@@ -25,8 +25,20 @@ type docDecoder interface {
 // sniffDocument looks at the start of the input (without consuming it) and names the
 // document format it is, or "" for a line format, with why when it is neither.
 func sniffDocument(br *bufio.Reader) (format, why string) {
-	// Peek only at what has arrived, and wait for more only while undecided: a live
-	// pipe must not block the first line behind a fixed-size peek.
+	peekDecide(br, func(b []byte, complete, full bool) bool {
+		var decided bool
+		format, why, decided = classifyDocument(b, complete)
+		return decided
+	})
+	return format, why
+}
+
+// peekDecide looks at the start of br (without consuming it) until decide has
+// decided: it peeks only at what has arrived, and waits for more only while
+// undecided, so a live pipe never blocks the first line behind a fixed-size peek.
+// complete says the input ended; full that br's buffer holds no more. It stops
+// there, decided or not.
+func peekDecide(br *bufio.Reader, decide func(b []byte, complete, full bool) bool) {
 	want := 1
 	for {
 		b, err := br.Peek(want)
@@ -34,9 +46,9 @@ func sniffDocument(br *bufio.Reader) (format, why string) {
 			b, _ = br.Peek(br.Buffered())
 		}
 		complete := err != nil && !errors.Is(err, bufio.ErrBufferFull)
-		format, why, decided := classifyDocument(b, complete)
-		if decided || complete || len(b) >= br.Size() {
-			return format, why
+		full := len(b) >= br.Size()
+		if decide(b, complete, full) || complete || full {
+			return
 		}
 		want = len(b) + 1
 	}

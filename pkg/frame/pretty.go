@@ -3,7 +3,6 @@ package frame
 import (
 	"bufio"
 	"bytes"
-	"errors"
 )
 
 const prettyName = "pretty-json"
@@ -674,22 +673,15 @@ func (d *prettyDecoder) emitBlank(r *Reader) {
 // is valid JSON that ends on a later line. A first line that is a whole JSON value
 // (JSONL) or not JSON at all is a line format's.
 func sniffPretty(br *bufio.Reader) bool {
-	want := 1
-	for {
-		b, err := br.Peek(want)
-		if err == nil || errors.Is(err, bufio.ErrBufferFull) {
-			b, _ = br.Peek(br.Buffered())
-		}
-		complete := err != nil && !errors.Is(err, bufio.ErrBufferFull)
-		pretty, decided := classifyPretty(b, complete || len(b) >= br.Size())
+	pretty := false
+	peekDecide(br, func(b []byte, complete, full bool) bool {
+		p, decided := classifyPretty(b, complete || full)
 		if decided {
-			return pretty
+			pretty = p
 		}
-		if complete || len(b) >= br.Size() {
-			return false
-		}
-		want = len(b) + 1
-	}
+		return decided
+	})
+	return pretty
 }
 
 // classifyPretty decides from the start of an input; decided is false when more
