@@ -98,10 +98,15 @@ func runCheck(env Env, c *cli.Command) error {
 			return err
 		}
 		defer spool.Close()
-		stream := format.Stream(spool, report.StreamOptions{Version: Version(), Redact: c.Bool("redact"), Text: report.TextOptions{Color: out.colour, Width: out.width, MaxInfo: maxInfo}})
+		// Sessions are encoded and spooled on a goroutine of their own, beside the
+		// analysis (a capture of a million sessions spends a third of its time there).
+		stream := report.Pipelined(format.Stream(spool, report.StreamOptions{Version: Version(), Redact: c.Bool("redact"), Text: report.TextOptions{Color: out.colour, Width: out.width, MaxInfo: maxInfo}}))
 		var streamErr error
 		_, failed = analyseAll(env, names, streamRules(selected, fopt, tracer, show, stream, &streamErr))
 		failed = append(walkErrs, failed...)
+		if err := stream.Wait(); streamErr == nil {
+			streamErr = err
+		}
 		if streamErr == nil {
 			streamErr = spool.Flush()
 		}

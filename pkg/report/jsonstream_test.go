@@ -2,9 +2,11 @@ package report_test
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
@@ -275,5 +277,44 @@ func TestStreamCarriesErrors(t *testing.T) {
 				t.Errorf("%s (redact %v): the secret in an input name is masked only with --redact:\n%s", f.name, redact, streamed)
 			}
 		}
+	}
+}
+
+// A pipelined stream writes what the stream it wraps writes, byte for byte, for
+// every fixture and all of them together (the work only moves to a goroutine).
+func TestPipelinedStreamChangesNothing(t *testing.T) {
+	paths := ruletest.Captures(t, filepath.Join("..", "..", "fixtures"))
+	pipelined := func(open func(io.Writer, report.StreamOptions) report.Stream) func(io.Writer, report.StreamOptions) report.Stream {
+		return func(w io.Writer, opt report.StreamOptions) report.Stream { return report.Pipelined(open(w, opt)) }
+	}
+	for _, redact := range []bool{false, true} {
+		if direct, piped := streamed(t, paths, redact, report.NewJSONStream), streamed(t, paths, redact, pipelined(report.NewJSONStream)); !bytes.Equal(direct, piped) || len(direct) == 0 {
+			t.Fatalf("redact %v: the pipelined JSON stream differs", redact)
+		}
+		if direct, piped := streamed(t, paths, redact, report.NewJSONLStream), streamed(t, paths, redact, pipelined(report.NewJSONLStream)); !bytes.Equal(direct, piped) || len(direct) == 0 {
+			t.Fatalf("redact %v: the pipelined jsonl stream differs", redact)
+		}
+	}
+}
+
+// failingWriter fails every write: a spool on a full disk.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// A spool that cannot be written fails the pipelined stream: Wait returns the error.
+func TestPipelinedStreamReportsItsError(t *testing.T) {
+	st := report.Pipelined(report.NewJSONStream(failingWriter{}, report.StreamOptions{Version: "test"}))
+	data, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "real", "ts-everything-healthy.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := rule.Run("healthy.jsonl", bytes.NewReader(data), rules.All(), rule.RunOptions{Discard: true, OnSession: func(sr *rule.SessionResult) { st.Session(sr, nil) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Input(res)
+	if err := st.Wait(); err == nil || !strings.Contains(err.Error(), "no space left on device") {
+		t.Fatalf("Wait = %v, want the spool's error", err)
 	}
 }

@@ -198,9 +198,12 @@ func (f Funcs) End(p *Pass) {
 	}
 }
 
-// PerMessage builds the constructor of a stateless rule that looks at each message alone.
+// PerMessage builds the constructor of a stateless rule that looks at each message
+// alone. Having no state, its checker is one value that every session shares (a
+// capture of many short sessions does not allocate one per session).
 func PerMessage(fn func(p *Pass, m *session.Message)) func() Checker {
-	return func() Checker { return Funcs{OnMessage: fn} }
+	var c Checker = &Funcs{OnMessage: fn}
+	return func() Checker { return c }
 }
 
 var (

@@ -1,0 +1,90 @@
+package report
+
+import (
+	"io"
+	"sync"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
+)
+
+// PipelinedStream does the work of a Stream (building each session's report view,
+// redacting and encoding it, spooling it) on a goroutine of its own, in the order
+// the calls came, so that writing the report of a capture of many sessions runs
+// beside its analysis instead of after each session on the analysis' goroutine. A
+// session's result is final once it is handed over (rule.RunOptions.OnSession), so
+// the two goroutines share nothing that changes.
+type PipelinedStream struct {
+	inner Stream
+	work  chan func() error
+	done  chan struct{}
+	mu    sync.Mutex
+	err   error
+	once  sync.Once
+}
+
+// pipelineDepth bounds the calls waiting for the stream's goroutine: memory stays
+// bounded by a few sessions' results.
+const pipelineDepth = 64
+
+// Pipelined starts the goroutine that does inner's work. Wait (or Finish) ends it.
+func Pipelined(inner Stream) *PipelinedStream {
+	p := &PipelinedStream{inner: inner, work: make(chan func() error, pipelineDepth), done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		for w := range p.work {
+			if err := w(); err != nil {
+				p.mu.Lock()
+				if p.err == nil {
+					p.err = err
+				}
+				p.mu.Unlock()
+			}
+		}
+	}()
+	return p
+}
+
+// Session hands the session over; it returns the first error of the work done so
+// far (a later one is returned by Wait).
+func (p *PipelinedStream) Session(sr *rule.SessionResult, tr *trace.Trace) error {
+	p.work <- func() error { return p.inner.Session(sr, tr) }
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
+}
+
+// Input hands the input over, after its sessions.
+func (p *PipelinedStream) Input(in *rule.InputResult) {
+	p.work <- func() error { p.inner.Input(in); return nil }
+}
+
+// Wait lets the stream's goroutine finish what it was given, ends it, and returns
+// the first error of that work. Only Finish and Worst may follow it.
+func (p *PipelinedStream) Wait() error {
+	p.once.Do(func() { close(p.work) })
+	<-p.done
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
+}
+
+// Errors takes the inputs that could not be read or judged (after Wait).
+func (p *PipelinedStream) Errors(errs []InputError) {
+	p.Wait()
+	p.inner.Errors(errs)
+}
+
+// Finish writes the whole report, once every session given has been spooled.
+func (p *PipelinedStream) Finish(w io.Writer, spool io.ReaderAt) error {
+	if err := p.Wait(); err != nil {
+		return err
+	}
+	return p.inner.Finish(w, spool)
+}
+
+// Worst is the highest severity among the findings (after the work is done).
+func (p *PipelinedStream) Worst() rule.Severity {
+	p.Wait()
+	return p.inner.Worst()
+}
