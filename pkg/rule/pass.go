@@ -301,10 +301,13 @@ type Analyzer struct {
 	onFinding func(*session.Session, Finding)
 	discard   bool
 	shared    *Shared
+	// free are the runs of ended sessions, kept for reuse (recycle).
+	free []*running
 }
 
 type running struct {
 	result   *SessionResult
+	store    []Pass // the passes, in one allocation
 	passes   []*Pass
 	checkers []Checker
 	observe  observing
@@ -321,17 +324,37 @@ func NewAnalyzer(input string, rules []*Rule, limit int) *Analyzer {
 }
 
 func (a *Analyzer) start(s *session.Session) {
-	// One allocation for the passes of a session, not one each: a capture of many
-	// short sessions starts one per few lines.
-	run := &running{result: &SessionResult{Session: s}, passes: make([]*Pass, len(a.rules)), checkers: make([]Checker, len(a.rules))}
-	passes := make([]Pass, len(a.rules))
+	// The passes and checkers of a session that ended are reused: a capture of many
+	// short sessions starts one every few lines.
+	var run *running
+	if n := len(a.free); n > 0 {
+		run, a.free = a.free[n-1], a.free[:n-1]
+	} else {
+		run = &running{store: make([]Pass, len(a.rules)), passes: make([]*Pass, len(a.rules)), checkers: make([]Checker, len(a.rules))}
+	}
+	run.result = &SessionResult{Session: s}
 	for i, r := range a.rules {
-		passes[i] = Pass{Rule: r, Session: s, result: run.result, limit: a.limit, shared: a.shared, onFinding: a.onFinding}
-		run.passes[i] = &passes[i]
+		run.store[i] = Pass{Rule: r, Session: s, result: run.result, limit: a.limit, shared: a.shared, onFinding: a.onFinding}
+		run.passes[i] = &run.store[i]
 		run.checkers[i] = r.New()
 	}
 	run.observe = a.startObservers(s)
 	a.open[s] = run
+}
+
+// maxFreeRuns bounds the ended sessions' passes kept for reuse.
+const maxFreeRuns = 16
+
+// recycle keeps an ended session's passes and checkers' slots for the next session,
+// holding on to nothing of it.
+func (a *Analyzer) recycle(run *running) {
+	if len(a.free) >= maxFreeRuns {
+		return
+	}
+	clear(run.store)
+	clear(run.checkers)
+	run.result, run.observe = nil, nil
+	a.free = append(a.free, run)
 }
 
 func (a *Analyzer) end(s *session.Session) {
@@ -352,6 +375,7 @@ func (a *Analyzer) end(s *session.Session) {
 	if !a.discard {
 		a.done = append(a.done, run.result)
 	}
+	a.recycle(run)
 }
 
 // Frame feeds one frame (in capture order).
