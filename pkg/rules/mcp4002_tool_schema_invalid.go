@@ -2,6 +2,9 @@ package rules
 
 import (
 	"hash/maphash"
+	"slices"
+	"strings"
+	"sync"
 
 	"github.com/tidwall/gjson"
 
@@ -35,18 +38,58 @@ s->c {"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"search_invoices","input
 			{Revision: "2025-11-25", Page: "basic#json-schema-usage", Says: "Schemas without a $schema field are JSON Schema 2020-12; implementations MUST support 2020-12."},
 		},
 	},
+	// The verdict on a published schema depends only on its text and revision: it
+	// is kept for the run, so an archive serving one tool list in every session
+	// checks it once.
+	Shared: func() any { return &schemaVerdicts{by: map[string]rule.Message{}} },
 	New: func() rule.Checker {
-		return &toolSchemaWatch{seed: maphash.MakeSeed(), tools: schema.NewTools()}
+		return &toolSchemaWatch{seed: maphash.MakeSeed()}
 	},
+}
+
+// schemaVerdicts are the run's verdicts on published schemas, by revision, member
+// and text; bounded by the bytes of the texts kept.
+type schemaVerdicts struct {
+	mu    sync.Mutex
+	by    map[string]rule.Message
+	bytes int
+}
+
+// maxVerdictBytes bounds the schema text the run's verdicts are kept by.
+const maxVerdictBytes = 16 << 20
+
+func (v *schemaVerdicts) judged(key string) (rule.Message, bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	m, ok := v.by[key]
+	return m, ok
+}
+
+// keep remembers a verdict; its text and values are copied (they may quote the frame).
+func (v *schemaVerdicts) keep(key string, m rule.Message) {
+	m.Text = strings.Clone(m.Text)
+	m.Values = slices.Clone(m.Values)
+	for i := range m.Values {
+		m.Values[i].Text, m.Values[i].Shown = strings.Clone(m.Values[i].Text), strings.Clone(m.Values[i].Shown)
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.bytes+len(key) > maxVerdictBytes {
+		clear(v.by)
+		v.bytes = 0
+	}
+	if _, had := v.by[key]; !had {
+		v.by[strings.Clone(key)] = m
+		v.bytes += len(key)
+	}
 }
 
 // maxCheckedSchemas bounds the published schemas remembered as checked in a session.
 const maxCheckedSchemas = 4096
 
 type toolSchemaWatch struct {
-	seen  map[uint64]bool // tool name, member, revision and content already checked
-	seed  maphash.Seed
-	tools *schema.Tools // compiled schemas, cached by content
+	seen map[uint64]bool // tool name, member, revision and content already checked
+	seed maphash.Seed
 }
 
 func (w *toolSchemaWatch) End(*rule.Pass) {}
@@ -65,7 +108,8 @@ func (w *toolSchemaWatch) Message(p *rule.Pass, m *session.Message) {
 		p.CannotJudge(because(reasonSchemaUnavailablef, err))
 		return
 	}
-	gjson.GetBytes(m.Result, "tools").ForEach(func(_, tool gjson.Result) bool {
+	verdicts, _ := p.Shared().(*schemaVerdicts)
+	m.ResultGet("tools").ForEach(func(_, tool gjson.Result) bool {
 		name := tool.Get("name").String()
 		for _, member := range []string{"inputSchema", "outputSchema"} {
 			published := tool.Get(member)
@@ -76,7 +120,13 @@ func (w *toolSchemaWatch) Message(p *rule.Pass, m *session.Message) {
 			if !w.firstTime(name, member, rev, published.Raw) {
 				continue
 			}
-			if problem := w.judge(p, wire, target, []byte(published.Raw), rev); problem.Text != "" {
+			key := string(rev) + "\x00" + member + "\x00" + published.Raw
+			problem, known := verdicts.judged(key)
+			if !known {
+				problem = w.judge(p, wire, target, []byte(published.Raw), rev)
+				verdicts.keep(key, problem)
+			}
+			if problem.Text != "" {
 				p.Report(rule.At(m), rule.Sprintf("tools/list result (line %d): tool %s publishes an %s that strict clients reject: %s; %s",
 					m.Line, rule.Quote(rule.ValueName, name), member, problem, consequence(member)))
 			}
