@@ -74,7 +74,7 @@ type scanRun struct {
 	shared   *rule.Shared
 	bar      *scanProgress
 	stderr   io.Writer
-	summary  *scan.Summary
+	summary  *report.ScanSummary
 
 	// The sink of the format: a stream for json and jsonl (sessions spooled as
 	// each input is handed over), a whole report for sarif and junit, nothing
@@ -191,7 +191,7 @@ func parseScanFlags(env Env, c *cli.Command) (*scanRun, scan.Shard, error) {
 	run := &scanRun{env: env, out: out, format: format, failOn: failOn, frame: fopt, redact: c.Bool("redact"),
 		selected: rules.WithSlowThreshold(selected, c.Duration("slow")),
 		shared:   rule.NewShared(), // concurrency-safe: what the rules learn once serves every file
-		summary:  scan.NewSummary()}
+		summary:  report.NewScanSummary()}
 	run.summary.Jobs = jobs
 	return run, shard, nil
 }
@@ -266,7 +266,7 @@ func (run *scanRun) emit(i int, got scanned) {
 		run.unread(in.Path, report.ErrorUnreadable, got.why)
 		return
 	}
-	run.summary.AddFile(res.Stats, got.sessions)
+	run.summary.AddFile(res, got.sessions)
 	if res.Broken != nil {
 		e := readInPart(in.Path, res.Broken)
 		run.unread(in.Path, e.Kind, e.Message)
@@ -323,7 +323,7 @@ func (run *scanRun) write() error {
 			}
 			return run.format.Write(w, run.whole, report.WriteOptions{Color: run.out.colour, FailOn: run.failOn})
 		}
-		return scan.WriteText(w, run.summary, scan.TextOptions{Color: run.out.colour, Width: run.out.width})
+		return report.WriteScanSummary(w, run.summary, report.ScanTextOptions{Color: run.out.colour, Width: run.out.width})
 	})
 }
 

@@ -1,4 +1,4 @@
-package scan
+package report
 
 import (
 	"bytes"
@@ -8,30 +8,29 @@ import (
 	"time"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
-	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 )
 
-// TextOptions control the text summary.
-type TextOptions struct {
+// ScanTextOptions control the text summary.
+type ScanTextOptions struct {
 	Color bool
 	// Width is the terminal width the tables fit (0 = 100).
 	Width int
 }
 
-// WriteText writes the summary people look at: what was scanned and how fast,
+// WriteScanSummary writes the summary people look at: what was scanned and how fast,
 // the findings by rule and severity, the client x server pairs with the rules
 // each trips, and the files that could not be read. Captured names are escaped
-// (report.Safe); the tables fit opt.Width.
-func WriteText(w io.Writer, s *Summary, opt TextOptions) error {
+// (Safe); the tables fit opt.Width.
+func WriteScanSummary(w io.Writer, s *ScanSummary, opt ScanTextOptions) error {
 	if opt.Width <= 0 {
 		opt.Width = 100
 	}
 	width := max(opt.Width, 40)
-	pal := report.NewPalette(opt.Color)
+	pal := NewPalette(opt.Color)
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%s  %s, %s, %s, %s\n", pal.Bold("scanned "), quote.Count(s.Files, "file"), quote.Count(s.Sessions, "session"),
-		quote.Count(s.Frames, "frame"), megabytes(s.Bytes))
-	fmt.Fprintf(&b, "%s  %s, %s, %s\n", pal.Bold("time    "), rounded(s.Wall), throughput(s.Bytes, s.Wall), quote.Count(s.Jobs, "job"))
+		quote.Count(s.Frames, "frame"), scanMegabytes(s.Bytes))
+	fmt.Fprintf(&b, "%s  %s, %s, %s\n", pal.Bold("time    "), scanRounded(s.Wall), scanThroughput(s.Bytes, s.Wall), quote.Count(s.Jobs, "job"))
 	fmt.Fprintf(&b, "%s  %s, %s, %s\n", pal.Bold("findings"), pal.Severity(quote.Count(s.Findings["error"], "error")),
 		pal.Severity(quote.Count(s.Findings["warning"], "warning")), quote.Count(s.Findings["info"], "info finding"))
 
@@ -41,7 +40,7 @@ func WriteText(w io.Writer, s *Summary, opt TextOptions) error {
 		for i, rc := range rules {
 			rows[i] = []string{rc.Rule, rc.Name, fmt.Sprint(rc.Error), fmt.Sprint(rc.Warning), fmt.Sprint(rc.Info)}
 		}
-		if err := report.WriteTable(&b, []string{"RULE", "NAME", "ERROR", "WARNING", "INFO"}, rows, width, false); err != nil {
+		if err := WriteTable(&b, []string{"RULE", "NAME", "ERROR", "WARNING", "INFO"}, rows, width, false); err != nil {
 			return fmt.Errorf("mcpsleuth: the rules table: %w", err)
 		}
 	}
@@ -50,11 +49,11 @@ func WriteText(w io.Writer, s *Summary, opt TextOptions) error {
 		fmt.Fprintf(&b, "\n%s\n", pal.Bold("Client x server"))
 		rows := make([][]string, len(pairs))
 		for i, p := range pairs {
-			rows[i] = []string{peer(p.ClientName, p.ClientVersion), peer(p.ServerName, p.ServerVersion),
-				fmt.Sprint(p.Sessions), fmt.Sprint(p.Flagged), PairRules(p)}
+			rows[i] = []string{scanPeer(p.ClientName, p.ClientVersion), scanPeer(p.ServerName, p.ServerVersion),
+				fmt.Sprint(p.Sessions), fmt.Sprint(p.Flagged), ScanPairRules(p)}
 		}
 		header := []string{"CLIENT", "SERVER", "SESSIONS", "FLAGGED", "RULES (SESSIONS)"}
-		if err := report.WriteTable(&b, header, rows, width, true); err != nil {
+		if err := WriteTable(&b, header, rows, width, true); err != nil {
 			return fmt.Errorf("mcpsleuth: the pairs table: %w", err)
 		}
 	}
@@ -63,9 +62,9 @@ func WriteText(w io.Writer, s *Summary, opt TextOptions) error {
 		fmt.Fprintf(&b, "\n%s\n", pal.Bold(fmt.Sprintf("Not read or not judged (%d)", len(s.Unread))))
 		rows := make([][]string, len(s.Unread))
 		for i, u := range s.Unread {
-			rows[i] = []string{report.Safe(u.Path), report.Safe(u.Why)}
+			rows[i] = []string{Safe(u.Path), Safe(u.Why)}
 		}
-		if err := report.WriteTable(&b, []string{"FILE", "WHY"}, rows, width, true); err != nil {
+		if err := WriteTable(&b, []string{"FILE", "WHY"}, rows, width, true); err != nil {
 			return fmt.Errorf("mcpsleuth: the unread table: %w", err)
 		}
 	}
@@ -75,9 +74,9 @@ func WriteText(w io.Writer, s *Summary, opt TextOptions) error {
 	return nil
 }
 
-// PairRules is the rules column of a pair: "MCP2002:3, MCP3001:1", each rule
+// ScanPairRules is the rules column of a pair: "MCP2002:3, MCP3001:1", each rule
 // with the number of the pair's sessions it fired in, by rule ID ("-" for none).
-func PairRules(p Pair) string {
+func ScanPairRules(p ScanPair) string {
 	ids := p.RuleIDs()
 	if len(ids) == 0 {
 		return "-"
@@ -89,19 +88,19 @@ func PairRules(p Pair) string {
 	return strings.Join(parts, ", ")
 }
 
-// peer names an implementation on two lines, name then version.
-func peer(name, version string) string {
+// scanPeer names an implementation on two lines, name then version.
+func scanPeer(name, version string) string {
 	if name == "" && version == "" {
 		return "(unknown)"
 	}
-	return strings.TrimSpace(report.Safe(name) + "\n" + report.Safe(version))
+	return strings.TrimSpace(Safe(name) + "\n" + Safe(version))
 }
 
-func megabytes(n int64) string {
+func scanMegabytes(n int64) string {
 	return fmt.Sprintf("%.1f MB", float64(n)/1e6)
 }
 
-func throughput(n int64, wall time.Duration) string {
+func scanThroughput(n int64, wall time.Duration) string {
 	sec := wall.Seconds()
 	if sec <= 0 {
 		return "- MB/s"
@@ -109,8 +108,8 @@ func throughput(n int64, wall time.Duration) string {
 	return fmt.Sprintf("%.1f MB/s", float64(n)/1e6/sec)
 }
 
-// rounded rounds a wall time for people: milliseconds below 10 s, then 10 ms.
-func rounded(d time.Duration) time.Duration {
+// scanRounded rounds a wall time for people: milliseconds below 10 s, then 10 ms.
+func scanRounded(d time.Duration) time.Duration {
 	if d < 10*time.Second {
 		return d.Round(time.Millisecond)
 	}
