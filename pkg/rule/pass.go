@@ -168,16 +168,11 @@ func (p *Pass) ReportSeverity(sev Severity, a Anchor, msg Message, related ...Re
 		related[i].Raw, _ = capped(related[i].Raw)
 		related[i].Note = strings.Clone(related[i].Note)
 	}
-	// The values a message quotes may alias the frame they were read from, whose
-	// memory the reader reuses: the finding keeps copies (fingerprints and
+	// The finding keeps copies of what the message quotes (fingerprints and
 	// redaction read them after the session ends).
-	var values []Value
-	for _, v := range msg.Values {
-		v.Text, v.Shown = strings.Clone(v.Text), strings.Clone(v.Shown)
-		values = append(values, v)
-	}
+	msg = msg.Clone()
 	p.result.Findings = append(p.result.Findings, Finding{
-		Rule: p.Rule.ID, Name: p.Rule.Name, Severity: sev, Message: strings.Clone(msg.Text), Values: values,
+		Rule: p.Rule.ID, Name: p.Rule.Name, Severity: sev, Message: msg.Text, Values: msg.Values,
 		Input: p.Session.Input, Line: a.Line, Entry: a.Entry, Seq: a.Seq, Time: a.Time, Dir: a.Dir, Method: strings.Clone(a.Method), ID: strings.Clone(a.ID),
 		Related: related, Hint: hint, Evidence: evidence, Truncated: truncated,
 	})

@@ -90,6 +90,20 @@ func (m Message) WithHint(hint string) Message {
 	return m
 }
 
+// Clone copies the message's text and the values it quotes, which may alias the
+// frame they were read from (memory the reader reuses): what outlives the frame —
+// a finding, a verdict kept for the run — keeps a clone.
+func (m Message) Clone() Message {
+	m.Text, m.Hint = strings.Clone(m.Text), strings.Clone(m.Hint)
+	var values []Value
+	for _, v := range m.Values {
+		v.Text, v.Shown = strings.Clone(v.Text), strings.Clone(v.Shown)
+		values = append(values, v)
+	}
+	m.Values = values
+	return m
+}
+
 // Text is a message the rule wrote itself, quoting no captured value.
 func Text(s string) Message { return Message{Text: s} }
 

@@ -2,7 +2,6 @@ package rules
 
 import (
 	"hash/maphash"
-	"slices"
 	"strings"
 	"sync"
 
@@ -65,13 +64,9 @@ func (v *schemaVerdicts) judged(key string) (rule.Message, bool) {
 	return m, ok
 }
 
-// keep remembers a verdict; its text and values are copied (they may quote the frame).
+// keep remembers a verdict (a clone: it may quote the frame).
 func (v *schemaVerdicts) keep(key string, m rule.Message) {
-	m.Text = strings.Clone(m.Text)
-	m.Values = slices.Clone(m.Values)
-	for i := range m.Values {
-		m.Values[i].Text, m.Values[i].Shown = strings.Clone(m.Values[i].Text), strings.Clone(m.Values[i].Shown)
-	}
+	m = m.Clone()
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.bytes+len(key) > maxVerdictBytes {

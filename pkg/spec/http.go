@@ -128,7 +128,7 @@ func HTTPAnswersFor(rev Revision, method string) (HTTPAnswers, bool) {
 // any prefix) rather than the MCP endpoint. Clients probe them before they connect;
 // 404 there is how a server without authorization answers, not a refused MCP request.
 func WellKnownPath(path string) bool {
-	return strings.HasPrefix(path, "/.well-known/") || strings.Contains(path, "/.well-known/")
+	return strings.Contains(path, "/.well-known/")
 }
 
 // MissingSessionRefusal reports whether status is what Streamable HTTP prescribes for

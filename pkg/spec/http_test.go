@@ -44,3 +44,37 @@ func TestHTTPAnswersRefuses(t *testing.T) {
 		t.Errorf("2025-03-26 GET: %+v", a)
 	}
 }
+
+// Authorization discovery documents are not the MCP endpoint, under any prefix; the
+// endpoint itself and a path merely mentioning well-known are.
+func TestWellKnownPath(t *testing.T) {
+	for path, want := range map[string]bool{
+		"/.well-known/oauth-protected-resource/mcp": true,
+		"/.well-known/oauth-authorization-server":   true,
+		"/mcp/.well-known/openid-configuration":     true,
+		"/mcp":                                      false,
+		"/well-known/mcp":                           false,
+		"/":                                         false,
+	} {
+		if got := WellKnownPath(path); got != want {
+			t.Errorf("WellKnownPath(%q) = %v, want %v", path, got, want)
+		}
+	}
+}
+
+// A 400 for a request without a session is the prescribed answer only where
+// Streamable HTTP has sessions (2025-03-26 to 2025-11-25, or no handshake seen).
+func TestMissingSessionRefusal(t *testing.T) {
+	for _, c := range []struct {
+		rev    Revision
+		status int
+		want   bool
+	}{
+		{Rev20250618, 400, true}, {"", 400, true}, {Rev20251125, 404, false},
+		{Rev20241105, 400, false}, {Rev20260728, 400, false},
+	} {
+		if got := MissingSessionRefusal(c.rev, c.status); got != c.want {
+			t.Errorf("MissingSessionRefusal(%q, %d) = %v, want %v", c.rev, c.status, got, c.want)
+		}
+	}
+}
