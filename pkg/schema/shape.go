@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"hash/maphash"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -65,8 +66,39 @@ const (
 // nothing.
 var plainFormats = map[string]bool{"uri": true, "iri": true, "uri-reference": true, "iri-reference": true, "uri-template": true, "byte": true}
 
-// The vocabulary of the official schemas, all revisions together.
-var shapeVocabulary = sync.OnceValue(buildVocabulary)
+// The vocabulary of the official schemas, all revisions together, from the table
+// generated from them (vocabulary_table.go; TestVocabularyTableIsCurrent rebuilds it
+// from the embedded schemas and fails when they drift): reading six schema
+// documents to build it took a third of the start-up of a short check.
+var shapeVocabulary = sync.OnceValue(func() *vocabulary { return officialVocabulary.vocabulary() })
+
+// vocabularyTable is a vocabulary as data: what vocabulary_table.go holds.
+type vocabularyTable struct {
+	usable        bool
+	literals      []string
+	formatMembers map[string]formatVerdict
+	bounds        []float64
+}
+
+func (t vocabularyTable) vocabulary() *vocabulary {
+	v := newVocabulary()
+	v.usable = t.usable
+	for _, l := range t.literals {
+		v.literals[l] = true
+	}
+	maps.Copy(v.formatMembers, t.formatMembers)
+	v.bounds = slices.Clone(t.bounds)
+	v.finish()
+	return v
+}
+
+// table is the vocabulary as data, in a stable order.
+func (v *vocabulary) table() vocabularyTable {
+	t := vocabularyTable{usable: v.usable, formatMembers: maps.Clone(v.formatMembers), bounds: slices.Clone(v.bounds)}
+	t.literals = slices.Sorted(maps.Keys(v.literals))
+	slices.Sort(t.bounds)
+	return t
+}
 
 func buildVocabulary() *vocabulary {
 	v := newVocabulary()

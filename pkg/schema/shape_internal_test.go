@@ -162,7 +162,7 @@ type candidate struct {
 func candidates(w *Wire, msg []byte) []candidate {
 	m := gjson.ParseBytes(msg)
 	var out []candidate
-	for name := range w.compiled {
+	for name := range w.doc.defs {
 		switch {
 		case m.Get("method").Exists():
 			if c, ok := w.doc.methodConst(name); ok && c == m.Get("method").String() {

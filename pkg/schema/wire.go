@@ -12,6 +12,7 @@ package schema
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -21,13 +22,19 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
 
-// Wire is the official schema of one revision, compiled: every definition, and the
-// tables that say which definition a message is checked against. It is built once
-// per revision and never changes afterwards.
+// Wire is the official schema of one revision, compiled, with the tables that say
+// which definition a message is checked against. It is built once per revision; a
+// definition is compiled the first time a message is checked against it (a capture
+// uses a few of a revision's hundred definitions, and compiling all of them was most
+// of the start-up of a short check), then kept. Safe for concurrent use.
 type Wire struct {
 	Revision spec.Revision
 	doc      *Doc
-	compiled map[string]*jsonschema.Schema // definition name -> compiled schema
+	url      string
+
+	mu       sync.Mutex
+	compiler *jsonschema.Compiler          // not safe for concurrent use: under mu
+	compiled map[string]*jsonschema.Schema // definition name -> compiled schema, under mu
 }
 
 // Doc is the parsed official schema of one revision with its selection tables: the
@@ -361,25 +368,36 @@ func compileWire(rev spec.Revision) (*Wire, error) {
 	if err := c.AddResource(url, d.root); err != nil {
 		return nil, fmt.Errorf("schema: %s: %w", rev, err)
 	}
-	w := &Wire{Revision: rev, doc: d, compiled: make(map[string]*jsonschema.Schema, len(d.defs))}
-	for name := range d.defs {
-		s, err := c.Compile(url + "#/" + d.defsKey + "/" + escapeToken(name))
-		if err != nil {
-			return nil, fmt.Errorf("schema: %s: compiling %s: %w", rev, name, err)
-		}
-		w.compiled[name] = s
+	return &Wire{Revision: rev, doc: d, url: url, compiler: c, compiled: map[string]*jsonschema.Schema{}}, nil
+}
+
+// schema returns the compiled schema of a definition (a name of the document's
+// definitions, or toolSchemaDefinition(member)), compiling it on first use; nil
+// when the revision has no such definition.
+func (w *Wire) schema(name string) (*jsonschema.Schema, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if s, ok := w.compiled[name]; ok {
+		return s, nil
 	}
-	for _, member := range toolSchemaMembers {
-		if d.property(d.Definition("Tool"), member) == nil {
-			continue
+	var pointer string
+	if member, ok := strings.CutPrefix(name, toolSchemaDefinition("")); ok {
+		if !slices.Contains(toolSchemaMembers[:], member) || w.doc.property(w.doc.Definition("Tool"), member) == nil {
+			return nil, nil
 		}
-		s, err := c.Compile(url + "#/" + d.defsKey + "/Tool/properties/" + member)
-		if err != nil {
-			return nil, fmt.Errorf("schema: %s: compiling Tool.%s: %w", rev, member, err)
+		pointer = "#/" + w.doc.defsKey + "/Tool/properties/" + member
+	} else {
+		if _, ok := w.doc.defs[name]; !ok {
+			return nil, nil
 		}
-		w.compiled[toolSchemaDefinition(member)] = s
+		pointer = "#/" + w.doc.defsKey + "/" + escapeToken(name)
 	}
-	return w, nil
+	s, err := w.compiler.Compile(w.url + pointer)
+	if err != nil {
+		return nil, fmt.Errorf("schema: %s: compiling %s: %w", w.Revision, name, err)
+	}
+	w.compiled[name] = s
+	return s, nil
 }
 
 // toolSchemaMembers are the members of a Tool that hold a published schema.
@@ -422,7 +440,10 @@ func escapeToken(s string) string {
 // member when t.Member is "result" (the pointers then start with /result). A
 // definition the revision lacks is an error.
 func (w *Wire) Check(t Target, raw []byte) ([]Violation, error) {
-	s := w.compiled[t.Definition]
+	s, err := w.schema(t.Definition)
+	if err != nil {
+		return nil, err
+	}
 	if s == nil {
 		return nil, fmt.Errorf("schema: %s defines no %s", w.Revision, t.Definition)
 	}
