@@ -56,12 +56,28 @@ func wrapLine(line string, width int, indent string) []string {
 	if indentWidth >= width-10 { // no room to hang: continue at the margin
 		indent, indentWidth = "", 0
 	}
+	// The line being filled is built in place (appending to a string each word
+	// made wrapping quadratic in the length of a line).
 	var out []string
+	var cur strings.Builder
 	lead, rest := splitSpaces(line)
-	cur, curWidth, empty := lead, textWidth(lead), true
-	flush := func() {
-		out = append(out, cur)
-		cur, curWidth, empty = indent, indentWidth, true
+	cur.WriteString(lead)
+	curWidth, empty := textWidth(lead), true
+	// flush ends the line being filled, without its trailing spaces when trim is
+	// set, and starts the next one at the indent.
+	flush := func(trim bool) {
+		l := cur.String()
+		if trim {
+			l = strings.TrimRight(l, " ")
+		}
+		out = append(out, l)
+		cur = strings.Builder{}
+		cur.WriteString(indent)
+		curWidth, empty = indentWidth, true
+	}
+	add := func(s string, w int) {
+		cur.WriteString(s)
+		curWidth, empty = curWidth+w, false
 	}
 	for rest != "" {
 		var word, gap string
@@ -69,37 +85,35 @@ func wrapLine(line string, width int, indent string) []string {
 		gap, rest = splitSpaces(rest)
 		ww := textWidth(word)
 		if curWidth+ww <= width {
-			cur, curWidth, empty = cur+word, curWidth+ww, false
+			add(word, ww)
 		} else if !empty && indentWidth+ww <= width {
-			cur = strings.TrimRight(cur, " ")
-			flush()
-			cur, curWidth, empty = cur+word, curWidth+ww, false
+			flush(true)
+			add(word, ww)
 		} else {
 			// The word does not fit on a line of its own: break it, starting
 			// on this line when a useful part fits there.
 			if !empty && width-curWidth < 8 {
-				cur = strings.TrimRight(cur, " ")
-				flush()
+				flush(true)
 			}
 			for word != "" {
 				head, tail := breakWord(word, width-curWidth)
 				if head == "" {
-					cur = strings.TrimRight(cur, " ")
-					flush()
+					flush(true)
 					head, tail = breakWord(word, width-curWidth)
 				}
-				cur, curWidth, empty = cur+head, curWidth+textWidth(head), false
+				add(head, textWidth(head))
 				if word = tail; word != "" {
-					flush()
+					flush(false)
 				}
 			}
 		}
 		if gap != "" && rest != "" {
-			cur, curWidth = cur+gap, curWidth+len(gap)
+			cur.WriteString(gap)
+			curWidth += len(gap)
 		}
 	}
 	if !empty || len(out) == 0 {
-		out = append(out, strings.TrimRight(cur, " "))
+		out = append(out, strings.TrimRight(cur.String(), " "))
 	}
 	return out
 }
