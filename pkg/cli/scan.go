@@ -126,7 +126,11 @@ func runScan(env Env, c *cli.Command) error {
 		return err
 	}
 	defer run.closeSink()
-	scan.Ordered(len(run.inputs), run.summary.Jobs, run.analyse, run.emit)
+	// Results wait for those before them: a window of many small files' results
+	// lets the other jobs go on past a big file, while the input they were read
+	// from (what bounds a result's size) stays within scanWindowBytes.
+	window := scan.Window{Most: 32 * run.summary.Jobs, Weight: func(i int) int64 { return run.inputs[i].Size }, Budget: scanWindowBytes}
+	scan.Ordered(len(run.inputs), run.summary.Jobs, window, run.analyse, run.emit)
 	run.bar.stop()
 	run.summary.Wall = time.Since(start)
 
@@ -155,6 +159,10 @@ func runScan(env Env, c *cli.Command) error {
 	}
 	return nil
 }
+
+// scanWindowBytes bounds the size of the files whose results are done or under way
+// and not yet written, beyond the files the jobs are reading.
+const scanWindowBytes = 64 << 20
 
 // parseScanFlags reads the flags of scan.
 func parseScanFlags(env Env, c *cli.Command) (*scanRun, scan.Shard, error) {

@@ -39,7 +39,7 @@ func TestOrderedEmitsInInputOrder(t *testing.T) {
 				time.Sleep(time.Duration(rand.IntN(200)) * time.Microsecond)
 				return fmt.Sprintf("result %d", i)
 			}
-			scan.Ordered(n, jobs, work, func(i int, v string) {
+			scan.Ordered(n, jobs, scan.Window{}, work, func(i int, v string) {
 				if v != fmt.Sprintf("result %d", i) {
 					t.Errorf("index %d got %q", i, v)
 				}
@@ -68,7 +68,7 @@ func TestOrderedRunsJobsAtOnce(t *testing.T) {
 	var started atomic.Int64
 	done := make(chan struct{})
 	go func() {
-		scan.Ordered(jobs, jobs, func(int) int {
+		scan.Ordered(jobs, jobs, scan.Window{}, func(int) int {
 			started.Add(1)
 			for started.Load() < jobs {
 				runtime.Gosched()
@@ -81,6 +81,54 @@ func TestOrderedRunsJobsAtOnce(t *testing.T) {
 	case <-done:
 	case <-time.After(10 * time.Second):
 		t.Fatalf("only %d of %d jobs ran at once", started.Load(), jobs)
+	}
+}
+
+// TestOrderedWindowPassesALongPiece: while one long piece of work runs, the other
+// job goes on with the next ones, up to the window (a window of twice the jobs
+// left it idle after three).
+func TestOrderedWindowPassesALongPiece(t *testing.T) {
+	const n, jobs, most = 40, 2, 16
+	var finished atomic.Int64
+	scan.Ordered(n, jobs, scan.Window{Most: most}, func(i int) int {
+		if i == 0 {
+			deadline := time.Now().Add(10 * time.Second)
+			for finished.Load() < most-1 {
+				if time.Now().After(deadline) {
+					t.Errorf("while the first piece ran, only %d others finished; want %d", finished.Load(), most-1)
+					break
+				}
+				time.Sleep(time.Millisecond)
+			}
+			return i
+		}
+		finished.Add(1)
+		return i
+	}, func(int, int) {})
+}
+
+// TestOrderedWindowBudget: the weight of what is held stays within the budget,
+// except for the jobs' own work (a piece heavier than the budget still runs).
+func TestOrderedWindowBudget(t *testing.T) {
+	for _, c := range []struct {
+		weight, budget int64
+		want           int64
+	}{{10, 40, 4}, {100, 40, 2}, {0, 0, 50}} {
+		var held, most atomic.Int64
+		scan.Ordered(200, 2, scan.Window{Most: 50, Weight: func(int) int64 { return c.weight }, Budget: c.budget}, func(i int) int {
+			cur := held.Add(1)
+			for {
+				m := most.Load()
+				if cur <= m || most.CompareAndSwap(m, cur) {
+					break
+				}
+			}
+			time.Sleep(time.Duration(rand.IntN(100)) * time.Microsecond)
+			return i
+		}, func(int, int) { held.Add(-1) })
+		if most.Load() > c.want {
+			t.Errorf("weight %d, budget %d: %d results held at once, more than %d", c.weight, c.budget, most.Load(), c.want)
+		}
 	}
 }
 
