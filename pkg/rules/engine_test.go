@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -238,5 +239,44 @@ func TestUnansweredFloodIsBounded(t *testing.T) {
 		if !strings.Contains(notes, want) {
 			t.Errorf("notes lack %q:\n%s", want, notes)
 		}
+	}
+}
+
+// More progress tokens in flight than MCP3006 remembers: the tokens are forgotten
+// and said so, and progress for a forgotten token is not judged (it was reported
+// as progress for a token no request carried), while progress for a token carried
+// after the bound is still judged.
+func TestProgressTokenFloodIsBounded(t *testing.T) {
+	const n = session.MaxOutstanding + 5000
+	var b strings.Builder
+	b.WriteString(`{"dir":"c->s","msg":{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}}` + "\n")
+	b.WriteString(`{"dir":"s->c","msg":{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}}` + "\n")
+	b.WriteString(`{"dir":"c->s","msg":{"jsonrpc":"2.0","method":"notifications/initialized"}}` + "\n")
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, `{"dir":"c->s","msg":{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"x","arguments":{},"_meta":{"progressToken":"t%d"}}}}`+"\n", i, i)
+	}
+	// Progress for the first token (forgotten), then twice the same value for the
+	// last one (remembered: judged).
+	b.WriteString(`{"dir":"s->c","msg":{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t1","progress":1}}}` + "\n")
+	last := fmt.Sprintf(`{"dir":"s->c","msg":{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t%d","progress":1}}}`+"\n", n)
+	b.WriteString(last + last)
+	res, err := rule.Run("progress-flood.jsonl", strings.NewReader(b.String()), rules.All(), rule.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Sessions[0]
+	var got []string
+	for _, f := range s.Findings {
+		if f.Rule == "MCP3006" {
+			got = append(got, fmt.Sprintf("%d %s", f.Line, f.Message))
+		}
+	}
+	want := []string{fmt.Sprintf("%d progress for token \"t%d\" went from 1 (line %d) to 1: the value must increase with each notification", n+6, n, n+5)}
+	if !slices.Equal(got, want) {
+		t.Errorf("MCP3006 findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	notes := strings.Join(s.Notes, "\n")
+	if w := "MCP3006 bad-progress could not judge 2 messages: more than 20480 progress tokens in flight: the earlier ones were forgotten"; !strings.Contains(notes, w) {
+		t.Errorf("notes lack %q:\n%s", w, notes)
 	}
 }

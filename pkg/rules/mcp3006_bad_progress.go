@@ -66,8 +66,10 @@ type progressState struct {
 // recognise progress that arrives after the response.
 const maxDoneTokens = 4096
 
-// maxTokens bounds the tokens remembered at all (in flight or finished).
-const maxTokens = 100_000
+// maxTokens bounds the tokens remembered at all (in flight or finished): as many
+// requests in flight as the session follows, and the finished ones. Each keeps its
+// request (and its bytes) alive: 100,000 of them took 75 MB.
+const maxTokens = session.MaxOutstanding + maxDoneTokens
 
 type progressWatch struct {
 	tokens map[progressKey]*progressState
@@ -78,6 +80,9 @@ type progressWatch struct {
 	// request had carried yet: a request read later may carry it. Judged at the end.
 	unplaced  map[progressKey]*unplacedProgress
 	unplacedN int
+	// forgot is set once the tokens were forgotten (more than maxTokens): progress
+	// for a token not known since may be for one of them, and is not judged.
+	forgot bool
 }
 
 // unplacedProgress is the progress for one token read from a stream without a place.
@@ -97,6 +102,7 @@ func (w *progressWatch) Message(p *rule.Pass, m *session.Message) {
 			p.CannotJudge(because(reasonTooManyTokensf, maxTokens))
 			clear(w.tokens)
 			w.done = w.done[:0]
+			w.forgot = true
 		}
 		key := progressKey{m.Dir, m.Request.ProgressKey}
 		if w.tokens == nil {
@@ -224,6 +230,8 @@ func (w *progressWatch) progress(p *rule.Pass, m *session.Message) {
 		return
 	}
 	switch {
+	case st == nil && w.forgot:
+		p.CannotJudge(because(reasonTooManyTokensf, maxTokens))
 	case st == nil:
 		p.Report(rule.At(m), rule.Sprintf("progress for token %s that no request sent by the %s carried (no %s request has _meta.progressToken %s)", rule.QuoteJSON(rule.ValueID, token), receiver, receiver, rule.QuoteJSON(rule.ValueID, token)))
 	case st.task != "":

@@ -53,9 +53,16 @@ type Trace struct {
 	ListsOmitted int
 	listedAt     map[[2]string]int
 
-	uses    map[useKey]int
-	pending map[*session.Request]int
-	waiting []waitingReaction
+	uses map[useKey]int
+	// pending are the kept requests not answered yet, by request, with their
+	// summary's index; pendingOrder is the order they came in (answered ones are
+	// skipped when met). At most session.MaxOutstanding are followed, as the
+	// session follows them: an older one was dropped by the session too, so it is
+	// unanswered for good, and keeping it kept its whole request alive (100,000
+	// unanswered requests took 35 MB).
+	pending      map[*session.Request]int
+	pendingOrder []*session.Request
+	waiting      []waitingReaction
 	// listed records the list methods each side has requested: a list_changed asks
 	// for a new list only from a receiver that fetched the list before.
 	listed map[listKey]bool
@@ -400,13 +407,38 @@ func keepDeclaring(t *Trace, m *session.Message) {
 	t.Declaring[lineOf(m)] = bytes.Clone(raw)
 }
 
+// follow keeps a request until its response: the oldest one followed is given up,
+// unanswered, once more than session.MaxOutstanding are.
+func (t *Trace) follow(r *session.Request, idx int) {
+	t.pending[r] = idx
+	t.pendingOrder = append(t.pendingOrder, r)
+	for len(t.pending) > session.MaxOutstanding && len(t.pendingOrder) > 0 {
+		old := t.pendingOrder[0]
+		t.pendingOrder[0] = nil
+		t.pendingOrder = t.pendingOrder[1:]
+		if i, ok := t.pending[old]; ok {
+			t.Frames[i].Unanswered = true
+			delete(t.pending, old)
+		}
+	}
+	if len(t.pendingOrder) > 2*len(t.pending)+1024 {
+		live := make([]*session.Request, 0, len(t.pending))
+		for _, r := range t.pendingOrder {
+			if _, ok := t.pending[r]; ok {
+				live = append(live, r)
+			}
+		}
+		t.pendingOrder = live
+	}
+}
+
 // react follows requests to their responses and notifications to the reactions
 // they ask for. idx is the message's summary index (-1 when not kept).
 func react(t *Trace, m *session.Message, idx int) {
 	switch m.Kind {
 	case frame.KindRequest:
 		if m.Request != nil && idx >= 0 && m.Batch == nil {
-			t.pending[m.Request] = idx
+			t.follow(m.Request, idx)
 		}
 		reacted(t, m)
 	case frame.KindResult, frame.KindError:
@@ -546,7 +578,7 @@ func (o *observation) End(sr *rule.SessionResult) any {
 			fs.Unanswered = true
 		}
 	}
-	t.pending = nil
+	t.pending, t.pendingOrder = nil, nil
 	t.waiting, t.uses, t.methods, t.listedAt = nil, nil, nil, nil
 	sortLists(t.Lists)
 	sort.SliceStable(t.Uses, func(i, j int) bool {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
+	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
@@ -242,6 +243,38 @@ func TestDiagramDrawsFlaggedExchange(t *testing.T) {
 		// Without the finding, the exchange is not drawn.
 		if frames := trace.DiagramFrames(got, nil); slices.ContainsFunc(frames, func(fs trace.FrameSummary) bool { return fs.Exchange != nil }) {
 			t.Errorf("context=%v: an exchange no finding is about was drawn", needs.Context)
+		}
+	}
+}
+
+// A flood of unanswered requests: the trace follows as many as the session does;
+// the older ones are given up as unanswered (as the session gives them up: a late
+// response to one of them is not paired), the newer ones still get their response.
+func TestUnansweredFloodSummaries(t *testing.T) {
+	n := session.MaxOutstanding + 100
+	var b strings.Builder
+	b.WriteString(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}` + "\n")
+	b.WriteString(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}` + "\n")
+	b.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`+"\n", i)
+	}
+	fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"result":{"tools":[]}}`+"\n", n)
+	b.WriteString(`{"jsonrpc":"2.0","id":50,"result":{"tools":[]}}` + "\n")
+	tr, res := traced(t, b.String(), trace.Options{Needs: trace.Needs{Frames: true}, MaxFrames: n + 10})
+	got := tr.Of(res.Sessions[0])
+	byLine := map[int]trace.FrameSummary{}
+	for _, fs := range got.Frames {
+		byLine[fs.Line] = fs
+	}
+	for _, c := range []struct {
+		line       int
+		unanswered bool
+		response   int
+	}{{4, true, 0}, {3 + 50, true, 0}, {3 + n, false, 4 + n}, {3 + n - 1, true, 0}} {
+		fs := byLine[c.line]
+		if fs.Unanswered != c.unanswered || fs.ResponseLine != c.response {
+			t.Errorf("request at line %d: unanswered %v, response line %d; want %v, %d", c.line, fs.Unanswered, fs.ResponseLine, c.unanswered, c.response)
 		}
 	}
 }
