@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -14,6 +15,23 @@ import (
 )
 
 // fixtureLines returns every line of every capture under fixtures/.
+// membersOf lists what a ForEach-like function yields: key, type, raw value, string
+// and number, one line each.
+func membersOf[F func(string, func(k, v gjson.Result) bool) | func(func(k, v gjson.Result) bool)](each F, path string) string {
+	var b strings.Builder
+	yield := func(k, v gjson.Result) bool {
+		fmt.Fprintf(&b, "%q %q %v %q %q %v\n", k.Str, k.Raw, v.Type, v.Raw, v.Str, v.Num)
+		return true
+	}
+	switch f := any(each).(type) {
+	case func(string, func(k, v gjson.Result) bool):
+		f(path, yield)
+	case func(func(k, v gjson.Result) bool):
+		f(yield)
+	}
+	return b.String()
+}
+
 func fixtureLines(t testing.TB) [][]byte {
 	t.Helper()
 	var lines [][]byte
@@ -175,6 +193,16 @@ func TestParamAndResultLookups(t *testing.T) {
 				frames = append(frames, &rec.Frame.Members[i], &copied.Members[i])
 			}
 			for _, fr := range frames {
+				for _, p := range []string{"", "_meta", "arguments", "task"} {
+					of := gjson.ParseBytes(fr.Params)
+					if p != "" {
+						of = gjson.GetBytes(fr.Params, p)
+					}
+					if got, want := membersOf(fr.ParamMembers, p), membersOf(of.ForEach, ""); got != want {
+						t.Fatalf("%s:%d: ParamMembers(%q) =\n%s\ngjson ForEach:\n%s", path, fr.Line, p, got, want)
+					}
+					n++
+				}
 				for _, p := range paths {
 					if got, want := fr.Param(p), gjson.GetBytes(fr.Params, p); got.Raw != want.Raw || got.Str != want.Str {
 						t.Fatalf("%s:%d: Param(%q) = %q, gjson %q", path, fr.Line, p, got.Raw, want.Raw)

@@ -25,15 +25,14 @@ func readParams(m *Message, r *Request) requestMeta {
 	if len(m.Params) == 0 {
 		return meta
 	}
-	m.Param("").ForEach(func(k, v gjson.Result) bool {
+	m.ParamMembers("", func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "cursor":
 			r.Paginated = v.Type != gjson.Null
 		case "task":
 			r.TaskAugmented = v.Type != gjson.Null
 		case "_meta":
-			meta.raw = v
-			v.ForEach(func(mk, mv gjson.Result) bool {
+			visit := func(mk, mv gjson.Result) bool {
 				switch mk.Str {
 				case "progressToken":
 					r.ProgressToken = strings.Clone(mv.Raw)
@@ -46,7 +45,15 @@ func readParams(m *Message, r *Request) requestMeta {
 					meta.info = mv
 				}
 				return true
-			})
+			}
+			// The first _meta is read through the index; a duplicate one (which
+			// the lookup by name does not reach) from its bytes.
+			if meta.raw.Exists() {
+				v.ForEach(visit)
+			} else {
+				m.ParamMembers("_meta", visit)
+			}
+			meta.raw = v
 		}
 		return true
 	})

@@ -318,3 +318,26 @@ func TestOrphanDiscoverResultBeforeRequest(t *testing.T) {
 		t.Errorf("Discover %+v", *s.Discover)
 	}
 }
+
+// A request's params are read member by member: cursor, task and every _meta (a
+// duplicate _meta too, as a JSON decoder that keeps the last member reads it).
+func TestRequestParamsRead(t *testing.T) {
+	text := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}
+{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"tasks":{}},"serverInfo":{"name":"s","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":"c1","_meta":{"progressToken":"a"}}}
+{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"x","task":{"ttl":5},"_meta":{"other":1},"_meta":{"progressToken":4}}}
+{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"cursor":null,"_m\u0065ta":{"progressToken":"e"}}}
+`
+	tr := run(t, "params", text, frame.Options{})
+	for _, c := range []struct {
+		line              int
+		token             string
+		paginated, tasked bool
+	}{{4, `"a"`, true, false}, {5, `4`, false, true}, {6, `"e"`, false, false}} {
+		r := tr.requestAt(t, c.line)
+		if r.ProgressToken != c.token || r.Paginated != c.paginated || r.TaskAugmented != c.tasked {
+			t.Errorf("line %d: token %q paginated %v task %v; want %q %v %v", c.line, r.ProgressToken, r.Paginated, r.TaskAugmented, c.token, c.paginated, c.tasked)
+		}
+	}
+}
