@@ -28,13 +28,7 @@ func TestOrderedEmitsInInputOrder(t *testing.T) {
 			var inFlight, most atomic.Int64
 			var emitted []int
 			work := func(i int) string {
-				cur := inFlight.Add(1)
-				for {
-					m := most.Load()
-					if cur <= m || most.CompareAndSwap(m, cur) {
-						break
-					}
-				}
+				raise(&most, inFlight.Add(1))
 				// Later indexes tend to finish first.
 				time.Sleep(time.Duration(rand.IntN(200)) * time.Microsecond)
 				return fmt.Sprintf("result %d", i)
@@ -58,6 +52,16 @@ func TestOrderedEmitsInInputOrder(t *testing.T) {
 				t.Errorf("%d results held at once, more than %d", most.Load(), limit)
 			}
 		})
+	}
+}
+
+// raise sets most to cur when cur is larger.
+func raise(most *atomic.Int64, cur int64) {
+	for {
+		m := most.Load()
+		if cur <= m || most.CompareAndSwap(m, cur) {
+			return
+		}
 	}
 }
 
@@ -116,13 +120,7 @@ func TestOrderedWindowBudget(t *testing.T) {
 	}{{10, 40, 4}, {100, 40, 2}, {0, 0, 50}} {
 		var held, most atomic.Int64
 		scan.Ordered(200, 2, scan.Window{Most: 50, Weight: func(int) int64 { return c.weight }, Budget: c.budget}, func(i int) int {
-			cur := held.Add(1)
-			for {
-				m := most.Load()
-				if cur <= m || most.CompareAndSwap(m, cur) {
-					break
-				}
-			}
+			raise(&most, held.Add(1))
 			time.Sleep(time.Duration(rand.IntN(100)) * time.Microsecond)
 			return i
 		}, func(int, int) { held.Add(-1) })
