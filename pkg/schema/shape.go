@@ -274,10 +274,9 @@ func shapeHash(voc *vocabulary, seed maphash.Seed, scratch *[]byte, raw []byte, 
 }
 
 // shaper writes the shape of a JSON value as a compact byte string, walking its
-// bytes. The shape itself is written token by token by vocabulary.appendToken, which
-// the frame reader's validating scan also calls (Shaper.Token): this walk is the
-// shape of values the scan did not read (a schema's memo, a frame the reader could
-// not shape) and the reference the scan's shapes are tested against.
+// bytes (see below for the encoding, which Shaper.Shape writes from a scan's
+// tokens): the shape of values no scan recorded (a schema's memo, a frame the
+// reader could not shape) and the reference Shape is tested against.
 type shaper struct {
 	voc *vocabulary
 	buf []byte
@@ -296,12 +295,7 @@ func (s *shaper) space() {
 	}
 }
 
-// token appends the shape of one token (see appendToken).
-func (s *shaper) token(kind byte, text, member []byte) bool {
-	var ok bool
-	s.out, ok = s.voc.appendToken(s.out, kind, text, member)
-	return ok
-}
+func (s *shaper) put(c byte) { s.out = append(s.out, c) }
 
 // value hashes one value; member is the name it is the value of (nil otherwise).
 func (s *shaper) value(member []byte, depth int) bool {
@@ -311,20 +305,24 @@ func (s *shaper) value(member []byte, depth int) bool {
 	switch c := s.buf[s.pos]; {
 	case c == '{':
 		s.pos++
-		s.token('{', nil, nil)
+		s.put('{')
 		s.space()
 		if s.pos < len(s.buf) && s.buf[s.pos] == '}' {
 			s.pos++
-			s.token('}', nil, nil)
+			s.put('}')
 			return true
 		}
 		for {
 			s.space()
 			start := s.pos
-			if !s.str() || !s.token('k', s.buf[start+1:s.pos-1], nil) {
+			if !s.str() {
 				return false
 			}
 			key := s.buf[start+1 : s.pos-1]
+			if bytes.IndexByte(key, '\\') >= 0 {
+				return false // an escaped member name could hide a format member
+			}
+			s.out = appendName(s.out, key)
 			s.space()
 			if s.pos >= len(s.buf) || s.buf[s.pos] != ':' {
 				return false
@@ -342,7 +340,7 @@ func (s *shaper) value(member []byte, depth int) bool {
 			switch s.buf[s.pos-1] {
 			case ',':
 			case '}':
-				s.token('}', nil, nil)
+				s.put('}')
 				return true
 			default:
 				return false
@@ -350,11 +348,11 @@ func (s *shaper) value(member []byte, depth int) bool {
 		}
 	case c == '[':
 		s.pos++
-		s.token('[', nil, nil)
+		s.put('[')
 		s.space()
 		if s.pos < len(s.buf) && s.buf[s.pos] == ']' {
 			s.pos++
-			s.token(']', nil, nil)
+			s.put(']')
 			return true
 		}
 		for {
@@ -362,7 +360,7 @@ func (s *shaper) value(member []byte, depth int) bool {
 			if !s.value(nil, depth+1) {
 				return false
 			}
-			s.token(',', nil, nil)
+			s.put(',')
 			s.space()
 			if s.pos >= len(s.buf) {
 				return false
@@ -371,7 +369,7 @@ func (s *shaper) value(member []byte, depth int) bool {
 			switch s.buf[s.pos-1] {
 			case ',':
 			case ']':
-				s.token(']', nil, nil)
+				s.put(']')
 				return true
 			default:
 				return false
@@ -382,19 +380,23 @@ func (s *shaper) value(member []byte, depth int) bool {
 		if !s.str() {
 			return false
 		}
-		return s.token('"', s.buf[start:s.pos], member)
+		quoted := s.buf[start:s.pos]
+		s.out = s.voc.appendString(s.out, quoted, member, bytes.IndexByte(quoted, '\\') >= 0)
+		return true
 	case c == 't' || c == 'f' || c == 'n':
 		start := s.pos
 		for s.pos < len(s.buf) && s.buf[s.pos] >= 'a' && s.buf[s.pos] <= 'z' {
 			s.pos++
 		}
-		return s.token(c, s.buf[start:s.pos], nil)
+		s.out = append(s.out, s.buf[start:s.pos]...)
+		return true
 	case c == '-' || (c >= '0' && c <= '9'):
 		start := s.pos
 		for s.pos < len(s.buf) && strings.IndexByte("+-.eE0123456789", s.buf[s.pos]) >= 0 {
 			s.pos++
 		}
-		return s.token('0', s.buf[start:s.pos], nil)
+		s.out = s.voc.appendNumber(s.out, s.buf[start:s.pos])
+		return true
 	}
 	return false
 }
@@ -423,35 +425,13 @@ func (s *shaper) str() bool {
 	}
 }
 
-// appendToken appends the shape of one token of a JSON text to out, in document
-// order: the shape of a value is what its tokens append, from its first to its last.
-// kind is '{', '}', '[', ']', ',' (the end of an array element), 'k' (a member name:
-// text is its bytes between the quotes), '"' (a string: text is it as written,
-// quotes included; member is the name it is the value of, nil for an array element
-// or the whole text), '0' (a number: text is it as written), or 't', 'f', 'n'
-// (true, false, null). ok=false for a member name with escapes: the object holding
-// it, and every value holding that, has no usable shape (an escaped name could hide
-// a format member).
-func (v *vocabulary) appendToken(out []byte, kind byte, text, member []byte) ([]byte, bool) {
-	switch kind {
-	case '"':
-		return v.appendString(out, text, member, bytes.IndexByte(text, '\\') >= 0), true
-	case 'k':
-		if bytes.IndexByte(text, '\\') >= 0 {
-			return out, false
-		}
-		return appendName(out, text), true
-	case '0':
-		return v.appendNumber(out, text), true
-	case 't':
-		return append(out, "true"...), true
-	case 'f':
-		return append(out, "false"...), true
-	case 'n':
-		return append(out, "null"...), true
-	}
-	return append(out, kind), true
-}
+// The shape of a value is written token by token, in document order: '{', '}',
+// '[' and ']' as they are, each array element followed by ',', a member name as
+// 'k', the name, 0 (a name with escapes makes the object holding it, and every
+// value holding that, unshaped: an escaped name could hide a format member), true,
+// false and null as they are, a string by appendString and a number by
+// appendNumber. Two walks write it: shaper.value over a value's bytes (Wire, Memo)
+// and Shaper.Shape over the tokens a frame reader's scan recorded.
 
 // appendString appends the shape of a string as written (quotes included), the
 // value of member (nil: none); escaped says it holds escapes.
@@ -460,6 +440,17 @@ func (v *vocabulary) appendString(out, quoted, member []byte, escaped bool) []by
 		return append(append(out, '"'), quoted[1:]...)
 	}
 	return append(out, 's')
+}
+
+// plain is a quick keepString(quoted, member, false) for the common string: one no
+// literal can be by its length and first byte, not in a format member. false: ask
+// keepString.
+func (v *vocabulary) plain(quoted, member []byte) bool {
+	n := len(quoted) - 2
+	if n <= 0 || (n <= v.longest && v.starts[n][quoted[1]]) {
+		return false
+	}
+	return len(member) > v.formatLongest || (len(member) > 0 && !v.formatStarts[len(member)][member[0]])
 }
 
 // appendName appends the shape of a member name without escapes.
@@ -711,7 +702,11 @@ func (s *Shaper) Shape(text []byte, tokens []frame.Token) uint64 {
 				s.out = out
 				return 0
 			}
-			out = voc.appendString(out, text[t.Start:t.End], member, t.Kind == '\\')
+			if quoted := text[t.Start:t.End]; t.Kind == '"' && voc.plain(quoted, member) {
+				out = append(out, 's')
+			} else {
+				out = voc.appendString(out, quoted, member, t.Kind == '\\')
+			}
 		case '{', '[':
 			if depth > maxDepth {
 				s.out = out
@@ -733,13 +728,19 @@ func (s *Shaper) Shape(text []byte, tokens []frame.Token) uint64 {
 			array = depth > 0 && inArray[depth/64]&(1<<(depth%64)) != 0
 		case 'K':
 			s.out = out
-			return 0 // an escaped member name (see appendToken)
+			return 0 // an escaped member name
+		case 't', 'f', 'n':
+			if depth > maxDepth {
+				s.out = out
+				return 0
+			}
+			out = append(out, text[t.Start:t.End]...) // true, false, null
 		default:
 			if depth > maxDepth {
 				s.out = out
 				return 0
 			}
-			out, _ = voc.appendToken(out, t.Kind, text[t.Start:t.End], nil)
+			out = voc.appendNumber(out, text[t.Start:t.End])
 		}
 		member = nil
 		if array {
