@@ -246,9 +246,12 @@ func decodeJSON(f *Frame, raw []byte, what string) (candidate, ok bool) {
 
 // decodeIndexed fills f from the value of entry at of the frame's view.
 func decodeIndexed(f *Frame, at int32) (candidate bool) {
+	// A shape from an earlier decode of the frame (a copy re-decoded from other
+	// bytes) is no longer its shape: unshaped, the Reader shapes it from its bytes.
+	f.Shape, f.shaped = 0, false
 	candidate = decodeEntry(f, at)
 	if f.view != nil && f.view.ix.shaper != nil {
-		f.Shape, f.shaped = 0, true
+		f.shaped = true
 		if f.Kind != KindInvalid && f.Kind != KindBatch {
 			f.Shape = f.view.ix.shapeOf(f.view.text, at)
 		}
