@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/schema"
 )
 
 const benchSize = 50 << 20
@@ -58,11 +59,17 @@ func repeatTo(unit []byte, size int) []byte {
 }
 
 func benchRead(b *testing.B, data []byte, format string) {
+	benchReadShaped(b, data, format, nil)
+}
+
+// benchReadShaped reads data with the shaper given (nil: none), as an analysis's
+// parse stage does.
+func benchReadShaped(b *testing.B, data []byte, format string, shaper frame.Shaper) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		rd, err := frame.NewReader("bench", bytes.NewReader(data), frame.Options{})
+		rd, err := frame.NewReader("bench", bytes.NewReader(data), frame.Options{Shaper: shaper})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -83,6 +90,48 @@ func benchRead(b *testing.B, data []byte, format string) {
 func BenchmarkReaderEnvelope(b *testing.B) {
 	env, _ := benchInputs(b)
 	benchRead(b, env, "envelope-jsonl")
+}
+
+// BenchmarkReaderEnvelopeShaped is BenchmarkReaderEnvelope with every frame's wire
+// shape computed by the scan (what an analysis reads).
+func BenchmarkReaderEnvelopeShaped(b *testing.B) {
+	env, _ := benchInputs(b)
+	benchReadShaped(b, env, "envelope-jsonl", &schema.Shaper{})
+}
+
+// BenchmarkReaderEnvelopeWire is BenchmarkReaderEnvelopeShaped the way shapes were
+// computed before the scan recorded tokens: each message's bytes walked again by
+// schema.Shaper.Wire after the read.
+func BenchmarkReaderEnvelopeWire(b *testing.B) {
+	env, _ := benchInputs(b)
+	var shaper schema.Shaper
+	b.SetBytes(int64(len(env)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		rd, err := frame.NewReader("bench", bytes.NewReader(env), frame.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for {
+			rec, err := rd.Next()
+			if err != nil {
+				if !errors.Is(err, io.EOF) {
+					b.Fatal(err)
+				}
+				break
+			}
+			switch f := rec.Frame; {
+			case f == nil || f.Kind == frame.KindInvalid:
+			case f.Kind == frame.KindBatch:
+				for j := range f.Members {
+					f.Members[j].Shape = shaper.Wire(f.Members[j].Raw)
+				}
+			default:
+				f.Shape = shaper.Wire(f.Raw)
+			}
+		}
+	}
 }
 
 func BenchmarkReaderBare(b *testing.B) {

@@ -118,10 +118,14 @@ type Frame struct {
 	// than copying hundreds of megabytes.
 	handoff bool
 
-	// Shape is the message's wire shape (schema.Shaper.Wire), filled by the parse
-	// stage of an analysis so that the schema rules share one per frame; 0 when it
-	// was not computed or the message has no usable shape.
+	// Shape is the message's wire shape (schema.Shaper), filled by a Reader with
+	// Options.Shaper set so that the schema rules share one per frame; 0 when it was
+	// not computed or the message has no usable shape. A batch's members have one
+	// each; the batch itself has none.
 	Shape uint64
+	// shaped is set once Shape is the shaper's answer: the scan that read the
+	// message shaped it.
+	shaped bool
 
 	// Problem and Detail describe a KindInvalid frame; Offset is the byte offset
 	// inside the line where JSON parsing failed (ProblemNotJSON), or -1.
@@ -242,6 +246,21 @@ func decodeJSON(f *Frame, raw []byte, what string) (candidate, ok bool) {
 
 // decodeIndexed fills f from the value of entry at of the frame's view.
 func decodeIndexed(f *Frame, at int32) (candidate bool) {
+	// A shape from an earlier decode of the frame (a copy re-decoded from other
+	// bytes) is no longer its shape: unshaped, the Reader shapes it from its bytes.
+	f.Shape, f.shaped = 0, false
+	candidate = decodeEntry(f, at)
+	if f.view != nil && f.view.ix.shaper != nil {
+		f.shaped = true
+		if f.Kind != KindInvalid && f.Kind != KindBatch {
+			f.Shape = f.view.ix.shapeOf(f.view.text, at)
+		}
+	}
+	return candidate
+}
+
+// decodeEntry is decodeIndexed without the shape.
+func decodeEntry(f *Frame, at int32) (candidate bool) {
 	text, ix := f.view.text, &f.view.ix
 	e := &ix.entries[at]
 	f.root = at

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/schema"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
 
@@ -15,7 +16,9 @@ import (
 // (format: auto or any decoder, perspective, a small MaxLine); the rest is the input.
 // Next must not panic, must end, and the records must be consistent: in line order for
 // line formats (one per line, but for batches a recorder split and lines that hold
-// several frames), within the entries read for document formats, with stats that add up.
+// several frames), within the entries read for document formats, with stats that add up;
+// with a shaper (a bit of the first byte), every message's shape must be the one
+// schema.Shaper.Wire gives its bytes.
 func FuzzReader(f *testing.F) {
 	seeds := [][]byte{
 		{},
@@ -47,6 +50,7 @@ func FuzzReader(f *testing.F) {
 	formats := append([]string{""}, frame.Formats()...)
 	for i, s := range seeds {
 		f.Add(append([]byte{byte(i), byte(i % len(formats))}, s...))
+		f.Add(append([]byte{0x20, 0}, s...)) // shaped, format detected
 	}
 	f.Add(append([]byte{0, 0}, gz(f, seeds[3])...))
 	f.Add(append([]byte{1, 0}, zst(f, seeds[5])...))
@@ -61,7 +65,16 @@ func FuzzReader(f *testing.F) {
 			if b&0x10 != 0 {
 				opt.MaxLine = 32
 			}
+			if b&0x20 != 0 {
+				opt.Shaper = &schema.Shaper{}
+			}
 			data = data[2:]
+		}
+		var reference schema.Shaper // the shape of a message from its bytes
+		checkShape := func(line int, f *frame.Frame) {
+			if want := reference.Wire(f.Raw); opt.Shaper != nil && f.Kind != frame.KindInvalid && f.Shape != want {
+				t.Fatalf("line %d: shape %x, Wire %x: %q", line, f.Shape, want, f.Raw)
+			}
 		}
 		rd, err := frame.NewReader("fuzz", bytes.NewReader(data), opt)
 		if err != nil {
@@ -120,6 +133,10 @@ func FuzzReader(f *testing.F) {
 				}
 				for i := range fr.Members {
 					_ = fr.Members[i].Kind.String()
+					checkShape(n, &fr.Members[i])
+				}
+				if fr.Kind != frame.KindBatch {
+					checkShape(n, fr)
 				}
 			case frame.RecordContext, frame.RecordBlank:
 				if rec.Frame != nil {

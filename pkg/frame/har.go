@@ -272,6 +272,7 @@ func (d *harDecoder) entry(r *Reader, index int, lines harLines, e *harEntry) {
 	n := 0
 	if strings.TrimSpace(reqBody) != "" {
 		f := base
+		f.view = r.newView()
 		f.Time, f.Dir = started, spec.C2S
 		bodyFrame(&f, []byte(reqBody), "request body")
 		r.queueFrame(f)
@@ -285,6 +286,7 @@ func (d *harDecoder) entry(r *Reader, index int, lines harLines, e *harEntry) {
 	}
 	respond := func(body []byte, what string) {
 		f := base
+		f.view = r.newView()
 		f.HTTP = inResponse
 		f.Line = lines.response
 		f.Time, f.Dir = answered, spec.S2C

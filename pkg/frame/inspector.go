@@ -87,7 +87,7 @@ func (d *inspectorDecoder) next(r *Reader) error {
 		return nil
 	}
 	lineOf := func(member string) int { return lineIn(raw, start, gjson.GetBytes(raw, member).Index) }
-	f := Frame{Source: r.name, Line: lineOf("message"), Entry: index, Time: at, Dir: dir, DirReason: reason, Offset: -1}
+	f := Frame{Source: r.name, Line: lineOf("message"), Entry: index, Time: at, Dir: dir, DirReason: reason, Offset: -1, view: r.newView()}
 	decodeMessage(&f, msg)
 	r.queueFrame(f)
 	r.stats.FrameLines++
@@ -100,7 +100,7 @@ func (d *inspectorDecoder) next(r *Reader) error {
 	if e.Duration != nil && !at.IsZero() && *e.Duration > 0 {
 		answered = at.Add(time.Duration(*e.Duration * float64(time.Millisecond)))
 	}
-	rf := Frame{Source: r.name, Line: lineOf("response"), Entry: index, Time: answered, Dir: dir.Opposite(), Offset: -1}
+	rf := Frame{Source: r.name, Line: lineOf("response"), Entry: index, Time: answered, Dir: dir.Opposite(), Offset: -1, view: r.newView()}
 	if dir == spec.DirUnknown {
 		rf.DirReason = "the entry does not say who sent its request"
 	}

@@ -37,6 +37,24 @@ type Options struct {
 	// unknown): an input smaller than the read buffer gets a buffer its size, so an
 	// archive of small captures does not allocate and clear readBuffer bytes each.
 	SizeHint int64
+	// Shaper, when set, gives every frame the Reader hands out its wire shape
+	// (Frame.Shape): the scan that validates a line shapes its messages as it goes.
+	// A Reader uses it from one goroutine at a time.
+	Shaper Shaper
+}
+
+// Shaper computes wire shapes (Frame.Shape) for a Reader; schema.Shaper is the one
+// the analysis uses, and owns what a shape is. The validating scan records the
+// tokens of each text it reads and the Shaper shapes a message from its tokens
+// (Shape), without reading its bytes again; a frame the scan did not shape (one
+// decoded from bytes the Reader had to copy or rebuild) is shaped from its bytes
+// (Wire).
+type Shaper interface {
+	// Shape is the shape of a value of text from its tokens (see Token), from its
+	// opening token to its closing one.
+	Shape(text []byte, tokens []Token) uint64
+	// Wire is the shape of a message read from its bytes.
+	Wire(raw []byte) uint64
 }
 
 // readBuffer is the size of the buffer input is read through.
@@ -373,6 +391,7 @@ func (r *Reader) Next() (*Record, error) {
 				r.resolve(&p.frame, p.rel)
 				if p.rec.Kind == RecordFrame {
 					p.rec.Frame = &p.frame
+					r.shape(&p.frame)
 				}
 				return &p.rec, nil
 			}
@@ -413,8 +432,39 @@ func (r *Reader) Next() (*Record, error) {
 		}
 		if rec.Kind == RecordFrame {
 			r.resolve(rec.Frame, rel)
+			r.shape(rec.Frame)
 		}
 		return rec, nil
+	}
+}
+
+// newView is a text view of its own for a frame the Reader builds and queues (a
+// HAR body, an Inspector entry): one whose scan shapes, when the Reader shapes
+// frames; nil otherwise, and the frame's scan makes one.
+func (r *Reader) newView() *textView {
+	if r.opt.Shaper == nil {
+		return nil
+	}
+	return &textView{ix: index{shaper: r.opt.Shaper}}
+}
+
+// shape gives a frame the scan did not shape its wire shape (or its members theirs)
+// from its bytes, when the Reader shapes frames.
+func (r *Reader) shape(f *Frame) {
+	if r.opt.Shaper == nil || f.shaped {
+		return
+	}
+	f.shaped = true
+	switch f.Kind {
+	case KindInvalid:
+	case KindBatch:
+		for i := range f.Members {
+			if m := &f.Members[i]; m.Kind != KindInvalid && !m.shaped {
+				m.Shape, m.shaped = r.opt.Shaper.Wire(m.Raw), true
+			}
+		}
+	default:
+		f.Shape = r.opt.Shaper.Wire(f.Raw)
 	}
 }
 
@@ -640,6 +690,8 @@ func (r *Reader) resetFrame() {
 	r.fr = Frame{Source: r.name, Line: r.line, Members: members, Offset: -1, view: r.fr.view, root: -1}
 	if r.fr.view != nil {
 		r.fr.view.text = nil // the index is reused; what it indexed is gone
+	} else if r.opt.Shaper != nil {
+		r.fr.view = &textView{ix: index{shaper: r.opt.Shaper}}
 	}
 	r.fr.handoff = r.handoff
 	if r.x.batchKey != "" || len(r.x.more) > 0 {

@@ -35,21 +35,42 @@ const maxIndexed = 1 << 16
 // entry is one indexed value: the root (entry 0), a member of an object or an
 // element of an array, with where its key and value are in the text.
 type entry struct {
-	parent     int32 // the entry whose value holds this one; -1 for the root
-	next       int32 // the next entry of the same parent; -1 for the last
-	child      int32 // the first entry inside this value; -1 when none was indexed
-	keyStart   int32 // the key's bytes, without quotes (escapes left as written); 0,0 for elements
-	keyEnd     int32
-	valStart   int
-	valEnd     int
-	kind       byte // '{', '[', '"', '0' (number), 't', 'f', 'n'
-	keyEscaped bool
-	complete   bool // every member of this object or array was indexed
+	parent   int32 // the entry whose value holds this one; -1 for the root
+	next     int32 // the next entry of the same parent; -1 for the last
+	child    int32 // the first entry inside this value; -1 when none was indexed
+	keyStart int32 // the key's bytes, without quotes (escapes left as written); 0,0 for elements
+	keyEnd   int32
+	valStart int
+	valEnd   int
+	// tokStart and tokEnd are an object's or array's tokens in the index's tokens
+	// (a scan that records them), from its opening to its closing token.
+	tokStart, tokEnd int32
+	kind             byte // '{', '[', '"', '0' (number), 't', 'f', 'n'
+	keyEscaped       bool
+	complete         bool // every member of this object or array was indexed
 }
 
 // index is the result of one scan: the entries of a text, in document order.
 type index struct {
 	entries []entry
+	// shaper, when set, has the scan record every token of the text in tokens,
+	// from which the shaper shapes the text's messages (see Shaper): the bytes are
+	// read once, by the scan. taped says the tokens are recorded (a text too long
+	// for their offsets is not).
+	shaper Shaper
+	tokens []Token
+	taped  bool
+}
+
+// Token is one token of a JSON text, as a validating scan records it for a Shaper:
+// Kind is '{', '}', '[', ']', 'k' (a member name: Start and End bracket its bytes
+// between the quotes), 'K' (a member name with escapes), '"' (a string: its bytes,
+// quotes included), '\\' (a string with escapes), '0' (a number), 't', 'f' or 'n'
+// (true, false, null: their bytes). Commas and colons are not recorded: they
+// follow from the others.
+type Token struct {
+	Start, End int32
+	Kind       byte
 }
 
 // scanProblem says why a text is not valid JSON.
@@ -81,6 +102,11 @@ type openValue struct {
 // indexes its members into ix (reset first; nil: validate only). It returns scanOK,
 // or the problem and the offset where it was found.
 func scanJSON(b []byte, ix *index) (scanProblem, int) {
+	taping := false // the tokens are recorded in ix.tokens
+	if ix != nil && ix.shaper != nil {
+		ix.tokens, ix.taped = ix.tokens[:0], len(b) <= 1<<31-1
+		taping = ix.taped
+	}
 	var stack []openValue
 	var stackBuf [16]openValue
 	stack = stackBuf[:0]
@@ -106,6 +132,10 @@ func scanJSON(b []byte, ix *index) (scanProblem, int) {
 			if cur >= 0 {
 				e := &ix.entries[cur]
 				e.kind, e.valStart, e.complete = c, i, len(stack) <= indexedLevels
+				e.tokStart = int32(len(ix.tokens))
+			}
+			if taping {
+				ix.tokens = append(ix.tokens, Token{Start: int32(i), End: int32(i + 1), Kind: c})
 			}
 			i = skipSpace(b, i+1)
 			closer := byte('}')
@@ -122,9 +152,16 @@ func scanJSON(b []byte, ix *index) (scanProblem, int) {
 			}
 			continue
 		case c == '"':
-			var ok bool
-			if i, _, ok = scanString(b, i); !ok {
+			var ok, escaped bool
+			if i, escaped, ok = scanString(b, i); !ok {
 				return scanSyntax, i
+			}
+			if taping {
+				kind := byte('"')
+				if escaped {
+					kind = '\\'
+				}
+				ix.tokens = append(ix.tokens, Token{Start: int32(start), End: int32(i), Kind: kind})
 			}
 		case c == '-' || (c >= '0' && c <= '9'):
 			var ok bool
@@ -153,6 +190,9 @@ func scanJSON(b []byte, ix *index) (scanProblem, int) {
 		if cur >= 0 {
 			e := &ix.entries[cur]
 			e.kind, e.valStart, e.valEnd = c, start, i
+		}
+		if taping && c != '"' {
+			ix.tokens = append(ix.tokens, Token{Start: int32(start), End: int32(i), Kind: c})
 		}
 		// After a value: a separator, a closer, or the end.
 	after:
@@ -190,8 +230,12 @@ func scanJSON(b []byte, ix *index) (scanProblem, int) {
 			}
 		}
 	closed:
+		if taping {
+			ix.tokens = append(ix.tokens, Token{Start: int32(i - 1), End: int32(i), Kind: b[i-1]})
+		}
 		if top := stack[len(stack)-1]; top.entry >= 0 {
 			ix.entries[top.entry].valEnd = i
+			ix.entries[top.entry].tokEnd = int32(len(ix.tokens))
 		}
 		stack = stack[:len(stack)-1]
 		goto after
@@ -207,8 +251,9 @@ func (ix *index) next(b []byte, i int, stack []openValue) (int, int32, bool) {
 	return i, ix.element(i, stack), true
 }
 
-// member reads an object member's key and colon at i and indexes it when its object
-// is indexed; it returns where the value starts and the value's entry (-1 if none).
+// member reads an object member's key and colon at i, records the key's token when
+// the scan records them, and indexes it when its object is indexed; it returns
+// where the value starts and the value's entry (-1 if none).
 func (ix *index) member(b []byte, i int, stack []openValue) (int, int32, bool) {
 	if i >= len(b) || b[i] != '"' {
 		return i, -1, false
@@ -218,6 +263,13 @@ func (ix *index) member(b []byte, i int, stack []openValue) (int, int32, bool) {
 		return end, -1, false
 	}
 	keyStart, keyEnd := i+1, end-1
+	if ix != nil && ix.taped {
+		key := Token{Start: int32(keyStart), End: int32(keyEnd), Kind: 'k'}
+		if escaped {
+			key.Kind = 'K'
+		}
+		ix.tokens = append(ix.tokens, key)
+	}
 	i = skipSpace(b, end)
 	if i >= len(b) || b[i] != ':' {
 		return i, -1, false
@@ -229,6 +281,16 @@ func (ix *index) member(b []byte, i int, stack []openValue) (int, int32, bool) {
 	}
 	n := ix.add(top, entry{keyStart: int32(keyStart), keyEnd: int32(keyEnd), keyEscaped: escaped})
 	return i, n, true
+}
+
+// shapeOf is the wire shape of the value of entry at, from its tokens: 0 when the
+// scan did not record them, or the value has no usable shape.
+func (ix *index) shapeOf(text []byte, at int32) uint64 {
+	e := &ix.entries[at]
+	if ix.shaper == nil || !ix.taped || (e.kind != '{' && e.kind != '[') {
+		return 0
+	}
+	return ix.shaper.Shape(text, ix.tokens[e.tokStart:e.tokEnd])
 }
 
 // element indexes an array element at i when its array is indexed.

@@ -60,11 +60,19 @@ type RunOptions struct {
 // Run reads one input to its end and analyses it with the given rules. The error is
 // for an input that cannot be read at all.
 //
-// Reading runs in a goroutine of its own (the parse stage): it decodes each record,
-// copies it out of the reader's buffer and computes its wire shape, and hands the
-// records over in batches; the replay (sessions and rules) runs here, in input order,
+// Reading runs in a goroutine of its own (the parse stage): it decodes each record
+// (the reader's scan computes its wire shape as it validates it, when a rule reads
+// shapes), copies it out of the reader's buffer and hands the records over in
+// batches; the replay (sessions and rules) runs here, in input order,
 // so results never depend on how far the parse stage has read ahead.
 func Run(name string, r io.Reader, rules []*Rule, opt RunOptions) (*InputResult, error) {
+	shapes := false
+	for _, r := range rules {
+		shapes = shapes || r.WireShapes
+	}
+	if shapes && !opt.NoShapes {
+		opt.Frame.Shaper = &schema.Shaper{}
+	}
 	rd, err := frame.NewReader(name, r, opt.Frame)
 	if err != nil {
 		return nil, err
@@ -77,11 +85,6 @@ func Run(name string, r io.Reader, rules []*Rule, opt RunOptions) (*InputResult,
 		a.shared = opt.Shared
 	}
 	res := &InputResult{Name: name}
-	shapes := false
-	for _, r := range rules {
-		shapes = shapes || r.WireShapes
-	}
-	shapes = shapes && !opt.NoShapes
 	replay := func(rec *parsedRecord) {
 		switch rec.kind {
 		case frame.RecordFrame:
@@ -101,14 +104,14 @@ func Run(name string, r io.Reader, rules []*Rule, opt RunOptions) (*InputResult,
 		// scan of many small files reuses a few arenas instead of making one a file.
 		arena := a.shared.arena()
 		defer a.shared.release(arena)
-		res.Broken = parseInline(rd, shapes, arena, replay)
+		res.Broken = parseInline(rd, arena, replay)
 	} else {
 		perBatch := batchRecords
 		if opt.Live {
 			perBatch = 1
 		}
 		batches, free := make(chan *parsedBatch, parseAhead), make(chan *parsedBatch, parseAhead+2)
-		go parse(rd, batches, free, shapes, perBatch)
+		go parse(rd, batches, free, perBatch)
 		for b := range batches {
 			for i := range b.records {
 				replay(&b.records[i])
@@ -157,9 +160,8 @@ type parsedRecord struct {
 // parse is the parse stage: it reads rd to its end and sends its records in batches,
 // then closes out. Batches the replay is done with come back on free; a batch is
 // handed over when it holds perBatch records.
-func parse(rd *frame.Reader, out chan<- *parsedBatch, free <-chan *parsedBatch, shapes bool, perBatch int) {
+func parse(rd *frame.Reader, out chan<- *parsedBatch, free <-chan *parsedBatch, perBatch int) {
 	defer close(out)
-	var shaper schema.Shaper
 	next := func() *parsedBatch {
 		select {
 		case b := <-free:
@@ -187,9 +189,6 @@ func parse(rd *frame.Reader, out chan<- *parsedBatch, free <-chan *parsedBatch, 
 		switch rec.Kind {
 		case frame.RecordFrame:
 			rec.Frame.Detach(&b.arena, &p.frame)
-			if shapes {
-				shapeFrame(&shaper, &p.frame)
-			}
 		case frame.RecordContext:
 			p.text = b.arena.Copy(rec.Text)
 		}
@@ -207,11 +206,10 @@ func parse(rd *frame.Reader, out chan<- *parsedBatch, free <-chan *parsedBatch, 
 // replay as it is read: the records of a batch's worth share one arena, reset once
 // they are replayed, so a record lives as long as it does in a batch of parse. It
 // returns the error reading broke off with (nil at the end of the input).
-func parseInline(rd *frame.Reader, shapes bool, arena *frame.Arena, replay func(*parsedRecord)) error {
+func parseInline(rd *frame.Reader, arena *frame.Arena, replay func(*parsedRecord)) error {
 	var (
-		shaper schema.Shaper
-		rec    parsedRecord
-		n      int
+		rec parsedRecord
+		n   int
 	)
 	for {
 		r, err := rd.Next()
@@ -233,27 +231,9 @@ func parseInline(rd *frame.Reader, shapes bool, arena *frame.Arena, replay func(
 		switch r.Kind {
 		case frame.RecordFrame:
 			r.Frame.Detach(arena, &rec.frame)
-			if shapes {
-				shapeFrame(&shaper, &rec.frame)
-			}
 		case frame.RecordContext:
 			rec.text = arena.Copy(r.Text)
 		}
 		replay(&rec)
-	}
-}
-
-// shapeFrame computes the wire shape of a frame's message, or of each member of a batch.
-func shapeFrame(s *schema.Shaper, f *frame.Frame) {
-	switch f.Kind {
-	case frame.KindInvalid:
-	case frame.KindBatch:
-		for i := range f.Members {
-			if f.Members[i].Kind != frame.KindInvalid {
-				f.Members[i].Shape = s.Wire(f.Members[i].Raw)
-			}
-		}
-	default:
-		f.Shape = s.Wire(f.Raw)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
 
@@ -264,7 +265,7 @@ func shapeHash(voc *vocabulary, seed maphash.Seed, scratch *[]byte, raw []byte, 
 	}
 	s := shaper{voc: voc, buf: raw, out: out}
 	s.space()
-	ok := s.value("", 0)
+	ok := s.value(nil, 0)
 	*scratch = s.out
 	if !ok {
 		return 0, false
@@ -272,14 +273,15 @@ func shapeHash(voc *vocabulary, seed maphash.Seed, scratch *[]byte, raw []byte, 
 	return maphash.Bytes(seed, s.out), true
 }
 
-// shaper writes the shape of a JSON value as a compact byte string.
+// shaper writes the shape of a JSON value as a compact byte string, walking its
+// bytes (see below for the encoding, which Shaper.Shape writes from a scan's
+// tokens): the shape of values no scan recorded (a schema's memo, a frame the
+// reader could not shape) and the reference Shape is tested against.
 type shaper struct {
 	voc *vocabulary
 	buf []byte
 	pos int
 	out []byte
-	// strStart is where the contents of the last string str read begin.
-	strStart int
 }
 
 func (s *shaper) space() {
@@ -293,8 +295,10 @@ func (s *shaper) space() {
 	}
 }
 
-// value hashes one value; member is the name it is the value of ("" otherwise).
-func (s *shaper) value(member string, depth int) bool {
+func (s *shaper) put(c byte) { s.out = append(s.out, c) }
+
+// value hashes one value; member is the name it is the value of (nil otherwise).
+func (s *shaper) value(member []byte, depth int) bool {
 	if s.pos >= len(s.buf) || depth > maxDepth {
 		return false
 	}
@@ -310,20 +314,22 @@ func (s *shaper) value(member string, depth int) bool {
 		}
 		for {
 			s.space()
-			key, ok := s.str()
-			if !ok || bytes.IndexByte(key, '\\') >= 0 {
+			start := s.pos
+			if !s.str() {
+				return false
+			}
+			key := s.buf[start+1 : s.pos-1]
+			if bytes.IndexByte(key, '\\') >= 0 {
 				return false // an escaped member name could hide a format member
 			}
-			s.put('k')
-			s.write(key)
-			s.put(0)
+			s.out = appendName(s.out, key)
 			s.space()
 			if s.pos >= len(s.buf) || s.buf[s.pos] != ':' {
 				return false
 			}
 			s.pos++
 			s.space()
-			if !s.value(viewString(key), depth+1) {
+			if !s.value(key, depth+1) {
 				return false
 			}
 			s.space()
@@ -351,7 +357,7 @@ func (s *shaper) value(member string, depth int) bool {
 		}
 		for {
 			s.space()
-			if !s.value("", depth+1) {
+			if !s.value(nil, depth+1) {
 				return false
 			}
 			s.put(',')
@@ -370,51 +376,42 @@ func (s *shaper) value(member string, depth int) bool {
 			}
 		}
 	case c == '"':
-		str, ok := s.str()
-		if !ok {
+		start := s.pos
+		if !s.str() {
 			return false
 		}
-		if s.keepString(str, member) {
-			s.put('"')
-			s.write(str)
-			s.put('"')
-		} else {
-			s.put('s')
-		}
+		quoted := s.buf[start:s.pos]
+		s.out = s.voc.appendString(s.out, quoted, member, bytes.IndexByte(quoted, '\\') >= 0)
 		return true
 	case c == 't' || c == 'f' || c == 'n':
 		start := s.pos
 		for s.pos < len(s.buf) && s.buf[s.pos] >= 'a' && s.buf[s.pos] <= 'z' {
 			s.pos++
 		}
-		s.write(s.buf[start:s.pos])
+		s.out = append(s.out, s.buf[start:s.pos]...)
 		return true
 	case c == '-' || (c >= '0' && c <= '9'):
 		start := s.pos
 		for s.pos < len(s.buf) && strings.IndexByte("+-.eE0123456789", s.buf[s.pos]) >= 0 {
 			s.pos++
 		}
-		s.number(s.buf[start:s.pos])
+		s.out = s.voc.appendNumber(s.out, s.buf[start:s.pos])
 		return true
 	}
 	return false
 }
 
-func (s *shaper) put(c byte)     { s.out = append(s.out, c) }
-func (s *shaper) write(b []byte) { s.out = append(s.out, b...) }
-
-// str reads a string and returns its raw bytes (escapes left as they are).
-func (s *shaper) str() ([]byte, bool) {
+// str reads a string, quotes included (escapes left as they are).
+func (s *shaper) str() bool {
 	if s.pos >= len(s.buf) || s.buf[s.pos] != '"' {
-		return nil, false
+		return false
 	}
 	s.pos++
 	start := s.pos
-	s.strStart = start
 	for {
 		i := bytes.IndexByte(s.buf[s.pos:], '"')
 		if i < 0 {
-			return nil, false
+			return false
 		}
 		end := s.pos + i
 		backslashes := 0
@@ -423,9 +420,42 @@ func (s *shaper) str() ([]byte, bool) {
 		}
 		s.pos = end + 1
 		if backslashes%2 == 0 {
-			return s.buf[start:end], true
+			return true
 		}
 	}
+}
+
+// The shape of a value is written token by token, in document order: '{', '}',
+// '[' and ']' as they are, each array element followed by ',', a member name as
+// 'k', the name, 0 (a name with escapes makes the object holding it, and every
+// value holding that, unshaped: an escaped name could hide a format member), true,
+// false and null as they are, a string by appendString and a number by
+// appendNumber. Two walks write it: shaper.value over a value's bytes (Wire, Memo)
+// and Shaper.Shape over the tokens a frame reader's scan recorded.
+
+// appendString appends the shape of a string as written (quotes included), the
+// value of member (nil: none); escaped says it holds escapes.
+func (v *vocabulary) appendString(out, quoted, member []byte, escaped bool) []byte {
+	if v.keepString(quoted, member, escaped) {
+		return append(append(out, '"'), quoted[1:]...)
+	}
+	return append(out, 's')
+}
+
+// plain is a quick keepString(quoted, member, false) for the common string: one no
+// literal can be by its length and first byte, not in a format member. false: ask
+// keepString.
+func (v *vocabulary) plain(quoted, member []byte) bool {
+	n := len(quoted) - 2
+	if n <= 0 || (n <= v.longest && v.starts[n][quoted[1]]) {
+		return false
+	}
+	return len(member) > v.formatLongest || (len(member) > 0 && !v.formatStarts[len(member)][member[0]])
+}
+
+// appendName appends the shape of a member name without escapes.
+func appendName(out, name []byte) []byte {
+	return append(append(append(out, 'k'), name...), 0)
 }
 
 // keepString says whether a string's exact value belongs to the shape: a literal
@@ -436,28 +466,30 @@ func (s *shaper) str() ([]byte, bool) {
 // template). A string with escapes is judged by what it decodes to: text with a
 // "\n" in it is no literal and stays out of the shape (most frames of a capture
 // carry some), while one that decodes to a literal, or sits in a format member, is
-// kept as written.
-func (s *shaper) keepString(raw []byte, member string) bool {
-	format := s.voc.formatOf(member)
-	if bytes.IndexByte(raw, '\\') >= 0 {
+// kept as written. quoted is the string as written, quotes included; escaped says
+// whether it holds escapes.
+func (v *vocabulary) keepString(quoted, member []byte, escaped bool) bool {
+	raw := quoted[1 : len(quoted)-1]
+	format := v.formatOf(member)
+	if escaped {
 		// A decoded string is at most as long as its escaped form and at least a
 		// sixth of it (\uXXXX): one that long cannot decode to a literal.
-		if format == 0 && len(raw) > 6*s.voc.longest {
+		if format == 0 && len(raw) > 6*v.longest {
 			return false
+		}
+		if format != 0 {
+			return true
 		}
 		// Decoded as the validator's decoder decodes it (U+FFFD for invalid UTF-8
 		// and lone surrogates): the verdict is about that value.
-		d := decoder{buf: s.buf, pos: s.strStart}
-		decoded, err := d.escaped(s.strStart)
+		d := decoder{buf: quoted, pos: 1}
+		decoded, err := d.escaped(1)
 		if err != nil {
 			return true
 		}
 		raw = unsafe.Slice(unsafe.StringData(decoded), len(decoded))
-		if format != 0 {
-			return true
-		}
 	}
-	if s.voc.isLiteral(raw) {
+	if v.isLiteral(raw) {
 		return true
 	}
 	switch format {
@@ -478,11 +510,11 @@ func (s *shaper) keepString(raw []byte, member string) bool {
 }
 
 // formatOf is formatMembers[member], asked only of names that can be in it.
-func (v *vocabulary) formatOf(member string) formatVerdict {
-	if len(member) > v.formatLongest || (member != "" && !v.formatStarts[len(member)][member[0]]) {
+func (v *vocabulary) formatOf(member []byte) formatVerdict {
+	if len(member) > v.formatLongest || (len(member) > 0 && !v.formatStarts[len(member)][member[0]]) {
 		return 0
 	}
-	return v.formatMembers[member]
+	return v.formatMembers[viewString(member)]
 }
 
 // isLiteral reports whether s is one of the vocabulary's string literals.
@@ -496,32 +528,29 @@ func (v *vocabulary) isLiteral(s []byte) bool {
 	return v.literals[viewString(s)]
 }
 
-// number writes a number's class: integral or not, and its place among the bounds
-// (how many are below it, and whether it equals the next). Numbers too long to
-// classify exactly are kept as they are.
-func (s *shaper) number(lit []byte) {
+// appendNumber appends a number's class: integral or not, and its place among the
+// bounds (how many are below it, and whether it equals the next). Numbers too long
+// to classify exactly are kept as they are.
+func (v *vocabulary) appendNumber(out, lit []byte) []byte {
 	f, isInt := smallInteger(lit)
 	var err error
 	if !isInt {
 		f, err = strconv.ParseFloat(viewString(lit), 64)
 	}
 	if len(lit) > 15 || err != nil {
-		s.put('#')
-		s.write(lit)
-		return
+		return append(append(out, '#'), lit...)
 	}
 	if f == math.Trunc(f) {
-		s.put('i')
+		out = append(out, 'i')
 	} else {
-		s.put('n')
+		out = append(out, 'n')
 	}
-	i, eq := slices.BinarySearch(s.voc.bounds, f)
-	s.out = binary.AppendUvarint(s.out, uint64(i))
+	i, eq := slices.BinarySearch(v.bounds, f)
+	out = binary.AppendUvarint(out, uint64(i))
 	if eq {
-		s.put('=')
-	} else {
-		s.put('~')
+		return append(out, '=')
 	}
+	return append(out, '~')
 }
 
 // smallInteger reads a number literal of at most 15 digits with no fraction or
@@ -607,9 +636,21 @@ func (m *Memo) Remember(s Shape) {
 var wireSeed = maphash.MakeSeed()
 
 // Shaper computes wire shapes; it holds scratch space, so each goroutine needs its
-// own. The zero value is ready to use.
+// own. The zero value is ready to use. It is what the frame reader shapes messages
+// with (frame.Options.Shaper): the reader's validating scan records the tokens of
+// each text it reads and Shape shapes a message from them, so a frame's bytes are
+// read once, not once to validate it and again to shape it; Wire shapes the frames
+// the scan did not, and is the reference Shape is tested against.
 type Shaper struct {
+	voc *vocabulary
 	out []byte
+}
+
+func (s *Shaper) vocabulary() *vocabulary {
+	if s.voc == nil {
+		s.voc = shapeVocabulary()
+	}
+	return s.voc
 }
 
 // Wire returns the shape of a whole message (raw JSON) under the vocabulary of every
@@ -619,18 +660,100 @@ type Shaper struct {
 // under which MCP4001's validation and MCP1010's later fields are shared across
 // sessions and inputs. 0 means the message has no usable shape: judge it in full.
 func (s *Shaper) Wire(raw []byte) uint64 {
-	voc := shapeVocabulary()
+	voc := s.vocabulary()
 	if !voc.usable {
 		return 0
 	}
 	sh := shaper{voc: voc, buf: raw, out: s.out[:0]}
 	sh.space()
-	ok := sh.value("", 0)
+	ok := sh.value(nil, 0)
 	s.out = sh.out
 	if !ok {
 		return 0
 	}
-	if h := maphash.Bytes(wireSeed, sh.out); h != 0 {
+	return wireHash(sh.out)
+}
+
+// Shape is the wire shape (see Wire) of the value of text whose tokens a frame
+// reader's validating scan recorded, from its opening token to its closing one: the
+// same shape Wire computes from the value's bytes, without reading them again but
+// for the strings, names and numbers the shape looks at.
+func (s *Shaper) Shape(text []byte, tokens []frame.Token) uint64 {
+	voc := s.vocabulary()
+	if !voc.usable {
+		return 0
+	}
+	out := s.out[:0]
+	// inArray has a bit per open value around the innermost one, set for an
+	// array, and array says whether the innermost is one: an element's shape ends
+	// with ','. depth is the number of open values; a value nested deeper than
+	// maxDepth has no shape, as in Wire.
+	var inArray [maxDepth/64 + 1]uint64
+	depth, array := 0, false
+	var member []byte
+	for _, t := range tokens {
+		switch t.Kind {
+		case 'k':
+			member = text[t.Start:t.End]
+			out = appendName(out, member) // the scan saw it has no escapes
+			continue
+		case '"', '\\':
+			if depth > maxDepth {
+				s.out = out
+				return 0
+			}
+			if quoted := text[t.Start:t.End]; t.Kind == '"' && voc.plain(quoted, member) {
+				out = append(out, 's')
+			} else {
+				out = voc.appendString(out, quoted, member, t.Kind == '\\')
+			}
+		case '{', '[':
+			if depth > maxDepth {
+				s.out = out
+				return 0
+			}
+			out = append(out, t.Kind)
+			if array {
+				inArray[depth/64] |= 1 << (depth % 64)
+			} else {
+				inArray[depth/64] &^= 1 << (depth % 64)
+			}
+			depth++
+			array = t.Kind == '['
+			member = nil
+			continue
+		case '}', ']':
+			out = append(out, t.Kind)
+			depth--
+			array = depth > 0 && inArray[depth/64]&(1<<(depth%64)) != 0
+		case 'K':
+			s.out = out
+			return 0 // an escaped member name
+		case 't', 'f', 'n':
+			if depth > maxDepth {
+				s.out = out
+				return 0
+			}
+			out = append(out, text[t.Start:t.End]...) // true, false, null
+		default:
+			if depth > maxDepth {
+				s.out = out
+				return 0
+			}
+			out = voc.appendNumber(out, text[t.Start:t.End])
+		}
+		member = nil
+		if array {
+			out = append(out, ',')
+		}
+	}
+	s.out = out
+	return wireHash(out)
+}
+
+// wireHash is the wire shape of a shape's bytes.
+func wireHash(shape []byte) uint64 {
+	if h := maphash.Bytes(wireSeed, shape); h != 0 {
 		return h
 	}
 	return 1
