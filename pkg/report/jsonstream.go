@@ -17,8 +17,15 @@ import (
 // Sessions are encoded when they end and spooled (the caller provides the spool, a
 // temporary file); Finish writes the document from the spool.
 type Stream interface {
-	// Session takes the result of one ended session (and what a tracer kept of it).
+	// Session takes the result of one ended session (and what a tracer kept of it):
+	// Add(Prepare(sr, tr)).
 	Session(sr *rule.SessionResult, tr *trace.Trace) error
+	// Prepare converts, redacts and encodes one ended session for Add. It keeps
+	// nothing of the stream's, so any goroutine may call it at any time: the jobs of
+	// a scan encode their own files' sessions, and only Add runs in input order.
+	Prepare(sr *rule.SessionResult, tr *trace.Trace) (*Prepared, error)
+	// Add takes a prepared session, where Session would have taken it.
+	Add(p *Prepared) error
 	// Input takes an input once it has been read to its end (its sessions have
 	// all been given to Session by then).
 	Input(in *rule.InputResult)
@@ -82,27 +89,48 @@ func newSpoolStream(spool io.Writer, opt StreamOptions, encode func(*Session, St
 	return &spoolStream{spool: spool, opt: opt, encode: encode, finish: finish, summary: Summary{Findings: map[string]int{"error": 0, "warning": 0, "info": 0}}}
 }
 
+// Prepared is an ended session made ready for a stream (Stream.Prepare): its
+// report view, redacted when the stream redacts, and its encoding in the format.
+type Prepared struct {
+	Session Session
+	encoded []byte
+}
+
 func (s *spoolStream) Session(sr *rule.SessionResult, tr *trace.Trace) error {
-	sess := SessionOf(sr, tr)
-	if s.opt.Redact {
-		RedactSession(&sess)
+	p, err := s.Prepare(sr, tr)
+	if err != nil {
+		return err
 	}
-	for _, f := range sess.Findings {
+	return s.Add(p)
+}
+
+func (s *spoolStream) Prepare(sr *rule.SessionResult, tr *trace.Trace) (*Prepared, error) {
+	p := &Prepared{Session: SessionOf(sr, tr)}
+	if s.opt.Redact {
+		RedactSession(&p.Session)
+	}
+	b, err := s.encode(&p.Session, s.opt)
+	if err != nil {
+		return nil, err
+	}
+	p.encoded = b
+	return p, nil
+}
+
+func (s *spoolStream) Add(p *Prepared) error {
+	for _, f := range p.Session.Findings {
 		s.summary.Findings[f.Severity]++
 		s.worst = max(s.worst, f.severity)
 	}
 	s.summary.Sessions++
-	b, err := s.encode(&sess, s.opt)
-	if err != nil {
-		return err
-	}
+	b := p.encoded
 	if len(b) == 0 {
 		return nil
 	}
 	if _, err := s.spool.Write(b); err != nil {
 		return fmt.Errorf("mcpsleuth: spooling the report: %w", err)
 	}
-	s.spooled = append(s.spooled, spooledSession{input: s.input, index: sess.Index, offset: s.offset, size: int64(len(b))})
+	s.spooled = append(s.spooled, spooledSession{input: s.input, index: p.Session.Index, offset: s.offset, size: int64(len(b))})
 	s.offset += int64(len(b))
 	return nil
 }

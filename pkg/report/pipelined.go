@@ -54,6 +54,19 @@ func (p *PipelinedStream) Session(sr *rule.SessionResult, tr *trace.Trace) error
 	return p.err
 }
 
+// Prepare is the inner stream's, on the calling goroutine.
+func (p *PipelinedStream) Prepare(sr *rule.SessionResult, tr *trace.Trace) (*Prepared, error) {
+	return p.inner.Prepare(sr, tr)
+}
+
+// Add hands a prepared session over, as Session does.
+func (p *PipelinedStream) Add(prepared *Prepared) error {
+	p.work <- func() error { return p.inner.Add(prepared) }
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
+}
+
 // Input hands the input over, after its sessions.
 func (p *PipelinedStream) Input(in *rule.InputResult) {
 	p.work <- func() error { p.inner.Input(in); return nil }
