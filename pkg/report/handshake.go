@@ -188,7 +188,7 @@ func finishHandshakeJSON(w io.Writer, s *spoolStream, sessions func(io.Writer, s
 	if err := WriteHandshakeJSON(&b, nil); err != nil {
 		return err
 	}
-	if err := splice(w, b.Bytes(), "handshakes", len(s.spooled) > 0, sessions); err != nil {
+	if err := splice(w, b.Bytes(), "handshakes", s.written > 0, sessions); err != nil {
 		return fmt.Errorf("mcpsleuth: writing the handshake: %w", err)
 	}
 	return nil

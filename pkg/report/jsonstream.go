@@ -74,15 +74,23 @@ type spoolStream struct {
 	errors  []InputError
 	summary Summary
 	worst   rule.Severity
-	// spooled places each session in the spool; input orders sessions by their
-	// input (the inputs are read one after another).
-	spooled []spooledSession
+	// spooled places the sessions in the spool, as runs of sessions that ended in
+	// order; input orders sessions by their input (the inputs are read one after
+	// another). written counts the sessions spooled.
+	spooled []spooledRun
+	written int
 	input   int
 }
 
-type spooledSession struct {
-	input, index int
-	offset, size int64
+// spooledRun is sessions first, first+1, ... of an input, spooled one after another
+// from offset on, with their encodings' sizes (0: nothing written for it). Sessions
+// mostly end in the order they started: a capture of a million short sessions is
+// one run, 8 bytes a session (a place of its own for each took 32 and was, with
+// the slice's doubling, most of the memory of such a check).
+type spooledRun struct {
+	input, first int
+	offset, end  int64
+	sizes        []int64
 }
 
 func newSpoolStream(spool io.Writer, opt StreamOptions, encode func(*Session, StreamOptions) ([]byte, error), finish func(io.Writer, *spoolStream, func(io.Writer, string, string) error) error) *spoolStream {
@@ -124,14 +132,25 @@ func (s *spoolStream) Add(p *Prepared) error {
 	}
 	s.summary.Sessions++
 	b := p.encoded
-	if len(b) == 0 {
-		return nil
+	if len(b) > 0 {
+		if _, err := s.spool.Write(b); err != nil {
+			return fmt.Errorf("mcpsleuth: spooling the report: %w", err)
+		}
+		s.written++
 	}
-	if _, err := s.spool.Write(b); err != nil {
-		return fmt.Errorf("mcpsleuth: spooling the report: %w", err)
+	size := int64(len(b))
+	if n := len(s.spooled); n > 0 {
+		if r := &s.spooled[n-1]; r.input == s.input && p.Session.Index == r.first+len(r.sizes) && r.end == s.offset {
+			r.sizes = append(r.sizes, size)
+			r.end += size
+			s.offset += size
+			return nil
+		}
 	}
-	s.spooled = append(s.spooled, spooledSession{input: s.input, index: p.Session.Index, offset: s.offset, size: int64(len(b))})
-	s.offset += int64(len(b))
+	if size > 0 {
+		s.spooled = append(s.spooled, spooledRun{input: s.input, first: p.Session.Index, offset: s.offset, end: s.offset + size, sizes: []int64{size}})
+		s.offset += size
+	}
 	return nil
 }
 
@@ -154,34 +173,41 @@ func (s *spoolStream) Errors(errs []InputError) {
 }
 
 func (s *spoolStream) Finish(w io.Writer, spool io.ReaderAt) error {
+	// Runs hold consecutive sessions, each session one run: ordered by their first
+	// session, they are in session order.
 	sort.SliceStable(s.spooled, func(i, j int) bool {
 		a, b := s.spooled[i], s.spooled[j]
 		if a.input != b.input {
 			return a.input < b.input
 		}
-		return a.index < b.index
+		return a.first < b.first
 	})
 	// sessions copies the spooled sessions out in order, first before the first
 	// and sep before each of the others.
 	sessions := func(w io.Writer, sep, first string) error {
 		buf := make([]byte, 0, 64<<10)
-		for i, sp := range s.spooled {
-			lead := sep
-			if i == 0 {
-				lead = first
-			}
-			if _, err := io.WriteString(w, lead); err != nil {
-				return err
-			}
-			if cap(buf) < int(sp.size) {
-				buf = make([]byte, sp.size)
-			}
-			chunk := buf[:sp.size]
-			if _, err := spool.ReadAt(chunk, sp.offset); err != nil {
-				return fmt.Errorf("mcpsleuth: reading the spooled report back: %w", err)
-			}
-			if _, err := w.Write(chunk); err != nil {
-				return err
+		lead := first
+		for _, run := range s.spooled {
+			offset := run.offset
+			for _, size := range run.sizes {
+				if size == 0 {
+					continue
+				}
+				if _, err := io.WriteString(w, lead); err != nil {
+					return err
+				}
+				lead = sep
+				if cap(buf) < int(size) {
+					buf = make([]byte, size)
+				}
+				chunk := buf[:size]
+				if _, err := spool.ReadAt(chunk, offset); err != nil {
+					return fmt.Errorf("mcpsleuth: reading the spooled report back: %w", err)
+				}
+				if _, err := w.Write(chunk); err != nil {
+					return err
+				}
+				offset += size
 			}
 		}
 		return nil
@@ -208,7 +234,7 @@ func finishJSON(w io.Writer, s *spoolStream, sessions func(io.Writer, string, st
 	if err := WriteJSON(&b, &doc); err != nil {
 		return err
 	}
-	return splice(w, b.Bytes(), "sessions", len(s.spooled) > 0, sessions)
+	return splice(w, b.Bytes(), "sessions", s.written > 0, sessions)
 }
 
 // splice writes a JSON document written with an empty top-level array member
