@@ -32,9 +32,10 @@ const MaxBody = 16 << 20
 // of a session (initialize) carries no session id: it is recorded when the
 // response names one, still before anything of the response.
 //
-// The HTTP status is kept in the record's "http" member; check reads the
-// messages, not the member (MCP0005 http-error and MCP1011 protocol-header-mismatch
-// judge HAR captures only).
+// The exchange is kept in the record's "http" member (number, method, URL and
+// headers on the client's message; status and headers on the server's); check
+// pairs the two by exchange number, so MCP0005 http-error and MCP1011
+// protocol-header-mismatch judge these recordings as they judge a HAR.
 type HTTPProxy struct {
 	rec       *Recording
 	proxy     *httputil.ReverseProxy
