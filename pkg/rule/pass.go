@@ -3,6 +3,7 @@ package rule
 import (
 	"bytes"
 	"fmt"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -298,6 +299,10 @@ type Analyzer struct {
 	shared    *Shared
 	// free are the runs of ended sessions, kept for reuse (recycle).
 	free []*running
+	// zeroable marks the rules whose New returns a fresh pointer to a zero struct:
+	// an ended session's checker of such a rule is zeroed and reused instead of
+	// made again (a capture of many short sessions made about fifty a session).
+	zeroable []bool
 }
 
 type running struct {
@@ -313,9 +318,25 @@ func NewAnalyzer(input string, rules []*Rule, limit int) *Analyzer {
 	if limit <= 0 {
 		limit = DefaultFindingLimit
 	}
-	a := &Analyzer{rules: rules, limit: limit, open: map[*session.Session]*running{}, shared: NewShared()}
+	a := &Analyzer{rules: rules, limit: limit, open: map[*session.Session]*running{}, shared: NewShared(), zeroable: make([]bool, len(rules))}
+	for i, r := range rules {
+		a.zeroable[i] = zeroable(r.New(), r.New())
+	}
 	a.tracker = session.NewTracker(input, a.start, a.end)
 	return a
+}
+
+// zeroable reports whether two checkers New made are distinct pointers to zero
+// structs: then zeroing one gives what New gives. A checker New shares (a
+// stateless one, the same for every session and every goroutine) or one with
+// settings is never zeroed.
+func zeroable(c1, c2 Checker) bool {
+	v1, v2 := reflect.ValueOf(c1), reflect.ValueOf(c2)
+	if v1.Kind() != reflect.Pointer || v1.IsNil() || v2.Kind() != reflect.Pointer || v2.IsNil() || v1.Pointer() == v2.Pointer() {
+		return false
+	}
+	e := v1.Elem()
+	return e.Kind() == reflect.Struct && e.Type().Size() > 0 && e.IsZero() && v2.Elem().IsZero()
 }
 
 func (a *Analyzer) start(s *session.Session) {
@@ -331,7 +352,9 @@ func (a *Analyzer) start(s *session.Session) {
 	for i, r := range a.rules {
 		run.store[i] = Pass{Rule: r, Session: s, result: run.result, limit: a.limit, shared: a.shared, onFinding: a.onFinding}
 		run.passes[i] = &run.store[i]
-		run.checkers[i] = r.New()
+		if run.checkers[i] == nil {
+			run.checkers[i] = r.New()
+		}
 	}
 	run.observe = a.startObservers(s)
 	a.open[s] = run
@@ -347,7 +370,13 @@ func (a *Analyzer) recycle(run *running) {
 		return
 	}
 	clear(run.store)
-	clear(run.checkers)
+	for i, c := range run.checkers {
+		if a.zeroable[i] {
+			reflect.ValueOf(c).Elem().SetZero() // as New made it, holding nothing of the session
+		} else {
+			run.checkers[i] = nil
+		}
+	}
 	run.result, run.observe = nil, nil
 	a.free = append(a.free, run)
 }
