@@ -20,6 +20,14 @@ var limitFlags = []cli.Flag{
 	&cli.StringFlag{Name: "max-decompressed", Value: frame.Size(frame.DefaultMaxDecompressed), Usage: "most bytes a gzip or zstd input may expand to (none: no limit)"},
 }
 
+// raiseMemoryLimit raises the soft memory limit to want: only ever raised here,
+// Main sets it, GOMEMLIMIT overrides it.
+func raiseMemoryLimit(want int64) {
+	if os.Getenv("GOMEMLIMIT") == "" && debug.SetMemoryLimit(-1) < want {
+		debug.SetMemoryLimit(want)
+	}
+}
+
 // applyLimits reads the limit flags into opt.
 func applyLimits(c *cli.Command, opt *frame.Options) error {
 	line, err := parseSize(c.String("max-line"), false)
@@ -30,9 +38,7 @@ func applyLimits(c *cli.Command, opt *frame.Options) error {
 		return usageErr("mcpsleuth: --max-line: %s is too large", c.String("max-line"))
 	}
 	opt.MaxLine = int(line)
-	if want := softMemoryLimit(opt.MaxLine); os.Getenv("GOMEMLIMIT") == "" && debug.SetMemoryLimit(-1) < want {
-		debug.SetMemoryLimit(want) // only ever raised here: Main sets it, GOMEMLIMIT overrides it
-	}
+	raiseMemoryLimit(softMemoryLimit(opt.MaxLine))
 	if opt.MaxInput, err = parseSize(c.String("max-input"), true); err != nil {
 		return usageErr("mcpsleuth: --max-input: %v", err)
 	}

@@ -101,7 +101,7 @@ func runScan(env Env, c *cli.Command) error {
 	start := time.Now()
 	if env.Getenv("GOGC") == "" {
 		// A scan is a batch job whose memory is bounded by the soft memory limit
-		// (Main), not by the collector's pacing: each job keeps a few MB live (one
+		// (one analysis's per job: parseScanFlags), not by the collector's pacing: each job keeps a few MB live (one
 		// file's state and the run's caches), so the default pacing collected every
 		// few MB of garbage, and on one job its background marking took the second
 		// core (CPU 1.1 to 1.3 times the wall time), which two jobs have not got.
@@ -208,6 +208,9 @@ func parseScanFlags(env Env, c *cli.Command) (*scanRun, scan.Shard, error) {
 	if jobs < 1 {
 		return nil, shard, usageErr("mcpsleuth: --jobs must be at least 1, not %d", jobs)
 	}
+	// Each job reads a file of its own: the soft memory limit is one analysis's,
+	// per job, so that many jobs do not keep the collector running.
+	raiseMemoryLimit(int64(jobs) * softMemoryLimit(fopt.MaxLine))
 	if s := c.String("shard"); s != "" {
 		if shard, err = scan.ParseShard(s); err != nil {
 			return nil, shard, usageErr("%v", err)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
@@ -714,5 +715,27 @@ func TestCheckDirectoryWithAnUnlistableSubdirectory(t *testing.T) {
 	s := runScanCLI(t, nil, "scan", dir)
 	if s.code != 1 || !strings.Contains(s.stderr, locked+": skipped: cannot list the directory: permission denied") {
 		t.Errorf("scan: exit %d, stderr %q", s.code, s.stderr)
+	}
+}
+
+// Each job of a scan analyses a file of its own: the soft memory limit is raised to
+// one analysis's per job (at the default --max-line, 128 MiB each), and the
+// collector's pacing (GOGC 400 during a scan) is put back when it ends.
+func TestScanMemoryLimitPerJob(t *testing.T) {
+	if os.Getenv("GOMEMLIMIT") != "" || os.Getenv("GOGC") != "" {
+		t.Skip("GOMEMLIMIT or GOGC is set: the limits are the environment's")
+	}
+	before := debug.SetMemoryLimit(128 << 20) // what Main sets at the default --max-line
+	defer debug.SetMemoryLimit(before)
+	gc := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(gc)
+	if r := runScanCLI(t, nil, "scan", "--quiet", "--jobs", "7", "--fail-on", "never", filepath.Join("..", "..", "fixtures", "real", "ts-everything-healthy.jsonl")); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if got, want := debug.SetMemoryLimit(-1), int64(7*128<<20); got < want {
+		t.Errorf("soft memory limit %d after a scan of 7 jobs, want at least %d", got, want)
+	}
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("GOGC %d after the scan, want 100 back", got)
 	}
 }
