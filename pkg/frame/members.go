@@ -29,14 +29,10 @@ func (f *Frame) indexedObject(at int32, raw []byte, path string) (int32, bool) {
 	if raw == nil || at <= 0 || f.view == nil || f.root < 0 || int(at) >= len(f.view.ix.entries) || !plainPath(path) {
 		return 0, false
 	}
-	ix, text := &f.view.ix, f.view.text
-	for path != "" {
-		seg, rest := nextSegment(path)
-		c, certain := ix.find(text, at, unescapeSegment(seg))
-		if !certain || c < 0 {
-			return 0, false
-		}
-		at, path = c, rest
+	ix := &f.view.ix
+	at, rest, absent := ix.follow(f.view.text, at, path)
+	if absent || rest != "" {
+		return 0, false
 	}
 	e := &ix.entries[at]
 	return at, e.kind == '{' && e.complete

@@ -532,17 +532,11 @@ func (ix *index) find(text []byte, o int32, name string) (int32, bool) {
 // lookup reads a gjson path (dot-separated, `\.` escapes a dot) from the value of
 // entry at, through the index as far as it goes, then from the bytes.
 func lookup(text []byte, ix *index, at int32, path string) gjson.Result {
-	plain := plainPath(path)
-	for path != "" && plain {
-		seg, rest := nextSegment(path)
-		c, certain := ix.find(text, at, unescapeSegment(seg))
-		if !certain {
-			break
-		}
-		if c < 0 {
+	if plainPath(path) {
+		var absent bool
+		if at, path, absent = ix.follow(text, at, path); absent {
 			return gjson.Result{}
 		}
-		at, path = c, rest
 	}
 	e := &ix.entries[at]
 	if path == "" {
@@ -553,6 +547,24 @@ func lookup(text []byte, ix *index, at int32, path string) gjson.Result {
 		r.Index += e.valStart
 	}
 	return r
+}
+
+// follow walks a plain path (names only) down the index from entry at, as far as
+// the index is certain: the entry reached and the path left to read from its
+// bytes; absent reports a member the index says is not there.
+func (ix *index) follow(text []byte, at int32, path string) (reached int32, rest string, absent bool) {
+	for path != "" {
+		seg, next := nextSegment(path)
+		c, certain := ix.find(text, at, unescapeSegment(seg))
+		if !certain {
+			return at, path, false
+		}
+		if c < 0 {
+			return at, path, true
+		}
+		at, path = c, next
+	}
+	return at, "", false
 }
 
 // pathSyntax marks the bytes that give a gjson path more than plain member names.

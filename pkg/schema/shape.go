@@ -692,26 +692,22 @@ func (s *Shaper) Shape(text []byte, tokens []frame.Token) uint64 {
 	depth, array := 0, false
 	var member []byte
 	for _, t := range tokens {
+		if depth > maxDepth && t.Kind != '}' && t.Kind != ']' {
+			s.out = out
+			return 0 // a value nested deeper than maxDepth
+		}
 		switch t.Kind {
 		case 'k':
 			member = text[t.Start:t.End]
 			out = appendName(out, member) // the scan saw it has no escapes
 			continue
 		case '"', '\\':
-			if depth > maxDepth {
-				s.out = out
-				return 0
-			}
 			if quoted := text[t.Start:t.End]; t.Kind == '"' && voc.plain(quoted, member) {
 				out = append(out, 's')
 			} else {
 				out = voc.appendString(out, quoted, member, t.Kind == '\\')
 			}
 		case '{', '[':
-			if depth > maxDepth {
-				s.out = out
-				return 0
-			}
 			out = append(out, t.Kind)
 			if array {
 				inArray[depth/64] |= 1 << (depth % 64)
@@ -730,16 +726,8 @@ func (s *Shaper) Shape(text []byte, tokens []frame.Token) uint64 {
 			s.out = out
 			return 0 // an escaped member name
 		case 't', 'f', 'n':
-			if depth > maxDepth {
-				s.out = out
-				return 0
-			}
 			out = append(out, text[t.Start:t.End]...) // true, false, null
 		default:
-			if depth > maxDepth {
-				s.out = out
-				return 0
-			}
 			out = voc.appendNumber(out, text[t.Start:t.End])
 		}
 		member = nil

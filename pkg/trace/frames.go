@@ -55,14 +55,10 @@ type Trace struct {
 
 	uses map[useKey]int
 	// pending are the kept requests not answered yet, by request, with their
-	// summary's index; pendingOrder is the order they came in (answered ones are
-	// skipped when met). At most session.MaxOutstanding are followed, as the
-	// session follows them: an older one was dropped by the session too, so it is
-	// unanswered for good, and keeping it kept its whole request alive (100,000
-	// unanswered requests took 35 MB).
-	pending      map[*session.Request]int
-	pendingOrder []*session.Request
-	waiting      []waitingReaction
+	// summary's index. A request the session no longer follows (it follows at most
+	// session.MaxOutstanding) is settled and let go (see follow).
+	pending map[*session.Request]int
+	waiting []waitingReaction
 	// listed records the list methods each side has requested: a list_changed asks
 	// for a new list only from a receiver that fetched the list before.
 	listed map[listKey]bool
@@ -407,28 +403,32 @@ func keepDeclaring(t *Trace, m *session.Message) {
 	t.Declaring[lineOf(m)] = bytes.Clone(raw)
 }
 
-// follow keeps a request until its response: the oldest one followed is given up,
-// unanswered, once more than session.MaxOutstanding are.
-func (t *Trace) follow(r *session.Request, idx int) {
+// follow keeps a request until its response. Past twice as many requests as the
+// session follows, those it gave up are settled (unanswered, or cancelled) and let
+// go: the session pairs nothing more with them, so their end is known, and keeping
+// them kept every request alive (100,000 unanswered requests took 35 MB).
+func (t *Trace) follow(s *session.Session, r *session.Request, idx int) {
 	t.pending[r] = idx
-	t.pendingOrder = append(t.pendingOrder, r)
-	for len(t.pending) > session.MaxOutstanding && len(t.pendingOrder) > 0 {
-		old := t.pendingOrder[0]
-		t.pendingOrder[0] = nil
-		t.pendingOrder = t.pendingOrder[1:]
-		if i, ok := t.pending[old]; ok {
-			t.Frames[i].Unanswered = true
-			delete(t.pending, old)
+	if len(t.pending) <= 2*session.MaxOutstanding {
+		return
+	}
+	for r, i := range t.pending {
+		if s.Pending(r.Dir, r.ID) != r {
+			settle(&t.Frames[i], r)
+			delete(t.pending, r)
 		}
 	}
-	if len(t.pendingOrder) > 2*len(t.pending)+1024 {
-		live := make([]*session.Request, 0, len(t.pending))
-		for _, r := range t.pendingOrder {
-			if _, ok := t.pending[r]; ok {
-				live = append(live, r)
-			}
-		}
-		t.pendingOrder = live
+}
+
+// settle writes how a request ended into its summary.
+func settle(fs *FrameSummary, r *session.Request) {
+	switch {
+	case r.Answered():
+		fs.ResponseLine = r.ResponseLine
+	case r.Cancelled:
+		fs.Cancelled, fs.CancelLine = true, r.CancelLine
+	default:
+		fs.Unanswered = true
 	}
 }
 
@@ -438,7 +438,7 @@ func react(t *Trace, m *session.Message, idx int) {
 	switch m.Kind {
 	case frame.KindRequest:
 		if m.Request != nil && idx >= 0 && m.Batch == nil {
-			t.follow(m.Request, idx)
+			t.follow(m.Session, m.Request, idx)
 		}
 		reacted(t, m)
 	case frame.KindResult, frame.KindError:
@@ -568,17 +568,9 @@ func undeclaredReason(m *session.Message) string {
 func (o *observation) End(sr *rule.SessionResult) any {
 	t := o.t
 	for r, i := range t.pending {
-		fs := &t.Frames[i]
-		switch {
-		case r.Answered():
-			fs.ResponseLine = r.ResponseLine
-		case r.Cancelled:
-			fs.Cancelled, fs.CancelLine = true, r.CancelLine
-		default:
-			fs.Unanswered = true
-		}
+		settle(&t.Frames[i], r)
 	}
-	t.pending, t.pendingOrder = nil, nil
+	t.pending = nil
 	t.waiting, t.uses, t.methods, t.listedAt = nil, nil, nil, nil
 	sortLists(t.Lists)
 	sort.SliceStable(t.Uses, func(i, j int) bool {

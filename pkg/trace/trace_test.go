@@ -247,11 +247,11 @@ func TestDiagramDrawsFlaggedExchange(t *testing.T) {
 	}
 }
 
-// A flood of unanswered requests: the trace follows as many as the session does;
-// the older ones are given up as unanswered (as the session gives them up: a late
-// response to one of them is not paired), the newer ones still get their response.
+// A flood of unanswered requests: the requests the session gave up are settled as
+// unanswered (a late response to one of them is not paired), the newer ones still
+// get their response.
 func TestUnansweredFloodSummaries(t *testing.T) {
-	n := session.MaxOutstanding + 100
+	n := 2*session.MaxOutstanding + 100
 	var b strings.Builder
 	b.WriteString(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}` + "\n")
 	b.WriteString(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}` + "\n")
