@@ -110,8 +110,9 @@ func wireTarget(p *rule.Pass, d *schema.Doc, m *session.Message) (schema.Target,
 			p.CannotJudge(reasonResultUnanswered)
 			return t, nil, false
 		}
-		task := m.ResultGet("task").IsObject()
-		t, ok = d.Result(m.Request.Method, spec.Sender(m.Request.Dir), task)
+		sender := spec.Sender(m.Request.Dir)
+		task := d.TaskMatters(m.Request.Method, sender) && m.ResultGet("task").IsObject()
+		t, ok = d.Result(m.Request.Method, sender, task)
 		if ok && t.Member == "result" {
 			return t, m.Result, true
 		}

@@ -249,6 +249,17 @@ func (d *Doc) Result(method string, requestSender spec.Side, task bool) (Target,
 	return t, ok
 }
 
+// TaskMatters reports whether a "task" member in the result of a request (method,
+// sent by requestSender) changes its definition (Result's task): false for a request
+// the revision does not augment with tasks, whose results need not be looked into.
+func (d *Doc) TaskMatters(method string, requestSender spec.Side) bool {
+	k := resultKey{method, requestSender, false}
+	t, ok := d.results[k]
+	k.task = true
+	tt, tok := d.results[k]
+	return ok != tok || t != tt
+}
+
 // resultKey selects a result definition (Doc.Result), precomputed when the
 // document is loaded: results are the most frequent frames.
 type resultKey struct {

@@ -96,6 +96,27 @@ func TestSelection(t *testing.T) {
 			t.Errorf("%s: got %+v (%v), want %s member %q", c.rev, got, ok, c.want, c.member)
 		}
 	}
+	// A result's "task" member matters only where it changes the definition.
+	for _, c := range []struct {
+		rev    spec.Revision
+		method string
+		sender spec.Side
+		want   bool
+	}{
+		{spec.Rev20251125, "tools/call", spec.Client, true},
+		{spec.Rev20251125, "elicitation/create", spec.Server, true},
+		{spec.Rev20251125, "tools/list", spec.Client, false},
+		{spec.Rev20250618, "tools/call", spec.Client, false},
+		{spec.Rev20260728, "tools/call", spec.Client, false},
+	} {
+		d, err := schema.DocFor(c.rev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := d.TaskMatters(c.method, c.sender); got != c.want {
+			t.Errorf("%s %s: TaskMatters = %v, want %v", c.rev, c.method, got, c.want)
+		}
+	}
 	// What a revision does not define has no definition.
 	d, _ := schema.DocFor(spec.Rev20260728)
 	if _, ok := d.Request("ping", spec.Client); ok {
