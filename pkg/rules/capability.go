@@ -14,12 +14,12 @@ type gated struct {
 	declared bool
 }
 
-// judgeGate looks up the gate of a request or notification sent in direction d
+// judgeGate looks up the gate of a request or notification (its method resolved) sent in direction d
 // under the message's revision and checks it against the declaring side. ok=false
 // means there is nothing to judge (no gate, unknown method) or the rule could not
 // judge (recorded through p.CannotJudge).
-func judgeGate(p *rule.Pass, m *session.Message, method string, d spec.Direction) (g gated, ok bool) {
-	if !spec.GatedAnywhere(method) {
+func judgeGate(p *rule.Pass, m *session.Message, method spec.MethodRef, d spec.Direction) (g gated, ok bool) {
+	if !method.GatedAnywhere() {
 		return g, false // unknown to the spec, or never capability-gated
 	}
 	if d == spec.DirUnknown {
@@ -35,7 +35,7 @@ func judgeGate(p *rule.Pass, m *session.Message, method string, d spec.Direction
 		p.CannotJudge(reasonUnknownVersion)
 		return g, false
 	}
-	row, found := spec.Facts(method, rev, d)
+	row, found := method.Facts(rev, d)
 	if !found || row.Gate.None() {
 		return g, false // a method the revision lacks is MCP1008's; an ungated one needs no declaration
 	}

@@ -41,7 +41,7 @@ s->c {"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"Which e
 		if m.Kind != frame.KindRequest && m.Kind != frame.KindNotification {
 			return
 		}
-		if !spec.KnownMethod(m.Method) {
+		if !m.Spec().Known() {
 			return // a custom or experimental method: not the spec's to judge
 		}
 		if m.Dir == spec.DirUnknown {
@@ -53,14 +53,14 @@ s->c {"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"Which e
 			p.CannotJudge(reasonNoRevision)
 			return
 		}
-		if row, ok := spec.Facts(m.Method, rev, m.Dir); ok {
+		if row, ok := m.Spec().Facts(rev, m.Dir); ok {
 			if row.Kind == spec.KindInputRequest {
 				p.Report(rule.At(m), rule.Sprintf("%s sent as a JSON-RPC request in a %s session: since 2026-07-28 the server asks for it only as an inputRequests entry of an InputRequiredResult (on tools/call, prompts/get or resources/read)", m.Method, rev))
 			}
 			return
 		}
 		sender := spec.Sender(m.Dir)
-		if _, ok := spec.Facts(m.Method, rev, m.Dir.Opposite()); ok {
+		if _, ok := m.Spec().Facts(rev, m.Dir.Opposite()); ok {
 			p.Report(rule.At(m), rule.Sprintf("the %s sent %s, which in %s only the %s sends", sender, m.Method, rev, spec.Sender(m.Dir.Opposite())))
 			return
 		}

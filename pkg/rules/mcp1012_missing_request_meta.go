@@ -73,8 +73,8 @@ func (w *requestMetaWatch) Message(p *rule.Pass, m *session.Message) {
 	if missing == "" {
 		return
 	}
-	if rev := m.Revision(); modern && rev != "" && spec.KnownMethod(m.Method) && m.Dir != spec.DirUnknown {
-		if _, ok := spec.Facts(m.Method, rev, m.Dir); !ok {
+	if rev := m.Revision(); modern && rev != "" && m.Spec().Known() && m.Dir != spec.DirUnknown {
+		if _, ok := m.Spec().Facts(rev, m.Dir); !ok {
 			return // a method the revision lacks (a modern ping): MCP1008's finding, one cause
 		}
 	}

@@ -38,7 +38,7 @@ s->c {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`,
 		if m.Kind != frame.KindNotification {
 			return
 		}
-		g, ok := judgeGate(p, m, m.Method, m.Dir)
+		g, ok := judgeGate(p, m, m.Spec(), m.Dir)
 		if !ok || g.declared {
 			return
 		}

@@ -40,7 +40,7 @@ c->s {"jsonrpc":"2.0","id":0,"result":{"role":"assistant","content":{"type":"tex
 		if m.Kind != frame.KindRequest {
 			return
 		}
-		g, ok := judgeGate(p, m, m.Method, m.Dir)
+		g, ok := judgeGate(p, m, m.Spec(), m.Dir)
 		if !ok || g.declared {
 			return
 		}

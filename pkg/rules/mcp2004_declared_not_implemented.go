@@ -41,7 +41,7 @@ s->c {"jsonrpc":"2.0","id":2,"result":{}}
 			return
 		}
 		r := m.Request
-		g, ok := judgeGate(p, m, r.Method, r.Dir)
+		g, ok := judgeGate(p, m, spec.Resolve(r.Method), r.Dir)
 		if !ok || !g.declared || g.row.Gate.Side != spec.Sender(m.Dir) {
 			return
 		}

@@ -166,6 +166,18 @@ type Message struct {
 	// among the frames of its session, from 1: what tells apart frames that share a
 	// line (the events of one SSE body, the frames of a one-line document).
 	Seq int
+
+	method    spec.MethodRef // Spec's answer, once asked
+	hasMethod bool
+}
+
+// Spec is the message's method resolved against the spec's method table, once per
+// message however many rules ask (the zero MethodRef, unknown, for a response).
+func (m *Message) Spec() spec.MethodRef {
+	if !m.hasMethod {
+		m.method, m.hasMethod = spec.Resolve(m.Method), true
+	}
+	return m.method
 }
 
 // Revision is the governing revision ("" when unknown).

@@ -176,10 +176,20 @@ func MethodRows(name string) []Method {
 }
 
 // KnownMethod reports whether name appears in any row.
-func KnownMethod(name string) bool {
-	_, ok := methodTable().byName[name]
-	return ok
+func KnownMethod(name string) bool { return Resolve(name).Known() }
+
+// MethodRef is a method name resolved against the method table once (Resolve): what
+// the hot path asks of a message's method (known, gated, its facts in a revision
+// and direction) without looking the name up again for each question.
+type MethodRef struct {
+	rows []int // indexes into the table's rows, in row order; nil for an unknown name
 }
+
+// Resolve looks a method name up in the table.
+func Resolve(name string) MethodRef { return MethodRef{rows: methodTable().byName[name]} }
+
+// Known reports whether the name appears in any row.
+func (r MethodRef) Known() bool { return len(r.rows) > 0 }
 
 // DirectionIn returns the single direction in which method name is sent under
 // revision r. ok is false when the method does not exist in r or is sent in both
@@ -227,8 +237,13 @@ type MethodFacts struct {
 // Facts is LookupMethod without the copy of the row's revision list: the kind,
 // gate and extension of the method sent in direction d under revision r.
 func Facts(name string, r Revision, d Direction) (MethodFacts, bool) {
+	return Resolve(name).Facts(r, d)
+}
+
+// Facts is the package's Facts for the resolved name.
+func (ref MethodRef) Facts(r Revision, d Direction) (MethodFacts, bool) {
 	t := methodTable()
-	for _, i := range t.byName[name] {
+	for _, i := range ref.rows {
 		if m := &t.rows[i]; m.Dir == d && m.In(r) {
 			return MethodFacts{Kind: m.Kind, Gate: m.Gate, Extension: m.Extension}, true
 		}
@@ -237,9 +252,12 @@ func Facts(name string, r Revision, d Direction) (MethodFacts, bool) {
 }
 
 // GatedAnywhere reports whether a method needs a capability in some revision.
-func GatedAnywhere(name string) bool {
+func GatedAnywhere(name string) bool { return Resolve(name).GatedAnywhere() }
+
+// GatedAnywhere is the package's GatedAnywhere for the resolved name.
+func (ref MethodRef) GatedAnywhere() bool {
 	t := methodTable()
-	for _, i := range t.byName[name] {
+	for _, i := range ref.rows {
 		if !t.rows[i].Gate.None() {
 			return true
 		}

@@ -331,3 +331,34 @@ func TestFactsAgreeWithLookup(t *testing.T) {
 		}
 	}
 }
+
+// TestResolveAnswersAsTheTable checks that a resolved name answers every question
+// as the lookups by name do, for every method of the table and for unknown names.
+func TestResolveAnswersAsTheTable(t *testing.T) {
+	names := []string{"", "no/such/method", "tools/list "}
+	for _, m := range Methods() {
+		names = append(names, m.Name)
+	}
+	for _, name := range names {
+		ref := Resolve(name)
+		if got, want := ref.Known(), len(MethodRows(name)) > 0; got != want {
+			t.Errorf("%q: Known = %v, want %v", name, got, want)
+		}
+		gated := false
+		for _, row := range MethodRows(name) {
+			gated = gated || !row.Gate.None()
+		}
+		if got := ref.GatedAnywhere(); got != gated {
+			t.Errorf("%q: GatedAnywhere = %v, want %v", name, got, gated)
+		}
+		for _, r := range allRevisions {
+			for _, d := range []Direction{C2S, S2C} {
+				row, found := LookupMethod(name, r, d)
+				facts, ok := ref.Facts(r, d)
+				if ok != found || (ok && (facts.Kind != row.Kind || facts.Gate != row.Gate || facts.Extension != row.Extension)) {
+					t.Errorf("%q %s %s: Facts = %+v %v, want %+v %v", name, r, d, facts, ok, row, found)
+				}
+			}
+		}
+	}
+}

@@ -555,7 +555,7 @@ func undeclaredReason(m *session.Message) string {
 	if c == nil || m.Dir == spec.DirUnknown || c.Revision == "" {
 		return ""
 	}
-	facts, ok := spec.Facts(m.Method, c.Revision, m.Dir)
+	facts, ok := m.Spec().Facts(c.Revision, m.Dir)
 	if !ok || facts.Gate.None() || facts.Gate.Extension != "" {
 		return ""
 	}
