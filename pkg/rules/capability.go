@@ -14,10 +14,10 @@ type gated struct {
 	declared bool
 }
 
-// judgeGate looks up the gate of a request or notification (its method resolved) sent in direction d
-// under the message's revision and checks it against the declaring side. ok=false
-// means there is nothing to judge (no gate, unknown method) or the rule could not
-// judge (recorded through p.CannotJudge).
+// judgeGate looks up the gate of a request or notification (its method resolved)
+// sent in direction d under the message's revision and checks it against the
+// declaring side. ok=false means there is nothing to judge (no gate, unknown
+// method) or the rule could not judge (recorded through p.CannotJudge).
 func judgeGate(p *rule.Pass, m *session.Message, method spec.MethodRef, d spec.Direction) (g gated, ok bool) {
 	if !method.GatedAnywhere() {
 		return g, false // unknown to the spec, or never capability-gated

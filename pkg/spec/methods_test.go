@@ -312,13 +312,21 @@ func TestMethodRowsAndKnownMethod(t *testing.T) {
 	}
 }
 
+// TestFactsAgreeWithLookup checks Facts (a name resolved once, MethodRef) against
+// LookupMethod in every revision and direction, where the method exists and where not.
 func TestFactsAgreeWithLookup(t *testing.T) {
+	names := []string{"no/such/method", "tools/list "}
 	for _, m := range Methods() {
-		for _, r := range m.Revisions {
-			row, ok := LookupMethod(m.Name, r, m.Dir)
-			f, fok := Facts(m.Name, r, m.Dir)
-			if ok != fok || row.Kind != f.Kind || row.Gate != f.Gate || row.Extension != f.Extension {
-				t.Errorf("%s %s %s: Facts %+v %v, LookupMethod %+v %v", m.Name, r, m.Dir, f, fok, row, ok)
+		names = append(names, m.Name)
+	}
+	for _, name := range names {
+		for _, r := range allRevisions {
+			for _, d := range []Direction{C2S, S2C} {
+				row, ok := LookupMethod(name, r, d)
+				f, fok := Facts(name, r, d)
+				if ok != fok || row.Kind != f.Kind || row.Gate != f.Gate || row.Extension != f.Extension {
+					t.Errorf("%s %s %s: Facts %+v %v, LookupMethod %+v %v", name, r, d, f, fok, row, ok)
+				}
 			}
 		}
 	}
@@ -328,37 +336,6 @@ func TestFactsAgreeWithLookup(t *testing.T) {
 	for name, want := range map[string]bool{"tools/list": true, "notifications/tools/list_changed": true, "ping": false, "initialize": false, "completion/complete": true, "nope": false} {
 		if got := GatedAnywhere(name); got != want {
 			t.Errorf("GatedAnywhere(%q) = %v, want %v", name, got, want)
-		}
-	}
-}
-
-// TestResolveAnswersAsTheTable checks that a resolved name answers every question
-// as the lookups by name do, for every method of the table and for unknown names.
-func TestResolveAnswersAsTheTable(t *testing.T) {
-	names := []string{"", "no/such/method", "tools/list "}
-	for _, m := range Methods() {
-		names = append(names, m.Name)
-	}
-	for _, name := range names {
-		ref := Resolve(name)
-		if got, want := ref.Known(), len(MethodRows(name)) > 0; got != want {
-			t.Errorf("%q: Known = %v, want %v", name, got, want)
-		}
-		gated := false
-		for _, row := range MethodRows(name) {
-			gated = gated || !row.Gate.None()
-		}
-		if got := ref.GatedAnywhere(); got != gated {
-			t.Errorf("%q: GatedAnywhere = %v, want %v", name, got, gated)
-		}
-		for _, r := range allRevisions {
-			for _, d := range []Direction{C2S, S2C} {
-				row, found := LookupMethod(name, r, d)
-				facts, ok := ref.Facts(r, d)
-				if ok != found || (ok && (facts.Kind != row.Kind || facts.Gate != row.Gate || facts.Extension != row.Extension)) {
-					t.Errorf("%q %s %s: Facts = %+v %v, want %+v %v", name, r, d, facts, ok, row, found)
-				}
-			}
 		}
 	}
 }
