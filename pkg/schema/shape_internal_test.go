@@ -66,6 +66,9 @@ func TestShapeHash(t *testing.T) {
 		{`{"progress":0.5,"progressToken":"p1"}`, `{"progress":0.75,"progressToken":"p2"}`},
 		{`{"content":[{"type":"text","text":"a: b"}]}`, `{"content":[{"type":"text","text":"c: d"}]}`},
 		{`{"uri":"relative-name"}`, `{"uri":"other"}`},
+		// "byte" (blob, data) asserts nothing: their text, colons and all, is no part.
+		{`{"level":"info","data":"cache refreshed at 2026-11-30T02:24:20Z"}`, `{"level":"info","data":"cache refreshed at 2026-11-30T02:24:21Z"}`},
+		{`{"blob":"a:b"}`, `{"blob":"{c}"}`},
 		// Escaped text is judged by what it decodes to: no literal, no format member.
 		{`{"text":"a\"b"}`, `{"text":"a\"c"}`},
 		{`{"content":[{"type":"text","text":"line 1\nline 2"}]}`, `{"content":[{"type":"text","text":"other\ttext"}]}`},

@@ -94,8 +94,6 @@ var officialVocabulary = vocabularyTable{
 		"working",
 	},
 	formatMembers: map[string]formatVerdict{
-		"blob":        plainDecided,
-		"data":        plainDecided,
 		"src":         plainDecided,
 		"uri":         plainDecided,
 		"uriTemplate": plainDecided,
