@@ -40,7 +40,7 @@ func (s *Session) inferDirection(m *Message) {
 			token := m.Param("progressToken").Raw
 			key := frame.IDKey(token)
 			var sent [3]bool
-			if n := s.tokenOut[key]; n != nil && token != "" {
+			if n, ok := s.tokenOut[key]; ok && token != "" {
 				sent[spec.C2S], sent[spec.S2C] = n[spec.C2S] > 0, n[spec.S2C] > 0
 			}
 			switch {

@@ -8,13 +8,15 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
 
 // requestMeta is what a request's params say about the contract (modern) and progress.
 type requestMeta struct {
 	version, caps, info, raw gjson.Result
+	// progressToken is params._meta.progressToken's raw token, aliasing the frame
+	// (trackRequest keeps a copy).
+	progressToken string
 }
 
 // readParams reads params.cursor and params._meta in one pass over the members of
@@ -35,8 +37,7 @@ func readParams(m *Message, r *Request) requestMeta {
 			visit := func(mk, mv gjson.Result) bool {
 				switch mk.Str {
 				case "progressToken":
-					r.ProgressToken = strings.Clone(mv.Raw)
-					r.ProgressKey = frame.IDKey(r.ProgressToken)
+					meta.progressToken = mv.Raw
 				case "io.modelcontextprotocol/protocolVersion":
 					meta.version = mv
 				case "io.modelcontextprotocol/clientCapabilities":

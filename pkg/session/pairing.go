@@ -148,14 +148,21 @@ func (s *Session) track(m *Message) {
 }
 
 func (s *Session) trackRequest(m *Message) {
-	r := &Request{Method: strings.Clone(m.Method), ID: strings.Clone(m.ID), Dir: m.Dir, Line: m.Line, Entry: m.Entry, Seq: m.Seq, Time: m.Time, Batch: m.Batch != nil}
-	r.Key = frame.IDKey(r.ID) // r.ID itself when it is canonical
+	r := &Request{Method: keptMethod(m), Dir: m.Dir, Line: m.Line, Entry: m.Entry, Seq: m.Seq, Time: m.Time, Batch: m.Batch != nil}
 	r.Raw = bytes.Clone(m.Raw[:min(len(m.Raw), MaxRequestRaw)])
 	r.LongLived = m.Method == "subscriptions/listen"
 	if h := m.HTTP; h != nil && !h.InResponse {
 		r.HTTPStatus, r.HTTPExchange = h.Status, h.Exchange
 	}
 	meta := readParams(m, r)
+	// The id and the progress token share one copy.
+	kept := m.ID + meta.progressToken
+	if meta.progressToken == "" {
+		kept = strings.Clone(m.ID)
+	}
+	r.ID, r.ProgressToken = kept[:len(m.ID)], kept[len(m.ID):]
+	r.Key = frame.IDKey(r.ID) // r.ID itself when it is canonical
+	r.ProgressKey = frame.IDKey(r.ProgressToken)
 	if m.Dir != spec.DirUnknown {
 		s.sentReqs[m.Dir]++
 		if n, err := strconv.ParseInt(r.Key, 10, 64); err == nil {
@@ -223,6 +230,15 @@ func (s *Session) trackRequest(m *Message) {
 	s.addOutstanding(key, r)
 }
 
+// keptMethod is the message's method as a request record keeps it: the spec
+// table's own string for a method the spec defines (no copy), a copy otherwise.
+func keptMethod(m *Message) string {
+	if name := m.Spec().Name(); name != "" {
+		return name
+	}
+	return strings.Clone(m.Method)
+}
+
 // MaxOutstanding bounds the requests a session follows while they wait for a
 // response: beyond it the oldest is dropped (and counted in Untracked), so that a
 // capture of a million unanswered requests costs bounded memory.
@@ -258,14 +274,11 @@ func (s *Session) addOutstanding(key requestKey, r *Request) {
 	}
 	if r.ProgressKey != "" {
 		if s.tokenOut == nil {
-			s.tokenOut = map[string]*[3]int{}
+			s.tokenOut = map[string][3]int{}
 		}
 		n := s.tokenOut[r.ProgressKey]
-		if n == nil {
-			n = new([3]int)
-			s.tokenOut[r.ProgressKey] = n
-		}
 		n[r.Dir]++
+		s.tokenOut[r.ProgressKey] = n
 	}
 	if r.TaskAugmented {
 		s.augmentedOut[r.Dir]++
@@ -286,10 +299,12 @@ func (s *Session) removeOutstanding(key requestKey) *Request {
 
 func (s *Session) unindex(r *Request) {
 	if r.ProgressKey != "" {
-		if n := s.tokenOut[r.ProgressKey]; n != nil {
+		if n, ok := s.tokenOut[r.ProgressKey]; ok {
 			n[r.Dir]--
 			if n[0]+n[1]+n[2] <= 0 {
 				delete(s.tokenOut, r.ProgressKey)
+			} else {
+				s.tokenOut[r.ProgressKey] = n
 			}
 		}
 	}

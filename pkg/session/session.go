@@ -61,7 +61,7 @@ type Session struct {
 	// tokenOut counts, per progress token, the outstanding requests that carry it
 	// in each direction; augmentedOut counts the task-augmented ones: direction
 	// inference asks these instead of walking every outstanding request.
-	tokenOut     map[string]*[3]int
+	tokenOut     map[string][3]int
 	augmentedOut [3]int
 	// Untracked counts the requests dropped from the outstanding table because
 	// more than MaxOutstanding were waiting for a response at once: whether they

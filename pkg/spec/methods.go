@@ -191,6 +191,16 @@ func Resolve(name string) MethodRef { return MethodRef{rows: methodTable().byNam
 // Known reports whether the name appears in any row.
 func (r MethodRef) Known() bool { return len(r.rows) > 0 }
 
+// Name is the method's name as the table holds it ("" for an unknown name): a
+// string that lives as long as the program, which a record kept past its frame
+// can hold instead of a copy.
+func (r MethodRef) Name() string {
+	if len(r.rows) == 0 {
+		return ""
+	}
+	return methodTable().rows[r.rows[0]].Name
+}
+
 // DirectionIn returns the single direction in which method name is sent under
 // revision r. ok is false when the method does not exist in r or is sent in both
 // directions there. With r == "" it answers across all revisions, and ok is false if
