@@ -74,6 +74,10 @@ type Pass struct {
 	state   any // p.shared's state for the rule, once asked for
 	// onFinding receives each finding as it is reported (RunOptions.OnFinding).
 	onFinding func(*session.Session, Finding)
+	// settled is the session's record of settled classes (nil when settling is
+	// off); index is the rule's checker in it.
+	settled *settled
+	index   int
 }
 
 // Shared returns the rule's run-wide state (built by Rule.Shared on first use, nil
@@ -299,6 +303,8 @@ type Analyzer struct {
 	shared    *Shared
 	// free are the runs of ended sessions, kept for reuse (recycle).
 	free []*running
+	// noSettling turns Pass.Settled off (RunOptions.NoSettling).
+	noSettling bool
 	// zeroable marks the rules whose New returns a fresh pointer to a zero struct:
 	// an ended session's checker of such a rule is zeroed and reused instead of
 	// made again (a capture of many short sessions made about fifty a session).
@@ -311,6 +317,7 @@ type running struct {
 	passes   []*Pass
 	checkers []Checker
 	observe  observing
+	settled  settled
 }
 
 // NewAnalyzer prepares a run over one input. limit <= 0 means DefaultFindingLimit.
@@ -350,7 +357,10 @@ func (a *Analyzer) start(s *session.Session) {
 	}
 	run.result = &SessionResult{Session: s}
 	for i, r := range a.rules {
-		run.store[i] = Pass{Rule: r, Session: s, result: run.result, limit: a.limit, shared: a.shared, onFinding: a.onFinding}
+		run.store[i] = Pass{Rule: r, Session: s, result: run.result, limit: a.limit, shared: a.shared, onFinding: a.onFinding, index: i}
+		if !a.noSettling {
+			run.store[i].settled = &run.settled
+		}
 		run.passes[i] = &run.store[i]
 		if run.checkers[i] == nil {
 			run.checkers[i] = r.New()
@@ -378,6 +388,7 @@ func (a *Analyzer) recycle(run *running) {
 		}
 	}
 	run.result, run.observe = nil, nil
+	run.settled.reset()
 	a.free = append(a.free, run)
 }
 
@@ -406,9 +417,17 @@ func (a *Analyzer) end(s *session.Session) {
 func (a *Analyzer) Frame(f *frame.Frame) {
 	a.tracker.Frame(f, func(m *session.Message) {
 		run := a.open[m.Session]
+		done := uint64(0)
+		if !a.noSettling {
+			done = run.settled.begin(m)
+		}
 		for i, c := range run.checkers {
+			if i < maxSettling && done&(1<<i) != 0 {
+				continue // settled for the message's class
+			}
 			c.Message(run.passes[i], m)
 		}
+		run.settled.finish()
 		run.observe.message(m)
 	})
 }

@@ -55,6 +55,9 @@ type RunOptions struct {
 	// if no shape had been seen before (the reference the shape cache is tested
 	// against).
 	NoShapes bool
+	// NoSettling asks every rule about every message, also those of a class a rule
+	// settled (Pass.Settled): the reference the settled verdicts are tested against.
+	NoSettling bool
 }
 
 // Run reads one input to its end and analyses it with the given rules. The error is
@@ -81,6 +84,7 @@ func Run(name string, r io.Reader, rules []*Rule, opt RunOptions) (*InputResult,
 	a := NewAnalyzer(name, rules, opt.FindingLimit)
 	a.Observe(opt.Observers...)
 	a.onSession, a.discard, a.onFinding = opt.OnSession, opt.Discard, opt.OnFinding
+	a.noSettling = opt.NoSettling
 	if opt.Shared != nil {
 		a.shared = opt.Shared
 	}

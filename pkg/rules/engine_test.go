@@ -66,6 +66,19 @@ func TestShapeCacheChangesNothing(t *testing.T) {
 	}
 }
 
+// The classes the rules settle (rule.Pass.Settled) must change no verdict: every
+// fixture gives the same findings and notes when every rule is asked about every
+// message.
+func TestSettlingChangesNothing(t *testing.T) {
+	for _, path := range captures(t) {
+		settling := verdicts(t, path, rule.RunOptions{})
+		asked := verdicts(t, path, rule.RunOptions{NoSettling: true})
+		if settling != asked {
+			t.Errorf("%s: findings differ with settled classes:\n--- settling\n%s--- every rule asked\n%s", path, settling, asked)
+		}
+	}
+}
+
 // The verdicts of one run must not depend on what earlier runs that shared its
 // run-wide state saw: every fixture alone equals every fixture after all the others.
 func TestSharedStateChangesNothing(t *testing.T) {

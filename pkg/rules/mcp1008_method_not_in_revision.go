@@ -39,6 +39,7 @@ s->c {"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"Which e
 	},
 	New: rule.PerMessage(func(p *rule.Pass, m *session.Message) {
 		if m.Kind != frame.KindRequest && m.Kind != frame.KindNotification {
+			p.Settled()
 			return
 		}
 		if !m.Spec().Known() {
@@ -56,7 +57,9 @@ s->c {"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"Which e
 		if row, ok := m.Spec().Facts(rev, m.Dir); ok {
 			if row.Kind == spec.KindInputRequest {
 				p.Report(rule.At(m), rule.Sprintf("%s sent as a JSON-RPC request in a %s session: since 2026-07-28 the server asks for it only as an inputRequests entry of an InputRequiredResult (on tools/call, prompts/get or resources/read)", m.Method, rev))
+				return
 			}
+			p.Settled() // the revision has the method in this direction
 			return
 		}
 		sender := spec.Sender(m.Dir)

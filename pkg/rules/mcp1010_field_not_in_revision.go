@@ -86,6 +86,7 @@ func (w *laterFieldWatch) Message(p *rule.Pass, m *session.Message) {
 		fields = schema.LaterFields(rev, msg)
 	}
 	if len(fields) == 0 {
+		p.Settled() // the fields come from the wire shape: none for the class either
 		return
 	}
 	place := string(rev) + " " + m.Kind.String() + " " + msg.Method + " " + msg.Sender.String()

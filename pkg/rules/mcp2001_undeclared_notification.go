@@ -36,6 +36,7 @@ s->c {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`,
 	},
 	New: rule.PerMessage(func(p *rule.Pass, m *session.Message) {
 		if m.Kind != frame.KindNotification {
+			p.Settled()
 			return
 		}
 		g, ok := judgeGate(p, m, m.Spec(), m.Dir)

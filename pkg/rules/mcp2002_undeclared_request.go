@@ -38,6 +38,7 @@ c->s {"jsonrpc":"2.0","id":0,"result":{"role":"assistant","content":{"type":"tex
 	},
 	New: rule.PerMessage(func(p *rule.Pass, m *session.Message) {
 		if m.Kind != frame.KindRequest {
+			p.Settled()
 			return
 		}
 		g, ok := judgeGate(p, m, m.Spec(), m.Dir)

@@ -73,12 +73,19 @@ func (wireSchemaCheck) Message(p *rule.Pass, m *session.Message) {
 	}
 	target, raw, ok := wireTarget(p, wire.Doc(), m)
 	if !ok {
+		if m.Kind != frame.KindResult || m.Request != nil {
+			p.Settled() // no definition for the method: none for its class either
+		}
 		return
 	}
 	valid, _ := p.Shared().(*schema.ValidShapes)
 	violations, err := wire.CheckShaped(valid, m.Shape, target, raw)
 	if err != nil {
 		p.CannotJudge(because(reasonFrameUncheckedf, err))
+		return
+	}
+	if len(violations) == 0 {
+		p.Settled() // valid: so is every message of its class (its wire shape)
 		return
 	}
 	violations = withoutPublishedSchemas(target, violations)

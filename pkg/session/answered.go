@@ -22,6 +22,7 @@ func (s *Session) answered(r *Request, line int, isErr bool, raw []byte) {
 		if c == nil {
 			return
 		}
+		s.newTerms(c) // the result or the error settles what the request's contract says
 		if isErr {
 			c.Verdict, c.ErrorLine = VerdictFailed, line
 			return

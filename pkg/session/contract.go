@@ -110,7 +110,17 @@ type Contract struct {
 	// asks about one of a few paths of the same declaration.
 	declared [8]declaredAnswer
 	nextSlot uint8
+	// terms identifies what the contract says within its session (Terms).
+	terms uint64
 }
+
+// Terms identifies the contract's terms within its session: its revision, era,
+// verdict and both declarations. A contract keeps its terms until they change (the
+// initialize result answers the request's contract), and a later modern request
+// whose _meta repeats the last one gets a contract with the same terms; 0 means
+// not known to be shared with any other contract. What tells a message's class
+// apart for the rules (rule.Pass.Settled).
+func (c *Contract) Terms() uint64 { return c.terms }
 
 // declaredAnswer is one remembered Declares answer, valid while the capability
 // object it was read from is the same (caps and n: its first byte and length).

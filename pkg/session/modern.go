@@ -71,6 +71,7 @@ func (s *Session) modernContract(m *Message, meta requestMeta, raw []byte) *Cont
 		return &c
 	}
 	c := &Contract{Era: EraModern, Requested: strings.Clone(version), RequestLine: m.Line, RequestRaw: raw}
+	s.newTerms(c)
 	if meta.caps.Exists() {
 		c.ClientCaps = []byte(meta.caps.Raw)
 	}

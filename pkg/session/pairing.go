@@ -182,6 +182,7 @@ func (s *Session) trackRequest(m *Message) {
 		}
 		c.Client = implementation(p.Get("clientInfo"))
 		c.Revision = provisionalRevision(c.Requested)
+		s.newTerms(c)
 		s.Era, s.Legacy = EraLegacy, c
 	case meta.version.Exists() && m.Dir != spec.S2C:
 		if s.Era == EraUnknown {

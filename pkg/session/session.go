@@ -84,6 +84,14 @@ type Session struct {
 	// probeOnly stays true while the session holds nothing but server/discover
 	// requests and their responses (a dual-era client's probe).
 	probeOnly bool
+	// terms numbers the contract terms of the session (Contract.Terms).
+	terms uint64
+}
+
+// newTerms gives a contract terms of its own: made, or changed.
+func (s *Session) newTerms(c *Contract) {
+	s.terms++
+	c.terms = s.terms
 }
 
 // Release drops the state kept to follow the session (pairing, orphans, remembered
