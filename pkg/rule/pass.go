@@ -305,6 +305,9 @@ type Analyzer struct {
 	free []*running
 	// noSettling turns Pass.Settled off (RunOptions.NoSettling).
 	noSettling bool
+	// byKind lists, per message kind, the checkers (by index) that observe it
+	// (Rule.Kinds), in catalogue order.
+	byKind [numKinds][]int
 	// zeroable marks the rules whose New returns a fresh pointer to a zero struct:
 	// an ended session's checker of such a rule is zeroed and reused instead of
 	// made again (a capture of many short sessions made about fifty a session).
@@ -328,6 +331,11 @@ func NewAnalyzer(input string, rules []*Rule, limit int) *Analyzer {
 	a := &Analyzer{rules: rules, limit: limit, open: map[*session.Session]*running{}, shared: NewShared(), zeroable: make([]bool, len(rules))}
 	for i, r := range rules {
 		a.zeroable[i] = zeroable(r.New(), r.New())
+		for k := range frame.Kind(numKinds) {
+			if r.Kinds.Has(k) {
+				a.byKind[k] = append(a.byKind[k], i)
+			}
+		}
 	}
 	a.tracker = session.NewTracker(input, a.start, a.end)
 	return a
@@ -421,11 +429,11 @@ func (a *Analyzer) Frame(f *frame.Frame) {
 		if !a.noSettling {
 			done = run.settled.begin(m)
 		}
-		for i, c := range run.checkers {
+		for _, i := range a.byKind[m.Kind] {
 			if i < maxSettling && done&(1<<i) != 0 {
 				continue // settled for the message's class
 			}
-			c.Message(run.passes[i], m)
+			run.checkers[i].Message(run.passes[i], m)
 		}
 		run.settled.finish()
 		run.observe.message(m)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
@@ -171,7 +172,29 @@ type Rule struct {
 	// Override, when set, is the severity of every finding of the rule, whatever
 	// the revision or the rule would say (a project's configuration: WithSeverity).
 	Override Severity
+	// Kinds, when set, are the only kinds of message the rule's checker observes
+	// (KindsOf): the engine hands it no other, as an inspector filters the nodes
+	// an analyzer visits. Zero means every kind.
+	Kinds Kinds
 }
+
+// Kinds is a set of message kinds (frame.Kind).
+type Kinds uint8
+
+// numKinds is how many kinds of message there are.
+const numKinds = int(frame.KindBatch) + 1
+
+// KindsOf returns the set of the given kinds.
+func KindsOf(kinds ...frame.Kind) Kinds {
+	var k Kinds
+	for _, kind := range kinds {
+		k |= 1 << kind
+	}
+	return k
+}
+
+// Has reports whether the set holds kind; the zero set holds every kind.
+func (k Kinds) Has(kind frame.Kind) bool { return k == 0 || k&(1<<kind) != 0 }
 
 // WithSeverity returns a copy of r whose findings all have severity sev.
 func WithSeverity(r *Rule, sev Severity) *Rule {

@@ -30,6 +30,7 @@ s->c {"jsonrpc":"2.0","id":3,"result":{"tools":[{"name":"search","inputSchema":{
 			{Revision: "2025-06-18", Page: "basic#messages", Says: "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification."},
 		},
 	},
+	Kinds: rule.KindsOf(frame.KindInvalid),
 	New: rule.PerMessage(func(p *rule.Pass, m *session.Message) {
 		if m.Kind == frame.KindInvalid && m.Problem == frame.ProblemNotJSON {
 			p.Report(rule.At(m), rule.Text(m.Detail))

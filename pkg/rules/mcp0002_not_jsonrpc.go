@@ -31,6 +31,7 @@ s->c {"jsonrpc":"2.0","id":5,"error":{"code":-32603,"message":"Internal error"}}
 			{Revision: "2025-06-18", Page: "basic#responses", Says: "Either a result or an error MUST be set. A response MUST NOT set both."},
 		},
 	},
+	Kinds: rule.KindsOf(frame.KindInvalid),
 	New: rule.PerMessage(func(p *rule.Pass, m *session.Message) {
 		if m.Kind == frame.KindInvalid && m.Problem == frame.ProblemNotJSONRPC {
 			msg := "not a JSON-RPC 2.0 message: " + m.Detail

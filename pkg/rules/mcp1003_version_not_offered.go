@@ -29,6 +29,7 @@ s->c {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-03-26","capabilit
 			{Revision: "2025-06-18", Page: "basic/lifecycle#operation", Says: "Both parties MUST respect the negotiated protocol version."},
 		},
 	},
+	Kinds: rule.KindsOf(frame.KindResult),
 	New: rule.PerMessage(func(p *rule.Pass, m *session.Message) {
 		if m.Kind != frame.KindResult || m.Request == nil || m.Request.Method != "initialize" || m.Contract == nil {
 			return

@@ -42,6 +42,7 @@ var VersionDowngraded = &rule.Rule{
 			{Revision: spec.Rev20250618, Page: "basic/lifecycle#operation", Says: "Both parties MUST: Respect the negotiated protocol version; Only use capabilities that were successfully negotiated (SHOULD in 2024-11-05 and 2025-03-26)."},
 		},
 	},
+	Kinds: rule.KindsOf(frame.KindResult),
 	New: rule.PerMessage(func(p *rule.Pass, m *session.Message) {
 		if m.Kind != frame.KindResult || m.Request == nil || m.Request.Method != "initialize" || m.Contract == nil {
 			return

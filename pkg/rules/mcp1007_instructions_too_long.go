@@ -37,7 +37,8 @@ var InstructionsTooLong = &rule.Rule{
 			{Revision: spec.Rev20260728, Page: "schema#discoverresult", Says: "DiscoverResult.instructions: guidance that \"should focus on information that helps the model use the server effectively and should not duplicate information already in tool descriptions\"."},
 		},
 	},
-	New: func() rule.Checker { return &instructionsWatch{} },
+	Kinds: rule.KindsOf(frame.KindResult),
+	New:   func() rule.Checker { return &instructionsWatch{} },
 }
 
 // maxInstructionTexts bounds the distinct instruction texts remembered per session.

@@ -37,9 +37,9 @@ s->c {"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"Which e
 			{Revision: "2026-07-28", Page: "basic/patterns/mrtr", Says: "Servers MUST send server-to-client requests (such as roots/list, sampling/createMessage, or elicitation/create) using the MRTR pattern. The previous pattern of server-initiated requests is no longer supported."},
 		},
 	},
+	Kinds: rule.KindsOf(frame.KindRequest, frame.KindNotification),
 	New: rule.PerMessage(func(p *rule.Pass, m *session.Message) {
 		if m.Kind != frame.KindRequest && m.Kind != frame.KindNotification {
-			p.Settled()
 			return
 		}
 		if !m.Spec().Known() {

@@ -35,6 +35,7 @@ s->c {"jsonrpc":"2.0","id":3,"result":{"prompts":[]}}`,
 			{Revision: "2024-11-05", Page: "basic/messages", Says: "Defines three message types (requests, responses and notifications) and no batches; the 2025-03-26 changelog lists batching as an addition."},
 		},
 	},
+	Kinds: rule.KindsOf(frame.KindBatch),
 	New: rule.PerMessage(func(p *rule.Pass, m *session.Message) {
 		if m.Kind != frame.KindBatch {
 			return

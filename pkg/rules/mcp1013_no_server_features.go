@@ -35,6 +35,7 @@ c->s {"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
 			{Revision: "2026-07-28", Page: "server/discover", Says: "Servers MUST implement server/discover; its result carries the server's capabilities."},
 		},
 	},
+	Kinds: rule.KindsOf(frame.KindResult),
 	New: rule.PerMessage(func(p *rule.Pass, m *session.Message) {
 		if m.Kind != frame.KindResult || m.Request == nil {
 			return

@@ -34,9 +34,9 @@ s->c {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`,
 			{Revision: "2025-06-18", Page: "server/utilities/logging#capabilities", Says: "Servers that emit log message notifications MUST declare the logging capability."},
 		},
 	},
+	Kinds: rule.KindsOf(frame.KindNotification),
 	New: rule.PerMessage(func(p *rule.Pass, m *session.Message) {
 		if m.Kind != frame.KindNotification {
-			p.Settled()
 			return
 		}
 		g, ok := judgeGate(p, m, m.Spec(), m.Dir)

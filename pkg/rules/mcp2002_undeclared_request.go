@@ -36,9 +36,9 @@ c->s {"jsonrpc":"2.0","id":0,"result":{"role":"assistant","content":{"type":"tex
 			{Revision: "2025-06-18", Page: "client/roots#error-handling", Says: "Client does not support roots: -32601 (Method not found)."},
 		},
 	},
+	Kinds: rule.KindsOf(frame.KindRequest),
 	New: rule.PerMessage(func(p *rule.Pass, m *session.Message) {
 		if m.Kind != frame.KindRequest {
-			p.Settled()
 			return
 		}
 		g, ok := judgeGate(p, m, m.Spec(), m.Dir)

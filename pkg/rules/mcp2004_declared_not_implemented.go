@@ -36,6 +36,7 @@ s->c {"jsonrpc":"2.0","id":2,"result":{}}
 			{Revision: "2025-06-18", Page: "server/utilities/logging#setting-log-level", Says: "To configure the minimum log level, clients MAY send a logging/setLevel request (to a server that declared logging)."},
 		},
 	},
+	Kinds: rule.KindsOf(frame.KindError),
 	New: rule.PerMessage(func(p *rule.Pass, m *session.Message) {
 		if m.Kind != frame.KindError || m.ErrorCode != spec.CodeMethodNotFound || m.Request == nil {
 			return

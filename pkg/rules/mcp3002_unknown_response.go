@@ -30,6 +30,7 @@ s->c {"jsonrpc":"2.0","id":"7","result":{"tools":[]}}`,
 			{Revision: "2025-06-18", Page: "basic/utilities/cancellation#timing-considerations", Says: "A cancellation may arrive after the response was sent, and both parties MUST handle these race conditions gracefully: a response to a cancelled request is not an unknown response."},
 		},
 	},
+	Kinds: rule.KindsOf(frame.KindResult, frame.KindError),
 	New: func() rule.Checker {
 		return &orphanWatch{}
 	},

@@ -44,6 +44,7 @@ var InvalidID = &rule.Rule{
 			{Revision: spec.Rev20260728, Page: "basic#requests", Says: "Unchanged in 2026-07-28: a string or integer ID, never null."},
 		},
 	},
+	Kinds: rule.KindsOf(frame.KindRequest),
 	New: rule.PerMessage(func(p *rule.Pass, m *session.Message) {
 		if m.Kind != frame.KindRequest {
 			return

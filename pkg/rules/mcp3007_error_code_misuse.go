@@ -47,6 +47,7 @@ var ErrorCodeMisuse = &rule.Rule{
 			{Revision: spec.Rev20250618, Page: "server/resources#error-handling", Says: "Resource not found: -32002."},
 		},
 	},
+	Kinds: rule.KindsOf(frame.KindError),
 	New: rule.PerMessage(func(p *rule.Pass, m *session.Message) {
 		if m.Kind != frame.KindError {
 			return

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"time"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
@@ -48,7 +49,8 @@ func SlowResponse(threshold time.Duration) *rule.Rule {
 				{Revision: spec.Rev20250618, Page: "basic/utilities/progress", Says: "A request may carry _meta.progressToken; the receiver MAY then send notifications/progress while it works."},
 			},
 		},
-		New: func() rule.Checker { return &slowWatch{threshold: threshold} },
+		Kinds: rule.KindsOf(frame.KindResult, frame.KindError),
+		New:   func() rule.Checker { return &slowWatch{threshold: threshold} },
 	}
 }
 

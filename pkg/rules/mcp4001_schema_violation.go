@@ -33,6 +33,7 @@ s->c {"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"Invoice
 			{Revision: "2025-11-25", Page: "basic#json-schema-usage", Says: "From 2025-11-25 the schemas are JSON Schema 2020-12."},
 		},
 	},
+	Kinds:      rule.KindsOf(frame.KindRequest, frame.KindNotification, frame.KindResult, frame.KindError),
 	New:        func() rule.Checker { return wireSchemaCheck{} },
 	WireShapes: true,
 	Shared:     func() any { return schema.NewValidShapes(maxRunShapes) },

@@ -41,6 +41,7 @@ s->c {"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"search_invoices","input
 	// is kept for the run, so an archive serving one tool list in every session
 	// checks it once.
 	Shared: func() any { return &schemaVerdicts{by: map[string]rule.Message{}} },
+	Kinds:  rule.KindsOf(frame.KindResult),
 	New: func() rule.Checker {
 		return &toolSchemaWatch{seed: maphash.MakeSeed()}
 	},

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"hash/maphash"
 	"regexp"
 	"strings"
@@ -31,7 +32,8 @@ var StrictFieldWithoutHint = &rule.Rule{
 			{Revision: "2025-11-25", Page: "basic#json-schema-usage", Says: "Input schemas are JSON Schema 2020-12 by default, where format, pattern and enum constrain a string beyond its type."},
 		},
 	},
-	New: func() rule.Checker { return &hintWatch{seed: maphash.MakeSeed()} },
+	Kinds: rule.KindsOf(frame.KindResult),
+	New:   func() rule.Checker { return &hintWatch{seed: maphash.MakeSeed()} },
 }
 
 type hintWatch struct {
