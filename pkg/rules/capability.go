@@ -12,6 +12,9 @@ import (
 type gated struct {
 	row      spec.MethodFacts
 	declared bool
+	// settled is set when the outcome (nothing to judge, or declared) follows
+	// from the message's class alone, with nothing noted (rule.Pass.Settled).
+	settled bool
 }
 
 // judgeGate looks up the gate of a request or notification (its method resolved)
@@ -20,7 +23,7 @@ type gated struct {
 // method) or the rule could not judge (recorded through p.CannotJudge).
 func judgeGate(p *rule.Pass, m *session.Message, method spec.MethodRef, d spec.Direction) (g gated, ok bool) {
 	if !method.GatedAnywhere() {
-		return g, false // unknown to the spec, or never capability-gated
+		return gated{settled: true}, false // unknown to the spec, or never capability-gated
 	}
 	if d == spec.DirUnknown {
 		p.CannotJudge(reasonDirectionUnknown)
@@ -37,7 +40,7 @@ func judgeGate(p *rule.Pass, m *session.Message, method spec.MethodRef, d spec.D
 	}
 	row, found := method.Facts(rev, d)
 	if !found || row.Gate.None() {
-		return g, false // a method the revision lacks is MCP1008's; an ungated one needs no declaration
+		return gated{settled: true}, false // a method the revision lacks is MCP1008's; an ungated one needs no declaration
 	}
 	if row.Gate.Extension != "" {
 		p.CannotJudge(because(reasonExtensionUncheckedf, row.Gate.Extension))
@@ -48,7 +51,7 @@ func judgeGate(p *rule.Pass, m *session.Message, method spec.MethodRef, d spec.D
 		p.CannotJudge(because(reasonCapsUnknownf, row.Gate.Side, m.Contract.DeclaredIn(row.Gate.Side)))
 		return g, false
 	}
-	return gated{row: row, declared: declared}, true
+	return gated{row: row, declared: declared, settled: declared}, true
 }
 
 // declaration says what a side declared for a gate, as evidence in a message

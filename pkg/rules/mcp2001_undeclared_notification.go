@@ -41,6 +41,9 @@ s->c {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`,
 		}
 		g, ok := judgeGate(p, m, m.Spec(), m.Dir)
 		if !ok || g.declared {
+			if g.settled {
+				p.Settled() // the gate and the declaration are the class's
+			}
 			return
 		}
 		evidence, related := undeclaredEvidence(m, g.row.Gate)

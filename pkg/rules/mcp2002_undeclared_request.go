@@ -43,6 +43,9 @@ c->s {"jsonrpc":"2.0","id":0,"result":{"role":"assistant","content":{"type":"tex
 		}
 		g, ok := judgeGate(p, m, m.Spec(), m.Dir)
 		if !ok || g.declared {
+			if g.settled {
+				p.Settled() // the gate and the declaration are the class's
+			}
 			return
 		}
 		evidence, related := undeclaredEvidence(m, g.row.Gate)
