@@ -76,7 +76,7 @@ func (w *argumentsWatch) call(p *rule.Pass, m *session.Message) {
 		}
 		return
 	}
-	compiled := p.Schemas().Compile(tool.Input, tool.Revision)
+	compiled := tool.CompiledInput(p.Schemas())
 	if compiled.Err != nil {
 		return // MCP4002 reports the schema
 	}

@@ -113,7 +113,7 @@ func (w *structuredWatch) result(p *rule.Pass, m *session.Message, tool *schema.
 			rule.Quote(rule.ValueName, name), m.Line, tool.Line), rule.Related{Line: tool.Line, Note: "tools/list result that published the outputSchema"})
 		return
 	}
-	compiled := p.Schemas().Compile(tool.Output, tool.Revision)
+	compiled := tool.CompiledOutput(p.Schemas())
 	if compiled.Err != nil {
 		return // MCP4002 reports the schema
 	}

@@ -36,6 +36,25 @@ type Tool struct {
 	Input, Output []byte
 	// TooLarge is set when a schema exceeded MaxSchemaBytes and was not kept.
 	TooLarge bool
+	// input and output are Input and Output compiled, once asked for.
+	input, output *Published
+}
+
+// CompiledInput is Input compiled through the run's store c, asked of the store
+// once per listed tool (not for every call: the store finds a schema by its text).
+func (t *Tool) CompiledInput(c *Compiled) *Published {
+	if t.input == nil {
+		t.input = c.Compile(t.Input, t.Revision)
+	}
+	return t.input
+}
+
+// CompiledOutput is Output compiled, as CompiledInput.
+func (t *Tool) CompiledOutput(c *Compiled) *Published {
+	if t.output == nil {
+		t.output = c.Compile(t.Output, t.Revision)
+	}
+	return t.output
 }
 
 // NewTools returns an empty registry.
