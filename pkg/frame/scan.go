@@ -47,6 +47,7 @@ type entry struct {
 	tokStart, tokEnd int32
 	kind             byte // '{', '[', '"', '0' (number), 't', 'f', 'n'
 	keyEscaped       bool
+	valEscaped       bool // a string value with escapes
 	complete         bool // every member of this object or array was indexed
 }
 
@@ -123,6 +124,7 @@ func scanJSON(b []byte, ix *index) (scanProblem, int) {
 		}
 		c := b[i]
 		start := i
+		escaped := false
 		switch {
 		case c == '{' || c == '[':
 			if len(stack) >= MaxNesting {
@@ -152,7 +154,7 @@ func scanJSON(b []byte, ix *index) (scanProblem, int) {
 			}
 			continue
 		case c == '"':
-			var ok, escaped bool
+			var ok bool
 			if i, escaped, ok = scanString(b, i); !ok {
 				return scanSyntax, i
 			}
@@ -189,7 +191,7 @@ func scanJSON(b []byte, ix *index) (scanProblem, int) {
 		}
 		if cur >= 0 {
 			e := &ix.entries[cur]
-			e.kind, e.valStart, e.valEnd = c, start, i
+			e.kind, e.valStart, e.valEnd, e.valEscaped = c, start, i, escaped
 		}
 		if taping && c != '"' {
 			ix.tokens = append(ix.tokens, Token{Start: int32(start), End: int32(i), Kind: c})
@@ -461,7 +463,7 @@ func (e *entry) result(text []byte) gjson.Result {
 		return gjson.Result{Type: gjson.JSON, Raw: raw, Index: e.valStart}
 	case '"':
 		r := gjson.Result{Type: gjson.String, Raw: raw, Index: e.valStart}
-		if strings.IndexByte(raw, '\\') < 0 {
+		if !e.valEscaped {
 			r.Str = raw[1 : len(raw)-1]
 		} else {
 			r.Str = gjson.Parse(raw).Str
