@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"github.com/mcpsleuth/mcpsleuth/pkg/bounded"
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
@@ -48,7 +49,8 @@ var DuplicateID = &rule.Rule{
 
 // maxRememberedIDs bounds the request ids one session remembers (both senders):
 // twice the requests a session follows in flight (session.MaxOutstanding), so that
-// a flood of requests keeps memory bounded; older ids are forgotten and counted.
+// a flood of requests keeps memory bounded; past it the oldest are forgotten (at
+// least the latest half are always remembered, see bounded.Recent) and counted.
 const maxRememberedIDs = 2 * session.MaxOutstanding
 
 type idKey struct {
@@ -67,9 +69,7 @@ type idUse struct {
 }
 
 type duplicateIDWatch struct {
-	ids       map[idKey]idUse
-	order     []idKey // insertion order, for forgetting the oldest
-	head      int     // first live entry of order
+	ids       bounded.Recent[idKey, idUse]
 	forgotten int
 }
 
@@ -83,7 +83,7 @@ func (w *duplicateIDWatch) Message(p *rule.Pass, m *session.Message) {
 		w.finished(idKey{m.Request.Dir, m.Request.Key}, m.Request.Line, inputRequired)
 	case m.Kind == frame.KindNotification && m.Method == "notifications/cancelled" && m.Dir != spec.DirUnknown:
 		id := frame.IDKey(gjson.GetBytes(m.Params, "requestId").Raw)
-		if u, ok := w.ids[idKey{m.Dir, id}]; ok {
+		if u, ok := w.ids.Get(idKey{m.Dir, id}); ok {
 			w.finished(idKey{m.Dir, id}, u.line, false)
 		}
 	}
@@ -101,7 +101,7 @@ func (w *duplicateIDWatch) request(p *rule.Pass, m *session.Message) {
 		return
 	}
 	key := idKey{m.Dir, frame.IDKey(m.ID)} // ids equal in value are the same id
-	prev, seen := w.ids[key]
+	prev, seen := w.ids.Get(key)
 	if seen {
 		legacy := m.Contract != nil && m.Contract.Era == session.EraLegacy
 		switch {
@@ -126,24 +126,14 @@ func (w *duplicateIDWatch) request(p *rule.Pass, m *session.Message) {
 	// The frame's strings alias the reader's buffer: keep the request's copies.
 	key.id = m.Request.Key
 	use := idUse{line: m.Line, method: m.Request.Method, done: m.Request.Answered() || m.Request.Cancelled}
-	if !seen {
-		w.order = append(w.order, key)
-	}
-	if w.ids == nil {
-		w.ids = map[idKey]idUse{} // made on first use: most sessions never need it
-	}
-	w.ids[key] = use
-	w.forget()
+	w.forgotten += w.ids.Put(key, use, maxRememberedIDs)
 }
 
 // finished marks the request at line with this key as no longer in flight.
 func (w *duplicateIDWatch) finished(key idKey, line int, inputRequired bool) {
-	if u, ok := w.ids[key]; ok && u.line == line {
+	if u, ok := w.ids.Get(key); ok && u.line == line {
 		u.done, u.inputRequired = true, inputRequired
-		if w.ids == nil {
-			w.ids = map[idKey]idUse{} // made on first use: most sessions never need it
-		}
-		w.ids[key] = u
+		w.ids.Put(key, u, maxRememberedIDs) // remembered: updated where it is
 	}
 }
 
@@ -153,24 +143,9 @@ func isRetry(params []byte) bool {
 	return r[0].Exists() || r[1].Exists()
 }
 
-// forget drops the oldest ids beyond maxRememberedIDs.
-func (w *duplicateIDWatch) forget() {
-	for len(w.ids) > maxRememberedIDs && w.head < len(w.order) {
-		delete(w.ids, w.order[w.head])
-		w.order[w.head] = idKey{}
-		w.head++
-		w.forgotten++
-	}
-	if w.head > len(w.order)/2 && w.head > 1024 {
-		w.order = append(w.order[:0:0], w.order[w.head:]...)
-		w.head = 0
-	}
-}
-
-func (w *duplicateIDWatch) reset() {
-	clear(w.ids)
-	w.order, w.head = nil, 0
-}
+// reset forgets every id: what preceded an initialize (a dual-era probe) is not
+// its session's.
+func (w *duplicateIDWatch) reset() { w.ids.Clear() }
 
 func (w *duplicateIDWatch) End(p *rule.Pass) {
 	p.CannotJudgeN(because(reasonTooManyIDsf, maxRememberedIDs), w.forgotten)

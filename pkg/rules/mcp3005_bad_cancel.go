@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"github.com/mcpsleuth/mcpsleuth/pkg/bounded"
 
 	"github.com/tidwall/gjson"
 
@@ -53,7 +54,8 @@ var BadCancel = &rule.Rule{
 	New: func() rule.Checker { return &cancelWatch{} },
 }
 
-// maxAnsweredRemembered bounds the answered requests remembered per session.
+// maxAnsweredRemembered bounds the answered requests remembered per session (at
+// least the latest half are, see bounded.Recent).
 const maxAnsweredRemembered = 4096
 
 type answeredRequest struct {
@@ -65,8 +67,7 @@ type answeredRequest struct {
 
 type cancelWatch struct {
 	frames   int // frames seen (a batch counts once)
-	answered map[idKey]answeredRequest
-	order    []idKey
+	answered bounded.Recent[idKey, answeredRequest]
 }
 
 func (w *cancelWatch) Message(p *rule.Pass, m *session.Message) {
@@ -87,18 +88,7 @@ func (w *cancelWatch) remember(r *session.Request, responseLine int) {
 	if r.Dir == spec.DirUnknown {
 		return
 	}
-	key := idKey{r.Dir, r.Key}
-	if _, ok := w.answered[key]; !ok {
-		w.order = append(w.order, key)
-		if len(w.order) > maxAnsweredRemembered {
-			delete(w.answered, w.order[0])
-			w.order = w.order[1:]
-		}
-	}
-	if w.answered == nil {
-		w.answered = map[idKey]answeredRequest{} // made on first use: most sessions never need it
-	}
-	w.answered[key] = answeredRequest{method: r.Method, line: r.Line, responseLine: responseLine, frame: w.frames}
+	w.answered.Put(idKey{r.Dir, r.Key}, answeredRequest{method: r.Method, line: r.Line, responseLine: responseLine, frame: w.frames}, maxAnsweredRemembered)
 }
 
 func (w *cancelWatch) cancel(p *rule.Pass, m *session.Message) {
@@ -135,11 +125,11 @@ func (w *cancelWatch) cancel(p *rule.Pass, m *session.Message) {
 		}
 		return
 	}
-	if a, ok := w.answered[idKey{m.Dir, key}]; ok {
+	if a, ok := w.answered.Get(idKey{m.Dir, key}); ok {
 		w.cancelledAnswered(p, m, a, sender, id)
 		return
 	}
-	if a, ok := w.answered[idKey{m.Dir.Opposite(), key}]; ok {
+	if a, ok := w.answered.Get(idKey{m.Dir.Opposite(), key}); ok {
 		if w.frames-a.frame <= cancelRaceFrames && modern && m.Dir == spec.S2C && a.method == "subscriptions/listen" {
 			return
 		}
@@ -180,8 +170,8 @@ func (w *cancelWatch) cancelUnknownDirection(p *rule.Pass, m *session.Message, i
 		p.CannotJudge(reasonDirectionBothInFlight)
 		return
 	}
-	c, cok := w.answered[idKey{spec.C2S, key}]
-	sv, sok := w.answered[idKey{spec.S2C, key}]
+	c, cok := w.answered.Get(idKey{spec.C2S, key})
+	sv, sok := w.answered.Get(idKey{spec.S2C, key})
 	switch {
 	case cok && c.method == "initialize":
 		w.cancelledInitialize(p, m, c.line)

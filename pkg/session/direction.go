@@ -50,8 +50,8 @@ func (s *Session) inferDirection(m *Message) {
 				set(spec.S2C, "progress for a request sent c2s")
 			case sent[spec.S2C]:
 				set(spec.C2S, "progress for a request sent s2c")
-			case s.doneTokens[key] != spec.DirUnknown:
-				d := s.doneTokens[key]
+			case doneDir(s, key) != spec.DirUnknown:
+				d := doneDir(s, key)
 				set(d.Opposite(), "progress for a finished request sent "+d.String())
 			default:
 				set(spec.DirUnknown, "progress token "+token+" belongs to no outstanding request")
@@ -72,7 +72,7 @@ func (s *Session) inferDirection(m *Message) {
 			// Sent by the side that created the task, the receiver of a task-augmented
 			// request: the side whose CreateTaskResult carried the taskId, and a side
 			// that received no request has no task to report on.
-			d, known := s.taskSenders[m.Param("taskId").String()]
+			d, known := s.taskSenders.Get(m.Param("taskId").String())
 			var augmented [3]bool // task-augmented requests in flight, by direction
 			if !known {
 				augmented[spec.C2S], augmented[spec.S2C] = s.augmentedOut[spec.C2S] > 0, s.augmentedOut[spec.S2C] > 0

@@ -21,15 +21,7 @@ func (s *Session) rememberToken(r *Request) {
 	if r.ProgressKey == "" {
 		return
 	}
-	if s.doneTokens == nil {
-		s.doneTokens = map[string]spec.Direction{}
-	}
-	s.doneTokens[r.ProgressKey] = r.Dir
-	s.doneOrder = append(s.doneOrder, r.ProgressKey)
-	if len(s.doneOrder) > maxDoneTokens {
-		delete(s.doneTokens, s.doneOrder[0])
-		s.doneOrder = s.doneOrder[1:]
-	}
+	s.doneTokens.Put(r.ProgressKey, r.Dir, maxDoneTokens)
 }
 
 // rememberTask keeps the direction of a CreateTaskResult by its taskId, so that the
@@ -39,16 +31,12 @@ func (s *Session) rememberTask(m *Message) {
 	if id.Type != gjson.String {
 		return
 	}
-	if s.taskSenders == nil {
-		s.taskSenders = map[string]spec.Direction{}
-	}
-	key := strings.Clone(id.Str)
-	if _, ok := s.taskSenders[key]; !ok {
-		s.taskOrder = append(s.taskOrder, key)
-	}
-	s.taskSenders[key] = m.Dir
-	if len(s.taskOrder) > maxDoneTokens {
-		delete(s.taskSenders, s.taskOrder[0])
-		s.taskOrder = s.taskOrder[1:]
-	}
+	s.taskSenders.Put(strings.Clone(id.Str), m.Dir, maxDoneTokens)
+}
+
+// doneDir is the direction of the finished request that carried a progress token
+// (spec.DirUnknown when none is remembered).
+func doneDir(s *Session, key string) spec.Direction {
+	d, _ := s.doneTokens.Get(key)
+	return d
 }

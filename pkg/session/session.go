@@ -4,6 +4,7 @@
 package session
 
 import (
+	"github.com/mcpsleuth/mcpsleuth/pkg/bounded"
 	"sort"
 	"time"
 
@@ -73,14 +74,12 @@ type Session struct {
 	orphans     map[requestKey]*Orphan // keyed by the request they would answer
 	unplaced    map[string]*Request    // requests whose direction is unknown, by id
 	ambiguous   map[string]*ambiguousResponse
-	doneTokens  map[string]spec.Direction
-	doneOrder   []string
+	doneTokens  bounded.Recent[string, spec.Direction]
 	orphanOrder []*Orphan
 	// taskSenders holds, for the tasks created by a CreateTaskResult, the direction
 	// of that result: the task's receiver sends its notifications/tasks/status the
 	// same way. Bounded like doneTokens.
-	taskSenders map[string]spec.Direction
-	taskOrder   []string
+	taskSenders bounded.Recent[string, spec.Direction]
 	// probeOnly stays true while the session holds nothing but server/discover
 	// requests and their responses (a dual-era client's probe).
 	probeOnly bool
@@ -98,15 +97,15 @@ func (s *Session) newTerms(c *Contract) {
 // tokens) once it has ended and its rules have run, so that a run over many sessions
 // keeps only their contracts and counts.
 func (s *Session) Release() {
-	s.outstanding, s.orphans, s.orphanOrder, s.doneTokens, s.doneOrder, s.unplaced, s.ambiguous = nil, nil, nil, nil, nil, nil, nil
-	s.taskSenders, s.taskOrder = nil, nil
+	s.outstanding, s.orphans, s.orphanOrder, s.unplaced, s.ambiguous = nil, nil, nil, nil, nil
+	s.doneTokens, s.taskSenders = bounded.Recent[string, spec.Direction]{}, bounded.Recent[string, spec.Direction]{}
 	s.outOrder, s.tokenOut = nil, nil
 }
 
 // Tracked counts the items the session holds to follow traffic (outstanding
 // requests, orphans, remembered tokens): bounded while it runs, 0 after Release.
 func (s *Session) Tracked() int {
-	return len(s.outstanding) + len(s.orphanOrder) + len(s.doneOrder) + len(s.unplaced) + len(s.ambiguous) + len(s.taskOrder)
+	return len(s.outstanding) + len(s.orphanOrder) + s.doneTokens.Len() + len(s.unplaced) + len(s.ambiguous) + s.taskSenders.Len()
 }
 
 // Outstanding returns the requests without a response, in line order.
