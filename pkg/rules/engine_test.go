@@ -57,24 +57,24 @@ func verdicts(t *testing.T, path string, opt rule.RunOptions) string {
 // The wire-shape cache must never change a verdict: every fixture gives the same
 // findings and notes when every frame is validated in full.
 func TestShapeCacheChangesNothing(t *testing.T) {
-	for _, path := range captures(t) {
-		cached := verdicts(t, path, rule.RunOptions{})
-		full := verdicts(t, path, rule.RunOptions{NoShapes: true})
-		if cached != full {
-			t.Errorf("%s: findings differ with the shape cache:\n--- with\n%s--- without (every frame validated)\n%s", path, cached, full)
-		}
-	}
+	sameAsReference(t, "the shape cache", "every frame validated", rule.RunOptions{NoShapes: true})
 }
 
 // The classes the rules settle (rule.Pass.Settled) must change no verdict: every
 // fixture gives the same findings and notes when every rule is asked about every
 // message.
 func TestSettlingChangesNothing(t *testing.T) {
+	sameAsReference(t, "settled classes", "every rule asked", rule.RunOptions{NoSettling: true})
+}
+
+// sameAsReference runs every fixture as a run does and with the reference
+// options, which turn a shortcut off, and requires the same verdicts.
+func sameAsReference(t *testing.T, shortcut, without string, reference rule.RunOptions) {
+	t.Helper()
 	for _, path := range captures(t) {
-		settling := verdicts(t, path, rule.RunOptions{})
-		asked := verdicts(t, path, rule.RunOptions{NoSettling: true})
-		if settling != asked {
-			t.Errorf("%s: findings differ with settled classes:\n--- settling\n%s--- every rule asked\n%s", path, settling, asked)
+		with, ref := verdicts(t, path, rule.RunOptions{}), verdicts(t, path, reference)
+		if with != ref {
+			t.Errorf("%s: findings differ with %s:\n--- with\n%s--- without (%s)\n%s", path, shortcut, with, without, ref)
 		}
 	}
 }
