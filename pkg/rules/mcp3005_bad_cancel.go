@@ -2,10 +2,10 @@ package rules
 
 import (
 	"fmt"
-	"github.com/mcpsleuth/mcpsleuth/pkg/bounded"
 
 	"github.com/tidwall/gjson"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/bounded"
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"

@@ -1,9 +1,9 @@
 package rules
 
 import (
-	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"time"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"

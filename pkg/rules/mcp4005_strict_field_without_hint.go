@@ -1,13 +1,13 @@
 package rules
 
 import (
-	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"hash/maphash"
 	"regexp"
 	"strings"
 
 	"github.com/tidwall/gjson"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 )

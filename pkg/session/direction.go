@@ -40,6 +40,7 @@ func (s *Session) inferDirection(m *Message) {
 			token := m.Param("progressToken").Raw
 			key := frame.IDKey(token)
 			var sent [3]bool
+			done, _ := s.doneTokens.Get(key) // the finished request's direction
 			if n, ok := s.tokenOut[key]; ok && token != "" {
 				sent[spec.C2S], sent[spec.S2C] = n[spec.C2S] > 0, n[spec.S2C] > 0
 			}
@@ -50,9 +51,8 @@ func (s *Session) inferDirection(m *Message) {
 				set(spec.S2C, "progress for a request sent c2s")
 			case sent[spec.S2C]:
 				set(spec.C2S, "progress for a request sent s2c")
-			case doneDir(s, key) != spec.DirUnknown:
-				d := doneDir(s, key)
-				set(d.Opposite(), "progress for a finished request sent "+d.String())
+			case done != spec.DirUnknown:
+				set(done.Opposite(), "progress for a finished request sent "+done.String())
 			default:
 				set(spec.DirUnknown, "progress token "+token+" belongs to no outstanding request")
 			}

@@ -155,10 +155,12 @@ func (s *Session) trackRequest(m *Message) {
 		r.HTTPStatus, r.HTTPExchange = h.Status, h.Exchange
 	}
 	meta := readParams(m, r)
-	// The id and the progress token share one copy.
-	kept := m.ID + meta.progressToken
+	// The id and the progress token share one copy (a concatenation is one).
+	var kept string
 	if meta.progressToken == "" {
 		kept = strings.Clone(m.ID)
+	} else {
+		kept = m.ID + meta.progressToken
 	}
 	r.ID, r.ProgressToken = kept[:len(m.ID)], kept[len(m.ID):]
 	r.Key = frame.IDKey(r.ID) // r.ID itself when it is canonical

@@ -8,8 +8,6 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
-
-	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
 
 // maxDoneTokens bounds the progress tokens of finished requests remembered.
@@ -32,11 +30,4 @@ func (s *Session) rememberTask(m *Message) {
 		return
 	}
 	s.taskSenders.Put(strings.Clone(id.Str), m.Dir, maxDoneTokens)
-}
-
-// doneDir is the direction of the finished request that carried a progress token
-// (spec.DirUnknown when none is remembered).
-func doneDir(s *Session, key string) spec.Direction {
-	d, _ := s.doneTokens.Get(key)
-	return d
 }

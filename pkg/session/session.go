@@ -4,10 +4,10 @@
 package session
 
 import (
-	"github.com/mcpsleuth/mcpsleuth/pkg/bounded"
 	"sort"
 	"time"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/bounded"
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
