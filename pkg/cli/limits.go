@@ -34,8 +34,8 @@ func applyLimits(c *cli.Command, opt *frame.Options) error {
 	if err != nil {
 		return usageErr("mcpsleuth: --max-line: %v", err)
 	}
-	if line > int64(int(^uint(0)>>1)) {
-		return usageErr("mcpsleuth: --max-line: %s is too large", c.String("max-line"))
+	if line > frame.MaxLineLimit {
+		return usageErr("mcpsleuth: --max-line: %s is too large (at most %s)", c.String("max-line"), frame.Size(frame.MaxLineLimit))
 	}
 	opt.MaxLine = int(line)
 	raiseMemoryLimit(softMemoryLimit(opt.MaxLine))

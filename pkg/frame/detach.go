@@ -13,10 +13,9 @@ import (
 type Arena struct {
 	chunks [][]byte
 	cur    int
-	// viewPool holds the copied views (text and index) of frames; views counts
-	// those in use since the last Reset.
-	viewPool []*textView
-	views    int
+	// views are the views (text and index) of the frames detached since the last
+	// Reset; spare are views ready to be filled again (see view and lend).
+	views, spare []*textView
 }
 
 // arenaChunk is the size of the arena's largest blocks; a frame larger than a quarter
@@ -36,8 +35,22 @@ func (a *Arena) Reset() {
 		a.chunks[i] = a.chunks[i][:0]
 	}
 	a.cur = 0
-	a.views = 0
+	for _, v := range a.views {
+		v.text = nil
+		if cap(v.ix.entries) > maxSpareEntries || cap(v.ix.tokens) > maxSpareTokens {
+			continue // a giant frame's index: not kept for the small ones to come
+		}
+		a.spare = append(a.spare, v)
+	}
+	clear(a.views)
+	a.views = a.views[:0]
 }
+
+// Bounds of the index memory a spare view keeps.
+const (
+	maxSpareEntries = 4 << 10
+	maxSpareTokens  = 16 << 10
+)
 
 // Used is how many bytes were copied into the arena's blocks since the last Reset.
 func (a *Arena) Used() int {
@@ -79,7 +92,12 @@ func (a *Arena) copyBytes(b []byte) []byte {
 // memory with the Reader, so it stays valid after the next call to Next, until the
 // arena is reset. The frame's view (its text and index) is copied with it. HTTP
 // exchanges are allocated per entry by the readers and are kept.
-func (f *Frame) Detach(a *Arena, into *Frame) {
+func (f *Frame) Detach(a *Arena, into *Frame) { f.detach(a, into, false) }
+
+// detach is Detach; with take, f's view (its index) is handed over to the copy
+// instead of being copied, and detach reports whether it was: the caller sees to it
+// that no other frame uses the view (see Reader.Detach).
+func (f *Frame) detach(a *Arena, into *Frame, take bool) (took bool) {
 	*into = *f
 	old := f.Raw
 	if f.view != nil && within(f.view.text, unsafe.Pointer(unsafe.SliceData(f.Raw)), len(f.Raw)) >= 0 {
@@ -92,9 +110,15 @@ func (f *Frame) Detach(a *Arena, into *Frame) {
 	into.Raw = rebaseBytes(old, c, f.Raw)
 	into.rebase(old, c)
 	if f.view != nil && len(old) == len(f.view.text) {
-		v := a.view()
+		var v *textView
+		if take {
+			v, took = f.view, true
+			a.views = append(a.views, v)
+		} else {
+			v = a.view()
+			v.ix.entries = append(v.ix.entries[:0], f.view.ix.entries...)
+		}
 		v.text = c
-		v.ix.entries = append(v.ix.entries[:0], f.view.ix.entries...)
 		into.view = v
 	} else {
 		into.view, into.root = nil, -1
@@ -115,15 +139,28 @@ func (f *Frame) Detach(a *Arena, into *Frame) {
 			}
 		}
 	}
+	return took
 }
 
-// view returns a text view to fill, reusing the arena's.
+// view returns a text view to fill, one of the arena's frames until the next Reset.
 func (a *Arena) view() *textView {
-	if a.views == len(a.viewPool) {
-		a.viewPool = append(a.viewPool, &textView{})
+	v := a.lend(nil)
+	a.views = append(a.views, v)
+	return v
+}
+
+// lend returns a spare text view that the arena no longer holds (a new one when it
+// has none), its index set to shape with shaper: the Reader scans the next line into
+// it, and a Detach that takes it gives it back.
+func (a *Arena) lend(shaper Shaper) *textView {
+	var v *textView
+	if n := len(a.spare); n > 0 {
+		v, a.spare[n-1] = a.spare[n-1], nil
+		a.spare = a.spare[:n-1]
+	} else {
+		v = &textView{}
 	}
-	v := a.viewPool[a.views]
-	a.views++
+	v.ix.shaper = shaper
 	return v
 }
 

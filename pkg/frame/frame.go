@@ -454,6 +454,10 @@ func (f *Frame) invalid(p Problem, detail string) {
 // It runs only on the rare failing path, so it can afford encoding/json.
 func (f *Frame) notJSON(raw []byte, what string) {
 	f.Raw = raw
+	if len(raw) > maxIndexedText {
+		f.invalid(ProblemNotJSON, fmt.Sprintf("%s is longer than %s: not judged", what, Size(maxIndexedText)))
+		return
+	}
 	if p, at := scanJSON(raw, nil); p == scanTooDeep {
 		f.invalid(ProblemNotJSON, fmt.Sprintf("%s is nested deeper than %d levels of arrays and objects (byte %d): not judged", what, MaxNesting, at))
 		f.Offset = int64(at)

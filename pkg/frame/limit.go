@@ -12,6 +12,9 @@ const (
 	// DefaultMaxLine is the longest line (or document entry) read into memory; a
 	// longer one is one MCP0001 finding, drained without being kept.
 	DefaultMaxLine = 64 << 20
+	// MaxLineLimit is the highest MaxLine may be: a line's index has 32-bit
+	// offsets, and a line of a GiB is far past what a capture holds.
+	MaxLineLimit = 1 << 30
 	// DefaultMaxInput caps the bytes read from one input as stored.
 	DefaultMaxInput = 64 << 30
 	// DefaultMaxDecompressed caps what a compressed input may expand to.

@@ -165,11 +165,11 @@ func (d *mcporterDecoder) strip(line []byte, x *index, handoff bool, prev, meta 
 	var cutFrom, cutTo int
 	switch {
 	case prev >= 0:
-		cutFrom, cutTo = (*ix)[prev].valEnd, m.valEnd // ,"_meta":{...}
+		cutFrom, cutTo = int((*ix)[prev].valEnd), int(m.valEnd) // ,"_meta":{...}
 	case m.next >= 0:
 		cutFrom, cutTo = int(m.keyStart)-1, int((*ix)[m.next].keyStart)-1 // "_meta":{...},
 	default:
-		cutFrom, cutTo = int(m.keyStart)-1, m.valEnd // the only member
+		cutFrom, cutTo = int(m.keyStart)-1, int(m.valEnd) // the only member
 	}
 	var out []byte
 	if handoff {

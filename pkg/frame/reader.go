@@ -25,7 +25,7 @@ type Options struct {
 	// Perspective is the side that wrote a log whose directions are relative
 	// (Go SDK read:/write:); zero infers it from who sent initialize or server/discover.
 	Perspective spec.Side
-	// MaxLine caps one line's size in bytes (0 = DefaultMaxLine).
+	// MaxLine caps one line's size in bytes (0 = DefaultMaxLine; at most MaxLineLimit).
 	MaxLine int
 	// MaxInput caps the bytes read from the input as stored, compressed or not
 	// (0 = DefaultMaxInput; < 0: no limit).
@@ -250,6 +250,7 @@ func NewReader(name string, r io.Reader, opt Options) (*Reader, error) {
 	if opt.MaxLine <= 0 {
 		opt.MaxLine = DefaultMaxLine
 	}
+	opt.MaxLine = min(opt.MaxLine, MaxLineLimit)
 	if opt.MaxInput == 0 {
 		opt.MaxInput = DefaultMaxInput
 	}
@@ -435,6 +436,21 @@ func (r *Reader) Next() (*Record, error) {
 			r.shape(rec.Frame)
 		}
 		return rec, nil
+	}
+}
+
+// Detach copies the frame of the record Next returned into the arena (see
+// Frame.Detach). The index of a frame read from the current line, which no frame
+// still to come shares, is handed over instead of copied: the Reader scans the
+// next line into a spare view of the arena.
+func (r *Reader) Detach(f *Frame, a *Arena, into *Frame) {
+	v := r.fr.view
+	if v == nil || f.view != v || r.readyPos < len(r.ready) || r.flushing >= 0 {
+		f.Detach(a, into)
+		return
+	}
+	if f.detach(a, into, true) {
+		r.fr.view = a.lend(v.ix.shaper)
 	}
 }
 

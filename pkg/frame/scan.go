@@ -28,6 +28,10 @@ const MaxNesting = 1000
 // params or result (3), and their members' members such as params._meta (4).
 const indexedLevels = 4
 
+// maxIndexedText is the longest text an index covers: its offsets are 32 bits.
+// Reader.MaxLine never allows a longer line or document entry.
+const maxIndexedText = 1<<31 - 1
+
 // maxIndexed caps the entries of one index: a giant flat object is validated in
 // full but only its first members are indexed; lookups past them read the bytes.
 const maxIndexed = 1 << 16
@@ -35,13 +39,12 @@ const maxIndexed = 1 << 16
 // entry is one indexed value: the root (entry 0), a member of an object or an
 // element of an array, with where its key and value are in the text.
 type entry struct {
-	parent   int32 // the entry whose value holds this one; -1 for the root
 	next     int32 // the next entry of the same parent; -1 for the last
 	child    int32 // the first entry inside this value; -1 when none was indexed
 	keyStart int32 // the key's bytes, without quotes (escapes left as written); 0,0 for elements
 	keyEnd   int32
-	valStart int
-	valEnd   int
+	valStart int32 // the value's bytes (a text is at most maxIndexedText long)
+	valEnd   int32
 	// tokStart and tokEnd are an object's or array's tokens in the index's tokens
 	// (a scan that records them), from its opening to its closing token.
 	tokStart, tokEnd int32
@@ -81,6 +84,7 @@ const (
 	scanOK scanProblem = iota
 	scanSyntax
 	scanTooDeep
+	scanTooLong // a text longer than maxIndexedText, not indexed
 )
 
 // strSafe marks the bytes a string may hold without a closer look: not the quote,
@@ -103,10 +107,13 @@ type openValue struct {
 // indexes its members into ix (reset first; nil: validate only). It returns scanOK,
 // or the problem and the offset where it was found.
 func scanJSON(b []byte, ix *index) (scanProblem, int) {
+	if ix != nil && len(b) > maxIndexedText {
+		return scanTooLong, 0
+	}
 	taping := false // the tokens are recorded in ix.tokens
 	if ix != nil && ix.shaper != nil {
-		ix.tokens, ix.taped = ix.tokens[:0], len(b) <= 1<<31-1
-		taping = ix.taped
+		ix.tokens, ix.taped = ix.tokens[:0], true
+		taping = true
 	}
 	var stack []openValue
 	var stackBuf [16]openValue
@@ -114,7 +121,7 @@ func scanJSON(b []byte, ix *index) (scanProblem, int) {
 	i := skipSpace(b, 0)
 	cur := int32(-1) // the entry of the value about to be read, or -1
 	if ix != nil {
-		ix.entries = append(ix.entries[:0], entry{parent: -1, next: -1, child: -1, valStart: i})
+		ix.entries = append(ix.entries[:0], entry{next: -1, child: -1, valStart: int32(i)})
 		cur = 0
 	}
 	for {
@@ -133,7 +140,7 @@ func scanJSON(b []byte, ix *index) (scanProblem, int) {
 			stack = append(stack, openValue{entry: cur, last: -1, obj: c == '{'})
 			if cur >= 0 {
 				e := &ix.entries[cur]
-				e.kind, e.valStart, e.complete = c, i, len(stack) <= indexedLevels
+				e.kind, e.valStart, e.complete = c, int32(i), len(stack) <= indexedLevels
 				e.tokStart = int32(len(ix.tokens))
 			}
 			if taping {
@@ -191,7 +198,7 @@ func scanJSON(b []byte, ix *index) (scanProblem, int) {
 		}
 		if cur >= 0 {
 			e := &ix.entries[cur]
-			e.kind, e.valStart, e.valEnd, e.valEscaped = c, start, i, escaped
+			e.kind, e.valStart, e.valEnd, e.valEscaped = c, int32(start), int32(i), escaped
 		}
 		if taping && c != '"' {
 			ix.tokens = append(ix.tokens, Token{Start: int32(start), End: int32(i), Kind: c})
@@ -236,7 +243,7 @@ func scanJSON(b []byte, ix *index) (scanProblem, int) {
 			ix.tokens = append(ix.tokens, Token{Start: int32(i - 1), End: int32(i), Kind: b[i-1]})
 		}
 		if top := stack[len(stack)-1]; top.entry >= 0 {
-			ix.entries[top.entry].valEnd = i
+			ix.entries[top.entry].valEnd = int32(i)
 			ix.entries[top.entry].tokEnd = int32(len(ix.tokens))
 		}
 		stack = stack[:len(stack)-1]
@@ -278,7 +285,7 @@ func (ix *index) member(b []byte, i int, stack []openValue) (int, int32, bool) {
 	}
 	i = skipSpace(b, i+1)
 	top := &stack[len(stack)-1]
-	if top.entry < 0 || len(stack) > indexedLevels || keyEnd > 1<<31-1 {
+	if top.entry < 0 || len(stack) > indexedLevels {
 		return i, -1, true
 	}
 	n := ix.add(top, entry{keyStart: int32(keyStart), keyEnd: int32(keyEnd), keyEscaped: escaped})
@@ -311,7 +318,7 @@ func (ix *index) add(top *openValue, e entry) int32 {
 		return -1
 	}
 	n := int32(len(ix.entries))
-	e.parent, e.next, e.child = top.entry, -1, -1
+	e.next, e.child = -1, -1
 	ix.entries = append(ix.entries, e)
 	if top.last >= 0 {
 		ix.entries[top.last].next = n
@@ -460,9 +467,9 @@ func (e *entry) result(text []byte) gjson.Result {
 	raw := view(text[e.valStart:e.valEnd])
 	switch e.kind {
 	case '{', '[':
-		return gjson.Result{Type: gjson.JSON, Raw: raw, Index: e.valStart}
+		return gjson.Result{Type: gjson.JSON, Raw: raw, Index: int(e.valStart)}
 	case '"':
-		r := gjson.Result{Type: gjson.String, Raw: raw, Index: e.valStart}
+		r := gjson.Result{Type: gjson.String, Raw: raw, Index: int(e.valStart)}
 		if !e.valEscaped {
 			r.Str = raw[1 : len(raw)-1]
 		} else {
@@ -474,13 +481,13 @@ func (e *entry) result(text []byte) gjson.Result {
 		if !ok {
 			n, _ = strconv.ParseFloat(raw, 64)
 		}
-		return gjson.Result{Type: gjson.Number, Raw: raw, Num: n, Index: e.valStart}
+		return gjson.Result{Type: gjson.Number, Raw: raw, Num: n, Index: int(e.valStart)}
 	case 't':
-		return gjson.Result{Type: gjson.True, Raw: raw, Index: e.valStart}
+		return gjson.Result{Type: gjson.True, Raw: raw, Index: int(e.valStart)}
 	case 'f':
-		return gjson.Result{Type: gjson.False, Raw: raw, Index: e.valStart}
+		return gjson.Result{Type: gjson.False, Raw: raw, Index: int(e.valStart)}
 	case 'n':
-		return gjson.Result{Type: gjson.Null, Raw: raw, Index: e.valStart}
+		return gjson.Result{Type: gjson.Null, Raw: raw, Index: int(e.valStart)}
 	}
 	return gjson.Result{}
 }
@@ -546,7 +553,7 @@ func lookup(text []byte, ix *index, at int32, path string) gjson.Result {
 	}
 	r := gjson.Get(view(text[e.valStart:e.valEnd]), path)
 	if r.Index > 0 {
-		r.Index += e.valStart
+		r.Index += int(e.valStart)
 	}
 	return r
 }

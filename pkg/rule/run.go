@@ -192,7 +192,7 @@ func parse(rd *frame.Reader, out chan<- *parsedBatch, free <-chan *parsedBatch, 
 		p := &b.records[len(b.records)-1]
 		switch rec.Kind {
 		case frame.RecordFrame:
-			rec.Frame.Detach(&b.arena, &p.frame)
+			rd.Detach(rec.Frame, &b.arena, &p.frame)
 		case frame.RecordContext:
 			p.text = b.arena.Copy(rec.Text)
 		}
@@ -234,7 +234,7 @@ func parseInline(rd *frame.Reader, arena *frame.Arena, replay func(*parsedRecord
 		rec = parsedRecord{kind: r.Kind, line: r.Line, entry: r.Entry, exchange: r.Exchange}
 		switch r.Kind {
 		case frame.RecordFrame:
-			r.Frame.Detach(arena, &rec.frame)
+			rd.Detach(r.Frame, arena, &rec.frame)
 		case frame.RecordContext:
 			rec.text = arena.Copy(r.Text)
 		}
