@@ -16,6 +16,8 @@ type Arena struct {
 	// views are the views (text and index) of the frames detached since the last
 	// Reset; spare are views ready to be filled again (see view and lend).
 	views, spare []*textView
+	// indexed is the memory of the detached frames' indexes since the last Reset.
+	indexed int
 }
 
 // arenaChunk is the size of the arena's largest blocks; a frame larger than a quarter
@@ -34,7 +36,7 @@ func (a *Arena) Reset() {
 		clear(a.chunks[i])
 		a.chunks[i] = a.chunks[i][:0]
 	}
-	a.cur = 0
+	a.cur, a.indexed = 0, 0
 	for _, v := range a.views {
 		v.text = nil
 		if cap(v.ix.entries) > maxSpareEntries || cap(v.ix.tokens) > maxSpareTokens {
@@ -52,9 +54,10 @@ const (
 	maxSpareTokens  = 16 << 10
 )
 
-// Used is how many bytes were copied into the arena's blocks since the last Reset.
+// Used is how many bytes the frames detached since the last Reset hold: the bytes
+// copied into the arena's blocks and their indexes.
 func (a *Arena) Used() int {
-	n := 0
+	n := a.indexed
 	for _, c := range a.chunks[:min(a.cur+1, len(a.chunks))] {
 		n += len(c)
 	}
@@ -120,6 +123,7 @@ func (f *Frame) detach(a *Arena, into *Frame, take bool) (took bool) {
 		}
 		v.text = c
 		into.view = v
+		a.indexed += len(v.ix.entries)*int(unsafe.Sizeof(entry{})) + len(v.ix.tokens)*int(unsafe.Sizeof(Token{}))
 	} else {
 		into.view, into.root = nil, -1
 	}

