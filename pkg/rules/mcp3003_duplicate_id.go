@@ -1,9 +1,10 @@
 package rules
 
 import (
+	"fmt"
+
 	"github.com/tidwall/gjson"
 
-	"github.com/mcpsleuth/mcpsleuth/pkg/bounded"
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
@@ -24,8 +25,9 @@ var DuplicateID = &rule.Rule{
 			"(compared by value: 1 and 1.0 are one id, the string \"1\" and the number 1 differ). Modern sessions (2026-07-28): an earlier request with that id " +
 			"that is still in flight (neither answered nor cancelled), or an MRTR retry (params.inputResponses or requestState) sent under the " +
 			"id of the request that was answered with an InputRequiredResult. Requests before any handshake are held to the in-flight rule, which every " +
-			"revision shares. Ids of a dual-era probe (server/discover before initialize) do not count against the legacy session. At most " +
-			"100000 ids are remembered per session; beyond that the oldest are forgotten and the report says so.",
+			"revision shares. Ids of a dual-era probe (server/discover before initialize) do not count against the legacy session. The session remembers " +
+			fmt.Sprintf("the requests in flight (up to %d) and the latest %d that have left that table (answered, or dropped when it was full); ", session.MaxOutstanding, session.MaxPast) +
+			"beyond that the oldest are forgotten and the report says so.",
 		Why: "The receiver matches responses, cancellations and progress to requests by id. With two requests sharing an id, a response is paired " +
 			"with the wrong request (one caller gets another call's result, the other waits forever), a cancellation may stop the wrong work, and " +
 			"some implementations reject the second request outright.",
@@ -44,100 +46,56 @@ var DuplicateID = &rule.Rule{
 			{Revision: spec.Rev20260728, Page: "basic/patterns/mrtr", Says: "The retried request carries inputResponses (and echoes requestState); its JSON-RPC id MUST be different from the initial request's."},
 		},
 	},
-	New: func() rule.Checker { return &duplicateIDWatch{} },
+	Kinds: rule.KindsOf(frame.KindRequest),
+	New:   func() rule.Checker { return &duplicateIDWatch{} },
 }
 
 // maxRememberedIDs bounds the request ids one session remembers (both senders):
 // twice the requests a session follows in flight (session.MaxOutstanding), so that
 // a flood of requests keeps memory bounded; past it the oldest are forgotten (at
 // least the latest half are always remembered, see bounded.Recent) and counted.
-const maxRememberedIDs = 2 * session.MaxOutstanding
-
-type idKey struct {
-	dir spec.Direction
-	id  string
-}
-
-// idUse is the latest request that used an id.
-type idUse struct {
-	line   int
-	method string
-	done   bool // answered or cancelled: no longer in flight
-	// inputRequired: answered with a 2026-07-28 InputRequiredResult, so the request
-	// will be retried, and the retry must take a new id.
-	inputRequired bool
-}
-
+// duplicateIDWatch judges each request against the earlier request with its id
+// that the session remembers (session.Message.Earlier): the session's one table of
+// requests, in flight and past, is what it reads; it keeps none of its own.
 type duplicateIDWatch struct {
-	ids       bounded.Recent[idKey, idUse]
-	forgotten int
+	// since is the position of the latest initialize: the ids of a dual-era probe
+	// before it do not count against the legacy session.
+	since int
 }
 
 func (w *duplicateIDWatch) Message(p *rule.Pass, m *session.Message) {
-	switch {
-	case m.Kind == frame.KindRequest:
-		w.request(p, m)
-	case m.Kind.IsResponse() && m.Request != nil:
-		inputRequired := m.Kind == frame.KindResult && m.Contract != nil && m.Contract.Era == session.EraModern &&
-			m.ResultGet("resultType").Str == "input_required"
-		w.finished(idKey{m.Request.Dir, m.Request.Key}, m.Request.Line, inputRequired)
-	case m.Kind == frame.KindNotification && m.Method == "notifications/cancelled" && m.Dir != spec.DirUnknown:
-		id := frame.IDKey(gjson.GetBytes(m.Params, "requestId").Raw)
-		if u, ok := w.ids.Get(idKey{m.Dir, id}); ok {
-			w.finished(idKey{m.Dir, id}, u.line, false)
-		}
-	}
-}
-
-func (w *duplicateIDWatch) request(p *rule.Pass, m *session.Message) {
-	if m.ID == "" || m.ID == "null" {
-		return // MCP3004's
+	if m.Kind != frame.KindRequest || m.ID == "" || m.ID == "null" {
+		return // an id-less request is MCP3004's
 	}
 	if m.Method == "initialize" && m.Dir != spec.S2C {
-		w.reset() // a dual-era probe before it is another session's business
+		w.since = m.Seq // a dual-era probe before it is another session's business
 	}
 	if m.Dir == spec.DirUnknown {
 		p.CannotJudge(reasonDirectionUnknown)
 		return
 	}
-	key := idKey{m.Dir, frame.IDKey(m.ID)} // ids equal in value are the same id
-	prev, seen := w.ids.Get(key)
-	if seen {
-		legacy := m.Contract != nil && m.Contract.Era == session.EraLegacy
-		switch {
-		case legacy:
-			state := "answered"
-			if !prev.done {
-				state = "still unanswered"
-			}
-			p.Report(rule.At(m), rule.Sprintf("the %s reused id %s for %s: its %s at line %d already used it (%s), and a legacy session (%s) forbids reusing a request id anywhere in the session",
-				m.Sender(), m.ID, m.Method, prev.method, prev.line, state, revisionName(m)), rule.Related{Line: prev.line, Note: "first request with id " + m.ID})
-		case !prev.done:
-			p.Report(rule.At(m), rule.Sprintf("the %s reused id %s for %s while its %s with the same id (line %d) was still in flight: ids must be unique among a sender's unanswered requests",
-				m.Sender(), m.ID, m.Method, prev.method, prev.line), rule.Related{Line: prev.line, Note: "request with id " + m.ID + ", not yet answered"})
-		case prev.inputRequired && isRetry(m.Params):
-			p.Report(rule.At(m), rule.Sprintf("the %s retried %s with inputResponses under the same id %s as the request answered with an InputRequiredResult (line %d): a retry must use a new JSON-RPC id",
-				m.Sender(), m.Method, m.ID, prev.line), rule.Related{Line: prev.line, Note: "the first request, answered input_required"})
-		}
-	}
-	if m.Request == nil {
+	prev := m.Earlier
+	if prev == nil || prev.Seq < w.since {
 		return
 	}
-	// The frame's strings alias the reader's buffer: keep the request's copies.
-	key.id = m.Request.Key
-	use := idUse{line: m.Line, method: m.Request.Method, done: m.Request.Answered() || m.Request.Cancelled}
-	w.forgotten += w.ids.Put(key, use, maxRememberedIDs)
-}
-
-// finished marks the request at line with this key as no longer in flight.
-func (w *duplicateIDWatch) finished(key idKey, line int, inputRequired bool) {
-	if u, ok := w.ids.Get(key); ok && u.line == line {
-		u.done, u.inputRequired = true, inputRequired
-		w.ids.Put(key, u, maxRememberedIDs) // remembered: updated where it is
+	legacy := m.Contract != nil && m.Contract.Era == session.EraLegacy
+	switch {
+	case legacy:
+		state := "answered"
+		if !prev.Done() {
+			state = "still unanswered"
+		}
+		p.Report(rule.At(m), rule.Sprintf("the %s reused id %s for %s: its %s at line %d already used it (%s), and a legacy session (%s) forbids reusing a request id anywhere in the session",
+			m.Sender(), m.ID, m.Method, prev.Method, prev.Line, state, revisionName(m)), rule.Related{Line: prev.Line, Note: "first request with id " + m.ID})
+	case !prev.Done():
+		p.Report(rule.At(m), rule.Sprintf("the %s reused id %s for %s while its %s with the same id (line %d) was still in flight: ids must be unique among a sender's unanswered requests",
+			m.Sender(), m.ID, m.Method, prev.Method, prev.Line), rule.Related{Line: prev.Line, Note: "request with id " + m.ID + ", not yet answered"})
+	case prev.InputRequired && isRetry(m.Params):
+		p.Report(rule.At(m), rule.Sprintf("the %s retried %s with inputResponses under the same id %s as the request answered with an InputRequiredResult (line %d): a retry must use a new JSON-RPC id",
+			m.Sender(), m.Method, m.ID, prev.Line), rule.Related{Line: prev.Line, Note: "the first request, answered input_required"})
 	}
 }
 
-// isRetry reports whether request params carry a 2026-07-28 MRTR retry's fields.
 func isRetry(params []byte) bool {
 	r := gjson.GetManyBytes(params, "inputResponses", "requestState")
 	return r[0].Exists() || r[1].Exists()
@@ -145,10 +103,8 @@ func isRetry(params []byte) bool {
 
 // reset forgets every id: what preceded an initialize (a dual-era probe) is not
 // its session's.
-func (w *duplicateIDWatch) reset() { w.ids.Clear() }
-
 func (w *duplicateIDWatch) End(p *rule.Pass) {
-	p.CannotJudgeN(because(reasonTooManyIDsf, maxRememberedIDs), w.forgotten)
+	p.CannotJudgeN(because(reasonTooManyIDsf, session.MaxPast), p.Session.Forgotten)
 }
 
 // revisionName names a message's governing revision for a message text.

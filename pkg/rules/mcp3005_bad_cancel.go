@@ -5,7 +5,6 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/mcpsleuth/mcpsleuth/pkg/bounded"
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
@@ -51,44 +50,27 @@ var BadCancel = &rule.Rule{
 			{Revision: spec.Rev20260728, Page: "basic/patterns/cancellation", Says: "Server-sent cancellation notifications MUST reference a subscriptions/listen request."},
 		},
 	},
-	New: func() rule.Checker { return &cancelWatch{} },
+	Kinds: rule.KindsOf(frame.KindNotification),
+	New:   func() rule.Checker { return &cancelWatch{} },
 }
 
 // maxAnsweredRemembered bounds the answered requests remembered per session (at
 // least the latest half are, see bounded.Recent).
-const maxAnsweredRemembered = 4096
-
-type answeredRequest struct {
-	method       string
-	line         int
-	responseLine int
-	frame        int // frame count at the response
-}
-
-type cancelWatch struct {
-	frames   int // frames seen (a batch counts once)
-	answered bounded.Recent[idKey, answeredRequest]
-}
+// cancelWatch judges each cancellation against the session's table of requests:
+// those in flight (Session.Pending) and those that have left it (Session.Past).
+type cancelWatch struct{}
 
 func (w *cancelWatch) Message(p *rule.Pass, m *session.Message) {
-	if m.Batch == nil {
-		w.frames++
-	}
-	switch {
-	case m.Kind.IsResponse() && m.Request != nil:
-		w.remember(m.Request, m.Line)
-	case m.Kind == frame.KindRequest && m.Request != nil && m.Request.Answered():
-		w.remember(m.Request, m.Request.ResponseLine) // its response was logged first
-	case m.Kind == frame.KindNotification && m.Method == "notifications/cancelled":
+	if m.Kind == frame.KindNotification && m.Method == "notifications/cancelled" {
 		w.cancel(p, m)
 	}
 }
 
-func (w *cancelWatch) remember(r *session.Request, responseLine int) {
-	if r.Dir == spec.DirUnknown {
-		return
-	}
-	w.answered.Put(idKey{r.Dir, r.Key}, answeredRequest{method: r.Method, line: r.Line, responseLine: responseLine, frame: w.frames}, maxAnsweredRemembered)
+// answered returns the latest answered request sent in direction d with this id
+// that has left the session's outstanding table.
+func answered(s *session.Session, d spec.Direction, id string) (session.Past, bool) {
+	a, ok := s.Past(d, id)
+	return a, ok && a.ResponseLine > 0
 }
 
 func (w *cancelWatch) cancel(p *rule.Pass, m *session.Message) {
@@ -97,11 +79,10 @@ func (w *cancelWatch) cancel(p *rule.Pass, m *session.Message) {
 		p.CannotJudge(reasonNoRequestID)
 		return
 	}
-	id := requestID.Raw
-	key := frame.IDKey(id) // requests are remembered by the value of their id
+	id := requestID.Raw // requests are remembered by the value of their id
 	s := m.Session
 	if m.Dir == spec.DirUnknown {
-		w.cancelUnknownDirection(p, m, id, key)
+		w.cancelUnknownDirection(p, m, id)
 		return
 	}
 	sender, other := m.Sender(), spec.Sender(m.Dir.Opposite())
@@ -125,16 +106,16 @@ func (w *cancelWatch) cancel(p *rule.Pass, m *session.Message) {
 		}
 		return
 	}
-	if a, ok := w.answered.Get(idKey{m.Dir, key}); ok {
+	if a, ok := answered(s, m.Dir, id); ok {
 		w.cancelledAnswered(p, m, a, sender, id)
 		return
 	}
-	if a, ok := w.answered.Get(idKey{m.Dir.Opposite(), key}); ok {
-		if w.frames-a.frame <= cancelRaceFrames && modern && m.Dir == spec.S2C && a.method == "subscriptions/listen" {
+	if a, ok := answered(s, m.Dir.Opposite(), id); ok {
+		if m.Seq-a.AnsweredSeq <= cancelRaceFrames && modern && m.Dir == spec.S2C && a.Method == "subscriptions/listen" {
 			return
 		}
 		p.Report(rule.At(m), rule.Sprintf("the %s cancelled requestId %s, which only the %s used, for %s (line %d, answered at line %d): a side may cancel only requests it sent itself, and only while they are in flight",
-			sender, rule.QuoteJSON(rule.ValueID, id), other, a.method, a.line, a.responseLine), rule.Related{Line: a.line, Note: "the " + other.String() + "'s " + a.method})
+			sender, rule.QuoteJSON(rule.ValueID, id), other, a.Method, a.Line, a.ResponseLine), rule.Related{Line: a.Line, Note: "the " + other.String() + "'s " + a.Method})
 		return
 	}
 	p.Report(rule.At(m), rule.Sprintf("the %s cancelled requestId %s, but it has no request with that id in flight (none sent, or answered too long ago to remember): the receiver will ignore it, and the work meant to stop goes on",
@@ -143,17 +124,17 @@ func (w *cancelWatch) cancel(p *rule.Pass, m *session.Message) {
 
 // cancelledAnswered judges a cancellation of the sender's own request that was
 // already answered: a race when the response came just before.
-func (w *cancelWatch) cancelledAnswered(p *rule.Pass, m *session.Message, a answeredRequest, sender spec.Side, id string) {
-	if a.method == "initialize" {
-		w.cancelledInitialize(p, m, a.line)
+func (w *cancelWatch) cancelledAnswered(p *rule.Pass, m *session.Message, a session.Past, sender spec.Side, id string) {
+	if a.Method == "initialize" {
+		w.cancelledInitialize(p, m, a.Line)
 		return
 	}
-	ago := w.frames - a.frame
+	ago := m.Seq - a.AnsweredSeq
 	if ago <= cancelRaceFrames {
 		return // the response crossed the cancellation on the wire
 	}
 	p.Report(rule.At(m), rule.Sprintf("the %s cancelled its %s id=%s (line %d), which had been answered at line %d, %d frames earlier: a cancellation must reference a request still in flight",
-		sender, a.method, rule.QuoteJSON(rule.ValueID, id), a.line, a.responseLine, ago), rule.Related{Line: a.responseLine, Note: "the response to " + a.method})
+		sender, a.Method, rule.QuoteJSON(rule.ValueID, id), a.Line, a.ResponseLine, ago), rule.Related{Line: a.ResponseLine, Note: "the response to " + a.Method})
 }
 
 func (w *cancelWatch) cancelledInitialize(p *rule.Pass, m *session.Message, line int) {
@@ -163,30 +144,30 @@ func (w *cancelWatch) cancelledInitialize(p *rule.Pass, m *session.Message, line
 
 // cancelUnknownDirection judges a cancellation whose sender the log does not show:
 // the session could not place it, so no request of either side with that id is in
-// flight (or both are). id is the raw requestId, key its frame.IDKey.
-func (w *cancelWatch) cancelUnknownDirection(p *rule.Pass, m *session.Message, id, key string) {
+// flight (or both are). id is the raw requestId.
+func (w *cancelWatch) cancelUnknownDirection(p *rule.Pass, m *session.Message, id string) {
 	s := m.Session
 	if s.Pending(spec.C2S, id) != nil || s.Pending(spec.S2C, id) != nil {
 		p.CannotJudge(reasonDirectionBothInFlight)
 		return
 	}
-	c, cok := w.answered.Get(idKey{spec.C2S, key})
-	sv, sok := w.answered.Get(idKey{spec.S2C, key})
+	c, cok := answered(s, spec.C2S, id)
+	sv, sok := answered(s, spec.S2C, id)
 	switch {
-	case cok && c.method == "initialize":
-		w.cancelledInitialize(p, m, c.line)
+	case cok && c.Method == "initialize":
+		w.cancelledInitialize(p, m, c.Line)
 		return
-	case (cok && w.frames-c.frame <= cancelRaceFrames) || (sok && w.frames-sv.frame <= cancelRaceFrames):
+	case (cok && m.Seq-c.AnsweredSeq <= cancelRaceFrames) || (sok && m.Seq-sv.AnsweredSeq <= cancelRaceFrames):
 		return // a race with a response
 	}
 	last := 0
 	switch {
 	case cok && sok:
-		last = max(c.responseLine, sv.responseLine)
+		last = max(c.ResponseLine, sv.ResponseLine)
 	case cok:
-		last = c.responseLine
+		last = c.ResponseLine
 	case sok:
-		last = sv.responseLine
+		last = sv.ResponseLine
 	}
 	text := rule.Sprintf("notifications/cancelled for requestId %s, but no request with that id is in flight on either side", rule.QuoteJSON(rule.ValueID, id))
 	if last > 0 {

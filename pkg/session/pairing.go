@@ -75,6 +75,43 @@ const MaxRequestRaw = 2 << 10
 // Answered reports whether a response was seen.
 func (r *Request) Answered() bool { return r.ResponseLine > 0 }
 
+// Past is what a session remembers of a request that left its outstanding table
+// (answered, or dropped while more than MaxOutstanding were waiting), so that a
+// later request or cancellation with its id can be judged against it: the latest
+// MaxPast of them, one per sender and id.
+type Past struct {
+	Method string
+	Line   int
+	Seq    int // its frame's position in the session (Message.Seq)
+	// ResponseLine is the line of its response, 0 when it left unanswered (dropped);
+	// AnsweredSeq is the position at which the session paired the two: the
+	// response's, or the request's when the response came first.
+	ResponseLine int
+	AnsweredSeq  int
+	Cancelled    bool
+	// InputRequired: answered with a 2026-07-28 InputRequiredResult (MRTR), so the
+	// request is to be retried, and the retry takes a new id.
+	InputRequired bool
+}
+
+// Done reports whether the request was answered or cancelled.
+func (p *Past) Done() bool { return p.ResponseLine > 0 || p.Cancelled }
+
+// MaxPast bounds the past requests a session remembers: twice as many as it
+// follows in flight.
+const MaxPast = 2 * MaxOutstanding
+
+func (r *Request) past() Past {
+	return Past{Method: r.Method, Line: r.Line, Seq: r.Seq, ResponseLine: r.ResponseLine, Cancelled: r.Cancelled}
+}
+
+// rememberPast keeps a request that left the outstanding table in the history.
+func (s *Session) rememberPast(key requestKey, r *Request, answeredSeq int, inputRequired bool) {
+	p := r.past()
+	p.AnsweredSeq, p.InputRequired = answeredSeq, inputRequired
+	s.Forgotten += s.history.Put(key, p, MaxPast)
+}
+
 // Orphan is a response that arrived when no outstanding request had its id. Logs
 // written by concurrent goroutines (the Go SDK LoggingTransport logs a write after it
 // completed) can show a response a few lines before its request: a request that
@@ -111,6 +148,7 @@ const (
 // the other is answered.
 type ambiguousResponse struct {
 	line  int
+	seq   int
 	time  time.Time
 	isErr bool
 }
@@ -218,6 +256,13 @@ func (s *Session) trackRequest(m *Message) {
 		return
 	}
 	key := requestKey{m.Dir, r.Key}
+	old := s.outstanding[key]
+	if old != nil {
+		earlier := old.past()
+		m.Earlier = &earlier
+	} else if p, ok := s.history.Get(key); ok {
+		m.Earlier = &p
+	}
 	if o := s.orphans[key]; o != nil && m.Seq-o.Seq <= orphanWindow {
 		s.forgetOrphan(o)
 		o.Paired, o.RequestLine = true, m.Line
@@ -227,10 +272,11 @@ func (s *Session) trackRequest(m *Message) {
 		r.ResponseLine, r.ResponseTime, r.ResponseErr = o.Line, o.Time, o.IsError
 		s.answered(r, o.Line, o.IsError, o.raw)
 		s.rememberToken(r)
+		s.rememberPast(key, r, m.Seq, false)
 		o.raw = nil
 		return
 	}
-	s.addOutstanding(key, r)
+	s.addOutstanding(key, r, old)
 }
 
 // keptMethod is the message's method as a request record keeps it: the spec
@@ -252,8 +298,10 @@ type outstandingEntry struct {
 	line int
 }
 
-func (s *Session) addOutstanding(key requestKey, r *Request) {
-	if old := s.outstanding[key]; old != nil {
+// addOutstanding puts r in the outstanding table, in the place of old (the
+// outstanding request with its key, nil if none).
+func (s *Session) addOutstanding(key requestKey, r, old *Request) {
+	if old != nil {
 		s.unindex(old)
 	}
 	for len(s.outstanding) >= MaxOutstanding && len(s.outOrder) > 0 {
@@ -261,6 +309,7 @@ func (s *Session) addOutstanding(key requestKey, r *Request) {
 		s.outOrder = s.outOrder[1:]
 		if old := s.outstanding[e.key]; old != nil && old.Line == e.line {
 			s.removeOutstanding(e.key)
+			s.rememberPast(e.key, old, 0, false)
 			s.Untracked++
 		}
 	}
@@ -423,6 +472,8 @@ func (s *Session) trackResponse(m *Message) {
 	m.Request, m.Contract = r, r.Contract
 	s.answered(r, m.Line, m.Kind == frame.KindError, m.Raw)
 	s.rememberToken(r)
+	inputRequired := m.Kind == frame.KindResult && r.Contract != nil && r.Contract.Era == EraModern && m.ResultGet("resultType").Str == "input_required"
+	s.rememberPast(key, r, m.Seq, inputRequired)
 	if r.TaskAugmented && m.Kind == frame.KindResult {
 		s.rememberTask(m)
 	}
@@ -431,7 +482,7 @@ func (s *Session) trackResponse(m *Message) {
 		// with this id: not this one, so the other side's.
 		delete(s.ambiguous, id)
 		if other := s.outstanding[requestKey{r.Dir.Opposite(), id}]; other != nil {
-			s.closeAnswered(other, a.line, a.time, a.isErr)
+			s.closeAnswered(other, a.line, a.seq, a.time, a.isErr)
 		}
 	}
 }
@@ -445,8 +496,8 @@ func (s *Session) ambiguousResponse(m *Message, c2s, s2c *Request) {
 	if a := s.ambiguous[c2s.Key]; a != nil {
 		delete(s.ambiguous, c2s.Key)
 		// Both are answered by now: by this line at the latest.
-		s.closeAnswered(c2s, m.Line, m.Time, false)
-		s.closeAnswered(s2c, m.Line, m.Time, false)
+		s.closeAnswered(c2s, m.Line, m.Seq, m.Time, false)
+		s.closeAnswered(s2c, m.Line, m.Seq, m.Time, false)
 		return
 	}
 	if len(s.ambiguous) >= maxOrphans {
@@ -455,14 +506,16 @@ func (s *Session) ambiguousResponse(m *Message, c2s, s2c *Request) {
 	if s.ambiguous == nil {
 		s.ambiguous = map[string]*ambiguousResponse{}
 	}
-	s.ambiguous[c2s.Key] = &ambiguousResponse{line: m.Line, time: m.Time, isErr: m.Kind == frame.KindError}
+	s.ambiguous[c2s.Key] = &ambiguousResponse{line: m.Line, seq: m.Seq, time: m.Time, isErr: m.Kind == frame.KindError}
 	c2s.AmbiguousResponse, s2c.AmbiguousResponse = m.Line, m.Line
 }
 
-// closeAnswered records a response to an outstanding request that no message was
-// paired with (its response's direction was unknown).
-func (s *Session) closeAnswered(r *Request, line int, t time.Time, isErr bool) {
-	s.removeOutstanding(requestKey{r.Dir, r.Key})
+// closeAnswered records a response (at line, position seq) to an outstanding
+// request that no message was paired with (its response's direction was unknown).
+func (s *Session) closeAnswered(r *Request, line, seq int, t time.Time, isErr bool) {
+	key := requestKey{r.Dir, r.Key}
+	s.removeOutstanding(key)
 	r.ResponseLine, r.ResponseTime, r.ResponseErr, r.AmbiguousResponse = line, t, isErr, 0
 	s.rememberToken(r)
+	s.rememberPast(key, r, seq, false)
 }

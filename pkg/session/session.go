@@ -67,14 +67,19 @@ type Session struct {
 	// Untracked counts the requests dropped from the outstanding table because
 	// more than MaxOutstanding were waiting for a response at once: whether they
 	// were answered is not known (MCP3001 and MCP3002 say they cannot judge).
-	Untracked   int
-	lastID      [3]int64 // last numeric request id per direction, for inferring ping's direction
-	sentReqs    [3]int   // requests seen per direction
-	lastModern  *Contract
-	orphans     map[requestKey]*Orphan // keyed by the request they would answer
-	unplaced    map[string]*Request    // requests whose direction is unknown, by id
-	ambiguous   map[string]*ambiguousResponse
-	doneTokens  bounded.Recent[string, spec.Direction]
+	Untracked int
+	// Forgotten counts the past requests the history forgot to keep within MaxPast:
+	// a later use of their ids can no longer be told from a first.
+	Forgotten  int
+	lastID     [3]int64 // last numeric request id per direction, for inferring ping's direction
+	sentReqs   [3]int   // requests seen per direction
+	lastModern *Contract
+	orphans    map[requestKey]*Orphan // keyed by the request they would answer
+	unplaced   map[string]*Request    // requests whose direction is unknown, by id
+	ambiguous  map[string]*ambiguousResponse
+	doneTokens bounded.Recent[string, spec.Direction]
+	// history holds the requests that left the outstanding table (Past).
+	history     bounded.Recent[requestKey, Past]
 	orphanOrder []*Orphan
 	// taskSenders holds, for the tasks created by a CreateTaskResult, the direction
 	// of that result: the task's receiver sends its notifications/tasks/status the
@@ -99,13 +104,14 @@ func (s *Session) newTerms(c *Contract) {
 func (s *Session) Release() {
 	s.outstanding, s.orphans, s.orphanOrder, s.unplaced, s.ambiguous = nil, nil, nil, nil, nil
 	s.doneTokens, s.taskSenders = bounded.Recent[string, spec.Direction]{}, bounded.Recent[string, spec.Direction]{}
+	s.history = bounded.Recent[requestKey, Past]{}
 	s.outOrder, s.tokenOut = nil, nil
 }
 
 // Tracked counts the items the session holds to follow traffic (outstanding
 // requests, orphans, remembered tokens): bounded while it runs, 0 after Release.
 func (s *Session) Tracked() int {
-	return len(s.outstanding) + len(s.orphanOrder) + s.doneTokens.Len() + len(s.unplaced) + len(s.ambiguous) + s.taskSenders.Len()
+	return len(s.outstanding) + len(s.orphanOrder) + s.doneTokens.Len() + len(s.unplaced) + len(s.ambiguous) + s.taskSenders.Len() + s.history.Len()
 }
 
 // Outstanding returns the requests without a response, in line order.
@@ -121,6 +127,13 @@ func (s *Session) Outstanding() []*Request {
 		return out[i].ID < out[j].ID
 	})
 	return out
+}
+
+// Past returns what the session remembers of the latest request sent in direction
+// d with this raw id (or one equal to it in value) that has left the outstanding
+// table, and whether it remembers one.
+func (s *Session) Past(d spec.Direction, id string) (Past, bool) {
+	return s.history.Get(requestKey{d, frame.IDKey(id)})
 }
 
 // Pending returns the outstanding request sent in direction d with this raw id (or
@@ -169,6 +182,10 @@ type Message struct {
 	Session  *Session
 	// Orphan is set on a response that matched no outstanding request (yet).
 	Orphan *Orphan
+	// Earlier is set on a request whose id its sender used before in the session,
+	// as far as the session remembers: that earlier request, in flight (this one
+	// took its place in the outstanding table) or past (Session.Past).
+	Earlier *Past
 	// Seq is the position of the message's frame (for a batch member, of its batch)
 	// among the frames of its session, from 1: what tells apart frames that share a
 	// line (the events of one SSE body, the frames of a one-line document).
