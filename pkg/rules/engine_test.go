@@ -67,6 +67,45 @@ func TestSettlingChangesNothing(t *testing.T) {
 	sameAsReference(t, "settled classes", "every rule asked", rule.RunOptions{NoSettling: true})
 }
 
+// A session longer than the parse stage's batches, whose memory is reused for the
+// frames that follow, keeps what it remembers of its requests intact: 20,000
+// answered tools/call requests, each with its own id and progress token, then one
+// that reuses the first id give one finding of the rules that remember requests
+// by id (MCP3003), on the last line, about the first request.
+// (The history of answered requests once kept the id of a response's frame, whose
+// bytes the next batches overwrote: a healthy capture got MCP3003 findings.)
+func TestLongSessionKeepsItsRequests(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}` + "\n")
+	b.WriteString(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}` + "\n")
+	b.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
+	const calls = 20000
+	for i := 1; i <= calls; i++ {
+		fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{},"_meta":{"progressToken":"t%d"}}}`+"\n", i, i)
+		fmt.Fprintf(&b, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t%d","progress":1}}`+"\n", i)
+		fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"result":{"content":[]}}`+"\n", i)
+	}
+	b.WriteString(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{}}}` + "\n")
+	last := 3 + 3*calls + 1
+	res, err := rule.Run("long.jsonl", bytes.NewReader(b.Bytes()), rules.All(), rule.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range res.Sessions {
+		for _, f := range s.Findings {
+			switch f.Rule {
+			case "MCP3002", "MCP3003", "MCP3005", "MCP3006":
+				got = append(got, fmt.Sprintf("%s %d %s", f.Rule, f.Line, f.Message))
+			}
+		}
+	}
+	want := fmt.Sprintf("MCP3003 %d the client reused id 1 for tools/call: its tools/call at line 4 already used it (answered), and a legacy session (2025-06-18) forbids reusing a request id anywhere in the session", last)
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("findings of the rules that remember requests:\n%s\nwant\n%s", strings.Join(got, "\n"), want)
+	}
+}
+
 // sameAsReference runs every fixture as a run does and with the reference
 // options, which turn a shortcut off, and requires the same verdicts.
 func sameAsReference(t *testing.T, shortcut, without string, reference rule.RunOptions) {

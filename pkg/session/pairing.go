@@ -105,7 +105,8 @@ func (r *Request) past() Past {
 	return Past{Method: r.Method, Line: r.Line, Seq: r.Seq, ResponseLine: r.ResponseLine, Cancelled: r.Cancelled}
 }
 
-// rememberPast keeps a request that left the outstanding table in the history.
+// rememberPast keeps a request that left the outstanding table in the history;
+// key must be the request's own (r.Key, kept), not one that aliases a frame.
 func (s *Session) rememberPast(key requestKey, r *Request, answeredSeq int, inputRequired bool) {
 	p := r.past()
 	p.AnsweredSeq, p.InputRequired = answeredSeq, inputRequired
@@ -473,7 +474,7 @@ func (s *Session) trackResponse(m *Message) {
 	s.answered(r, m.Line, m.Kind == frame.KindError, m.Raw)
 	s.rememberToken(r)
 	inputRequired := m.Kind == frame.KindResult && r.Contract != nil && r.Contract.Era == EraModern && m.ResultGet("resultType").Str == "input_required"
-	s.rememberPast(key, r, m.Seq, inputRequired)
+	s.rememberPast(requestKey{r.Dir, r.Key}, r, m.Seq, inputRequired) // the request's copy of the id: key aliases the frame
 	if r.TaskAugmented && m.Kind == frame.KindResult {
 		s.rememberTask(m)
 	}
