@@ -70,23 +70,28 @@ func TestSettlingChangesNothing(t *testing.T) {
 // A session longer than the parse stage's batches, whose memory is reused for the
 // frames that follow, keeps what it remembers of its requests intact: 20,000
 // answered tools/call requests, each with its own id and progress token, then one
-// that reuses the first id give one finding of the rules that remember requests
-// by id (MCP3003), on the last line, about the first request.
-// (The history of answered requests once kept the id of a response's frame, whose
-// bytes the next batches overwrote: a healthy capture got MCP3003 findings.)
+// that reuses the first id, and progress for a token whose request was answered
+// 3,000 requests before, give one finding each of the rules that remember requests
+// by id and token (MCP3003, MCP3006), about the right requests. (The history of
+// answered requests once kept the id of a response's frame, whose bytes the next
+// batches overwrote: a healthy capture got MCP3003 findings.)
 func TestLongSessionKeepsItsRequests(t *testing.T) {
 	var b bytes.Buffer
-	b.WriteString(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}` + "\n")
-	b.WriteString(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}` + "\n")
-	b.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
-	const calls = 20000
-	for i := 1; i <= calls; i++ {
-		fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{},"_meta":{"progressToken":"t%d"}}}`+"\n", i, i)
-		fmt.Fprintf(&b, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t%d","progress":1}}`+"\n", i)
-		fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"result":{"content":[]}}`+"\n", i)
+	line := func(dir, msg string, args ...any) {
+		fmt.Fprintf(&b, `{"dir":"%s","msg":%s}`+"\n", dir, fmt.Sprintf(msg, args...))
 	}
-	b.WriteString(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{}}}` + "\n")
-	last := 3 + 3*calls + 1
+	line("c2s", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+	line("s2c", `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}`)
+	line("c2s", `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	const calls, late = 20000, 17000
+	for i := 1; i <= calls; i++ {
+		line("c2s", `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{},"_meta":{"progressToken":"t%d"}}}`, i, i)
+		line("s2c", `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t%d","progress":1}}`, i)
+		line("s2c", `{"jsonrpc":"2.0","id":%d,"result":{"content":[]}}`, i)
+	}
+	line("c2s", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{}}}`)
+	line("s2c", `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t%d","progress":2}}`, late)
+	end := 3 + 3*calls
 	res, err := rule.Run("long.jsonl", bytes.NewReader(b.Bytes()), rules.All(), rule.RunOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -100,9 +105,12 @@ func TestLongSessionKeepsItsRequests(t *testing.T) {
 			}
 		}
 	}
-	want := fmt.Sprintf("MCP3003 %d the client reused id 1 for tools/call: its tools/call at line 4 already used it (answered), and a legacy session (2025-06-18) forbids reusing a request id anywhere in the session", last)
-	if len(got) != 1 || got[0] != want {
-		t.Errorf("findings of the rules that remember requests:\n%s\nwant\n%s", strings.Join(got, "\n"), want)
+	want := []string{
+		fmt.Sprintf("MCP3003 %d the client reused id 1 for tools/call: its tools/call at line 4 already used it (answered), and a legacy session (2025-06-18) forbids reusing a request id anywhere in the session", end+1),
+		fmt.Sprintf(`MCP3006 %d progress for token "t%d" after the response to tools/call id=%d (line %d): progress must stop when the request completes`, end+2, late, late, 3*late+3),
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("findings of the rules that remember requests:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 

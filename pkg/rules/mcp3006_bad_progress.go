@@ -72,8 +72,12 @@ const maxDoneTokens = 4096
 const maxTokens = session.MaxOutstanding + maxDoneTokens
 
 type progressWatch struct {
-	tokens map[progressKey]*progressState
-	done   []progressKey
+	// tokens holds the state of each token (by value: a request costs no allocation
+	// of its own); done the tokens of finished requests, a ring whose oldest is at
+	// doneHead once it holds maxDoneTokens.
+	tokens   map[progressKey]progressState
+	done     []progressKey
+	doneHead int
 	tasks  map[string]progressKey // taskId -> the token of the request that created it
 	// unplaced holds progress read from a stream whose place among the frames is
 	// unknown (an HTTP GET stream, recorded at the time it opened) for a token no
@@ -101,14 +105,14 @@ func (w *progressWatch) Message(p *rule.Pass, m *session.Message) {
 			// Never-answered requests keep their tokens: bound the memory they take.
 			p.CannotJudge(because(reasonTooManyTokensf, maxTokens))
 			clear(w.tokens)
-			w.done = w.done[:0]
+			w.done, w.doneHead = w.done[:0], 0
 			w.forgot = true
 		}
 		key := progressKey{m.Dir, m.Request.ProgressKey}
 		if w.tokens == nil {
-			w.tokens = map[progressKey]*progressState{} // made on first use: most sessions never need it
+			w.tokens = map[progressKey]progressState{} // made on first use: most sessions never need it
 		}
-		w.tokens[key] = &progressState{req: m.Request}
+		w.tokens[key] = progressState{req: m.Request}
 		if pending, ok := w.unplaced[key]; ok {
 			w.unplacedN -= len(pending.at)
 			delete(w.unplaced, key)
@@ -117,8 +121,9 @@ func (w *progressWatch) Message(p *rule.Pass, m *session.Message) {
 		key := progressKey{m.Request.Dir, m.Request.ProgressKey}
 		if id := createdTask(m); id != "" {
 			// A CreateTaskResult: the work goes on as a task, and so may its progress.
-			if st := w.tokens[key]; st != nil {
+			if st, ok := w.tokens[key]; ok {
 				st.task = id
+				w.tokens[key] = st
 				w.rememberTask(id, key)
 				return
 			}
@@ -134,11 +139,13 @@ func (w *progressWatch) Message(p *rule.Pass, m *session.Message) {
 
 // finish remembers a token whose request completed, forgetting the oldest ones.
 func (w *progressWatch) finish(key progressKey) {
-	w.done = append(w.done, key)
-	if len(w.done) > maxDoneTokens {
-		delete(w.tokens, w.done[0])
-		w.done = w.done[1:]
+	if len(w.done) < maxDoneTokens {
+		w.done = append(w.done, key)
+		return
 	}
+	delete(w.tokens, w.done[w.doneHead])
+	w.done[w.doneHead] = key
+	w.doneHead = (w.doneHead + 1) % maxDoneTokens
 }
 
 func (w *progressWatch) rememberTask(id string, key progressKey) {
@@ -194,8 +201,9 @@ func (w *progressWatch) taskStatus(m *session.Message) {
 		return
 	}
 	delete(w.tasks, id)
-	if st := w.tokens[key]; st != nil && st.endLine == 0 {
+	if st, ok := w.tokens[key]; ok && st.endLine == 0 {
 		st.endLine, st.endStatus = m.Line, status
+		w.tokens[key] = st
 	}
 	w.finish(key)
 }
@@ -207,7 +215,12 @@ func (w *progressWatch) progress(p *rule.Pass, m *session.Message) {
 	}
 	token := m.Param("progressToken").Raw // a lookup key: cloned where it is kept
 	value := m.Param("progress")
-	st := w.tokens[progressKey{m.Dir.Opposite(), frame.IDKey(token)}]
+	key := progressKey{m.Dir.Opposite(), frame.IDKey(token)}
+	state, known := w.tokens[key]
+	st := &state
+	if !known {
+		st = nil
+	}
 	receiver := spec.Sender(m.Dir.Opposite())
 	if m.Unplaced() {
 		// Its time is unknown: only whether some request of the session carried the
@@ -251,6 +264,9 @@ func (w *progressWatch) progress(p *rule.Pass, m *session.Message) {
 	}
 	if st != nil {
 		st.last, st.lastLine = value.Float(), m.Line
+		// Stored under the request's copy of the token: an assignment replaces the
+		// map's key too, and key's token aliases the frame.
+		w.tokens[progressKey{key.dir, st.req.ProgressKey}] = state
 	}
 }
 
