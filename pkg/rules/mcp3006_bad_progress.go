@@ -78,7 +78,7 @@ type progressWatch struct {
 	tokens   map[progressKey]progressState
 	done     []progressKey
 	doneHead int
-	tasks  map[string]progressKey // taskId -> the token of the request that created it
+	tasks    map[string]progressKey // taskId -> the token of the request that created it
 	// unplaced holds progress read from a stream whose place among the frames is
 	// unknown (an HTTP GET stream, recorded at the time it opened) for a token no
 	// request had carried yet: a request read later may carry it. Judged at the end.
