@@ -361,6 +361,12 @@ func parseDirection(v gjson.Result) (spec.Direction, relative, string) {
 	if !v.Exists() {
 		return spec.DirUnknown, relNone, "the record has no direction field"
 	}
+	switch v.Str {
+	case "c->s", "c2s": // the common spellings, without lowering them first
+		return spec.C2S, relNone, ""
+	case "s->c", "s2c":
+		return spec.S2C, relNone, ""
+	}
 	switch strings.ToLower(v.Str) {
 	case "c2s", "c->s", "client-to-server", "client_to_server", "client->server", "clienttoserver", "client", "request", "to_server", "toserver", "tx":
 		return spec.C2S, relNone, ""
