@@ -3,6 +3,7 @@ package frame
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 	"strconv"
 	"strings"
 
@@ -351,7 +352,10 @@ func scanString(b []byte, i int) (int, bool, bool) {
 		// character (most of a capture's bytes are long text), then byte by byte.
 		for i+8 <= len(b) {
 			w := binary.LittleEndian.Uint64(b[i:])
-			if hasZeroByte(w^quotes)|hasZeroByte(w^backslashes)|hasLessThan(w, 0x20) != 0 {
+			if m := hasZeroByte(w^quotes) | hasZeroByte(w^backslashes) | hasLessThan(w, 0x20); m != 0 {
+				// The lowest flagged byte is the first that needs a look (the
+				// flags above it may be false: a borrow carries upwards).
+				i += bits.TrailingZeros64(m) / 8
 				break
 			}
 			i += 8
