@@ -54,15 +54,10 @@ type Session struct {
 	Responses     int
 	Invalid       int
 
-	outstanding map[requestKey]*Request
-	// outOrder lists the outstanding requests in the order they were sent (with
-	// entries of requests answered since, skipped and compacted lazily): the oldest
-	// is dropped when the table is full.
-	outOrder []outstandingEntry
-	// tokenOut counts, per progress token, the outstanding requests that carry it
-	// in each direction; augmentedOut counts the task-augmented ones: direction
-	// inference asks these instead of walking every outstanding request.
-	tokenOut     map[string][3]int
+	// following holds the tables kept to follow the traffic while the session runs.
+	following
+	// augmentedOut counts the outstanding task-augmented requests in each direction
+	// (see tokenOut).
 	augmentedOut [3]int
 	// Untracked counts the requests dropped from the outstanding table because
 	// more than MaxOutstanding were waiting for a response at once: whether they
@@ -74,9 +69,32 @@ type Session struct {
 	lastID     [3]int64 // last numeric request id per direction, for inferring ping's direction
 	sentReqs   [3]int   // requests seen per direction
 	lastModern *Contract
-	orphans    map[requestKey]*Orphan // keyed by the request they would answer
-	unplaced   map[string]*Request    // requests whose direction is unknown, by id
-	ambiguous  map[string]*ambiguousResponse
+	// tracker is the tracker that started the session: Release hands it the
+	// session's tables for the next one.
+	tracker *Tracker
+	// probeOnly stays true while the session holds nothing but server/discover
+	// requests and their responses (a dual-era client's probe).
+	probeOnly bool
+	// terms numbers the contract terms of the session (Contract.Terms).
+	terms uint64
+}
+
+// following is what a session keeps to follow the traffic while it runs: its
+// pairing tables and what it remembers of finished requests. Release drops it.
+type following struct {
+	outstanding map[requestKey]*Request
+	// outOrder lists the outstanding requests in the order they were sent (with
+	// entries of requests answered since, skipped and compacted lazily): the oldest
+	// is dropped when the table is full.
+	outOrder []outstandingEntry
+	// tokenOut counts, per progress token, the outstanding requests that carry it
+	// in each direction (augmentedOut, on the session, the task-augmented ones):
+	// direction inference asks these instead of walking every outstanding request.
+	tokenOut  map[string][3]int
+	orphans   map[requestKey]*Orphan // keyed by the request they would answer
+	unplaced  map[string]*Request    // requests whose direction is unknown, by id
+	ambiguous map[string]*ambiguousResponse
+	// doneTokens holds the directions of finished requests' progress tokens.
 	doneTokens bounded.Recent[string, spec.Direction]
 	// history holds the requests that left the outstanding table (Past).
 	history     bounded.Recent[requestKey, Past]
@@ -85,11 +103,22 @@ type Session struct {
 	// of that result: the task's receiver sends its notifications/tasks/status the
 	// same way. Bounded like doneTokens.
 	taskSenders bounded.Recent[string, spec.Direction]
-	// probeOnly stays true while the session holds nothing but server/discover
-	// requests and their responses (a dual-era client's probe).
-	probeOnly bool
-	// terms numbers the contract terms of the session (Contract.Terms).
-	terms uint64
+}
+
+// clear empties the tables and keeps their memory, for another session.
+func (f *following) clear() {
+	clear(f.outstanding)
+	clear(f.outOrder[:cap(f.outOrder)])
+	f.outOrder = f.outOrder[:0]
+	clear(f.tokenOut)
+	clear(f.orphans)
+	clear(f.unplaced)
+	clear(f.ambiguous)
+	f.doneTokens.Clear()
+	f.history.Clear()
+	clear(f.orphanOrder[:cap(f.orphanOrder)])
+	f.orphanOrder = f.orphanOrder[:0]
+	f.taskSenders.Clear()
 }
 
 // newTerms gives a contract terms of its own: made, or changed.
@@ -100,12 +129,16 @@ func (s *Session) newTerms(c *Contract) {
 
 // Release drops the state kept to follow the session (pairing, orphans, remembered
 // tokens) once it has ended and its rules have run, so that a run over many sessions
-// keeps only their contracts and counts.
+// keeps only their contracts and counts. The tables, cleared, go to the tracker's
+// next session: a capture of many sessions grows them once, not once a session
+// (their growth was a third of what a check allocated).
 func (s *Session) Release() {
-	s.outstanding, s.orphans, s.orphanOrder, s.unplaced, s.ambiguous = nil, nil, nil, nil, nil
-	s.doneTokens, s.taskSenders = bounded.Recent[string, spec.Direction]{}, bounded.Recent[string, spec.Direction]{}
-	s.history = bounded.Recent[requestKey, Past]{}
-	s.outOrder, s.tokenOut = nil, nil
+	f := s.following
+	s.following = following{}
+	if t := s.tracker; t != nil && t.spare == nil && f.outstanding != nil {
+		f.clear()
+		t.spare = &f
+	}
 }
 
 // Tracked counts the items the session holds to follow traffic (outstanding

@@ -19,6 +19,9 @@ type Tracker struct {
 	onStart func(*Session)
 	onEnd   func(*Session)
 	msg     Message // the message of the frame being visited
+	// spare holds the tables of the latest ended session, cleared, for the next
+	// one (Session.Release).
+	spare *following
 }
 
 // NewTracker starts tracking an input; onStart and onEnd are called as sessions begin and end.
@@ -49,7 +52,12 @@ func (t *Tracker) start(key string, f *frame.Frame) *Session {
 	} else {
 		t.order = append(t.order, key)
 	}
-	s := &Session{Input: t.input, Index: t.next, StreamKey: key, FirstLine: f.Line, StartLine: f.Line, StartEntry: f.Entry, FirstTime: f.Time, outstanding: map[requestKey]*Request{}, probeOnly: true}
+	s := &Session{Input: t.input, Index: t.next, StreamKey: key, FirstLine: f.Line, StartLine: f.Line, StartEntry: f.Entry, FirstTime: f.Time, probeOnly: true, tracker: t}
+	if t.spare != nil {
+		s.following, t.spare = *t.spare, nil // an ended session's tables, cleared
+	} else {
+		s.outstanding = map[requestKey]*Request{}
+	}
 	t.next++
 	t.streams[key] = s
 	t.onStart(s)
