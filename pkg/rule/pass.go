@@ -389,7 +389,9 @@ func (a *Analyzer) recycle(run *running) {
 	}
 	clear(run.store)
 	for i, c := range run.checkers {
-		if a.zeroable[i] {
+		if rc, ok := c.(Recycler); ok && a.zeroable[i] {
+			rc.Recycle() // as New made it, its tables empty and kept
+		} else if a.zeroable[i] {
 			reflect.ValueOf(c).Elem().SetZero() // as New made it, holding nothing of the session
 		} else {
 			run.checkers[i] = nil

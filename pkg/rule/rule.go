@@ -107,6 +107,16 @@ type Checker interface {
 	End(p *Pass)
 }
 
+// A Recycler is a Checker that can forget a session itself: Recycle leaves it as New
+// made it, but keeps the memory its tables grew to, which the next session's
+// checker of the rule then reuses (the engine zeroes the other checkers New makes
+// as zero structs). A table that grows with every request of a session is worth it:
+// a capture of many sessions grows it once instead of once a session.
+type Recycler interface {
+	Checker
+	Recycle()
+}
+
 // ExchangeChecker is implemented by a Checker that also judges the HTTP exchanges
 // of its session that carried no MCP message (a GET, a DELETE, a status a recording
 // wrote on its own), in capture order among the messages.

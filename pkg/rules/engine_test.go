@@ -114,6 +114,45 @@ func TestLongSessionKeepsItsRequests(t *testing.T) {
 	}
 }
 
+// A checker recycled for the next session (rule.Recycler: MCP3006 keeps its
+// tables' memory) remembers nothing of the session before: progress for a token
+// that a request of the first session carried, sent in the second, is progress for
+// a token no request of its session carried.
+func TestRecycledCheckersForgetTheirSession(t *testing.T) {
+	var b bytes.Buffer
+	line := func(dir, msg string, args ...any) {
+		fmt.Fprintf(&b, `{"dir":"%s","msg":%s}`+"\n", dir, fmt.Sprintf(msg, args...))
+	}
+	for session := range 2 {
+		line("c2s", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+		line("s2c", `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}`)
+		line("c2s", `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		if session == 0 {
+			line("c2s", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{},"_meta":{"progressToken":"t1"}}}`)
+			line("s2c", `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t1","progress":1}}`)
+			line("s2c", `{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`)
+		} else {
+			line("s2c", `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t1","progress":2}}`)
+		}
+	}
+	res, err := rule.Run("two.jsonl", bytes.NewReader(b.Bytes()), rules.All(), rule.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range res.Sessions {
+		for _, f := range s.Findings {
+			if f.Rule == "MCP3006" {
+				got = append(got, fmt.Sprintf("%d %s", f.Line, f.Message))
+			}
+		}
+	}
+	want := []string{`10 progress for token "t1" that no request sent by the client carried (no client request has _meta.progressToken "t1")`}
+	if !slices.Equal(got, want) {
+		t.Errorf("MCP3006 findings:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // sameAsReference runs every fixture as a run does and with the reference
 // options, which turn a shortcut off, and requires the same verdicts.
 func sameAsReference(t *testing.T, shortcut, without string, reference rule.RunOptions) {

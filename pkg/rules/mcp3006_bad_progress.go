@@ -89,6 +89,15 @@ type progressWatch struct {
 	forgot bool
 }
 
+// Recycle forgets the session, keeping the memory of the token tables (rule.Recycler):
+// they grow with every request that carries a token.
+func (w *progressWatch) Recycle() {
+	clear(w.tokens)
+	clear(w.done)
+	clear(w.tasks)
+	*w = progressWatch{tokens: w.tokens, done: w.done[:0], tasks: w.tasks}
+}
+
 // unplacedProgress is the progress for one token read from a stream without a place.
 type unplacedProgress struct {
 	token string // as the first of them carried it
