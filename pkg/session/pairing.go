@@ -6,7 +6,6 @@ package session
 
 import (
 	"bytes"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -262,7 +261,8 @@ func (s *Session) trackRequest(m *Message) {
 		earlier := old.past()
 		m.Earlier = &earlier
 	} else if p, ok := s.history.Get(key); ok {
-		m.Earlier = &p
+		earlier := p // allocated here, when there is one: &p would be, for every request
+		m.Earlier = &earlier
 	}
 	if o := s.orphans[key]; o != nil && m.Seq-o.Seq <= orphanWindow {
 		s.forgetOrphan(o)
@@ -323,7 +323,8 @@ func (s *Session) addOutstanding(key requestKey, r, old *Request) {
 				live = append(live, e)
 			}
 		}
-		s.outOrder = slices.Clip(live)
+		clear(s.outOrder[len(live):])
+		s.outOrder = live // its room is kept for the entries to come
 	}
 	if r.ProgressKey != "" {
 		if s.tokenOut == nil {
