@@ -125,10 +125,10 @@ func BenchmarkReaderEnvelopeWire(b *testing.B) {
 			case f == nil || f.Kind == frame.KindInvalid:
 			case f.Kind == frame.KindBatch:
 				for j := range f.Members {
-					f.Members[j].Shape = shaper.Wire(f.Members[j].Raw)
+					_ = shaper.Wire(f.Members[j].Raw)
 				}
 			default:
-				f.Shape = shaper.Wire(f.Raw)
+				_ = shaper.Wire(f.Raw)
 			}
 		}
 	}

@@ -101,11 +101,14 @@ func (f *Frame) Detach(a *Arena, into *Frame) { f.detach(a, into, false) }
 // instead of being copied, and detach reports whether it was: the caller sees to it
 // that no other frame uses the view (see Reader.Detach).
 func (f *Frame) detach(a *Arena, into *Frame, take bool) (took bool) {
-	*into = *f
 	old := f.Raw
 	if f.view != nil && within(f.view.text, unsafe.Pointer(unsafe.SliceData(f.Raw)), len(f.Raw)) >= 0 {
 		old = f.view.text
 	}
+	if !take || f.view == nil || len(old) != len(f.view.text) {
+		f.ShapeNow() // from the tokens, which a copy of the index leaves behind
+	}
+	*into = *f
 	c := old
 	if !f.handoff {
 		c = a.copyBytes(old)

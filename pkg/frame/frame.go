@@ -118,14 +118,13 @@ type Frame struct {
 	// than copying hundreds of megabytes.
 	handoff bool
 
-	// Shape is the message's wire shape (schema.Shaper), filled by a Reader with
-	// Options.Shaper set so that the schema rules share one per frame; 0 when it was
-	// not computed or the message has no usable shape. A batch's members have one
-	// each; the batch itself has none.
-	Shape uint64
-	// shaped is set once Shape is the shaper's answer: the scan that read the
-	// message shaped it.
-	shaped bool
+	// shape is the message's wire shape (see Shape). shaped is set once it is the
+	// shaper's answer, or will be: shapeLater says it is still to be computed from
+	// the tokens the scan recorded, for the value of entry shapeAt of the view.
+	shape      uint64
+	shapeAt    int32
+	shaped     bool
+	shapeLater bool
 
 	// Problem and Detail describe a KindInvalid frame; Offset is the byte offset
 	// inside the line where JSON parsing failed (ProblemNotJSON), or -1.
@@ -248,15 +247,40 @@ func decodeJSON(f *Frame, raw []byte, what string) (candidate, ok bool) {
 func decodeIndexed(f *Frame, at int32) (candidate bool) {
 	// A shape from an earlier decode of the frame (a copy re-decoded from other
 	// bytes) is no longer its shape: unshaped, the Reader shapes it from its bytes.
-	f.Shape, f.shaped = 0, false
+	f.shape, f.shaped, f.shapeLater = 0, false, false
 	candidate = decodeEntry(f, at)
 	if f.view != nil && f.view.ix.shaper != nil {
 		f.shaped = true
 		if f.Kind != KindInvalid && f.Kind != KindBatch {
-			f.Shape = f.view.ix.shapeOf(f.view.text, at)
+			f.shapeAt, f.shapeLater = at, true
 		}
 	}
 	return candidate
+}
+
+// Shape is the message's wire shape (schema.Shaper), given by a Reader with
+// Options.Shaper set so that the schema rules share one per frame; 0 when it was
+// not computed or the message has no usable shape. A batch's members have one
+// each; the batch itself has none. A shape from the tokens the scan recorded is
+// computed when it is first asked for (ShapeNow).
+func (f *Frame) Shape() uint64 {
+	f.ShapeNow()
+	return f.shape
+}
+
+// ShapeNow computes the frame's wire shape, and its members', if they are still to
+// be computed from the scan's tokens: the parse stage of an analysis does it for a
+// batch while the replay is behind, and the replay does it otherwise, as it asks.
+// Who computes a shape changes nothing: it is a function of the tokens alone. The
+// frame must not be in use by another goroutine.
+func (f *Frame) ShapeNow() {
+	if f.shapeLater {
+		f.shapeLater = false
+		f.shape = f.view.ix.shapeOf(f.view.text, f.shapeAt)
+	}
+	for i := range f.Members {
+		f.Members[i].ShapeNow()
+	}
 }
 
 // decodeEntry is decodeIndexed without the shape.

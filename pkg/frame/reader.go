@@ -476,11 +476,11 @@ func (r *Reader) shape(f *Frame) {
 	case KindBatch:
 		for i := range f.Members {
 			if m := &f.Members[i]; m.Kind != KindInvalid && !m.shaped {
-				m.Shape, m.shaped = r.opt.Shaper.Wire(m.Raw), true
+				m.shape, m.shaped = r.opt.Shaper.Wire(m.Raw), true
 			}
 		}
 	default:
-		f.Shape = r.opt.Shaper.Wire(f.Raw)
+		f.shape = r.opt.Shaper.Wire(f.Raw)
 	}
 }
 

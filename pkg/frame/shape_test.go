@@ -45,7 +45,7 @@ func readShapes(t *testing.T, name string, input io.Reader, format string) ([]sh
 	var out []shapedFrame
 	add := func(f *frame.Frame, item int) {
 		if f.Kind != frame.KindInvalid {
-			out = append(out, shapedFrame{raw: string(f.Raw), got: f.Shape, wire: reference.Wire(f.Raw), line: f.Line, item: item})
+			out = append(out, shapedFrame{raw: string(f.Raw), got: f.Shape(), wire: reference.Wire(f.Raw), line: f.Line, item: item})
 		}
 	}
 	for {
@@ -58,8 +58,8 @@ func readShapes(t *testing.T, name string, input io.Reader, format string) ([]sh
 		}
 		f := rec.Frame
 		if f.Kind == frame.KindBatch {
-			if f.Shape != 0 {
-				t.Errorf("%s:%d: a batch has shape %x; only its members have one", name, f.Line, f.Shape)
+			if f.Shape() != 0 {
+				t.Errorf("%s:%d: a batch has shape %x; only its members have one", name, f.Line, f.Shape())
 			}
 			for i := range f.Members {
 				add(&f.Members[i], i+1)

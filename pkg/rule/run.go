@@ -202,13 +202,31 @@ func parse(rd *frame.Reader, out chan<- *parsedBatch, free <-chan *parsedBatch, 
 			p.text = b.arena.Copy(rec.Text)
 		}
 		if len(b.records) >= perBatch || b.arena.Used() >= batchBytes {
-			out <- b
+			send(out, b)
 			b = next()
 		}
 	}
 	if len(b.records) > 0 || b.err != nil {
-		out <- b
+		send(out, b)
 	}
+}
+
+// send hands a batch to the replay. When the replay is behind (it has not taken
+// the batch before), the parse stage would wait: it computes the frames' wire
+// shapes meanwhile; else the replay computes them as it asks for them
+// (frame.Frame.ShapeNow). The two stages share that work as each has time for it.
+func send(out chan<- *parsedBatch, b *parsedBatch) {
+	select {
+	case out <- b:
+		return
+	default:
+	}
+	for i := range b.records {
+		if r := &b.records[i]; r.kind == frame.RecordFrame {
+			r.frame.ShapeNow()
+		}
+	}
+	out <- b
 }
 
 // parseInline reads rd to its end on the caller's goroutine, handing each record to

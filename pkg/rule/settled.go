@@ -31,10 +31,10 @@ type class struct {
 // can be told (no contract terms, no wire shape, a method the spec does not define,
 // a response to no known request).
 func classOf(m *session.Message) (class, bool) {
-	if m.Contract == nil || m.Shape == 0 {
+	if m.Contract == nil || m.Shape() == 0 {
 		return class{}, false
 	}
-	c := class{terms: m.Contract.Terms(), shape: m.Shape, kind: m.Kind, dir: m.Dir, batched: m.Batch != nil, nullID: m.ID == "null"}
+	c := class{terms: m.Contract.Terms(), shape: m.Shape(), kind: m.Kind, dir: m.Dir, batched: m.Batch != nil, nullID: m.ID == "null"}
 	if c.terms == 0 {
 		return class{}, false
 	}

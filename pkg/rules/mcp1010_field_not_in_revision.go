@@ -81,7 +81,7 @@ func (w *laterFieldWatch) Message(p *rule.Pass, m *session.Message) {
 	msg.Raw = m.Raw
 	var fields []schema.LaterField
 	if cache, ok := p.Shared().(*schema.LaterFieldsOf); ok {
-		fields = cache.Fields(m.Shape, rev, msg)
+		fields = cache.Fields(m.Shape(), rev, msg)
 	} else {
 		fields = schema.LaterFields(rev, msg)
 	}

@@ -80,7 +80,7 @@ func (wireSchemaCheck) Message(p *rule.Pass, m *session.Message) {
 		return
 	}
 	valid, _ := p.Shared().(*schema.ValidShapes)
-	violations, err := wire.CheckShaped(valid, m.Shape, target, raw)
+	violations, err := wire.CheckShaped(valid, m.Shape(), target, raw)
 	if err != nil {
 		p.CannotJudge(because(reasonFrameUncheckedf, err))
 		return

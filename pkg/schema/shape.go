@@ -644,8 +644,9 @@ func (m *Memo) Remember(s Shape) {
 // once and never changes.
 var wireSeed = maphash.MakeSeed()
 
-// Shaper computes wire shapes; it holds scratch space, so each goroutine needs its
-// own. The zero value is ready to use. It is what the frame reader shapes messages
+// Shaper computes wire shapes; it holds scratch space for Wire, so each goroutine
+// that calls Wire needs its own (Shape may be called from any). The zero value is
+// ready to use. It is what the frame reader shapes messages
 // with (frame.Options.Shaper): the reader's validating scan records the tokens of
 // each text it reads and Shape shapes a message from them, so a frame's bytes are
 // read once, not once to validate it and again to shape it; Wire shapes the frames
@@ -687,12 +688,16 @@ func (s *Shaper) Wire(raw []byte) uint64 {
 // reader's validating scan recorded, from its opening token to its closing one: the
 // same shape Wire computes from the value's bytes, without reading them again but
 // for the strings, names and numbers the shape looks at.
+//
+// Unlike Wire, Shape is safe for concurrent use: a frame's shape is computed by
+// whichever stage of the pipeline asks for it first (frame.Frame.ShapeNow).
 func (s *Shaper) Shape(text []byte, tokens []frame.Token) uint64 {
-	voc := s.vocabulary()
+	voc := shapeVocabulary()
 	if !voc.usable {
 		return 0
 	}
-	out := s.out[:0]
+	var scratch [1 << 10]byte // most messages' shapes fit: no allocation
+	out := scratch[:0]
 	// inArray has a bit per open value around the innermost one, set for an
 	// array, and array says whether the innermost is one: an element's shape ends
 	// with ','. depth is the number of open values; a value nested deeper than
@@ -702,7 +707,6 @@ func (s *Shaper) Shape(text []byte, tokens []frame.Token) uint64 {
 	var member []byte
 	for _, t := range tokens {
 		if depth > maxDepth && t.Kind != '}' && t.Kind != ']' {
-			s.out = out
 			return 0 // a value nested deeper than maxDepth
 		}
 		switch t.Kind {
@@ -732,7 +736,6 @@ func (s *Shaper) Shape(text []byte, tokens []frame.Token) uint64 {
 			depth--
 			array = depth > 0 && inArray[depth/64]&(1<<(depth%64)) != 0
 		case 'K':
-			s.out = out
 			return 0 // an escaped member name
 		case 't', 'f', 'n':
 			out = append(out, text[t.Start:t.End]...) // true, false, null
@@ -744,7 +747,6 @@ func (s *Shaper) Shape(text []byte, tokens []frame.Token) uint64 {
 			out = append(out, ',')
 		}
 	}
-	s.out = out
 	return wireHash(out)
 }
 
