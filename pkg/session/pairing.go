@@ -203,10 +203,17 @@ func (s *Session) trackRequest(m *Message) {
 	r.ID, r.ProgressToken = kept[:len(m.ID)], kept[len(m.ID):]
 	r.Key = frame.IDKey(r.ID) // r.ID itself when it is canonical
 	r.ProgressKey = frame.IDKey(r.ProgressToken)
+	// fresh: a numeric id above every numeric id its sender used in the session
+	// (a counter's next), so no request of the session had it: the tables need not
+	// be asked (a string id never equals a number).
+	fresh := false
 	if m.Dir != spec.DirUnknown {
 		s.sentReqs[m.Dir]++
 		if n, err := strconv.ParseInt(r.Key, 10, 64); err == nil {
 			s.lastID[m.Dir] = n
+			if fresh = !s.numbered[m.Dir] || n > s.maxID[m.Dir]; fresh {
+				s.maxID[m.Dir], s.numbered[m.Dir] = n, true
+			}
 		}
 	}
 	switch {
@@ -256,13 +263,16 @@ func (s *Session) trackRequest(m *Message) {
 		return
 	}
 	key := requestKey{m.Dir, r.Key}
-	old := s.outstanding[key]
-	if old != nil {
-		earlier := old.past()
-		m.Earlier = &earlier
-	} else if p, ok := s.history.Get(key); ok {
-		earlier := p // allocated here, when there is one: &p would be, for every request
-		m.Earlier = &earlier
+	var old *Request
+	if !fresh {
+		old = s.outstanding[key]
+		if old != nil {
+			earlier := old.past()
+			m.Earlier = &earlier
+		} else if p, ok := s.history.Get(key); ok {
+			earlier := p // allocated here, when there is one: &p would be, for every request
+			m.Earlier = &earlier
+		}
 	}
 	if o := s.orphans[key]; o != nil && m.Seq-o.Seq <= orphanWindow {
 		s.forgetOrphan(o)

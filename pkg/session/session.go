@@ -65,9 +65,12 @@ type Session struct {
 	Untracked int
 	// Forgotten counts the past requests the history forgot to keep within MaxPast:
 	// a later use of their ids can no longer be told from a first.
-	Forgotten  int
-	lastID     [3]int64 // last numeric request id per direction, for inferring ping's direction
-	sentReqs   [3]int   // requests seen per direction
+	Forgotten int
+	lastID    [3]int64 // last numeric request id per direction, for inferring ping's direction
+	// maxID is the highest numeric request id per direction (numbered: one was seen).
+	maxID      [3]int64
+	numbered   [3]bool
+	sentReqs   [3]int // requests seen per direction
 	lastModern *Contract
 	// tracker is the tracker that started the session: Release hands it the
 	// session's tables for the next one.
