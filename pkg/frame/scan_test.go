@@ -164,6 +164,44 @@ func TestParamAndResultLookups(t *testing.T) {
 		`_meta.io\.modelcontextprotocol/protocolVersion`, "task", "task.taskId", "tools", "content", "resultType", "protocolVersion", "capabilities.tools"}
 	var arena Arena
 	n := 0
+	eachFixtureFrame(t, func(path string, _ *Reader, rec *Record) {
+		var copied Frame
+		rec.Frame.Detach(&arena, &copied)
+		frames := []*Frame{rec.Frame, &copied}
+		for i := range rec.Frame.Members {
+			frames = append(frames, &rec.Frame.Members[i], &copied.Members[i])
+		}
+		for _, fr := range frames {
+			for _, p := range []string{"", "_meta", "arguments", "task"} {
+				of := gjson.ParseBytes(fr.Params)
+				if p != "" {
+					of = gjson.GetBytes(fr.Params, p)
+				}
+				if got, want := membersOf(fr.ParamMembers, p), membersOf(of.ForEach, ""); got != want {
+					t.Fatalf("%s:%d: ParamMembers(%q) =\n%s\ngjson ForEach:\n%s", path, fr.Line, p, got, want)
+				}
+				n++
+			}
+			for _, p := range paths {
+				if got, want := fr.Param(p), gjson.GetBytes(fr.Params, p); got.Raw != want.Raw || got.Str != want.Str {
+					t.Fatalf("%s:%d: Param(%q) = %q, gjson %q", path, fr.Line, p, got.Raw, want.Raw)
+				}
+				if got, want := fr.ResultGet(p), gjson.GetBytes(fr.Result, p); got.Raw != want.Raw || got.Str != want.Str {
+					t.Fatalf("%s:%d: ResultGet(%q) = %q, gjson %q", path, fr.Line, p, got.Raw, want.Raw)
+				}
+				n++
+			}
+		}
+	})
+	if n < 10000 {
+		t.Fatalf("only %d lookups made", n)
+	}
+}
+
+// eachFixtureFrame reads every capture under fixtures/ and hands each frame record
+// to visit with its reader, before reading on; it returns how many captures it read.
+func eachFixtureFrame(t *testing.T, visit func(path string, rd *Reader, rec *Record)) (files int) {
+	t.Helper()
 	err := filepath.WalkDir(filepath.Join("..", "..", "fixtures"), func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || strings.HasSuffix(path, ".want") || strings.HasSuffix(path, ".md") {
 			return err
@@ -178,47 +216,19 @@ func TestParamAndResultLookups(t *testing.T) {
 			return nil // not a capture this reader takes
 		}
 		defer rd.Close()
+		files++
 		for {
 			rec, err := rd.Next()
 			if err != nil {
 				return nil
 			}
-			if rec.Kind != RecordFrame {
-				continue
-			}
-			var copied Frame
-			rec.Frame.Detach(&arena, &copied)
-			frames := []*Frame{rec.Frame, &copied}
-			for i := range rec.Frame.Members {
-				frames = append(frames, &rec.Frame.Members[i], &copied.Members[i])
-			}
-			for _, fr := range frames {
-				for _, p := range []string{"", "_meta", "arguments", "task"} {
-					of := gjson.ParseBytes(fr.Params)
-					if p != "" {
-						of = gjson.GetBytes(fr.Params, p)
-					}
-					if got, want := membersOf(fr.ParamMembers, p), membersOf(of.ForEach, ""); got != want {
-						t.Fatalf("%s:%d: ParamMembers(%q) =\n%s\ngjson ForEach:\n%s", path, fr.Line, p, got, want)
-					}
-					n++
-				}
-				for _, p := range paths {
-					if got, want := fr.Param(p), gjson.GetBytes(fr.Params, p); got.Raw != want.Raw || got.Str != want.Str {
-						t.Fatalf("%s:%d: Param(%q) = %q, gjson %q", path, fr.Line, p, got.Raw, want.Raw)
-					}
-					if got, want := fr.ResultGet(p), gjson.GetBytes(fr.Result, p); got.Raw != want.Raw || got.Str != want.Str {
-						t.Fatalf("%s:%d: ResultGet(%q) = %q, gjson %q", path, fr.Line, p, got.Raw, want.Raw)
-					}
-					n++
-				}
+			if rec.Kind == RecordFrame {
+				visit(path, rd, rec)
 			}
 		}
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n < 10000 {
-		t.Fatalf("only %d lookups made", n)
-	}
+	return files
 }

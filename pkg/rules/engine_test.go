@@ -77,9 +77,7 @@ func TestSettlingChangesNothing(t *testing.T) {
 // batches overwrote: a healthy capture got MCP3003 findings.)
 func TestLongSessionKeepsItsRequests(t *testing.T) {
 	var b bytes.Buffer
-	line := func(dir, msg string, args ...any) {
-		fmt.Fprintf(&b, `{"dir":"%s","msg":%s}`+"\n", dir, fmt.Sprintf(msg, args...))
-	}
+	line := envelopeWriter(&b)
 	line("c2s", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
 	line("s2c", `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}`)
 	line("c2s", `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
@@ -92,19 +90,7 @@ func TestLongSessionKeepsItsRequests(t *testing.T) {
 	line("c2s", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{}}}`)
 	line("s2c", `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t%d","progress":2}}`, late)
 	end := 3 + 3*calls
-	res, err := rule.Run("long.jsonl", bytes.NewReader(b.Bytes()), rules.All(), rule.RunOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, s := range res.Sessions {
-		for _, f := range s.Findings {
-			switch f.Rule {
-			case "MCP3002", "MCP3003", "MCP3005", "MCP3006":
-				got = append(got, fmt.Sprintf("%s %d %s", f.Rule, f.Line, f.Message))
-			}
-		}
-	}
+	got := findingsOf(t, b.Bytes(), "MCP3002", "MCP3003", "MCP3005", "MCP3006")
 	want := []string{
 		fmt.Sprintf("MCP3003 %d the client reused id 1 for tools/call: its tools/call at line 4 already used it (answered), and a legacy session (2025-06-18) forbids reusing a request id anywhere in the session", end+1),
 		fmt.Sprintf(`MCP3006 %d progress for token "t%d" after the response to tools/call id=%d (line %d): progress must stop when the request completes`, end+2, late, late, 3*late+3),
@@ -120,9 +106,7 @@ func TestLongSessionKeepsItsRequests(t *testing.T) {
 // a token no request of its session carried.
 func TestRecycledCheckersForgetTheirSession(t *testing.T) {
 	var b bytes.Buffer
-	line := func(dir, msg string, args ...any) {
-		fmt.Fprintf(&b, `{"dir":"%s","msg":%s}`+"\n", dir, fmt.Sprintf(msg, args...))
-	}
+	line := envelopeWriter(&b)
 	for session := range 2 {
 		line("c2s", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
 		line("s2c", `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}`)
@@ -135,22 +119,38 @@ func TestRecycledCheckersForgetTheirSession(t *testing.T) {
 			line("s2c", `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t1","progress":2}}`)
 		}
 	}
-	res, err := rule.Run("two.jsonl", bytes.NewReader(b.Bytes()), rules.All(), rule.RunOptions{})
+	got := findingsOf(t, b.Bytes(), "MCP3006")
+	want := []string{`MCP3006 10 progress for token "t1" that no request sent by the client carried (no client request has _meta.progressToken "t1")`}
+	if !slices.Equal(got, want) {
+		t.Errorf("MCP3006 findings:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// envelopeWriter returns a function that writes one envelope record (a direction
+// and a message, formatted with args) to b.
+func envelopeWriter(b *bytes.Buffer) func(dir, msg string, args ...any) {
+	return func(dir, msg string, args ...any) {
+		fmt.Fprintf(b, `{"dir":"%s","msg":%s}`+"\n", dir, fmt.Sprintf(msg, args...))
+	}
+}
+
+// findingsOf runs every rule over a capture and lists the findings of the rules
+// named, in order, as "RULE LINE MESSAGE".
+func findingsOf(t *testing.T, capture []byte, ids ...string) []string {
+	t.Helper()
+	res, err := rule.Run("capture.jsonl", bytes.NewReader(capture), rules.All(), rule.RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
 	for _, s := range res.Sessions {
 		for _, f := range s.Findings {
-			if f.Rule == "MCP3006" {
-				got = append(got, fmt.Sprintf("%d %s", f.Line, f.Message))
+			if slices.Contains(ids, f.Rule) {
+				got = append(got, fmt.Sprintf("%s %d %s", f.Rule, f.Line, f.Message))
 			}
 		}
 	}
-	want := []string{`10 progress for token "t1" that no request sent by the client carried (no client request has _meta.progressToken "t1")`}
-	if !slices.Equal(got, want) {
-		t.Errorf("MCP3006 findings:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	return got
 }
 
 // sameAsReference runs every fixture as a run does and with the reference
