@@ -7,6 +7,7 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/schema"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
 
 // StructuredContentMismatch reports a tools/call result of a tool that published an
@@ -46,6 +47,25 @@ type structuredWatch struct {
 	// calls are the tools/call requests in flight whose result must be checked.
 	calls map[*session.Request]*schema.Tool
 	memo  *schema.Memo // shapes of structuredContent that validated
+	// outputs says, for the revision of the latest call (outputRev), whether it
+	// defines outputSchema (0 not asked yet, 1 no revision, 2 defined, 3 not).
+	outputRev spec.Revision
+	outputs   byte
+}
+
+// outputSchemaIn answers, once per revision in a row, whether its Tool defines
+// outputSchema: 1 when the revision is unknown, 2 when it does, 3 when not.
+func (w *structuredWatch) outputSchemaIn(rev spec.Revision) byte {
+	if w.outputs != 0 && w.outputRev == rev {
+		return w.outputs
+	}
+	w.outputRev, w.outputs = rev, 2
+	if d, err := schema.DocFor(rev); err != nil {
+		w.outputs = 1
+	} else if _, defined := d.ToolSchema("outputSchema"); !defined {
+		w.outputs = 3
+	}
+	return w.outputs
 }
 
 func (w *structuredWatch) End(*rule.Pass) {}
@@ -72,14 +92,15 @@ func (w *structuredWatch) Message(p *rule.Pass, m *session.Message) {
 // call remembers a tools/call whose result will need checking: a call to a listed
 // tool that published an outputSchema, under a revision that defines outputSchema.
 func (w *structuredWatch) call(p *rule.Pass, m *session.Message) {
-	name := gjson.GetBytes(m.Params, "name")
+	name := m.Param("name") // a lookup key, never kept
 	if name.Type != gjson.String {
 		return
 	}
-	if d, err := schema.DocFor(m.Revision()); err != nil {
+	switch w.outputSchemaIn(m.Revision()) {
+	case 1:
 		p.CannotJudge(reasonNoRevisionToolsCall)
 		return
-	} else if _, defined := d.ToolSchema("outputSchema"); !defined {
+	case 3:
 		return // no outputSchema in this revision (MCP1010 notes one sent anyway)
 	}
 	tool := listedTool(p, w.tools, w.listed, name.Str)
@@ -102,12 +123,11 @@ func (w *structuredWatch) call(p *rule.Pass, m *session.Message) {
 }
 
 func (w *structuredWatch) result(p *rule.Pass, m *session.Message, tool *schema.Tool) {
-	res := gjson.ParseBytes(m.Result)
-	if res.Get("isError").Bool() || res.Get("task").Exists() || res.Get("resultType").String() == "input_required" {
+	if m.ResultGet("isError").Bool() || m.ResultGet("task").Exists() || m.ResultGet("resultType").String() == "input_required" {
 		return
 	}
 	name := tool.Name
-	sc := res.Get("structuredContent")
+	sc := m.ResultGet("structuredContent")
 	if !sc.Exists() {
 		p.Report(rule.At(m), rule.Sprintf("tools/call %s result (line %d) has no structuredContent although the tool published an outputSchema (tools/list result line %d): clients that validate it fail the call",
 			rule.Quote(rule.ValueName, name), m.Line, tool.Line), rule.Related{Line: tool.Line, Note: "tools/list result that published the outputSchema"})
