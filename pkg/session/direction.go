@@ -41,7 +41,7 @@ func (s *Session) inferDirection(m *Message) {
 			key := frame.IDKey(token)
 			var sent [3]bool
 			done, _ := s.doneTokens.Get(key) // the finished request's direction
-			if n, ok := s.tokenOut[key]; ok && token != "" {
+			if n, ok := s.outstandingTokens()[key]; ok && token != "" {
 				sent[spec.C2S], sent[spec.S2C] = n[spec.C2S] > 0, n[spec.S2C] > 0
 			}
 			switch {

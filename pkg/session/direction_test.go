@@ -285,6 +285,21 @@ func TestProgressAndCancelDirection(t *testing.T) {
 			want: map[int]spec.Direction{4: spec.C2S, 5: spec.DirUnknown, 6: spec.DirUnknown},
 		},
 		{
+			// The counts of outstanding tokens are made when the first progress
+			// asks for them (from the requests already in flight), then kept.
+			name: "a token both sides have outstanding, then one side's",
+			body: []string{
+				`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":"t"}}}`,
+				`{"jsonrpc":"2.0","id":"s-1","method":"sampling/createMessage","params":{"maxTokens":5,"messages":[],"_meta":{"progressToken":"t"}}}`,
+				`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}`,
+				`{"jsonrpc":"2.0","id":"s-1","result":{"role":"assistant","content":{"type":"text","text":"ok"},"model":"m"}}`,
+				`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":2}}`,
+				`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":"u"}}}`,
+				`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"u","progress":1}}`,
+			},
+			want: map[int]spec.Direction{4: spec.C2S, 5: spec.S2C, 6: spec.DirUnknown, 8: spec.S2C, 9: spec.C2S, 10: spec.S2C},
+		},
+		{
 			name: "cancel for an id both sides have outstanding",
 			body: []string{
 				`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}`,

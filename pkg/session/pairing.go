@@ -336,17 +336,43 @@ func (s *Session) addOutstanding(key requestKey, r, old *Request) {
 		clear(s.outOrder[len(live):])
 		s.outOrder = live // its room is kept for the entries to come
 	}
-	if r.ProgressKey != "" {
-		if s.tokenOut == nil {
-			s.tokenOut = map[string][3]int{}
-		}
-		n := s.tokenOut[r.ProgressKey]
-		n[r.Dir]++
-		s.tokenOut[r.ProgressKey] = n
+	if r.ProgressKey != "" && s.tokensCounted {
+		s.countToken(r, 1)
 	}
 	if r.TaskAugmented {
 		s.augmentedOut[r.Dir]++
 	}
+}
+
+// countToken adds n to the count of outstanding requests sent r's way with r's
+// progress token.
+func (s *Session) countToken(r *Request, n int) {
+	if s.tokenOut == nil {
+		s.tokenOut = map[string][3]int{}
+	}
+	c := s.tokenOut[r.ProgressKey]
+	c[r.Dir] += n
+	if c[0]+c[1]+c[2] <= 0 {
+		delete(s.tokenOut, r.ProgressKey)
+	} else {
+		s.tokenOut[r.ProgressKey] = c
+	}
+}
+
+// outstandingTokens returns, per progress token, how many outstanding requests
+// carry it in each direction. The counts are kept only once direction inference
+// first asks for them (a capture whose directions are known never does): they are
+// made then from the outstanding table, which holds what they would have counted.
+func (s *Session) outstandingTokens() map[string][3]int {
+	if !s.tokensCounted {
+		s.tokensCounted = true
+		for _, r := range s.outstanding {
+			if r.ProgressKey != "" {
+				s.countToken(r, 1)
+			}
+		}
+	}
+	return s.tokenOut
 }
 
 // removeOutstanding takes a request out of the outstanding table (answered,
@@ -362,14 +388,9 @@ func (s *Session) removeOutstanding(key requestKey) *Request {
 }
 
 func (s *Session) unindex(r *Request) {
-	if r.ProgressKey != "" {
-		if n, ok := s.tokenOut[r.ProgressKey]; ok {
-			n[r.Dir]--
-			if n[0]+n[1]+n[2] <= 0 {
-				delete(s.tokenOut, r.ProgressKey)
-			} else {
-				s.tokenOut[r.ProgressKey] = n
-			}
+	if r.ProgressKey != "" && s.tokensCounted {
+		if _, ok := s.tokenOut[r.ProgressKey]; ok {
+			s.countToken(r, -1)
 		}
 	}
 	if r.TaskAugmented {

@@ -93,10 +93,12 @@ type following struct {
 	// tokenOut counts, per progress token, the outstanding requests that carry it
 	// in each direction (augmentedOut, on the session, the task-augmented ones):
 	// direction inference asks these instead of walking every outstanding request.
-	tokenOut  map[string][3]int
-	orphans   map[requestKey]*Orphan // keyed by the request they would answer
-	unplaced  map[string]*Request    // requests whose direction is unknown, by id
-	ambiguous map[string]*ambiguousResponse
+	tokenOut map[string][3]int
+	// tokensCounted says tokenOut is kept (outstandingTokens).
+	tokensCounted bool
+	orphans       map[requestKey]*Orphan // keyed by the request they would answer
+	unplaced      map[string]*Request    // requests whose direction is unknown, by id
+	ambiguous     map[string]*ambiguousResponse
 	// doneTokens holds the directions of finished requests' progress tokens.
 	doneTokens bounded.Recent[string, spec.Direction]
 	// history holds the requests that left the outstanding table (Past).
@@ -114,6 +116,7 @@ func (f *following) clear() {
 	clear(f.outOrder[:cap(f.outOrder)])
 	f.outOrder = f.outOrder[:0]
 	clear(f.tokenOut)
+	f.tokensCounted = false
 	clear(f.orphans)
 	clear(f.unplaced)
 	clear(f.ambiguous)
