@@ -123,6 +123,7 @@ func (f *Frame) detach(a *Arena, into *Frame, take bool) (took bool) {
 		} else {
 			v = a.view()
 			v.ix.entries = append(v.ix.entries[:0], f.view.ix.entries...)
+			v.ix.tokens, v.ix.taped = v.ix.tokens[:0], false // the shape is computed: no tokens
 		}
 		v.text = c
 		into.view = v

@@ -38,8 +38,9 @@ type Options struct {
 	// archive of small captures does not allocate and clear readBuffer bytes each.
 	SizeHint int64
 	// Shaper, when set, gives every frame the Reader hands out its wire shape
-	// (Frame.Shape): the scan that validates a line shapes its messages as it goes.
-	// A Reader uses it from one goroutine at a time.
+	// (Frame.Shape): the scan that validates a line records the tokens a shape is
+	// computed from when asked for. The Reader calls Wire from one goroutine at a
+	// time; Shape may be called for frames of the Reader from any goroutine.
 	Shaper Shaper
 }
 
@@ -51,7 +52,7 @@ type Options struct {
 // (Wire).
 type Shaper interface {
 	// Shape is the shape of a value of text from its tokens (see Token), from its
-	// opening token to its closing one.
+	// opening token to its closing one. It must be safe for concurrent use.
 	Shape(text []byte, tokens []Token) uint64
 	// Wire is the shape of a message read from its bytes.
 	Wire(raw []byte) uint64

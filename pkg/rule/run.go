@@ -141,7 +141,7 @@ const parseAhead = 1
 // index, frame.Arena.Used). Each batch handed over costs a wake-up of the replay:
 // batches of 2,048 records of a typical capture (about 600 KB of text, 2 MB with
 // their indexes), one read ahead, cost 5% less CPU than batches of 512, four ahead
-// (the peak of a flood of a million progress notifications: 84 MiB instead of 77).
+// (the peak of a flood of a million progress requests: 92 MiB instead of 79).
 const (
 	batchRecords = 2048
 	batchBytes   = 4 << 20

@@ -177,7 +177,7 @@ func checkSubfeatureRequest(p *rule.Pass, m *session.Message) {
 // InputRequiredResult against the clientCapabilities of the request it answers.
 func checkSubfeatureInputRequests(p *rule.Pass, m *session.Message) {
 	res := gjson.ParseBytes(m.Result)
-	if res.Get("resultType").String() != "input_required" {
+	if res.Get("resultType").String() != spec.ResultTypeInputRequired {
 		return
 	}
 	c := m.Request.Contract

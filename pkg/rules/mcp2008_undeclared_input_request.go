@@ -70,7 +70,7 @@ func checkInputRequests(p *rule.Pass, m *session.Message) {
 		return
 	}
 	res := gjson.ParseBytes(m.Result)
-	if res.Get("resultType").String() != "input_required" {
+	if res.Get("resultType").String() != spec.ResultTypeInputRequired {
 		return
 	}
 	r := m.Request

@@ -51,16 +51,17 @@ var BadCancel = &rule.Rule{
 		},
 	},
 	Kinds: rule.KindsOf(frame.KindNotification),
-	New:   func() rule.Checker { return &cancelWatch{} },
+	New:   rule.PerMessage(cancelWatch{}.Message),
 }
 
 // maxAnsweredRemembered bounds the answered requests remembered per session (at
 // least the latest half are, see bounded.Recent).
 // cancelWatch judges each cancellation against the session's table of requests:
-// those in flight (Session.Pending) and those that have left it (Session.Past).
+// those in flight (Session.Pending) and those that have left it (Session.Past). It
+// keeps nothing of its own: every session shares one (rule.PerMessage).
 type cancelWatch struct{}
 
-func (w *cancelWatch) Message(p *rule.Pass, m *session.Message) {
+func (w cancelWatch) Message(p *rule.Pass, m *session.Message) {
 	if m.Kind == frame.KindNotification && m.Method == "notifications/cancelled" {
 		w.cancel(p, m)
 	}
@@ -73,7 +74,7 @@ func answered(s *session.Session, d spec.Direction, id string) (session.Past, bo
 	return a, ok && a.ResponseLine > 0
 }
 
-func (w *cancelWatch) cancel(p *rule.Pass, m *session.Message) {
+func (w cancelWatch) cancel(p *rule.Pass, m *session.Message) {
 	requestID := gjson.GetBytes(m.Params, "requestId")
 	if !requestID.Exists() {
 		p.CannotJudge(reasonNoRequestID)
@@ -124,7 +125,7 @@ func (w *cancelWatch) cancel(p *rule.Pass, m *session.Message) {
 
 // cancelledAnswered judges a cancellation of the sender's own request that was
 // already answered: a race when the response came just before.
-func (w *cancelWatch) cancelledAnswered(p *rule.Pass, m *session.Message, a session.Past, sender spec.Side, id string) {
+func (w cancelWatch) cancelledAnswered(p *rule.Pass, m *session.Message, a session.Past, sender spec.Side, id string) {
 	if a.Method == "initialize" {
 		w.cancelledInitialize(p, m, a.Line)
 		return
@@ -137,7 +138,7 @@ func (w *cancelWatch) cancelledAnswered(p *rule.Pass, m *session.Message, a sess
 		sender, a.Method, rule.QuoteJSON(rule.ValueID, id), a.Line, a.ResponseLine, ago), rule.Related{Line: a.ResponseLine, Note: "the response to " + a.Method})
 }
 
-func (w *cancelWatch) cancelledInitialize(p *rule.Pass, m *session.Message, line int) {
+func (w cancelWatch) cancelledInitialize(p *rule.Pass, m *session.Message, line int) {
 	p.ReportSeverity(rule.SeverityError, rule.At(m), rule.Sprintf("notifications/cancelled names the initialize request (line %d): initialize must never be cancelled; close the connection instead", line),
 		rule.Related{Line: line, Note: "initialize request"})
 }
@@ -145,7 +146,7 @@ func (w *cancelWatch) cancelledInitialize(p *rule.Pass, m *session.Message, line
 // cancelUnknownDirection judges a cancellation whose sender the log does not show:
 // the session could not place it, so no request of either side with that id is in
 // flight (or both are). id is the raw requestId.
-func (w *cancelWatch) cancelUnknownDirection(p *rule.Pass, m *session.Message, id string) {
+func (w cancelWatch) cancelUnknownDirection(p *rule.Pass, m *session.Message, id string) {
 	s := m.Session
 	if s.Pending(spec.C2S, id) != nil || s.Pending(spec.S2C, id) != nil {
 		p.CannotJudge(reasonDirectionBothInFlight)
@@ -175,5 +176,3 @@ func (w *cancelWatch) cancelUnknownDirection(p *rule.Pass, m *session.Message, i
 	}
 	p.Report(rule.At(m), rule.Sprintf("%s: a cancellation must reference a request its sender still has in flight", text))
 }
-
-func (w *cancelWatch) End(*rule.Pass) {}

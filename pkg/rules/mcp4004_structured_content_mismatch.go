@@ -47,23 +47,33 @@ type structuredWatch struct {
 	// calls are the tools/call requests in flight whose result must be checked.
 	calls map[*session.Request]*schema.Tool
 	memo  *schema.Memo // shapes of structuredContent that validated
-	// outputs says, for the revision of the latest call (outputRev), whether it
-	// defines outputSchema (0 not asked yet, 1 no revision, 2 defined, 3 not).
+	// outputs says whether the revision of the latest call (outputRev) defines
+	// outputSchema.
 	outputRev spec.Revision
-	outputs   byte
+	outputs   outputSchemaIn
 }
 
-// outputSchemaIn answers, once per revision in a row, whether its Tool defines
-// outputSchema: 1 when the revision is unknown, 2 when it does, 3 when not.
-func (w *structuredWatch) outputSchemaIn(rev spec.Revision) byte {
-	if w.outputs != 0 && w.outputRev == rev {
+// outputSchemaIn says whether a revision's Tool defines outputSchema.
+type outputSchemaIn uint8
+
+const (
+	outputsNotAsked outputSchemaIn = iota
+	outputsNoRevision
+	outputsDefined
+	outputsUndefined
+)
+
+// outputSchemaOf answers, once per revision in a row, whether its Tool defines
+// outputSchema.
+func (w *structuredWatch) outputSchemaOf(rev spec.Revision) outputSchemaIn {
+	if w.outputs != outputsNotAsked && w.outputRev == rev {
 		return w.outputs
 	}
-	w.outputRev, w.outputs = rev, 2
+	w.outputRev, w.outputs = rev, outputsDefined
 	if d, err := schema.DocFor(rev); err != nil {
-		w.outputs = 1
+		w.outputs = outputsNoRevision
 	} else if _, defined := d.ToolSchema("outputSchema"); !defined {
-		w.outputs = 3
+		w.outputs = outputsUndefined
 	}
 	return w.outputs
 }
@@ -96,11 +106,11 @@ func (w *structuredWatch) call(p *rule.Pass, m *session.Message) {
 	if name.Type != gjson.String {
 		return
 	}
-	switch w.outputSchemaIn(m.Revision()) {
-	case 1:
+	switch w.outputSchemaOf(m.Revision()) {
+	case outputsNoRevision:
 		p.CannotJudge(reasonNoRevisionToolsCall)
 		return
-	case 3:
+	case outputsUndefined:
 		return // no outputSchema in this revision (MCP1010 notes one sent anyway)
 	}
 	tool := listedTool(p, w.tools, w.listed, name.Str)
@@ -123,7 +133,7 @@ func (w *structuredWatch) call(p *rule.Pass, m *session.Message) {
 }
 
 func (w *structuredWatch) result(p *rule.Pass, m *session.Message, tool *schema.Tool) {
-	if m.ResultGet("isError").Bool() || m.ResultGet("task").Exists() || m.ResultGet("resultType").String() == "input_required" {
+	if m.ResultGet("isError").Bool() || m.ResultGet("task").Exists() || m.ResultGet("resultType").String() == spec.ResultTypeInputRequired {
 		return
 	}
 	name := tool.Name

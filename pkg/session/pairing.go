@@ -389,9 +389,7 @@ func (s *Session) removeOutstanding(key requestKey) *Request {
 
 func (s *Session) unindex(r *Request) {
 	if r.ProgressKey != "" && s.tokensCounted {
-		if _, ok := s.tokenOut[r.ProgressKey]; ok {
-			s.countToken(r, -1)
-		}
+		s.countToken(r, -1)
 	}
 	if r.TaskAugmented {
 		s.augmentedOut[r.Dir]--
@@ -505,7 +503,7 @@ func (s *Session) trackResponse(m *Message) {
 	m.Request, m.Contract = r, r.Contract
 	s.answered(r, m.Line, m.Kind == frame.KindError, m.Raw)
 	s.rememberToken(r)
-	inputRequired := m.Kind == frame.KindResult && r.Contract != nil && r.Contract.Era == EraModern && m.ResultGet("resultType").Str == "input_required"
+	inputRequired := m.Kind == frame.KindResult && r.Contract != nil && r.Contract.Era == EraModern && m.ResultGet("resultType").Str == spec.ResultTypeInputRequired
 	s.rememberPast(requestKey{r.Dir, r.Key}, r, m.Seq, inputRequired) // the request's copy of the id: key aliases the frame
 	if r.TaskAugmented && m.Kind == frame.KindResult {
 		s.rememberTask(m)

@@ -139,9 +139,9 @@ func (s *Session) newTerms(c *Contract) {
 // next session: a capture of many sessions grows them once, not once a session
 // (their growth was a third of what a check allocated).
 func (s *Session) Release() {
-	f := s.following
-	s.following = following{}
-	if t := s.tracker; t != nil && t.spare == nil && f.outstanding != nil {
+	f, t := s.following, s.tracker
+	s.following, s.tracker = following{}, nil // an ended session keeps neither
+	if t != nil && t.spare == nil && f.outstanding != nil {
 		f.clear()
 		t.spare = &f
 	}

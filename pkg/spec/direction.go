@@ -105,3 +105,8 @@ func (k Kind) String() string {
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
+
+// ResultTypeInputRequired is the resultType of an InputRequiredResult (2026-07-28,
+// multi-round-trip requests): the request asks the client for inputs and is to be
+// retried with them, under a new id.
+const ResultTypeInputRequired = "input_required"
