@@ -2,24 +2,85 @@ package frame
 
 import "github.com/tidwall/gjson"
 
-// ParamMembers calls yield with the key and value of each member of the object at
-// path below params ("" for params itself), in document order, until yield returns
-// false: what gjson's ForEach gives on f.Param(path), read from the frame's index
-// where it holds every member (gjson scans the bytes of each value to find where
-// it ends, arguments and all), from the bytes otherwise. Values alias the frame.
-func (f *Frame) ParamMembers(path string, yield func(key, value gjson.Result) bool) {
-	if o, ok := f.indexedObject(f.paramsAt, f.Params, path); ok {
-		ix, text := &f.view.ix, f.view.text
-		for c := ix.entries[o].child; c >= 0; c = ix.entries[c].next {
-			e := &ix.entries[c]
-			key := gjson.Result{Type: gjson.String, Str: e.key(text), Raw: view(text[e.keyStart-1 : e.keyEnd+1]), Index: int(e.keyStart - 1)}
-			if !yield(key, e.result(text)) {
-				return
-			}
+// Value is one member's value as ParamMembers yields it: read through the frame's
+// index when the index holds it, from its bytes otherwise. An iteration that looks
+// at a few members of many converts only those it asks for (Result); the others
+// cost a key comparison. A Value aliases the frame, and is valid as long as the
+// frame is.
+type Value struct {
+	view *textView
+	at   int32  // the value's entry in view's index (view != nil)
+	raw  string // the value's bytes, when the index does not hold it (view == nil)
+}
+
+// Result is the value as gjson reads it.
+func (v Value) Result() gjson.Result {
+	if v.view != nil {
+		return v.view.ix.entries[v.at].result(v.view.text)
+	}
+	return gjson.Parse(v.raw)
+}
+
+// Raw is the value's JSON text.
+func (v Value) Raw() string {
+	if v.view != nil {
+		e := &v.view.ix.entries[v.at]
+		return view(v.view.text[e.valStart:e.valEnd])
+	}
+	return v.raw
+}
+
+// IsNull reports whether the value is JSON null.
+func (v Value) IsNull() bool {
+	if v.view != nil {
+		return v.view.ix.entries[v.at].kind == 'n'
+	}
+	return gjson.Parse(v.raw).Type == gjson.Null
+}
+
+// Members calls yield with the key and value of each member of the value, in
+// document order, until yield returns false: what gjson's ForEach gives on Result
+// (for a value that is not an object or array, the value once, with an empty key).
+func (v Value) Members(yield func(key string, value Value) bool) {
+	if v.view != nil {
+		if e := &v.view.ix.entries[v.at]; e.kind == '{' && e.complete {
+			indexedMembers(v.view, v.at, yield)
+			return
 		}
+	}
+	forEachMember(v.Result(), yield)
+}
+
+// ParamMembers calls yield with the key (unescaped) and value of each member of the
+// object at path below params ("" for params itself), in document order, until
+// yield returns false: what gjson's ForEach gives on f.Param(path), read from the
+// frame's index where it holds every member (gjson scans the bytes of each value to
+// find where it ends, arguments and all), from the bytes otherwise. Keys and values
+// alias the frame.
+func (f *Frame) ParamMembers(path string, yield func(key string, value Value) bool) {
+	if o, ok := f.indexedObject(f.paramsAt, f.Params, path); ok {
+		indexedMembers(f.view, o, yield)
 		return
 	}
-	f.Param(path).ForEach(yield)
+	forEachMember(f.Param(path), yield)
+}
+
+// indexedMembers yields the members of the indexed object at o.
+func indexedMembers(v *textView, o int32, yield func(key string, value Value) bool) {
+	ix, text := &v.ix, v.text
+	for c := ix.entries[o].child; c >= 0; c = ix.entries[c].next {
+		if !yield(ix.entries[c].key(text), Value{view: v, at: c}) {
+			return
+		}
+	}
+}
+
+// forEachMember yields the members of a value read from its bytes, as gjson's
+// ForEach visits them.
+func forEachMember(r gjson.Result, yield func(key string, value Value) bool) {
+	r.ForEach(func(k, v gjson.Result) bool {
+		return yield(k.Str, Value{raw: v.Raw})
+	})
 }
 
 // indexedObject finds the object at path below the entry at (whose bytes are raw)

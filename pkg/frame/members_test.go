@@ -4,8 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 )
 
@@ -19,7 +17,7 @@ func TestParamMembers(t *testing.T) {
 			`progressToken=7 io.modelcontextprotocol/protocolVersion="2026-07-28" `},
 		// An escaped key is yielded unescaped, as gjson does.
 		{`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_m\u0065ta":{"progressToken":"t"}}}`, "", `_meta={"progressToken":"t"} `},
-		{`{"dir":"c->s","msg":{"jsonrpc":"2.0","id":1,"method":"ping","params":{"cursor":null}}}`, "", `cursor=null `},
+		{`{"dir":"c->s","msg":{"jsonrpc":"2.0","id":1,"method":"ping","params":{"cursor":null}}}`, "", `cursor=null(null) `},
 		{`{"jsonrpc":"2.0","id":1,"method":"ping","params":{}}`, "", ``},
 		{`{"jsonrpc":"2.0","id":1,"method":"ping"}`, "", ``},
 		// Not an object: what gjson's ForEach does (the value, once, without a key).
@@ -29,9 +27,13 @@ func TestParamMembers(t *testing.T) {
 	} {
 		f := onlyFrame(t, c.in, frame.Options{})
 		var b strings.Builder
-		f.ParamMembers(c.path, func(k, v gjson.Result) bool {
-			b.WriteString(k.Str + "=" + v.Raw + " ")
-			return k.Str != "stop"
+		f.ParamMembers(c.path, func(k string, v frame.Value) bool {
+			b.WriteString(k + "=" + v.Raw())
+			if v.IsNull() {
+				b.WriteString("(null)")
+			}
+			b.WriteString(" ")
+			return k != "stop"
 		})
 		if b.String() != c.want {
 			t.Errorf("%s: ParamMembers(%q) = %q, want %q", c.in, c.path, b.String(), c.want)

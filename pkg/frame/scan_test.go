@@ -15,20 +15,35 @@ import (
 )
 
 // fixtureLines returns every line of every capture under fixtures/.
-// membersOf lists what a ForEach-like function yields: key, type, raw value, string
-// and number, one line each.
-func membersOf[F func(string, func(k, v gjson.Result) bool) | func(func(k, v gjson.Result) bool)](each F, path string) string {
+// gjsonMembers lists what gjson's ForEach yields on r, one line a member: key,
+// type, raw value, string value, number, and the same of the value's own members
+// (one level down).
+func gjsonMembers(r gjson.Result) string {
 	var b strings.Builder
-	yield := func(k, v gjson.Result) bool {
-		fmt.Fprintf(&b, "%q %q %v %q %q %v\n", k.Str, k.Raw, v.Type, v.Raw, v.Str, v.Num)
+	r.ForEach(func(k, v gjson.Result) bool {
+		fmt.Fprintf(&b, "%q %v %q %q %v %v\n", k.Str, v.Type, v.Raw, v.Str, v.Num, v.Type == gjson.Null)
+		v.ForEach(func(k, v gjson.Result) bool {
+			fmt.Fprintf(&b, "\t%q %v %q %q %v %v\n", k.Str, v.Type, v.Raw, v.Str, v.Num, v.Type == gjson.Null)
+			return true
+		})
 		return true
-	}
-	switch f := any(each).(type) {
-	case func(string, func(k, v gjson.Result) bool):
-		f(path, yield)
-	case func(func(k, v gjson.Result) bool):
-		f(yield)
-	}
+	})
+	return b.String()
+}
+
+// paramMembers lists what ParamMembers yields, as gjsonMembers does.
+func paramMembers(f *Frame, path string) string {
+	var b strings.Builder
+	f.ParamMembers(path, func(k string, v Value) bool {
+		r := v.Result()
+		fmt.Fprintf(&b, "%q %v %q %q %v %v\n", k, r.Type, v.Raw(), r.Str, r.Num, v.IsNull())
+		v.Members(func(k string, v Value) bool {
+			r := v.Result()
+			fmt.Fprintf(&b, "\t%q %v %q %q %v %v\n", k, r.Type, v.Raw(), r.Str, r.Num, v.IsNull())
+			return true
+		})
+		return true
+	})
 	return b.String()
 }
 
@@ -177,7 +192,7 @@ func TestParamAndResultLookups(t *testing.T) {
 				if p != "" {
 					of = gjson.GetBytes(fr.Params, p)
 				}
-				if got, want := membersOf(fr.ParamMembers, p), membersOf(of.ForEach, ""); got != want {
+				if got, want := paramMembers(fr, p), gjsonMembers(of); got != want {
 					t.Fatalf("%s:%d: ParamMembers(%q) =\n%s\ngjson ForEach:\n%s", path, fr.Line, p, got, want)
 				}
 				n++

@@ -58,6 +58,24 @@ func BenchmarkCheckJSON(b *testing.B) {
 	}
 }
 
+// BenchmarkCheckJSONInline: the same analysis on one goroutine (rule.RunOptions.Inline),
+// so that its time per operation is the CPU the whole check costs: the figure that
+// shows a change of either stage, where the pipelined run's wall time shows only the
+// slower one.
+func BenchmarkCheckJSONInline(b *testing.B) {
+	data := benchCapture(4)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		res, err := rule.Run("bench.jsonl", bytes.NewReader(data), rules.All(), rule.RunOptions{Inline: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := report.WriteJSON(io.Discard, report.Build("bench", []*rule.InputResult{res})); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkCheckMarkdown: the analysis behind check --format markdown (the tracer
 // next to the rules, the diagram frames kept per session).
 func BenchmarkCheckMarkdown(b *testing.B) {

@@ -8,53 +8,48 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
 
 // requestMeta is what a request's params say about the contract (modern) and progress.
 type requestMeta struct {
-	version, caps, info, raw gjson.Result
+	version, caps, info gjson.Result
 	// progressToken is params._meta.progressToken's raw token, aliasing the frame
 	// (trackRequest keeps a copy).
 	progressToken string
 }
 
-// readParams reads params.cursor and params._meta in one pass over the members of
-// params (through the frame's index: the values alias the frame, and what the
-// request or its contract keeps of them is copied).
+// readParams reads params.cursor, params.task and params._meta in one pass over the
+// members of params (through the frame's index: the values alias the frame, and
+// what the request or its contract keeps of them is copied). Of a member given
+// twice, the last one counts, as in a JSON decoder.
 func readParams(m *Message, r *Request) requestMeta {
 	var meta requestMeta
 	if len(m.Params) == 0 {
 		return meta
 	}
-	m.ParamMembers("", func(k, v gjson.Result) bool {
-		switch k.Str {
+	visit := func(k string, v frame.Value) bool {
+		switch k {
+		case "progressToken":
+			meta.progressToken = v.Raw()
+		case "io.modelcontextprotocol/protocolVersion":
+			meta.version = v.Result()
+		case "io.modelcontextprotocol/clientCapabilities":
+			meta.caps = v.Result()
+		case "io.modelcontextprotocol/clientInfo":
+			meta.info = v.Result()
+		}
+		return true
+	}
+	m.ParamMembers("", func(k string, v frame.Value) bool {
+		switch k {
 		case "cursor":
-			r.Paginated = v.Type != gjson.Null
+			r.Paginated = !v.IsNull()
 		case "task":
-			r.TaskAugmented = v.Type != gjson.Null
+			r.TaskAugmented = !v.IsNull()
 		case "_meta":
-			visit := func(mk, mv gjson.Result) bool {
-				switch mk.Str {
-				case "progressToken":
-					meta.progressToken = mv.Raw
-				case "io.modelcontextprotocol/protocolVersion":
-					meta.version = mv
-				case "io.modelcontextprotocol/clientCapabilities":
-					meta.caps = mv
-				case "io.modelcontextprotocol/clientInfo":
-					meta.info = mv
-				}
-				return true
-			}
-			// The first _meta is read through the index; a duplicate one (which
-			// the lookup by name does not reach) from its bytes.
-			if meta.raw.Exists() {
-				v.ForEach(visit)
-			} else {
-				m.ParamMembers("_meta", visit)
-			}
-			meta.raw = v
+			v.Members(visit)
 		}
 		return true
 	})

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 
@@ -187,20 +188,12 @@ func (s *Session) track(m *Message) {
 
 func (s *Session) trackRequest(m *Message) {
 	r := &Request{Method: keptMethod(m), Dir: m.Dir, Line: m.Line, Entry: m.Entry, Seq: m.Seq, Time: m.Time, Batch: m.Batch != nil}
-	r.Raw = bytes.Clone(m.Raw[:min(len(m.Raw), MaxRequestRaw)])
 	r.LongLived = m.Method == "subscriptions/listen"
 	if h := m.HTTP; h != nil && !h.InResponse {
 		r.HTTPStatus, r.HTTPExchange = h.Status, h.Exchange
 	}
 	meta := readParams(m, r)
-	// The id and the progress token share one copy (a concatenation is one).
-	var kept string
-	if meta.progressToken == "" {
-		kept = strings.Clone(m.ID)
-	} else {
-		kept = m.ID + meta.progressToken
-	}
-	r.ID, r.ProgressToken = kept[:len(m.ID)], kept[len(m.ID):]
+	r.Raw, r.ID, r.ProgressToken = keepRequest(m.Raw[:min(len(m.Raw), MaxRequestRaw)], m.ID, meta.progressToken)
 	r.Key = frame.IDKey(r.ID) // r.ID itself when it is canonical
 	r.ProgressKey = frame.IDKey(r.ProgressToken)
 	// fresh: a numeric id above every numeric id its sender used in the session
@@ -297,6 +290,21 @@ func keptMethod(m *Message) string {
 		return name
 	}
 	return strings.Clone(m.Method)
+}
+
+// keepRequest copies what a request record keeps of its frame (the request's bytes,
+// its id and its progress token) into one allocation: raw, then the strings, which
+// alias the copy's tail. Nothing writes to a record's Raw (its capacity ends with
+// it), so the strings never change.
+func keepRequest(raw []byte, id, token string) ([]byte, string, string) {
+	buf := make([]byte, 0, len(raw)+len(id)+len(token))
+	buf = append(append(append(buf, raw...), id...), token...)
+	n := len(raw)
+	var ids string
+	if len(buf) > n {
+		ids = unsafe.String(&buf[n], len(buf)-n)
+	}
+	return buf[:n:n], ids[:len(id)], ids[len(id):]
 }
 
 // MaxOutstanding bounds the requests a session follows while they wait for a
