@@ -509,6 +509,13 @@ func (f *Frame) Param(path string) gjson.Result { return f.under(f.paramsAt, f.P
 // ResultGet reads a value of the message's result by gjson path, through the index.
 func (f *Frame) ResultGet(path string) gjson.Result { return f.under(f.resultAt, f.Result, path) }
 
+// ParamBytes is the JSON text of the value at path below params (nil when there
+// is none), aliasing the frame: for reading only, as long as the frame lives.
+func (f *Frame) ParamBytes(path string) []byte { return bytesOf(f.Param(path).Raw) }
+
+// ResultBytes is the JSON text of the value at path below result, as ParamBytes.
+func (f *Frame) ResultBytes(path string) []byte { return bytesOf(f.ResultGet(path).Raw) }
+
 // under reads path below the member at entry at (0: not indexed), whose bytes are raw.
 func (f *Frame) under(at int32, raw []byte, path string) gjson.Result {
 	if raw == nil {

@@ -100,6 +100,35 @@ func TestLongSessionKeepsItsRequests(t *testing.T) {
 	}
 }
 
+// MCP4003 and MCP4004 validate a call's arguments and a result's structured
+// content where they lie in the frame's bytes, without a copy: what their findings
+// quote of them must be a copy, intact after later frames reuse those bytes.
+func TestSchemaFindingsOutliveTheirFrames(t *testing.T) {
+	var b bytes.Buffer
+	line := envelopeWriter(&b)
+	line("c2s", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+	line("s2c", `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}`)
+	line("c2s", `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	line("c2s", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	line("s2c", `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"get","inputSchema":{"type":"object","properties":{"n":{"type":"string"}}},"outputSchema":{"type":"object","properties":{"due":{"type":"string"}}}}]}}`)
+	line("c2s", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get","arguments":{"n":"not-a-number-but-ok"}}}`)
+	line("s2c", `{"jsonrpc":"2.0","id":2,"result":{"content":[],"structuredContent":{"due":"x"}}}`)
+	line("c2s", `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get","arguments":{"n":12345}}}`)
+	line("s2c", `{"jsonrpc":"2.0","id":3,"result":{"content":[],"structuredContent":{"due":67890}}}`)
+	for i := 4; i < 20000; i++ {
+		line("c2s", `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"get","arguments":{"n":"%d"}}}`, i, i)
+		line("s2c", `{"jsonrpc":"2.0","id":%d,"result":{"content":[],"structuredContent":{"due":"%d"}}}`, i, i)
+	}
+	got := findingsOf(t, b.Bytes(), "MCP4003", "MCP4004")
+	want := []string{
+		`MCP4003 8 tools/call "get" (line 8): the arguments break the inputSchema of "get" (tools/list result line 5); a strict client would not have sent this call and would have logged "tool call validation failed: get" with instancePath: /n  keyword: type  message: must be string  data: 12345`,
+		`MCP4004 9 tools/call "get" result (line 9): structuredContent breaks the outputSchema of "get" (tools/list result line 5): at /due type: must be string (got 67890)`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("schema findings:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // A checker recycled for the next session (rule.Recycler: MCP3006 keeps its
 // tables' memory) remembers nothing of the session before: progress for a token
 // that a request of the first session carried, sent in the second, is progress for

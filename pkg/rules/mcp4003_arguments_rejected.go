@@ -59,12 +59,12 @@ func (w *argumentsWatch) call(p *rule.Pass, m *session.Message) {
 	if name.Type != gjson.String {
 		return // a call without a name breaks the wire schema (MCP4001)
 	}
-	args := []byte("{}")
-	if a := m.Param("arguments"); a.Exists() {
-		if !a.IsObject() {
-			return // arguments that are not an object break the wire schema (MCP4001)
-		}
-		args = []byte(a.Raw)
+	args := m.ParamBytes("arguments") // aliases the frame: read, never kept
+	switch {
+	case args == nil:
+		args = []byte("{}")
+	case args[0] != '{':
+		return // arguments that are not an object break the wire schema (MCP4001)
 	}
 	tool := listedTool(p, w.tools, w.listed, name.Str)
 	if tool == nil {

@@ -147,7 +147,7 @@ func (w *structuredWatch) result(p *rule.Pass, m *session.Message, tool *schema.
 	if compiled.Err != nil {
 		return // MCP4002 reports the schema
 	}
-	violations, err := compiled.ValidateWith(w.memo, []byte(sc.Raw))
+	violations, err := compiled.ValidateWith(w.memo, m.ResultBytes("structuredContent")) // aliases the frame: read, never kept
 	if err != nil {
 		p.CannotJudge(because(reasonStructuredUncheckedf, err))
 		return

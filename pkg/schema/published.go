@@ -154,7 +154,8 @@ func compileProblem(err error, raw []byte) error {
 }
 
 // Validate checks a value (raw JSON) against the compiled schema, as a client
-// validator would. It must not be called on a schema that did not compile.
+// validator would. It must not be called on a schema that did not compile. Nothing
+// it returns aliases raw, which may be a frame's bytes, reused after the call.
 func (p *Published) Validate(raw []byte) ([]Violation, error) {
 	if p.schema == nil {
 		return nil, fmt.Errorf("schema: the published schema does not compile: %w", p.Err)

@@ -343,11 +343,13 @@ func duplicateMembers(v gjson.Result, ptr string, out []Violation) []Violation {
 	return out
 }
 
+// shortValue quotes a value for a violation: a copy, since the value validated may
+// alias a buffer that is reused once validation returns (a frame's bytes).
 func shortValue(raw string) string {
 	if raw == "" {
 		return Absent
 	}
-	return quote.JSON(raw, MaxValue)
+	return strings.Clone(quote.JSON(raw, MaxValue))
 }
 
 func allowed(values []any) string {
