@@ -198,6 +198,12 @@ func parse(rd *frame.Reader, out chan<- *parsedBatch, free <-chan *parsedBatch, 
 		switch rec.Kind {
 		case frame.RecordFrame:
 			rd.Detach(rec.Frame, &b.arena, &p.frame)
+			if len(out) == cap(out) {
+				// The replay has not taken the batch before this one: this stage
+				// is ahead, and shapes the frame while its scan's tokens are still
+				// in this core's cache (the replay would read them from memory).
+				p.frame.ShapeNow()
+			}
 		case frame.RecordContext:
 			p.text = b.arena.Copy(rec.Text)
 		}
