@@ -50,7 +50,7 @@ func TestDetachedFramesOutliveTheReader(t *testing.T) {
 		}
 		lineView := rd.fr.view
 		copies = append(copies, kept{raw: bytes.Clone(rec.Frame.Raw)})
-		rd.Detach(rec.Frame, &arena, &copies[len(copies)-1].frame)
+		rd.Detach(rec.Frame, &arena, &copies[len(copies)-1].frame, false)
 		if lineView != nil && copies[len(copies)-1].frame.view == lineView {
 			taken++
 		}

@@ -444,7 +444,11 @@ func (r *Reader) Next() (*Record, error) {
 // Frame.Detach). The index of a frame read from the current line, which no frame
 // still to come shares, is handed over instead of copied: the Reader scans the
 // next line into a spare view of the arena.
-func (r *Reader) Detach(f *Frame, a *Arena, into *Frame) {
+//
+// With shape, the copy's wire shape is computed now (Frame.ShapeNow), from the
+// tokens of the scan that just ran, still in this core's cache; without, it is
+// computed when it is asked for.
+func (r *Reader) Detach(f *Frame, a *Arena, into *Frame, shape bool) {
 	v := r.fr.view
 	if v == nil || f.view != v || r.readyPos < len(r.ready) || r.flushing >= 0 {
 		f.Detach(a, into)
@@ -452,6 +456,9 @@ func (r *Reader) Detach(f *Frame, a *Arena, into *Frame) {
 	}
 	if f.detach(a, into, true) {
 		r.fr.view = a.lend(v.ix.shaper)
+	}
+	if shape {
+		into.ShapeNow()
 	}
 }
 

@@ -111,6 +111,73 @@ func TestScanShapesAsWireDoes(t *testing.T) {
 	t.Logf("%d messages, %d shaped from their bytes", messages, fromBytes)
 }
 
+// A frame handed over by Reader.Detach is shaped either at once or later, from the
+// tokens of the index it took along: shaped later, after the Reader read on into
+// other views and with the arena holding every copy, each message of every
+// fixture still has the shape the reference walk gives its bytes.
+func TestDetachedFramesShapeAsWireDoes(t *testing.T) {
+	files, err := filepath.Glob("../../fixtures/*/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	real, _ := filepath.Glob("../../fixtures/real/*/*")
+	var reference schema.Shaper
+	messages, later := 0, 0
+	for _, name := range append(files, real...) {
+		if st, err := os.Stat(name); err != nil || st.IsDir() || strings.HasSuffix(name, ".want") || strings.HasSuffix(name, ".md") {
+			continue
+		}
+		in, err := os.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd, err := frame.NewReader(name, in, frame.Options{Shaper: &schema.Shaper{}})
+		if err != nil {
+			in.Close()
+			continue
+		}
+		var arena frame.Arena
+		var copies []*frame.Frame
+		for n := 0; ; n++ {
+			rec, err := rd.Next()
+			if err != nil {
+				break
+			}
+			if rec.Kind != frame.RecordFrame {
+				continue
+			}
+			c := new(frame.Frame)
+			rd.Detach(rec.Frame, &arena, c, n%3 == 0)
+			copies = append(copies, c)
+		}
+		rd.Close()
+		in.Close()
+		check := func(f *frame.Frame, item int) {
+			if f.Kind == frame.KindInvalid {
+				return
+			}
+			messages++
+			if got, want := f.Shape(), reference.Wire(f.Raw); got != want {
+				t.Errorf("%s:%d (member %d): shape of the copy %x, Wire %x: %.200s", name, f.Line, item, got, want, f.Raw)
+			}
+		}
+		for i, c := range copies {
+			if i%3 != 0 {
+				later++
+			}
+			if c.Kind != frame.KindBatch {
+				check(c, 0)
+			}
+			for j := range c.Members {
+				check(&c.Members[j], j+1)
+			}
+		}
+	}
+	if messages < 1000 || later < 600 {
+		t.Fatalf("only %d messages, %d of them shaped after reading on", messages, later)
+	}
+}
+
 // What the scan must get right beyond plain messages: the message of an envelope
 // (its part of the line's shape), each member of a batch on its own, an escaped
 // member name (no shape for the object holding it nor anything around it, but a

@@ -197,13 +197,10 @@ func parse(rd *frame.Reader, out chan<- *parsedBatch, free <-chan *parsedBatch, 
 		p := &b.records[len(b.records)-1]
 		switch rec.Kind {
 		case frame.RecordFrame:
-			rd.Detach(rec.Frame, &b.arena, &p.frame)
-			if len(out) == cap(out) {
-				// The replay has not taken the batch before this one: this stage
-				// is ahead, and shapes the frame while its scan's tokens are still
-				// in this core's cache (the replay would read them from memory).
-				p.frame.ShapeNow()
-			}
+			// While the replay has not taken the batch before this one, this
+			// stage is ahead: it shapes the frame now, from its scan's tokens still
+			// in this core's cache (the replay would read them from memory).
+			rd.Detach(rec.Frame, &b.arena, &p.frame, len(out) == cap(out))
 		case frame.RecordContext:
 			p.text = b.arena.Copy(rec.Text)
 		}
@@ -263,7 +260,7 @@ func parseInline(rd *frame.Reader, arena *frame.Arena, replay func(*parsedRecord
 		rec = parsedRecord{kind: r.Kind, line: r.Line, entry: r.Entry, exchange: r.Exchange}
 		switch r.Kind {
 		case frame.RecordFrame:
-			rd.Detach(r.Frame, arena, &rec.frame)
+			rd.Detach(r.Frame, arena, &rec.frame, true) // shaped while its tokens are in the cache
 		case frame.RecordContext:
 			rec.text = arena.Copy(r.Text)
 		}
