@@ -200,108 +200,94 @@ func (d *envelopeDecoder) decode(line []byte, f *Frame, x *lineExtras) (RecordKi
 		decodeIndexed(f, 0) // a bare batch among envelopes, or a record too large to index
 		return RecordFrame, relNone
 	}
-	var e envelopeFields
-	payload := int32(-1)
-	for c := root.child; c >= 0; c = f.view.ix.entries[c].next {
-		m := &f.view.ix.entries[c]
-		val := m.result(line)
+	// The members that matter, by entry (-1: absent); read as values only where
+	// they are used (most records are a time, a direction and a message).
+	at := envelopeEntries{payload: -1, dir: -1, ts: -1, typ: -1, text: -1, data: -1, chunks: -1, started: -1, seq: -1, http: -1}
+	var batch, truncated, bare bool
+	ix := &f.view.ix
+	for c := root.child; c >= 0; c = ix.entries[c].next {
+		m := &ix.entries[c]
 		switch key := m.key(line); {
 		case key == "jsonrpc":
-			e.bare = true
+			bare = true
 		case isPayloadKey(key):
-			if !e.payload.Exists() && val.Type != gjson.Null {
-				e.payload, payload = val, c
+			if at.payload < 0 && m.kind != 'n' {
+				at.payload = c
 			}
 		case isDirKey(key):
-			if !e.dir.Exists() {
-				e.dir = val
+			if at.dir < 0 {
+				at.dir = c
 			}
 		case isTimeKey(key):
-			if !e.ts.Exists() {
-				e.ts = val
+			if at.ts < 0 {
+				at.ts = c
 			}
 		case isStreamKey(key):
 			if f.StreamKey == "" {
-				if val.Type == gjson.String {
+				if val := m.result(line); val.Type == gjson.String {
 					f.StreamKey = strings.Clone(val.Str)
-				} else if val.Exists() && val.Type != gjson.Null {
+				} else if val.Type != gjson.Null {
 					f.StreamKey = strings.Clone(val.Raw)
 				}
 			}
 		default:
 			switch key {
 			case "type":
-				e.typ = val
+				at.typ = c
 			case "text":
-				e.text = val
+				at.text = c
 			case "data":
-				e.data = val
+				at.data = c
 			case "chunks":
-				e.chunks = val
+				at.chunks = c
 			case "startedAt":
-				e.started = val
+				at.started = c
 			case "seq":
-				e.seq = val
+				at.seq = c
 			case "http":
-				e.http = val
+				at.http = c
 			case "batch":
-				e.batch = val.Type == gjson.True
+				batch = m.kind == 't'
 			case "truncated":
-				e.truncated = val.Type == gjson.True
+				truncated = m.kind == 't'
 			}
 		}
 	}
-	if e.bare {
+	if bare {
 		f.StreamKey = ""
 		decodeIndexed(f, 0)
 		return RecordFrame, relNone
 	}
-	if e.typ.Exists() {
-		switch e.typ.Str {
-		case "header":
-			if t := parseTime(e.started, time.Time{}); !t.IsZero() {
-				d.start = t
-			}
-			return RecordContext, relNone
-		case "raw":
-			return d.cassetteRaw(f, e)
-		case "chunks":
-			return d.cassetteChunks(f, x, e)
+	value := func(c int32) gjson.Result {
+		if c < 0 {
+			return gjson.Result{}
+		}
+		return ix.entries[c].result(line)
+	}
+	dirValue := value(at.dir)
+	if at.typ >= 0 || at.payload < 0 || at.http >= 0 || (dirValue.Type == gjson.String && dirValue.Str == "meta") {
+		e := envelopeFields{payload: value(at.payload), dir: dirValue, ts: value(at.ts), typ: value(at.typ), text: value(at.text), data: value(at.data),
+			chunks: value(at.chunks), started: value(at.started), seq: value(at.seq), http: value(at.http), batch: batch, truncated: truncated}
+		if kind, rel, done := d.decodeOther(f, x, e); done {
+			return kind, rel
 		}
 	}
-	if e.dir.Type == gjson.String && e.dir.Str == "meta" {
-		return RecordContext, relNone // mcpsnoop's session description
-	}
-	if !e.payload.Exists() && e.http.IsObject() {
-		if h := d.httpExchange(e.http); h != nil {
-			x.exchange = &Exchange{HTTP: h, StreamKey: f.StreamKey, Time: parseTime(e.ts, d.start)}
-		}
-		return RecordContext, relNone
-	}
-	if !e.payload.Exists() {
-		if e.text.Type == gjson.String && e.seq.Exists() && !e.truncated && (e.dir.Str == "c2s" || e.dir.Str == "s2c") {
-			// mcpsnoop: a line on the protocol channel that was not JSON.
-			f.Time = parseTime(e.ts, d.start)
-			f.Dir, _, f.DirReason = parseDirection(e.dir)
-			f.notJSON([]byte(e.text.Str), "protocol line")
-			return RecordFrame, relNone
-		}
-		return RecordContext, relNone // header, summary, lifecycle or stderr record
-	}
-	f.Time = parseTime(e.ts, d.start)
-	dir, rel, reason := parseDirection(e.dir)
+	f.Time = parseTime(value(at.ts), d.start)
+	dir, rel, reason := parseDirection(dirValue)
 	f.Dir, f.DirReason = dir, reason
-	if e.http.IsObject() {
-		f.HTTP = d.httpExchange(e.http)
-	}
-	switch {
-	case e.payload.IsObject() || e.payload.IsArray():
-		decodeIndexed(f, payload)
-		if e.batch && e.payload.IsObject() {
-			x.batchKey = "batch\x00" + e.dir.Str + "\x00" + f.StreamKey
+	if at.http >= 0 {
+		if h := value(at.http); h.IsObject() {
+			f.HTTP = d.httpExchange(h)
 		}
-	case e.payload.Type == gjson.String:
-		body := []byte(e.payload.Str) // JSON carried as a string: unescaped copy
+	}
+	switch p := &ix.entries[at.payload]; p.kind {
+	case '{', '[':
+		decodeIndexed(f, at.payload)
+		if batch && p.kind == '{' {
+			x.batchKey = "batch\x00" + dirValue.Str + "\x00" + f.StreamKey
+		}
+	case '"':
+		body := []byte(p.result(line).Str) // JSON carried as a string: unescaped copy
 		if !looksLikeJSON(body) {
 			return RecordContext, relNone // a text message, e.g. stderr
 		}
@@ -309,9 +295,56 @@ func (d *envelopeDecoder) decode(line []byte, f *Frame, x *lineExtras) (RecordKi
 			return RecordFrame, relNone
 		}
 	default:
-		decodeMessage(f, bytesOf(e.payload.Raw))
+		decodeMessage(f, line[p.valStart:p.valEnd])
 	}
 	return RecordFrame, rel
+}
+
+// envelopeEntries are the entries of the members of one record that matter.
+type envelopeEntries struct {
+	payload, dir, ts, typ, text, data, chunks, started, seq, http int32
+}
+
+// decodeOther decodes the records that are not a plain message in an envelope: a
+// recorder's header, raw line or chunks, a session description, an HTTP exchange
+// with no message, a line that was not JSON. done is false for a record that is a
+// message after all, which decode reads on.
+func (d *envelopeDecoder) decodeOther(f *Frame, x *lineExtras, e envelopeFields) (RecordKind, relative, bool) {
+	if e.typ.Exists() {
+		switch e.typ.Str {
+		case "header":
+			if t := parseTime(e.started, time.Time{}); !t.IsZero() {
+				d.start = t
+			}
+			return RecordContext, relNone, true
+		case "raw":
+			kind, rel := d.cassetteRaw(f, e)
+			return kind, rel, true
+		case "chunks":
+			kind, rel := d.cassetteChunks(f, x, e)
+			return kind, rel, true
+		}
+	}
+	if e.dir.Type == gjson.String && e.dir.Str == "meta" {
+		return RecordContext, relNone, true // mcpsnoop's session description
+	}
+	if !e.payload.Exists() && e.http.IsObject() {
+		if h := d.httpExchange(e.http); h != nil {
+			x.exchange = &Exchange{HTTP: h, StreamKey: f.StreamKey, Time: parseTime(e.ts, d.start)}
+		}
+		return RecordContext, relNone, true
+	}
+	if !e.payload.Exists() {
+		if e.text.Type == gjson.String && e.seq.Exists() && !e.truncated && (e.dir.Str == "c2s" || e.dir.Str == "s2c") {
+			// mcpsnoop: a line on the protocol channel that was not JSON.
+			f.Time = parseTime(e.ts, d.start)
+			f.Dir, _, f.DirReason = parseDirection(e.dir)
+			f.notJSON([]byte(e.text.Str), "protocol line")
+			return RecordFrame, relNone, true
+		}
+		return RecordContext, relNone, true // header, summary, lifecycle or stderr record
+	}
+	return 0, relNone, false
 }
 
 // cassetteRaw reads an mcp-cassette "raw" record: a line on the protocol channel that
