@@ -59,7 +59,7 @@ func (s *Session) inferDirection(m *Message) {
 		case "notifications/cancelled":
 			id := m.Param("requestId").Raw
 			key := frame.IDKey(id)
-			c2s, s2c := s.outstanding[requestKey{spec.C2S, key}], s.outstanding[requestKey{spec.S2C, key}]
+			c2s, s2c := s.outstanding.get(requestKey{spec.C2S, key}), s.outstanding.get(requestKey{spec.S2C, key})
 			switch {
 			case c2s != nil && s2c == nil:
 				set(spec.C2S, "cancels a request the client sent")
@@ -102,7 +102,7 @@ func (s *Session) inferDirection(m *Message) {
 		}
 	case frame.KindResult, frame.KindError:
 		key := frame.IDKey(m.ID)
-		c2s, s2c := s.outstanding[requestKey{spec.C2S, key}], s.outstanding[requestKey{spec.S2C, key}]
+		c2s, s2c := s.outstanding.get(requestKey{spec.C2S, key}), s.outstanding.get(requestKey{spec.S2C, key})
 		switch {
 		case c2s != nil && s2c == nil:
 			set(spec.S2C, "answers "+c2s.Method+" sent by the client")

@@ -258,7 +258,7 @@ func (s *Session) trackRequest(m *Message) {
 	key := requestKey{m.Dir, r.Key}
 	var old *Request
 	if !fresh {
-		old = s.outstanding[key]
+		old = s.outstanding.get(key)
 		if old != nil {
 			earlier := old.past()
 			m.Earlier = &earlier
@@ -323,21 +323,21 @@ func (s *Session) addOutstanding(key requestKey, r, old *Request) {
 	if old != nil {
 		s.unindex(old)
 	}
-	for len(s.outstanding) >= MaxOutstanding && len(s.outOrder) > 0 {
+	for s.outstanding.len() >= MaxOutstanding && len(s.outOrder) > 0 {
 		e := s.outOrder[0]
 		s.outOrder = s.outOrder[1:]
-		if old := s.outstanding[e.key]; old != nil && old.Line == e.line {
+		if old := s.outstanding.get(e.key); old != nil && old.Line == e.line {
 			s.removeOutstanding(e.key)
 			s.rememberPast(e.key, old, 0, false)
 			s.Untracked++
 		}
 	}
-	s.outstanding[key] = r
+	s.outstanding.put(key, r)
 	s.outOrder = append(s.outOrder, outstandingEntry{key, r.Line})
-	if len(s.outOrder) > 2*len(s.outstanding)+1024 {
+	if len(s.outOrder) > 2*s.outstanding.len()+1024 {
 		live := s.outOrder[:0]
 		for _, e := range s.outOrder {
-			if r := s.outstanding[e.key]; r != nil && r.Line == e.line {
+			if r := s.outstanding.get(e.key); r != nil && r.Line == e.line {
 				live = append(live, e)
 			}
 		}
@@ -374,7 +374,7 @@ func (s *Session) countToken(r *Request, n int) {
 func (s *Session) outstandingTokens() map[string][3]int {
 	if !s.tokensCounted {
 		s.tokensCounted = true
-		for _, r := range s.outstanding {
+		for r := range s.outstanding.all() {
 			if r.ProgressKey != "" {
 				s.countToken(r, 1)
 			}
@@ -386,11 +386,11 @@ func (s *Session) outstandingTokens() map[string][3]int {
 // removeOutstanding takes a request out of the outstanding table (answered,
 // closed or dropped); nil when none has that key.
 func (s *Session) removeOutstanding(key requestKey) *Request {
-	r := s.outstanding[key]
+	r := s.outstanding.get(key)
 	if r == nil {
 		return nil
 	}
-	delete(s.outstanding, key)
+	s.outstanding.remove(key)
 	s.unindex(r)
 	return r
 }
@@ -453,10 +453,10 @@ func (s *Session) trackNotification(m *Message) {
 		}
 	case "notifications/cancelled":
 		id := frame.IDKey(m.Param("requestId").Raw)
-		r := s.outstanding[requestKey{m.Dir, id}]
+		r := s.outstanding.get(requestKey{m.Dir, id})
 		if r == nil && m.Dir == spec.S2C {
 			// 2026-07-28: a server ends the client's subscriptions/listen stream.
-			if l := s.outstanding[requestKey{spec.C2S, id}]; l != nil && l.LongLived {
+			if l := s.outstanding.get(requestKey{spec.C2S, id}); l != nil && l.LongLived {
 				r = l
 			}
 		}
@@ -471,7 +471,7 @@ func (s *Session) trackNotification(m *Message) {
 	if s.Era == EraModern {
 		// A notification on a subscriptions/listen stream is governed by that request.
 		if sub := m.Param(`_meta.io\.modelcontextprotocol/subscriptionId`); sub.Exists() {
-			if r := s.outstanding[requestKey{m.Dir.Opposite(), frame.IDKey(sub.Raw)}]; r != nil {
+			if r := s.outstanding.get(requestKey{m.Dir.Opposite(), frame.IDKey(sub.Raw)}); r != nil {
 				m.Request, m.Contract = r, r.Contract
 			}
 		}
@@ -489,7 +489,7 @@ func (s *Session) trackResponse(m *Message) {
 			m.Request, m.Contract = r, r.Contract
 			return
 		}
-		c2s, s2c := s.outstanding[requestKey{spec.C2S, id}], s.outstanding[requestKey{spec.S2C, id}]
+		c2s, s2c := s.outstanding.get(requestKey{spec.C2S, id}), s.outstanding.get(requestKey{spec.S2C, id})
 		switch {
 		case c2s == nil && s2c == nil:
 			s.orphan(m) // no request of either side has its id (yet)
@@ -499,7 +499,7 @@ func (s *Session) trackResponse(m *Message) {
 		return
 	}
 	key := requestKey{m.Dir.Opposite(), id}
-	r := s.outstanding[key]
+	r := s.outstanding.get(key)
 	if r == nil {
 		m.Contract = s.current()
 		s.orphan(m)
@@ -520,7 +520,7 @@ func (s *Session) trackResponse(m *Message) {
 		// An earlier response without a direction answered one of the two requests
 		// with this id: not this one, so the other side's.
 		delete(s.ambiguous, id)
-		if other := s.outstanding[requestKey{r.Dir.Opposite(), id}]; other != nil {
+		if other := s.outstanding.get(requestKey{r.Dir.Opposite(), id}); other != nil {
 			s.closeAnswered(other, a.line, a.seq, a.time, a.isErr)
 		}
 	}

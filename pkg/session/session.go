@@ -85,7 +85,7 @@ type Session struct {
 // following is what a session keeps to follow the traffic while it runs: its
 // pairing tables and what it remembers of finished requests. Release drops it.
 type following struct {
-	outstanding map[requestKey]*Request
+	outstanding requestTable
 	// outOrder lists the outstanding requests in the order they were sent (with
 	// entries of requests answered since, skipped and compacted lazily): the oldest
 	// is dropped when the table is full.
@@ -112,7 +112,7 @@ type following struct {
 
 // clear empties the tables and keeps their memory, for another session.
 func (f *following) clear() {
-	clear(f.outstanding)
+	f.outstanding.clear()
 	clear(f.outOrder[:cap(f.outOrder)])
 	f.outOrder = f.outOrder[:0]
 	clear(f.tokenOut)
@@ -141,7 +141,7 @@ func (s *Session) newTerms(c *Contract) {
 func (s *Session) Release() {
 	f, t := s.following, s.tracker
 	s.following, s.tracker = following{}, nil // an ended session keeps neither
-	if t != nil && t.spare == nil && f.outstanding != nil {
+	if t != nil && t.spare == nil {
 		f.clear()
 		t.spare = &f
 	}
@@ -150,13 +150,13 @@ func (s *Session) Release() {
 // Tracked counts the items the session holds to follow traffic (outstanding
 // requests, orphans, remembered tokens): bounded while it runs, 0 after Release.
 func (s *Session) Tracked() int {
-	return len(s.outstanding) + len(s.orphanOrder) + s.doneTokens.Len() + len(s.unplaced) + len(s.ambiguous) + s.taskSenders.Len() + s.history.Len()
+	return s.outstanding.len() + len(s.orphanOrder) + s.doneTokens.Len() + len(s.unplaced) + len(s.ambiguous) + s.taskSenders.Len() + s.history.Len()
 }
 
 // Outstanding returns the requests without a response, in line order.
 func (s *Session) Outstanding() []*Request {
-	out := make([]*Request, 0, len(s.outstanding))
-	for _, r := range s.outstanding {
+	out := make([]*Request, 0, s.outstanding.len())
+	for r := range s.outstanding.all() {
 		out = append(out, r)
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -178,7 +178,7 @@ func (s *Session) Past(d spec.Direction, id string) (Past, bool) {
 // Pending returns the outstanding request sent in direction d with this raw id (or
 // one equal to it in value, see frame.IDKey).
 func (s *Session) Pending(d spec.Direction, id string) *Request {
-	return s.outstanding[requestKey{d, frame.IDKey(id)}]
+	return s.outstanding.get(requestKey{d, frame.IDKey(id)})
 }
 
 // Contract is the session's contract as a whole: the initialize contract (legacy),

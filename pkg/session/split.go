@@ -55,8 +55,6 @@ func (t *Tracker) start(key string, f *frame.Frame) *Session {
 	s := &Session{Input: t.input, Index: t.next, StreamKey: key, FirstLine: f.Line, StartLine: f.Line, StartEntry: f.Entry, FirstTime: f.Time, probeOnly: true, tracker: t}
 	if t.spare != nil {
 		s.following, t.spare = *t.spare, nil // an ended session's tables, cleared
-	} else {
-		s.outstanding = map[requestKey]*Request{}
 	}
 	t.next++
 	t.streams[key] = s
@@ -134,7 +132,7 @@ func (t *Tracker) Exchange(line, entry int, x *frame.Exchange, visit func(*Excha
 		return
 	}
 	if x.HTTP.Status >= 400 && x.HTTP.Exchange > 0 {
-		for _, r := range s.outstanding {
+		for r := range s.outstanding.all() {
 			if r.HTTPExchange == x.HTTP.Exchange && r.HTTPStatus == 0 {
 				r.HTTPStatus = x.HTTP.Status
 			}
