@@ -17,14 +17,15 @@ import (
 // what such a rule does not read: ids, lines, times, payload values the schemas do
 // not constrain.
 type class struct {
-	terms   uint64
-	shape   uint64
-	method  string // a request's or notification's method, or the answered request's
-	kind    frame.Kind
-	dir     spec.Direction
-	reqDir  spec.Direction
-	batched bool
-	nullID  bool
+	terms uint64
+	shape uint64
+	// method is the spec's index of a request's or notification's method, or of
+	// the answered request's (spec.MethodRef.Index).
+	method int32
+	// traits packs the message's kind, direction, the answered request's
+	// direction, and whether it was batched or has a null id: with no padding in
+	// the struct, a lookup hashes its bytes in one go.
+	traits uint32
 }
 
 // classOf returns the message's class; ok is false when the message has none that
@@ -34,23 +35,33 @@ func classOf(m *session.Message) (class, bool) {
 	if m.Contract == nil || m.Shape() == 0 {
 		return class{}, false
 	}
-	c := class{terms: m.Contract.Terms(), shape: m.Shape(), kind: m.Kind, dir: m.Dir, batched: m.Batch != nil, nullID: m.ID == "null"}
+	c := class{terms: m.Contract.Terms(), shape: m.Shape()}
 	if c.terms == 0 {
 		return class{}, false
 	}
+	var reqDir spec.Direction
+	method := -1
 	switch m.Kind {
 	case frame.KindRequest, frame.KindNotification:
-		c.method = m.Spec().Name() // the table's string: a key that aliases no frame
+		method = m.Spec().Index()
 	case frame.KindResult, frame.KindError:
 		if m.Request == nil {
 			return class{}, false
 		}
-		c.method, c.reqDir = m.Request.Method, m.Request.Dir // kept by the request, not the frame
+		method, reqDir = m.Request.MethodIndex(), m.Request.Dir
 	default:
 		return class{}, false
 	}
-	if c.method == "" {
+	if method < 0 {
 		return class{}, false
+	}
+	c.method = int32(method)
+	c.traits = uint32(m.Kind) | uint32(m.Dir)<<8 | uint32(reqDir)<<16
+	if m.Batch != nil {
+		c.traits |= 1 << 24
+	}
+	if m.ID == "null" {
+		c.traits |= 1 << 25
 	}
 	return c, true
 }

@@ -24,9 +24,12 @@ type Request struct {
 	ID     string // raw JSON token
 	// Key is the id as requests and responses are paired by it: frame.IDKey(ID), so
 	// that 1.0 answers 1 and "\u0037" answers "7".
-	Key  string
-	Dir  spec.Direction
-	Line int
+	Key string
+	Dir spec.Direction
+	// method is one more than the spec's index of Method (spec.MethodRef.Index): 0
+	// when the spec does not define it, or for a record not made by a session.
+	method int32
+	Line   int
 	// Entry is the document entry that carried the request (frame.Frame.Entry, 0 for
 	// line formats); Seq its frame's position in the session (Message.Seq).
 	Entry int
@@ -71,6 +74,11 @@ type Request struct {
 
 // MaxRequestRaw bounds the copy of a request kept with it.
 const MaxRequestRaw = 2 << 10
+
+// MethodIndex is the index of the request's method among the spec's methods
+// (spec.MethodRef.Index), -1 for a method the spec does not define: a key for the
+// method that is cheaper to compare and hash than its name.
+func (r *Request) MethodIndex() int { return int(r.method) - 1 }
 
 // Answered reports whether a response was seen.
 func (r *Request) Answered() bool { return r.ResponseLine > 0 }
@@ -187,7 +195,7 @@ func (s *Session) track(m *Message) {
 }
 
 func (s *Session) trackRequest(m *Message) {
-	r := &Request{Method: keptMethod(m), Dir: m.Dir, Line: m.Line, Entry: m.Entry, Seq: m.Seq, Time: m.Time, Batch: m.Batch != nil}
+	r := &Request{Method: keptMethod(m), method: int32(m.Spec().Index() + 1), Dir: m.Dir, Line: m.Line, Entry: m.Entry, Seq: m.Seq, Time: m.Time, Batch: m.Batch != nil}
 	r.LongLived = m.Method == "subscriptions/listen"
 	if h := m.HTTP; h != nil && !h.InResponse {
 		r.HTTPStatus, r.HTTPExchange = h.Status, h.Exchange

@@ -188,6 +188,15 @@ type MethodRef struct {
 // Resolve looks a method name up in the table.
 func Resolve(name string) MethodRef { return MethodRef{rows: methodTable().byName[name]} }
 
+// Index identifies the method's name among the table's names: the same number for
+// every reference to one name, -1 for an unknown name (a key cheaper than the name).
+func (r MethodRef) Index() int {
+	if len(r.rows) == 0 {
+		return -1
+	}
+	return r.rows[0]
+}
+
 // Known reports whether the name appears in any row.
 func (r MethodRef) Known() bool { return len(r.rows) > 0 }
 

@@ -339,3 +339,28 @@ func TestFactsAgreeWithLookup(t *testing.T) {
 		}
 	}
 }
+
+// A method's Index names it alone: the same for every reference to the name, a
+// different one for every other name, -1 for a name the table does not hold.
+func TestMethodIndexNamesOneMethod(t *testing.T) {
+	byIndex := map[int]string{}
+	for _, m := range Methods() {
+		i := Resolve(m.Name).Index()
+		if i < 0 {
+			t.Fatalf("%s: Index %d", m.Name, i)
+		}
+		if other, ok := byIndex[i]; ok && other != m.Name {
+			t.Fatalf("%s and %s share Index %d", m.Name, other, i)
+		}
+		byIndex[i] = m.Name
+		if again := Resolve(strings.Clone(m.Name)).Index(); again != i {
+			t.Fatalf("%s: Index %d, then %d", m.Name, i, again)
+		}
+	}
+	if len(byIndex) < 20 {
+		t.Fatalf("only %d methods", len(byIndex))
+	}
+	if i := Resolve("no/such/method").Index(); i != -1 {
+		t.Fatalf("an unknown method has Index %d", i)
+	}
+}
