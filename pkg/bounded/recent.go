@@ -29,10 +29,6 @@ func (r *Recent[K, V]) Get(k K) (V, bool) {
 // its first Put); a new key is the newest. It returns how many keys it forgot to
 // make room (0 or a whole generation).
 func (r *Recent[K, V]) Put(k K, v V, limit int) (forgot int) {
-	if _, ok := r.cur[k]; ok {
-		r.cur[k] = v
-		return 0
-	}
 	if _, ok := r.prev[k]; ok {
 		r.prev[k] = v
 		return 0
@@ -40,15 +36,22 @@ func (r *Recent[K, V]) Put(k K, v V, limit int) (forgot int) {
 	if r.cur == nil {
 		r.cur = map[K]V{}
 	}
-	if len(r.cur) >= max(1, limit/2) {
-		forgot = len(r.prev)
-		old := r.prev
-		clear(old)
-		if old == nil {
-			old = map[K]V{}
-		}
-		r.prev, r.cur = r.cur, old
+	// One assignment both updates a key of the current generation and adds a new
+	// one: the length tells which (a key is never in both generations).
+	n := len(r.cur)
+	r.cur[k] = v
+	if len(r.cur) == n || n < max(1, limit/2) {
+		return 0
 	}
+	// A new key, and the generation was full: the key starts the next one.
+	delete(r.cur, k)
+	forgot = len(r.prev)
+	old := r.prev
+	clear(old)
+	if old == nil {
+		old = map[K]V{}
+	}
+	r.prev, r.cur = r.cur, old
 	r.cur[k] = v
 	return forgot
 }
