@@ -264,16 +264,52 @@ func (d *envelopeDecoder) decode(line []byte, f *Frame, x *lineExtras) (RecordKi
 		}
 		return ix.entries[c].result(line)
 	}
-	dirValue := value(at.dir)
-	if at.typ >= 0 || at.payload < 0 || at.http >= 0 || (dirValue.Type == gjson.String && dirValue.Str == "meta") {
+	// The direction, as the string it almost always is (no escapes): compared as
+	// it lies in the line, without a value made of it.
+	var dirValue gjson.Result
+	dirStr, dirPlain := "", false
+	if at.dir >= 0 {
+		if e := &ix.entries[at.dir]; e.kind == '"' && !e.valEscaped {
+			dirStr, dirPlain = view(line[e.valStart+1:e.valEnd-1]), true
+		} else {
+			dirValue = value(at.dir)
+			dirStr = dirValue.Str
+		}
+	}
+	if at.typ >= 0 || at.payload < 0 || at.http >= 0 || ((dirPlain || dirValue.Type == gjson.String) && dirStr == "meta") {
+		if dirPlain {
+			dirValue = value(at.dir)
+		}
 		e := envelopeFields{payload: value(at.payload), dir: dirValue, ts: value(at.ts), typ: value(at.typ), text: value(at.text), data: value(at.data),
 			chunks: value(at.chunks), started: value(at.started), seq: value(at.seq), http: value(at.http), batch: batch, truncated: truncated}
 		if kind, rel, done := d.decodeOther(f, x, e); done {
 			return kind, rel
 		}
 	}
-	f.Time = parseTime(value(at.ts), d.start)
-	dir, rel, reason := parseDirection(dirValue)
+	// The time, likewise: an RFC 3339 UTC stamp read where it lies.
+	timed := false
+	if at.ts >= 0 {
+		if e := &ix.entries[at.ts]; e.kind == '"' && !e.valEscaped {
+			f.Time, timed = parseUTCStamp(view(line[e.valStart+1 : e.valEnd-1]))
+		}
+	}
+	if !timed {
+		f.Time = parseTime(value(at.ts), d.start)
+	}
+	var dir spec.Direction
+	var rel relative
+	var reason string
+	switch {
+	case dirPlain && (dirStr == "c->s" || dirStr == "c2s"):
+		dir = spec.C2S
+	case dirPlain && (dirStr == "s->c" || dirStr == "s2c"):
+		dir = spec.S2C
+	default:
+		if dirPlain {
+			dirValue = value(at.dir)
+		}
+		dir, rel, reason = parseDirection(dirValue)
+	}
 	f.Dir, f.DirReason = dir, reason
 	if at.http >= 0 {
 		if h := value(at.http); h.IsObject() {
@@ -284,7 +320,7 @@ func (d *envelopeDecoder) decode(line []byte, f *Frame, x *lineExtras) (RecordKi
 	case '{', '[':
 		decodeIndexed(f, at.payload)
 		if batch && p.kind == '{' {
-			x.batchKey = "batch\x00" + dirValue.Str + "\x00" + f.StreamKey
+			x.batchKey = "batch\x00" + dirStr + "\x00" + f.StreamKey
 		}
 	case '"':
 		body := []byte(p.result(line).Str) // JSON carried as a string: unescaped copy
