@@ -312,17 +312,54 @@ func decodeEntry(f *Frame, at int32) (candidate bool) {
 	case e.kind == '{' && e.complete:
 		var d memberDecoder
 		f.paramsAt, f.resultAt = 0, 0
+		version, method, id := int32(-1), int32(-1), int32(-1)
 		for c := e.child; c >= 0; c = ix.entries[c].next {
 			m := &ix.entries[c]
-			key := m.key(text)
-			switch key {
+			switch m.key(text) {
+			case "jsonrpc":
+				version = c
+			case "method":
+				method = c
+			case "id":
+				id = c
 			case "params":
-				f.paramsAt = c
+				f.paramsAt, f.Params = c, text[m.valStart:m.valEnd]
 			case "result":
-				f.resultAt = c
+				f.resultAt, f.Result, d.hasResult = c, text[m.valStart:m.valEnd], true
+			case "error":
+				d.hasError = true
+			default:
+				d.foreign = true
 			}
-			d.member(f, key, m.result(text))
 		}
+		// The common message, told from the index alone: "jsonrpc":"2.0", a
+		// method that is a plain string, or a result; anything else is decided
+		// by finish, from the members' values.
+		if version >= 0 && ix.entries[version].isPlainString(text, "2.0") && !d.hasError && (method < 0 || ix.entries[method].kind == '"' && !ix.entries[method].valEscaped) {
+			if id >= 0 {
+				f.ID = view(text[ix.entries[id].valStart:ix.entries[id].valEnd])
+			}
+			switch {
+			case method >= 0 && !d.hasResult:
+				m := &ix.entries[method]
+				f.Method = view(text[m.valStart+1 : m.valEnd-1])
+				f.Kind = KindNotification
+				if id >= 0 {
+					f.Kind = KindRequest
+				}
+				return true
+			case method < 0 && d.hasResult:
+				f.Kind = KindResult
+				return true
+			}
+		}
+		value := func(c int32) gjson.Result {
+			if c < 0 {
+				return gjson.Result{}
+			}
+			return ix.entries[c].result(text)
+		}
+		d.version, d.method, d.id = value(version), value(method), value(id)
 		return d.finish(f)
 	case e.kind == '{':
 		return decodeParsed(f, gjson.Parse(view(f.Raw)))

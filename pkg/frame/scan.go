@@ -456,6 +456,11 @@ func (e *entry) keyIs(text []byte, name string) bool {
 	return gjson.Parse(`"`+string(key)+`"`).Str == name
 }
 
+// isPlainString reports whether the value is the string s, written without escapes.
+func (e *entry) isPlainString(text []byte, s string) bool {
+	return e.kind == '"' && !e.valEscaped && string(text[e.valStart+1:e.valEnd-1]) == s
+}
+
 // key returns an object member's key, unescaped; it may alias text.
 func (e *entry) key(text []byte) string {
 	key := text[e.keyStart:e.keyEnd]
