@@ -71,6 +71,25 @@ func readShapes(t *testing.T, name string, input io.Reader, format string) ([]sh
 	return out, shaper.wired
 }
 
+// fixtureCaptures lists the captures among the fixtures (one level down, and the
+// real sessions two levels down): every file but expectations and notes.
+func fixtureCaptures(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob("../../fixtures/*/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	real, _ := filepath.Glob("../../fixtures/real/*/*")
+	var out []string
+	for _, name := range append(files, real...) {
+		if st, err := os.Stat(name); err != nil || st.IsDir() || strings.HasSuffix(name, ".want") || strings.HasSuffix(name, ".md") {
+			continue
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
 // The shape the Reader's scan computes while it validates a line must be exactly the
 // one the reference walk computes from the message's bytes, for every message of
 // every fixture, in every format (envelopes, logs, documents, batches). Only the
@@ -78,16 +97,8 @@ func readShapes(t *testing.T, name string, input io.Reader, format string) ([]sh
 // chunks, a batch a recorder split into records) may be shaped from their bytes.
 func TestScanShapesAsWireDoes(t *testing.T) {
 	fromBytesExpected := map[string]int{"cassette-http-chunks.jsonl": 1, "mcpsnoop-http-batch.jsonl": 3}
-	files, err := filepath.Glob("../../fixtures/*/*")
-	if err != nil {
-		t.Fatal(err)
-	}
-	real, _ := filepath.Glob("../../fixtures/real/*/*")
 	messages, fromBytes := 0, 0
-	for _, name := range append(files, real...) {
-		if st, err := os.Stat(name); err != nil || st.IsDir() || strings.HasSuffix(name, ".want") || strings.HasSuffix(name, ".md") {
-			continue
-		}
+	for _, name := range fixtureCaptures(t) {
 		in, err := os.Open(name)
 		if err != nil {
 			t.Fatal(err)
@@ -116,17 +127,9 @@ func TestScanShapesAsWireDoes(t *testing.T) {
 // other views and with the arena holding every copy, each message of every
 // fixture still has the shape the reference walk gives its bytes.
 func TestDetachedFramesShapeAsWireDoes(t *testing.T) {
-	files, err := filepath.Glob("../../fixtures/*/*")
-	if err != nil {
-		t.Fatal(err)
-	}
-	real, _ := filepath.Glob("../../fixtures/real/*/*")
 	var reference schema.Shaper
 	messages, later := 0, 0
-	for _, name := range append(files, real...) {
-		if st, err := os.Stat(name); err != nil || st.IsDir() || strings.HasSuffix(name, ".want") || strings.HasSuffix(name, ".md") {
-			continue
-		}
+	for _, name := range fixtureCaptures(t) {
 		in, err := os.Open(name)
 		if err != nil {
 			t.Fatal(err)

@@ -78,9 +78,7 @@ func TestSettlingChangesNothing(t *testing.T) {
 func TestLongSessionKeepsItsRequests(t *testing.T) {
 	var b bytes.Buffer
 	line := envelopeWriter(&b)
-	line("c2s", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
-	line("s2c", `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}`)
-	line("c2s", `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	toolsHandshake(line)
 	const calls, late = 20000, 17000
 	for i := 1; i <= calls; i++ {
 		line("c2s", `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{},"_meta":{"progressToken":"t%d"}}}`, i, i)
@@ -106,9 +104,7 @@ func TestLongSessionKeepsItsRequests(t *testing.T) {
 func TestSchemaFindingsOutliveTheirFrames(t *testing.T) {
 	var b bytes.Buffer
 	line := envelopeWriter(&b)
-	line("c2s", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
-	line("s2c", `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}`)
-	line("c2s", `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	toolsHandshake(line)
 	line("c2s", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
 	line("s2c", `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"get","inputSchema":{"type":"object","properties":{"n":{"type":"string"}}},"outputSchema":{"type":"object","properties":{"due":{"type":"string"}}}}]}}`)
 	line("c2s", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get","arguments":{"n":"not-a-number-but-ok"}}}`)
@@ -137,9 +133,7 @@ func TestRecycledCheckersForgetTheirSession(t *testing.T) {
 	var b bytes.Buffer
 	line := envelopeWriter(&b)
 	for session := range 2 {
-		line("c2s", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
-		line("s2c", `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}`)
-		line("c2s", `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		toolsHandshake(line)
 		if session == 0 {
 			line("c2s", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{},"_meta":{"progressToken":"t1"}}}`)
 			line("s2c", `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t1","progress":1}}`)
@@ -161,6 +155,14 @@ func envelopeWriter(b *bytes.Buffer) func(dir, msg string, args ...any) {
 	return func(dir, msg string, args ...any) {
 		fmt.Fprintf(b, `{"dir":"%s","msg":%s}`+"\n", dir, fmt.Sprintf(msg, args...))
 	}
+}
+
+// toolsHandshake writes a legacy (2025-06-18) handshake with a server that offers
+// tools: initialize, its result, notifications/initialized (lines 1-3 of a capture).
+func toolsHandshake(line func(dir, msg string, args ...any)) {
+	line("c2s", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+	line("s2c", `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}`)
+	line("c2s", `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 }
 
 // findingsOf runs every rule over a capture and lists the findings of the rules
