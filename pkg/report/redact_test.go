@@ -18,22 +18,27 @@ import (
 )
 
 // quoteArguments reports each tools/call response, quoting the arguments of its
-// request (a frame that is not the finding's evidence) and a protocol word that
-// begins like one of them.
+// request (a frame that is not the finding's evidence: it keeps a copy of the
+// latest call's) and a protocol word that begins like one of them.
 var quoteArguments = &rule.Rule{
 	ID: "MCP9010", Name: "test-quote-arguments", Severity: rule.SeverityError, Title: "Arguments quoted", Anchor: "the response", Hint: "none",
 	Doc: rule.Doc{Sees: "tools/call responses", Why: "tests", Fix: "none", Bad: "x", Good: "y", Spec: []rule.SpecRef{{Revision: spec.Rev20250618, Page: "server/tools", Says: "x"}}},
-	New: rule.PerMessage(func(p *rule.Pass, m *session.Message) {
-		if !m.Kind.IsResponse() || m.Request == nil || m.Request.Method != "tools/call" {
-			return
-		}
-		args := gjson.GetBytes(m.Request.Raw, "params.arguments")
-		p.Reportf(rule.At(m), `tools/call %s (capability "tools"): code %s, note %s, path %s`,
-			rule.Quote(rule.ValueName, gjson.GetBytes(m.Request.Raw, "params.name").String()),
-			rule.Quote(rule.ValueData, args.Get("code").String()),
-			rule.Quote(rule.ValueData, args.Get("note").String()),
-			rule.As(rule.ValueData, args.Get("path").String()))
-	}),
+	New: func() rule.Checker {
+		var name, arguments string
+		return rule.Funcs{OnMessage: func(p *rule.Pass, m *session.Message) {
+			switch {
+			case !m.Kind.IsResponse() && m.Method == "tools/call":
+				name, arguments = strings.Clone(m.Param("name").String()), strings.Clone(m.Param("arguments").Raw)
+			case m.Kind.IsResponse() && m.Request != nil && m.Request.Method == "tools/call":
+				args := gjson.Parse(arguments)
+				p.Reportf(rule.At(m), `tools/call %s (capability "tools"): code %s, note %s, path %s`,
+					rule.Quote(rule.ValueName, name),
+					rule.Quote(rule.ValueData, args.Get("code").String()),
+					rule.Quote(rule.ValueData, args.Get("note").String()),
+					rule.As(rule.ValueData, args.Get("path").String()))
+			}
+		}}
+	},
 }
 
 // TestRedactDeclaredValues: under --redact, the values a finding declares are

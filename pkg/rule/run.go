@@ -108,7 +108,7 @@ func Run(name string, r io.Reader, rules []*Rule, opt RunOptions) (*InputResult,
 		// scan of many small files reuses a few arenas instead of making one a file.
 		arena := a.shared.arena()
 		defer a.shared.release(arena)
-		res.Broken = parseInline(rd, arena, replay)
+		res.Broken = parseInline(rd, arena, replay, a.tracker.Settle)
 	} else {
 		perBatch := batchRecords
 		if opt.Live {
@@ -132,6 +132,7 @@ func Run(name string, r io.Reader, rules []*Rule, opt RunOptions) (*InputResult,
 			if b.err != nil {
 				res.Broken = b.err
 			}
+			a.tracker.Settle() // before the parse stage reuses the batch's memory
 			select {
 			case free <- b:
 			default:
@@ -243,9 +244,10 @@ func send(out chan<- *parsedBatch, b *parsedBatch) {
 
 // parseInline reads rd to its end on the caller's goroutine, handing each record to
 // replay as it is read: the records of a batch's worth share one arena, reset once
-// they are replayed, so a record lives as long as it does in a batch of parse. It
-// returns the error reading broke off with (nil at the end of the input).
-func parseInline(rd *frame.Reader, arena *frame.Arena, replay func(*parsedRecord)) error {
+// they are replayed, so a record lives as long as it does in a batch of parse;
+// settle runs before each reset (session.Tracker.Settle). It returns the error
+// reading broke off with (nil at the end of the input).
+func parseInline(rd *frame.Reader, arena *frame.Arena, replay func(*parsedRecord), settle func()) error {
 	var (
 		rec parsedRecord
 		n   int
@@ -262,6 +264,7 @@ func parseInline(rd *frame.Reader, arena *frame.Arena, replay func(*parsedRecord
 			continue
 		}
 		if n >= batchRecords || arena.Used() >= batchBytes {
+			settle() // the replayed records' requests let go of the arena
 			arena.Reset()
 			n = 0
 		}

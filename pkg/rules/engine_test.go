@@ -98,6 +98,36 @@ func TestLongSessionKeepsItsRequests(t *testing.T) {
 	}
 }
 
+// A request's record holds on to its frame's bytes until the batch is replayed
+// (session.Tracker.Settle): a request never answered must keep a copy of them, so
+// that its finding at the session's end, batches later, quotes the request.
+func TestUnansweredRequestsKeepTheirBytes(t *testing.T) {
+	var b bytes.Buffer
+	line := envelopeWriter(&b)
+	toolsHandshake(line)
+	line("c2s", `{"jsonrpc":"2.0","id":"lost","method":"tools/call","params":{"name":"echo","arguments":{"text":"the lost call"}}}`)
+	for i := 1; i <= 20000; i++ {
+		line("c2s", `{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i)
+		line("s2c", `{"jsonrpc":"2.0","id":%d,"result":{}}`, i)
+	}
+	res, err := rule.Run("capture.jsonl", bytes.NewReader(b.Bytes()), rules.All(), rule.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range res.Sessions {
+		for _, f := range s.Findings {
+			if f.Rule == "MCP3001" {
+				got = append(got, fmt.Sprintf("%d %s", f.Line, f.Evidence))
+			}
+		}
+	}
+	want := []string{`4 {"jsonrpc":"2.0","id":"lost","method":"tools/call","params":{"name":"echo","arguments":{"text":"the lost call"}}}`}
+	if !slices.Equal(got, want) {
+		t.Errorf("MCP3001 findings with their evidence:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // MCP4003 and MCP4004 validate a call's arguments and a result's structured
 // content where they lie in the frame's bytes, without a copy: what their findings
 // quote of them must be a copy, intact after later frames reuse those bytes.

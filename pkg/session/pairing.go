@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unsafe"
 
 	"github.com/tidwall/gjson"
 
@@ -67,9 +66,14 @@ type Request struct {
 	// that answers either this request or the other side's outstanding request with
 	// the same id (0 when there is none): which one stays open is not known.
 	AmbiguousResponse int
-	// Raw is a copy of the request frame, at most MaxRequestRaw bytes (evidence for
-	// findings reported after the frame has gone, such as an unanswered request).
+	// Raw is the request frame, at most MaxRequestRaw bytes, while the request is
+	// outstanding: the evidence for a finding on a request never answered, reported
+	// after the frame has gone. It is the frame's own bytes until Tracker.Settle,
+	// then a copy if the request is still outstanding; nil once the request left
+	// the outstanding table (answered, or dropped when it was full).
 	Raw []byte
+	// waiting says the request is in its session's outstanding table.
+	waiting bool
 }
 
 // MaxRequestRaw bounds the copy of a request kept with it.
@@ -201,7 +205,10 @@ func (s *Session) trackRequest(m *Message) {
 		r.HTTPStatus, r.HTTPExchange = h.Status, h.Exchange
 	}
 	meta := readParams(m, r)
-	r.Raw, r.ID, r.ProgressToken = keepRequest(m.Raw[:min(len(m.Raw), MaxRequestRaw)], m.ID, meta.progressToken)
+	raw := m.Raw[:min(len(m.Raw), MaxRequestRaw)]
+	r.Raw = raw[:len(raw):len(raw)]
+	s.borrow(r)
+	r.ID, r.ProgressToken = keepIDs(m.ID, meta.progressToken)
 	r.Key = frame.IDKey(r.ID) // r.ID itself when it is canonical
 	r.ProgressKey = frame.IDKey(r.ProgressToken)
 	// fresh: a numeric id above every numeric id its sender used in the session
@@ -219,7 +226,7 @@ func (s *Session) trackRequest(m *Message) {
 	}
 	switch {
 	case m.Method == "initialize" && m.Dir != spec.S2C:
-		c := &Contract{Era: EraLegacy, RequestLine: m.Line, RequestRaw: r.Raw}
+		c := &Contract{Era: EraLegacy, RequestLine: m.Line, RequestRaw: bytes.Clone(r.Raw)}
 		p := m.Param("")
 		if !p.Exists() {
 			p = gjson.ParseBytes(m.Params)
@@ -236,7 +243,7 @@ func (s *Session) trackRequest(m *Message) {
 		if s.Era == EraUnknown {
 			s.Era = EraModern
 		}
-		s.lastModern = s.modernContract(m, meta, r.Raw)
+		s.lastModern = s.modernContract(m, meta, bytes.Clone(r.Raw))
 	}
 	if s.Era == EraUnknown {
 		s.PreHandshake++
@@ -300,19 +307,26 @@ func keptMethod(m *Message) string {
 	return strings.Clone(m.Method)
 }
 
-// keepRequest copies what a request record keeps of its frame (the request's bytes,
-// its id and its progress token) into one allocation: raw, then the strings, which
-// alias the copy's tail. Nothing writes to a record's Raw (its capacity ends with
-// it), so the strings never change.
-func keepRequest(raw []byte, id, token string) ([]byte, string, string) {
-	buf := make([]byte, 0, len(raw)+len(id)+len(token))
-	buf = append(append(append(buf, raw...), id...), token...)
-	n := len(raw)
+// keepIDs copies a request's id and progress token for its record, in one string
+// (the two alias it).
+func keepIDs(id, token string) (string, string) {
 	var ids string
-	if len(buf) > n {
-		ids = unsafe.String(&buf[n], len(buf)-n)
+	if token == "" {
+		ids = strings.Clone(id)
+	} else {
+		ids = id + token
 	}
-	return buf[:n:n], ids[:len(id)], ids[len(id):]
+	return ids[:len(id)], ids[len(id):]
+}
+
+// borrow notes that r.Raw is its frame's bytes, until the tracker settles it
+// (Tracker.Settle). A session no longer tracked copies them at once.
+func (s *Session) borrow(r *Request) {
+	if s.tracker == nil {
+		r.Raw = bytes.Clone(r.Raw)
+		return
+	}
+	s.tracker.borrowed = append(s.tracker.borrowed, r)
 }
 
 // MaxOutstanding bounds the requests a session follows while they wait for a
@@ -341,6 +355,7 @@ func (s *Session) addOutstanding(key requestKey, r, old *Request) {
 		}
 	}
 	s.outstanding.put(key, r)
+	r.waiting = true
 	s.outOrder = append(s.outOrder, outstandingEntry{key, r.Line})
 	if len(s.outOrder) > 2*s.outstanding.len()+1024 {
 		live := s.outOrder[:0]
@@ -400,6 +415,7 @@ func (s *Session) removeOutstanding(key requestKey) *Request {
 	}
 	s.outstanding.remove(key)
 	s.unindex(r)
+	r.Raw, r.waiting = nil, false // only a request never answered quotes its bytes
 	return r
 }
 

@@ -4,6 +4,7 @@
 package session
 
 import (
+	"bytes"
 	"sort"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
@@ -22,6 +23,25 @@ type Tracker struct {
 	// spare holds the tables of the latest ended session, cleared, for the next
 	// one (Session.Release).
 	spare *following
+	// borrowed are the requests whose Raw is still their frame's bytes (Settle).
+	borrowed []*Request
+}
+
+// Settle makes the requests of the frames fed since the last Settle independent of
+// those frames' bytes: a request still outstanding keeps a copy of its bytes (the
+// evidence if it is never answered), the others none. A caller that reuses the
+// memory of the frames it fed (a batch's arena) calls Settle first; in a healthy
+// capture most requests are answered before, and their bytes are never copied.
+func (t *Tracker) Settle() {
+	for i, r := range t.borrowed {
+		if r.waiting {
+			r.Raw = bytes.Clone(r.Raw)
+		} else {
+			r.Raw = nil
+		}
+		t.borrowed[i] = nil
+	}
+	t.borrowed = t.borrowed[:0]
 }
 
 // NewTracker starts tracking an input; onStart and onEnd are called as sessions begin and end.
@@ -31,6 +51,7 @@ func NewTracker(input string, onStart, onEnd func(*Session)) *Tracker {
 
 // Close ends every open session, in order of their first frame.
 func (t *Tracker) Close() {
+	t.Settle()
 	open := make([]*Session, 0, len(t.streams))
 	for _, k := range t.order {
 		if s := t.streams[k]; s != nil {
@@ -64,7 +85,8 @@ func (t *Tracker) start(key string, f *frame.Frame) *Session {
 
 // Frame feeds one frame: it picks (or starts) the session, infers missing directions,
 // pairs responses with requests, updates the contract, and calls visit for each
-// message: first the batch frame itself, then each member.
+// message: first the batch frame itself, then each member. The request records it
+// makes hold on to the frame's bytes until Settle.
 func (t *Tracker) Frame(f *frame.Frame, visit func(*Message)) {
 	s := t.streams[f.StreamKey]
 	if s == nil || t.startsSession(s, f) {
