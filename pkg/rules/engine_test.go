@@ -93,9 +93,7 @@ func TestLongSessionKeepsItsRequests(t *testing.T) {
 		fmt.Sprintf("MCP3003 %d the client reused id 1 for tools/call: its tools/call at line 4 already used it (answered), and a legacy session (2025-06-18) forbids reusing a request id anywhere in the session", end+1),
 		fmt.Sprintf(`MCP3006 %d progress for token "t%d" after the response to tools/call id=%d (line %d): progress must stop when the request completes`, end+2, late, late, 3*late+3),
 	}
-	if !slices.Equal(got, want) {
-		t.Errorf("findings of the rules that remember requests:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	sameFindings(t, "findings of the rules that remember requests", got, want)
 }
 
 // A request's record holds on to its frame's bytes until the batch is replayed
@@ -110,22 +108,8 @@ func TestUnansweredRequestsKeepTheirBytes(t *testing.T) {
 		line("c2s", `{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i)
 		line("s2c", `{"jsonrpc":"2.0","id":%d,"result":{}}`, i)
 	}
-	res, err := rule.Run("capture.jsonl", bytes.NewReader(b.Bytes()), rules.All(), rule.RunOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, s := range res.Sessions {
-		for _, f := range s.Findings {
-			if f.Rule == "MCP3001" {
-				got = append(got, fmt.Sprintf("%d %s", f.Line, f.Evidence))
-			}
-		}
-	}
-	want := []string{`4 {"jsonrpc":"2.0","id":"lost","method":"tools/call","params":{"name":"echo","arguments":{"text":"the lost call"}}}`}
-	if !slices.Equal(got, want) {
-		t.Errorf("MCP3001 findings with their evidence:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	got := findingsAs(t, b.Bytes(), func(f rule.Finding) string { return fmt.Sprintf("%d %s", f.Line, f.Evidence) }, "MCP3001")
+	sameFindings(t, "MCP3001 findings with their evidence", got, []string{`4 {"jsonrpc":"2.0","id":"lost","method":"tools/call","params":{"name":"echo","arguments":{"text":"the lost call"}}}`})
 }
 
 // MCP4003 and MCP4004 validate a call's arguments and a result's structured
@@ -150,9 +134,7 @@ func TestSchemaFindingsOutliveTheirFrames(t *testing.T) {
 		`MCP4003 8 tools/call "get" (line 8): the arguments break the inputSchema of "get" (tools/list result line 5); a strict client would not have sent this call and would have logged "tool call validation failed: get" with instancePath: /n  keyword: type  message: must be string  data: 12345`,
 		`MCP4004 9 tools/call "get" result (line 9): structuredContent breaks the outputSchema of "get" (tools/list result line 5): at /due type: must be string (got 67890)`,
 	}
-	if !slices.Equal(got, want) {
-		t.Errorf("schema findings:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	sameFindings(t, "schema findings", got, want)
 }
 
 // A checker recycled for the next session (rule.Recycler: MCP3006 keeps its
@@ -174,9 +156,7 @@ func TestRecycledCheckersForgetTheirSession(t *testing.T) {
 	}
 	got := findingsOf(t, b.Bytes(), "MCP3006")
 	want := []string{`MCP3006 10 progress for token "t1" that no request sent by the client carried (no client request has _meta.progressToken "t1")`}
-	if !slices.Equal(got, want) {
-		t.Errorf("MCP3006 findings:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	sameFindings(t, "MCP3006 findings", got, want)
 }
 
 // envelopeWriter returns a function that writes one envelope record (a direction
@@ -199,6 +179,13 @@ func toolsHandshake(line func(dir, msg string, args ...any)) {
 // named, in order, as "RULE LINE MESSAGE".
 func findingsOf(t *testing.T, capture []byte, ids ...string) []string {
 	t.Helper()
+	return findingsAs(t, capture, func(f rule.Finding) string { return fmt.Sprintf("%s %d %s", f.Rule, f.Line, f.Message) }, ids...)
+}
+
+// findingsAs runs every rule over a capture and lists the findings of the rules
+// named, in order, each as show writes it.
+func findingsAs(t *testing.T, capture []byte, show func(rule.Finding) string, ids ...string) []string {
+	t.Helper()
 	res, err := rule.Run("capture.jsonl", bytes.NewReader(capture), rules.All(), rule.RunOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -207,11 +194,19 @@ func findingsOf(t *testing.T, capture []byte, ids ...string) []string {
 	for _, s := range res.Sessions {
 		for _, f := range s.Findings {
 			if slices.Contains(ids, f.Rule) {
-				got = append(got, fmt.Sprintf("%s %d %s", f.Rule, f.Line, f.Message))
+				got = append(got, show(f))
 			}
 		}
 	}
 	return got
+}
+
+// sameFindings fails the test when the findings listed are not those wanted.
+func sameFindings(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	if !slices.Equal(got, want) {
+		t.Errorf("%s:\n%s\nwant\n%s", what, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 }
 
 // sameAsReference runs every fixture as a run does and with the reference
