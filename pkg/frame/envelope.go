@@ -258,12 +258,7 @@ func (d *envelopeDecoder) decode(line []byte, f *Frame, x *lineExtras) (RecordKi
 		decodeIndexed(f, 0)
 		return RecordFrame, relNone
 	}
-	value := func(c int32) gjson.Result {
-		if c < 0 {
-			return gjson.Result{}
-		}
-		return ix.entries[c].result(line)
-	}
+	value := func(c int32) gjson.Result { return ix.value(line, c) }
 	// The direction, as the string it almost always is (no escapes): compared as
 	// it lies in the line, without a value made of it.
 	var dirValue gjson.Result
@@ -299,12 +294,9 @@ func (d *envelopeDecoder) decode(line []byte, f *Frame, x *lineExtras) (RecordKi
 	var dir spec.Direction
 	var rel relative
 	var reason string
-	switch {
-	case dirPlain && (dirStr == "c->s" || dirStr == "c2s"):
-		dir = spec.C2S
-	case dirPlain && (dirStr == "s->c" || dirStr == "s2c"):
-		dir = spec.S2C
-	default:
+	if spelled, common := commonDirection(dirStr); dirPlain && common {
+		dir = spelled
+	} else {
 		if dirPlain {
 			dirValue = value(at.dir)
 		}
@@ -430,11 +422,8 @@ func parseDirection(v gjson.Result) (spec.Direction, relative, string) {
 	if !v.Exists() {
 		return spec.DirUnknown, relNone, "the record has no direction field"
 	}
-	switch v.Str {
-	case "c->s", "c2s": // the common spellings, without lowering them first
-		return spec.C2S, relNone, ""
-	case "s->c", "s2c":
-		return spec.S2C, relNone, ""
+	if d, ok := commonDirection(v.Str); ok {
+		return d, relNone, ""
 	}
 	switch strings.ToLower(v.Str) {
 	case "c2s", "c->s", "client-to-server", "client_to_server", "client->server", "clienttoserver", "client", "request", "to_server", "toserver", "tx":
@@ -447,6 +436,18 @@ func parseDirection(v gjson.Result) (spec.Direction, relative, string) {
 		return spec.DirUnknown, relIncoming, ""
 	}
 	return spec.DirUnknown, relNone, "unrecognised direction value " + quoteShort(v.Raw)
+}
+
+// commonDirection reads the common spellings of a direction, without lowering them
+// first: ok=false for any other.
+func commonDirection(s string) (spec.Direction, bool) {
+	switch s {
+	case "c->s", "c2s":
+		return spec.C2S, true
+	case "s->c", "s2c":
+		return spec.S2C, true
+	}
+	return spec.DirUnknown, false
 }
 
 // parseTime accepts RFC 3339 strings and epoch numbers (seconds, milliseconds,

@@ -353,13 +353,7 @@ func decodeEntry(f *Frame, at int32) (candidate bool) {
 				return true
 			}
 		}
-		value := func(c int32) gjson.Result {
-			if c < 0 {
-				return gjson.Result{}
-			}
-			return ix.entries[c].result(text)
-		}
-		d.version, d.method, d.id = value(version), value(method), value(id)
+		d.version, d.method, d.id = ix.value(text, version), ix.value(text, method), ix.value(text, id)
 		return d.finish(f)
 	case e.kind == '{':
 		return decodeParsed(f, gjson.Parse(view(f.Raw)))

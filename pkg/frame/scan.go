@@ -456,6 +456,14 @@ func (e *entry) keyIs(text []byte, name string) bool {
 	return gjson.Parse(`"`+string(key)+`"`).Str == name
 }
 
+// value is the value of entry c as a gjson.Result (the zero Result for c < 0: absent).
+func (ix *index) value(text []byte, c int32) gjson.Result {
+	if c < 0 {
+		return gjson.Result{}
+	}
+	return ix.entries[c].result(text)
+}
+
 // isPlainString reports whether the value is the string s, written without escapes.
 func (e *entry) isPlainString(text []byte, s string) bool {
 	return e.kind == '"' && !e.valEscaped && string(text[e.valStart+1:e.valEnd-1]) == s
