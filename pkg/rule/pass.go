@@ -423,7 +423,9 @@ func (a *Analyzer) end(s *session.Session) {
 	a.recycle(run)
 }
 
-// Frame feeds one frame (in capture order).
+// Frame feeds one frame (in capture order). The frame's bytes must stay as they
+// are until Close: the session's request records borrow them (Run settles them,
+// session.Tracker.Settle, before it reuses a batch's memory).
 func (a *Analyzer) Frame(f *frame.Frame) {
 	a.tracker.Frame(f, func(m *session.Message) {
 		run := a.open[m.Session]
