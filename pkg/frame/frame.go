@@ -269,8 +269,8 @@ func (f *Frame) Shape() uint64 {
 }
 
 // ShapeNow computes the frame's wire shape, and its members', if they are still to
-// be computed from the scan's tokens: the parse stage of an analysis does it for a
-// batch while the replay is behind, and the replay does it otherwise, as it asks.
+// be computed from the scan's tokens: the parse stage of an analysis does it while
+// the replay is behind (Reader.Detach), and the replay does it for what is left.
 // Who computes a shape changes nothing: it is a function of the tokens alone. The
 // frame must not be in use by another goroutine.
 func (f *Frame) ShapeNow() {

@@ -225,9 +225,10 @@ func parse(rd *frame.Reader, out chan<- *parsedBatch, free <-chan *parsedBatch, 
 }
 
 // send hands a batch to the replay. When the replay is behind (it has not taken
-// the batch before), the parse stage would wait: it computes the frames' wire
-// shapes meanwhile; else the replay computes them as it asks for them
-// (frame.Frame.ShapeNow). The two stages share that work as each has time for it.
+// the batch before), the parse stage would wait: it computes the wire shapes its
+// frames still lack meanwhile; else the replay computes them, in one loop over the
+// batch before replaying it (frame.Frame.ShapeNow). The two stages share that work
+// as each has time for it.
 func send(out chan<- *parsedBatch, b *parsedBatch) {
 	select {
 	case out <- b:

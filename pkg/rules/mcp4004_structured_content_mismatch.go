@@ -137,8 +137,8 @@ func (w *structuredWatch) result(p *rule.Pass, m *session.Message, tool *schema.
 		return
 	}
 	name := tool.Name
-	sc := m.ResultGet("structuredContent")
-	if !sc.Exists() {
+	sc := m.ResultBytes("structuredContent") // aliases the frame: read, never kept
+	if sc == nil {
 		p.Report(rule.At(m), rule.Sprintf("tools/call %s result (line %d) has no structuredContent although the tool published an outputSchema (tools/list result line %d): clients that validate it fail the call",
 			rule.Quote(rule.ValueName, name), m.Line, tool.Line), rule.Related{Line: tool.Line, Note: "tools/list result that published the outputSchema"})
 		return
@@ -147,7 +147,7 @@ func (w *structuredWatch) result(p *rule.Pass, m *session.Message, tool *schema.
 	if compiled.Err != nil {
 		return // MCP4002 reports the schema
 	}
-	violations, err := compiled.ValidateWith(w.memo, m.ResultBytes("structuredContent")) // aliases the frame: read, never kept
+	violations, err := compiled.ValidateWith(w.memo, sc)
 	if err != nil {
 		p.CannotJudge(because(reasonStructuredUncheckedf, err))
 		return

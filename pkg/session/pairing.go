@@ -343,7 +343,7 @@ type outstandingEntry struct {
 // outstanding request with its key, nil if none).
 func (s *Session) addOutstanding(key requestKey, r, old *Request) {
 	if old != nil {
-		s.unindex(old)
+		s.leave(old) // r takes its place
 	}
 	for s.outstanding.len() >= MaxOutstanding && len(s.outOrder) > 0 {
 		e := s.outOrder[0]
@@ -414,9 +414,16 @@ func (s *Session) removeOutstanding(key requestKey) *Request {
 		return nil
 	}
 	s.outstanding.remove(key)
-	s.unindex(r)
-	r.Raw, r.waiting = nil, false // only a request never answered quotes its bytes
+	s.leave(r)
 	return r
+}
+
+// leave undoes what the outstanding table keeps of a request that leaves it: its
+// place in the token counts, and its bytes (only a request never answered, which
+// stays, quotes them).
+func (s *Session) leave(r *Request) {
+	s.unindex(r)
+	r.Raw, r.waiting = nil, false
 }
 
 func (s *Session) unindex(r *Request) {

@@ -141,6 +141,9 @@ func (s *Session) newTerms(c *Contract) {
 func (s *Session) Release() {
 	f, t := s.following, s.tracker
 	s.following, s.tracker = following{}, nil // an ended session keeps neither
+	for r := range f.outstanding.all() {
+		r.Raw, r.waiting = nil, false // its rules have run: no finding is to come
+	}
 	if t != nil && t.spare == nil {
 		f.clear()
 		t.spare = &f
