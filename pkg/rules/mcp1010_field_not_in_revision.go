@@ -80,7 +80,8 @@ func (w *laterFieldWatch) Message(p *rule.Pass, m *session.Message) {
 	}
 	msg.Raw = m.Raw
 	var fields []schema.LaterField
-	if cache, ok := p.Shared().(*schema.LaterFieldsOf); ok {
+	cache, cached := p.Shared().(*schema.LaterFieldsOf)
+	if cached {
 		fields = cache.Fields(m.Shape(), rev, msg)
 	} else {
 		fields = schema.LaterFields(rev, msg)
@@ -90,6 +91,14 @@ func (w *laterFieldWatch) Message(p *rule.Pass, m *session.Message) {
 		return
 	}
 	place := string(rev) + " " + m.Kind.String() + " " + msg.Method + " " + msg.Sender.String()
+	if cached && w.allReported(place, fields) {
+		return
+	}
+	if cached {
+		// The cache gives the places of the shape (see LaterFieldsOf): the
+		// pointers of this message's own, for a report.
+		fields = schema.LaterFields(rev, msg)
+	}
 	var fresh []schema.LaterField
 	for _, f := range fields {
 		key := place + " " + f.Pattern + " " + f.Value
@@ -110,6 +119,16 @@ func (w *laterFieldWatch) Message(p *rule.Pass, m *session.Message) {
 	}
 	p.Report(rule.At(m), rule.Sprintf("%s (line %d) carries %s that %s does not define: %s; a peer that speaks only %s may drop %s",
 		rule.Describe(m), m.Line, laterFieldCount(len(fresh)), rev, schema.FieldList(fresh, 6), rev, laterFieldPronoun(len(fresh))))
+}
+
+// allReported reports whether every place of fields was reported in the session.
+func (w *laterFieldWatch) allReported(place string, fields []schema.LaterField) bool {
+	for _, f := range fields {
+		if !w.reported[place+" "+f.Pattern+" "+f.Value] {
+			return false
+		}
+	}
+	return true
 }
 
 func laterFieldCount(n int) string {

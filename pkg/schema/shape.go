@@ -13,6 +13,8 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
@@ -22,12 +24,21 @@ import (
 // use few value-sensitive keywords (checked when the vocabulary is built): const and
 // enum compare strings with a handful of literals, "format" (uri, uri-template) looks
 // at the strings of a few named members, minimum/maximum compare numbers with a few
-// bounds, and "integer" looks at integrality. Everything else (types, member names,
-// array lengths, required members, anyOf branches) is structure. A frame's shape keeps
-// the structure and exactly those properties of the values, and drops the rest:
-// frames of the same shape have the same verdict, so a frame whose shape already
-// validated need not be validated again. This keeps validation cheap on long
-// captures, where most frames repeat a few shapes with different ids, tokens and text.
+// bounds, minItems/maxItems compare an array's length with a few bounds, and
+// "integer" looks at integrality. Everything else (types, member names, required
+// members, anyOf branches) is structure. A frame's shape keeps the structure and
+// exactly those properties of the values, and drops the rest: frames of the same
+// shape have the same verdict, so a frame whose shape already validated need not be
+// validated again. This keeps validation cheap on long captures, where most frames
+// repeat a few shapes with different ids, tokens and text.
+//
+// Arrays: no official schema looks at an element's position (no prefixItems,
+// contains or tuple items: checked when the vocabulary is built), so an array's
+// verdict is that of the set of its elements' shapes, and of its length's place
+// among the item bounds. A shape writes each distinct element shape once (an element
+// whose shape an earlier element of the same array already wrote is left out) and
+// the length's place: a result of 300 rows of one shape has the shape of a result
+// of one row, and shares its verdict.
 
 // vocabulary is what a set of schemas can observe of values.
 type vocabulary struct {
@@ -51,6 +62,9 @@ type vocabulary struct {
 	// whether a plain string's verdict is known for every format they carry.
 	formatMembers map[string]formatVerdict
 	bounds        []float64 // every minimum/maximum/exclusive bound and numeric literal, sorted
+	// itemBounds are every minItems and maxItems, sorted: an array's shape keeps its
+	// length's place among them.
+	itemBounds []int
 }
 
 // formatVerdict says whether the formats of a member decide a plain string alike.
@@ -61,7 +75,7 @@ const (
 	valueDecided                          // some format looks at the value itself
 )
 
-// plainFormats are the formats whose verdict on a plain string (see keepString) is
+// plainFormats are the formats whose verdict on a plain string (see classifyString) is
 // the same for every plain string: never an absolute URI, always a valid relative
 // reference and URI template.
 var plainFormats = map[string]bool{"uri": true, "iri": true, "uri-reference": true, "iri-reference": true, "uri-template": true}
@@ -85,6 +99,7 @@ type vocabularyTable struct {
 	literals      []string
 	formatMembers map[string]formatVerdict
 	bounds        []float64
+	itemBounds    []int
 }
 
 func (t vocabularyTable) vocabulary() *vocabulary {
@@ -95,15 +110,17 @@ func (t vocabularyTable) vocabulary() *vocabulary {
 	}
 	maps.Copy(v.formatMembers, t.formatMembers)
 	v.bounds = slices.Clone(t.bounds)
+	v.itemBounds = slices.Clone(t.itemBounds)
 	v.finish()
 	return v
 }
 
 // table is the vocabulary as data, in a stable order.
 func (v *vocabulary) table() vocabularyTable {
-	t := vocabularyTable{usable: v.usable, formatMembers: maps.Clone(v.formatMembers), bounds: slices.Clone(v.bounds)}
+	t := vocabularyTable{usable: v.usable, formatMembers: maps.Clone(v.formatMembers), bounds: slices.Clone(v.bounds), itemBounds: slices.Clone(v.itemBounds)}
 	t.literals = slices.Sorted(maps.Keys(v.literals))
 	slices.Sort(t.bounds)
+	slices.Sort(t.itemBounds)
 	return t
 }
 
@@ -137,6 +154,7 @@ func vocabularyOf(doc any) *vocabulary {
 
 func (v *vocabulary) finish() {
 	slices.Sort(v.bounds)
+	slices.Sort(v.itemBounds)
 	for l := range v.literals {
 		v.longest = max(v.longest, len(l))
 	}
@@ -188,6 +206,8 @@ func (v *vocabulary) scan(schema any, member string) {
 			v.formatMembers[member] = max(v.formatMembers[member], verdict)
 		case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
 			v.bound(val)
+		case "minItems", "maxItems":
+			v.itemBound(val)
 		case "$ref":
 			// Only whole definitions: a definition is scanned with no member name, so a
 			// format in it makes the vocabulary unusable. A reference into a member's
@@ -198,6 +218,10 @@ func (v *vocabulary) scan(schema any, member string) {
 			} else if rest := strings.TrimPrefix(strings.TrimPrefix(ref, "#/$defs/"), "#/definitions/"); strings.Contains(rest, "/") {
 				v.usable = false
 			}
+		case "prefixItems", "additionalItems", "contains", "minContains", "maxContains":
+			// An element's position or a count of matching elements: an array's shape
+			// keeps neither (see Arrays above).
+			v.usable = false
 		case "pattern", "minLength", "maxLength", "uniqueItems", "multipleOf", "contentEncoding", "contentMediaType", "contentSchema",
 			"$dynamicRef", "$recursiveRef", "$id", "id", "$anchor", "$dynamicAnchor", "$recursiveAnchor", "$vocabulary":
 			v.usable = false
@@ -211,7 +235,13 @@ func (v *vocabulary) scan(schema any, member string) {
 			for _, sub := range subs {
 				v.scan(sub, "")
 			}
-		case "additionalProperties", "items", "prefixItems", "additionalItems", "contains", "propertyNames", "not", "if", "then", "else", "unevaluatedProperties", "unevaluatedItems":
+		case "items":
+			if _, tuple := val.([]any); tuple {
+				v.usable = false // items as a list: one schema per position
+				break
+			}
+			v.scan(val, "")
+		case "additionalProperties", "propertyNames", "not", "if", "then", "else", "unevaluatedProperties", "unevaluatedItems":
 			if list, ok := val.([]any); ok {
 				for _, sub := range list {
 					v.scan(sub, "")
@@ -241,6 +271,23 @@ func (v *vocabulary) literal(val any) {
 		v.bound(x)
 	default:
 		v.usable = false // composite values are not kept
+	}
+}
+
+// itemBound records a minItems or maxItems.
+func (v *vocabulary) itemBound(n any) {
+	num, ok := n.(json.Number)
+	if !ok {
+		v.usable = false
+		return
+	}
+	i, err := num.Int64()
+	if err != nil || i < 0 || i > 1<<31 {
+		v.usable = false
+		return
+	}
+	if !slices.Contains(v.itemBounds, int(i)) {
+		v.itemBounds = append(v.itemBounds, int(i))
 	}
 }
 
@@ -361,15 +408,18 @@ func (s *shaper) value(member []byte, depth int) bool {
 		s.space()
 		if s.pos < len(s.buf) && s.buf[s.pos] == ']' {
 			s.pos++
+			s.out = s.voc.appendLength(s.out, 0)
 			s.put(']')
 			return true
 		}
+		elements := openArray{next: len(s.out)}
 		for {
 			s.space()
 			if !s.value(nil, depth+1) {
 				return false
 			}
 			s.put(',')
+			s.out = elements.element(s.out)
 			s.space()
 			if s.pos >= len(s.buf) {
 				return false
@@ -378,6 +428,7 @@ func (s *shaper) value(member []byte, depth int) bool {
 			switch s.buf[s.pos-1] {
 			case ',':
 			case ']':
+				s.out = s.voc.appendLength(s.out, elements.length)
 				s.put(']')
 				return true
 			default:
@@ -434,8 +485,59 @@ func (s *shaper) str() bool {
 	}
 }
 
+// openArray merges the repeated element shapes of one array while its shape is
+// written: each element's shape that an earlier element of the array already wrote
+// is taken back out (see Arrays above). It compares with the first maxDistinct
+// distinct element shapes only: an array of more kinds of element keeps the others
+// as they come (a longer shape, the same verdict).
+type openArray struct {
+	next   int // where the next element's shape starts in the shape
+	length int // the elements so far
+	kept   int // distinct element shapes in distinct
+	// distinct are the spans of the distinct element shapes written so far.
+	distinct [maxDistinct][2]int32
+}
+
+const maxDistinct = 8
+
+// element ends the shape of the array's next element, which out holds from a.next
+// on (its ',' included), and returns out without it when an earlier element wrote
+// the same shape.
+func (a *openArray) element(out []byte) []byte {
+	a.length++
+	start := a.next
+	elem := out[start:]
+	for _, d := range a.distinct[:a.kept] {
+		if bytes.Equal(out[d[0]:d[1]], elem) {
+			return out[:start]
+		}
+	}
+	if a.kept < maxDistinct {
+		a.distinct[a.kept] = [2]int32{int32(start), int32(len(out))}
+		a.kept++
+	}
+	a.next = len(out)
+	return out
+}
+
+// appendLength appends an array's length's place among the item bounds (nothing
+// when no schema bounds lengths).
+func (v *vocabulary) appendLength(out []byte, n int) []byte {
+	if len(v.itemBounds) == 0 {
+		return out
+	}
+	i, eq := slices.BinarySearch(v.itemBounds, n)
+	out = append(out, 'L')
+	out = binary.AppendUvarint(out, uint64(i))
+	if eq {
+		return append(out, '=')
+	}
+	return append(out, '~')
+}
+
 // The shape of a value is written token by token, in document order: '{', '}',
-// '[' and ']' as they are, each array element followed by ',', a member name as
+// '[' and ']' as they are, each distinct array element followed by ',' (see
+// openArray) and the array's length's place before ']' (see appendLength), a member name as
 // 'k', the name, 0 (a name with escapes makes the object holding it, and every
 // value holding that, unshaped: an escaped name could hide a format member), true,
 // false and null as they are, a string by appendString and a number by
@@ -445,15 +547,18 @@ func (s *shaper) str() bool {
 // appendString appends the shape of a string as written (quotes included), the
 // value of member (nil: none); escaped says it holds escapes.
 func (v *vocabulary) appendString(out, quoted, member []byte, escaped bool) []byte {
-	if v.keepString(quoted, member, escaped) {
+	switch class, verdicts := v.classifyString(quoted, member, escaped); class {
+	case stringKept:
 		return append(append(out, '"'), quoted[1:]...)
+	case stringURI:
+		return append(out, 'u', verdicts)
 	}
 	return append(out, 's')
 }
 
-// plain is a quick keepString(quoted, member, false) for the common string: one no
-// literal can be by its length and first byte, not in a format member. false: ask
-// keepString.
+// plain is a quick classifyString(quoted, member, false) == stringPlain for the
+// common string: one no literal can be by its length and first byte, not in a
+// format member. false: ask classifyString.
 func (v *vocabulary) plain(quoted, member []byte) bool {
 	n := len(quoted) - 2
 	if n <= 0 || (n <= v.longest && v.starts[n][quoted[1]]) {
@@ -467,55 +572,113 @@ func appendName(out, name []byte) []byte {
 	return append(append(append(out, 'k'), name...), 0)
 }
 
-// keepString says whether a string's exact value belongs to the shape: a literal
-// some const or enum compares with, and the value of a member that carries a
-// format, unless every format it carries decides plain strings alike (with no ':',
-// '%', braces, brackets, backslash or control character and not starting with "//",
-// a string is never an absolute URI, and always a valid relative reference and URI
-// template). A string with escapes is judged by what it decodes to: text with a
-// "\n" in it is no literal and stays out of the shape (most frames of a capture
-// carry some), while one that decodes to a literal, or sits in a format member, is
-// kept as written. quoted is the string as written, quotes included; escaped says
-// whether it holds escapes.
-func (v *vocabulary) keepString(quoted, member []byte, escaped bool) bool {
+// What of a string a shape keeps (classifyString).
+const (
+	stringPlain = iota // nothing: 's'
+	stringKept         // its value as written
+	stringURI          // the verdict of every URI format on it (uriVerdicts)
+)
+
+// classifyString says what of a string belongs to the shape. A literal some const
+// or enum compares with is kept as written, and so is the value of a member whose
+// format looks at the value itself (valueDecided). The value of a member whose
+// formats are all URI formats (plainDecided) is either plain (with no ':', '%',
+// braces, brackets, backslash or control character and not starting with "//", a
+// string is never an absolute URI, and always a valid relative reference and URI
+// template: every plain string gets the same verdict) or reduced to the verdict
+// each URI format gives it, which is all the validator looks at (a capture that
+// reads a thousand resources has a thousand URIs and one shape). Any other string
+// is plain. A string with escapes is judged by what it decodes to: text with a "\n"
+// in it is no literal and stays out of the shape (most frames of a capture carry
+// some), while one that decodes to a literal is kept as written. quoted is the
+// string as written, quotes included; escaped says whether it holds escapes.
+func (v *vocabulary) classifyString(quoted, member []byte, escaped bool) (class int, verdicts byte) {
 	raw := quoted[1 : len(quoted)-1]
 	format := v.formatOf(member)
 	if escaped {
 		// A decoded string is at most as long as its escaped form and at least a
 		// sixth of it (\uXXXX): one that long cannot decode to a literal.
 		if format == 0 && len(raw) > 6*v.longest {
-			return false
+			return stringPlain, 0
 		}
-		if format != 0 {
-			return true
+		if format == valueDecided {
+			return stringKept, 0
 		}
 		// Decoded as the validator's decoder decodes it (U+FFFD for invalid UTF-8
 		// and lone surrogates): the verdict is about that value.
 		d := decoder{buf: quoted, pos: 1}
 		decoded, err := d.escaped(1)
 		if err != nil {
-			return true
+			return stringKept, 0
 		}
-		raw = unsafe.Slice(unsafe.StringData(decoded), len(decoded))
+		if v.isLiteral(unsafe.Slice(unsafe.StringData(decoded), len(decoded))) {
+			return stringKept, 0
+		}
+		if format == 0 {
+			return stringPlain, 0
+		}
+		if plainURI(decoded) {
+			return stringPlain, 0
+		}
+		return stringURI, uriVerdicts(decoded)
 	}
 	if v.isLiteral(raw) {
-		return true
+		return stringKept, 0
 	}
 	switch format {
 	case 0:
-		return false
+		return stringPlain, 0
 	case valueDecided:
-		return true
+		return stringKept, 0
 	}
-	if len(raw) >= 2 && raw[0] == '/' && raw[1] == '/' {
-		return true
+	if s := viewString(raw); !plainURI(s) {
+		return stringURI, uriVerdicts(s)
 	}
-	for _, c := range raw {
-		if c < 0x20 || c == 0x7f || strings.IndexByte(`:%{}[]`, c) >= 0 {
-			return true
+	return stringPlain, 0
+}
+
+// plainURI reports whether every URI format gives s the verdict it gives every
+// such string (see classifyString).
+func plainURI(s string) bool {
+	if len(s) >= 2 && s[0] == '/' && s[1] == '/' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == 0x7f || strings.IndexByte(`:%{}[]\`, c) >= 0 {
+			return false
 		}
 	}
-	return false
+	return true
+}
+
+// uriFormats are the URI formats plainDecided members carry, in the order of
+// uriVerdicts' bits: each checked by the validator itself (a schema of that format
+// alone, compiled as the wire and published schemas are, formats asserted), so that
+// a verdict by shape is the validator's.
+var uriFormats = sync.OnceValue(func() []*jsonschema.Schema {
+	names := slices.Sorted(maps.Keys(plainFormats))
+	out := make([]*jsonschema.Schema, len(names))
+	for i, name := range names {
+		c := jsonschema.NewCompiler()
+		c.AssertFormat()
+		url := "urn:mcpsleuth:format:" + name
+		if err := c.AddResource(url, map[string]any{"format": name}); err != nil {
+			panic(err)
+		}
+		out[i] = c.MustCompile(url)
+	}
+	return out
+})
+
+// uriVerdicts is the verdict of each URI format on s, a bit each (set: valid).
+func uriVerdicts(s string) byte {
+	var bits byte
+	for i, f := range uriFormats() {
+		if f.Validate(s) == nil {
+			bits |= 1 << i
+		}
+	}
+	return bits
 }
 
 // formatOf is formatMembers[member], asked only of names that can be in it.
@@ -654,7 +817,7 @@ var wireSeed = maphash.MakeSeed()
 type Shaper struct {
 	voc *vocabulary
 	out []byte
-	// scratch holds the buffers Shape builds shapes in (a *[]byte each): Shape runs
+	// scratch holds the memory Shape builds shapes in (a *shapeScratch each): Shape runs
 	// on either stage of the pipeline, and a shape is often longer than a buffer on
 	// the stack (allocating one a frame made the parse stage 12% slower).
 	scratch sync.Pool
@@ -700,23 +863,39 @@ func (s *Shaper) Shape(text []byte, tokens []frame.Token) uint64 {
 	if !voc.usable {
 		return 0
 	}
-	buf, _ := s.scratch.Get().(*[]byte)
-	if buf == nil {
-		buf = new([]byte)
+	sc, _ := s.scratch.Get().(*shapeScratch)
+	if sc == nil {
+		sc = new(shapeScratch)
 	}
-	out := (*buf)[:0]
+	h, ok := sc.shape(voc, text, tokens)
+	s.scratch.Put(sc)
+	if !ok {
+		return 0
+	}
+	return h
+}
+
+// shapeScratch is the memory Shaper.Shape builds a shape in: the shape's bytes and
+// the open arrays around the value being read.
+type shapeScratch struct {
+	out    []byte
+	arrays []openArray
+}
+
+// shape is Shape's walk over the tokens.
+func (sc *shapeScratch) shape(voc *vocabulary, text []byte, tokens []frame.Token) (uint64, bool) {
+	out, arrays := sc.out[:0], sc.arrays[:0]
+	defer func() { sc.out, sc.arrays = out, arrays }()
 	// inArray has a bit per open value around the innermost one, set for an
-	// array, and array says whether the innermost is one: an element's shape ends
-	// with ','. depth is the number of open values; a value nested deeper than
-	// maxDepth has no shape, as in Wire.
+	// array, and array says whether the innermost is one (arrays' last entry is
+	// then its element merger). depth is the number of open values; a value nested
+	// deeper than maxDepth has no shape, as in Wire.
 	var inArray [maxDepth/64 + 1]uint64
 	depth, array := 0, false
 	var member []byte
 	for _, t := range tokens {
 		if depth > maxDepth && t.Kind != '}' && t.Kind != ']' {
-			*buf = out
-			s.scratch.Put(buf)
-			return 0 // a value nested deeper than maxDepth
+			return 0, false // a value nested deeper than maxDepth
 		}
 		switch t.Kind {
 		case 'k':
@@ -738,16 +917,21 @@ func (s *Shaper) Shape(text []byte, tokens []frame.Token) uint64 {
 			}
 			depth++
 			array = t.Kind == '['
+			if array {
+				arrays = append(arrays, openArray{next: len(out)})
+			}
 			member = nil
 			continue
 		case '}', ']':
+			if t.Kind == ']' {
+				out = voc.appendLength(out, arrays[len(arrays)-1].length)
+				arrays = arrays[:len(arrays)-1]
+			}
 			out = append(out, t.Kind)
 			depth--
 			array = depth > 0 && inArray[depth/64]&(1<<(depth%64)) != 0
 		case 'K':
-			*buf = out
-			s.scratch.Put(buf)
-			return 0 // an escaped member name
+			return 0, false // an escaped member name
 		case 't', 'f', 'n':
 			out = append(out, text[t.Start:t.End]...) // true, false, null
 		default:
@@ -756,12 +940,10 @@ func (s *Shaper) Shape(text []byte, tokens []frame.Token) uint64 {
 		member = nil
 		if array {
 			out = append(out, ',')
+			out = arrays[len(arrays)-1].element(out)
 		}
 	}
-	h := wireHash(out)
-	*buf = out
-	s.scratch.Put(buf)
-	return h
+	return wireHash(out), true
 }
 
 // wireHash is the wire shape of a shape's bytes.
@@ -815,8 +997,11 @@ func (v *ValidShapes) add(key uint64) {
 }
 
 // LaterFieldsOf caches LaterFields by wire shape for a whole run (see ValidShapes):
-// the fields a message carries that its revision lacks depend on its shape only.
-// Safe for concurrent use; bounded.
+// the places (Pattern, Since, Value) of the fields a message carries that its
+// revision lacks depend on its shape only. Their Pointers are those of the first
+// message of the shape: an array's repeated elements share one shape, so another
+// message of the shape may carry a field at another index (ask LaterFields for its
+// own). Safe for concurrent use; bounded.
 type LaterFieldsOf struct {
 	mu     sync.Mutex
 	fields map[uint64][]LaterField

@@ -37,6 +37,12 @@ func TestVocabularyUsable(t *testing.T) {
 		{`{"type":"object","properties":{"a":{"$ref":"#/$defs/D"}},"$defs":{"D":{"type":"string"}}}`, true},
 		{`{"type":"object","properties":{"a":{"enum":[{"x":1}]}}}`, false},
 		{`{"type":"object","properties":{"n":{"type":"integer","minimum":1,"maximum":5}}}`, true},
+		{`{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":3}`, true},
+		// Positions and counts of matching elements: an array's shape keeps neither.
+		{`{"type":"array","prefixItems":[{"type":"string"}]}`, false},
+		{`{"type":"array","items":[{"type":"string"}]}`, false},
+		{`{"type":"array","contains":{"type":"string"}}`, false},
+		{`{"type":"array","contains":{"type":"string"},"maxContains":1}`, false},
 	} {
 		var doc any
 		if err := json.Unmarshal([]byte(c.schema), &doc); err != nil {
@@ -72,6 +78,17 @@ func TestShapeHash(t *testing.T) {
 		// Escaped text is judged by what it decodes to: no literal, no format member.
 		{`{"text":"a\"b"}`, `{"text":"a\"c"}`},
 		{`{"content":[{"type":"text","text":"line 1\nline 2"}]}`, `{"content":[{"type":"text","text":"other\ttext"}]}`},
+		// An array's shape is the set of its elements' shapes, and its length's place
+		// among the item bounds (maxItems 100 in 2026-07-28's completion values).
+		{`{"a":["x"]}`, `{"a":["x","y"]}`},
+		{`{"rows":[{"id":5,"name":"a"}]}`, `{"rows":[{"id":2,"name":"b"},{"id":3,"name":"c"},{"id":4,"name":"d"}]}`},
+		{`{"content":[{"type":"text","text":"a"},{"type":"image","data":"x","mimeType":"image/png"},{"type":"text","text":"b"}]}`, `{"content":[{"type":"text","text":"c"},{"type":"image","data":"y","mimeType":"image/png"}]}`},
+		{`{"values":[` + strings.Repeat(`"v",`, 98) + `"v"]}`, `{"values":["w"]}`},
+		// A URI member's value is reduced to what each URI format says of it.
+		{`{"uri":"file:///a"}`, `{"uri":"file:///b"}`},
+		{`{"uri":"//host"}`, `{"uri":"//other"}`},
+		{`{"uri":"a\/b"}`, `{"uri":"a\/c"}`},
+		{`{"uri":"https://example.com/x?q=1"}`, `{"uri":"mailto:ops@example.com"}`},
 	}
 	for _, p := range same {
 		if h(p[0]) != h(p[1]) {
@@ -82,10 +99,16 @@ func TestShapeHash(t *testing.T) {
 		{`{"method":"tools/call"}`, `{"method":"tools/list"}`},
 		{`{"progress":1}`, `{"progress":0.5}`},
 		{`{"priority":0.5}`, `{"priority":1.5}`},
-		{`{"uri":"file:///a"}`, `{"uri":"file:///b"}`},
-		{`{"uri":"//host"}`, `{"uri":"//other"}`},
+		{`{"uri":"file:///a"}`, `{"uri":"%zz"}`},
+		{`{"uri":"file:///a"}`, `{"uri":"/a/{id}"}`},
+		{`{"uri":"//host"}`, `{"uri":"other"}`},
 		{`{"a":"x"}`, `{"b":"x"}`},
-		{`{"a":["x"]}`, `{"a":["x","y"]}`},
+		{`{"a":[]}`, `{"a":["x"]}`},
+		{`{"a":["x"]}`, `{"a":[1]}`},
+		{`{"a":["x"]}`, `{"a":["x",1]}`},
+		{`{"content":[{"type":"text","text":"a"}]}`, `{"content":[{"type":"text","text":"a"},{"type":"image","data":"x","mimeType":"image/png"}]}`},
+		{`{"values":[` + strings.Repeat(`"v",`, 99) + `"v"]}`, `{"values":["w"]}`},
+		{`{"values":[` + strings.Repeat(`"v",`, 100) + `"v"]}`, `{"values":[` + strings.Repeat(`"v",`, 99) + `"v"]}`},
 		{`{"a":true}`, `{"a":false}`},
 		{`{"a":"x"}`, `{"a":1}`},
 		{`{"type":"text"}`, `{"type":"image"}`},
@@ -93,7 +116,7 @@ func TestShapeHash(t *testing.T) {
 		// keeps its value.
 		{`{"type":"t\u0065xt"}`, `{"type":"t\u0065xx"}`},
 		{`{"type":"t\u0065xt"}`, `{"type":"image"}`},
-		{`{"uri":"a\/b"}`, `{"uri":"a\/c"}`},
+		{`{"uri":"a\/b"}`, `{"uri":"%zz"}`},
 	}
 	for _, p := range differ {
 		if h(p[0]) == h(p[1]) {
@@ -252,6 +275,22 @@ func mutate(t *testing.T, raw []byte, rng *rand.Rand) []byte {
 			for i, e := range x {
 				x[i] = walk(e)
 			}
+			// Arrays' shapes merge repeated elements: repeat, drop and reorder
+			// elements, and reach the item bounds (maxItems 100).
+			if len(x) > 0 {
+				switch rng.IntN(8) {
+				case 0:
+					x = append(x, x[rng.IntN(len(x))])
+				case 1:
+					x = x[:len(x)-1]
+				case 2:
+					x[0], x[len(x)-1] = x[len(x)-1], x[0]
+				case 3:
+					for len(x) < 99+rng.IntN(3) {
+						x = append(x, x[rng.IntN(len(x))])
+					}
+				}
+			}
 			return x
 		case string:
 			if rng.IntN(3) == 0 {
@@ -278,9 +317,11 @@ func TestPublishedMemoAgreesWithFullValidation(t *testing.T) {
 		`{"type":"object","properties":{"status":{"enum":["open","paid"]},"n":{"type":"integer","minimum":1,"maximum":100},"tags":{"type":"array","items":{"type":"string"},"maxItems":2}}}`,
 		`{"type":"object","properties":{"site":{"type":"string","format":"uri"},"mail":{"type":"string","format":"email"},"nested":{"type":"object","properties":{"when":{"type":"string","format":"date-time"}},"additionalProperties":false}}}`,
 		`{"type":"object","properties":{"kind":{"const":"a"},"x":{"type":"number","exclusiveMinimum":0}},"oneOf":[{"required":["kind"]},{"required":["x"]}]}`,
+		`{"type":"object","properties":{"tags":{"type":"array","items":{"enum":["a","b"]},"minItems":2,"maxItems":3},"other":{"type":"array","items":{"type":"object","properties":{"when":{"type":"string","format":"date-time"}}}}}}`,
 	}
 	values := []string{`"2025-06-01"`, `"last month"`, `"ACME"`, `"open"`, `"void"`, `"a"`, `"https://x.test/a"`, `"x.test"`, `"ops@example.com"`, `"2025-06-01T10:00:00Z"`,
-		`1`, `0`, `0.5`, `100`, `101`, `-3`, `true`, `null`, `["a"]`, `["a","b","c"]`, `{}`, `{"when":"2025-06-01T10:00:00Z"}`, `{"when":"soon"}`, `{"other":1}`}
+		`1`, `0`, `0.5`, `100`, `101`, `-3`, `true`, `null`, `["a"]`, `["a","b","c"]`, `{}`, `{"when":"2025-06-01T10:00:00Z"}`, `{"when":"soon"}`, `{"other":1}`,
+		`["a","a"]`, `["b","a","b"]`, `["a","a","a","a"]`, `["a","c","a"]`, `[{"when":"soon"},{"when":"2025-06-01T10:00:00Z"}]`, `[{"when":"2025-06-01T10:00:00Z"},{"when":"2025-06-01T10:00:00Z"}]`}
 	members := []string{"since", "customer", "status", "n", "tags", "site", "mail", "nested", "kind", "x", "other"}
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, src := range schemas {

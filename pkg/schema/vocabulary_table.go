@@ -100,5 +100,6 @@ var officialVocabulary = vocabularyTable{
 		"url":         plainDecided,
 		"websiteUrl":  plainDecided,
 	},
-	bounds: []float64{-32700, -32603, -32602, -32601, -32600, -32042, -32022, -32021, -32020, 0, 1},
+	bounds:     []float64{-32700, -32603, -32602, -32601, -32600, -32042, -32022, -32021, -32020, 0, 1},
+	itemBounds: []int{100},
 }

@@ -62,6 +62,13 @@ func vocabularySource(t *testing.T, v vocabularyTable) []byte {
 		}
 		b.WriteString(strconv.FormatFloat(f, 'g', -1, 64))
 	}
+	b.WriteString("},\n\titemBounds: []int{")
+	for i, n := range v.itemBounds {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Itoa(n))
+	}
 	b.WriteString("},\n}\n")
 	src, err := format.Source(b.Bytes())
 	if err != nil {
