@@ -200,6 +200,10 @@ func bytesOf(s string) []byte {
 type textView struct {
 	text []byte
 	ix   index
+	// pre is the text a Reader's worker scanned into ix ahead of the decoder (see
+	// scanAhead), and preOK its verdict; nil when the view was not scanned ahead.
+	pre   []byte
+	preOK bool
 }
 
 // scan validates text and indexes it as the frame's view (reusing the frame's index
@@ -207,6 +211,14 @@ type textView struct {
 func (f *Frame) scan(text []byte) bool {
 	if f.view == nil {
 		f.view = &textView{}
+	}
+	if pre := f.view.pre; pre != nil {
+		// Scanned ahead (Reader.ScanAhead): exactly these bytes, or else scanned now.
+		f.view.pre = nil
+		if len(pre) == len(text) && unsafe.SliceData(pre) == unsafe.SliceData(text) {
+			f.view.text = text
+			return f.view.preOK
+		}
 	}
 	f.view.text = text
 	p, _ := scanJSON(text, &f.view.ix)

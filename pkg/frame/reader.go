@@ -42,6 +42,11 @@ type Options struct {
 	// computed from when asked for. The Reader calls Wire from one goroutine at a
 	// time; Shape may be called for frames of the Reader from any goroutine.
 	Shaper Shaper
+	// ScanAhead, when above 0, lets a Reader of a line format scan lines ahead of
+	// its decoders on that many workers (see scanAhead): the records are the same,
+	// read on more cores. 0 scans each line when it is decoded, on the caller's
+	// goroutine alone.
+	ScanAhead int
 }
 
 // Shaper computes wire shapes (Frame.Shape) for a Reader; schema.Shaper is the one
@@ -225,6 +230,10 @@ type Reader struct {
 	fr      Frame
 	stats   Stats
 
+	// ahead reads and scans lines ahead of the decoders once the format is known
+	// (Options.ScanAhead); nil until then, and for other inputs.
+	ahead *scanAhead
+
 	perspective spec.Side
 	pending     []pendingRecord // records held until the perspective is known
 	pendingSize int
@@ -343,9 +352,12 @@ func (opt Options) decompressed(r io.Reader) io.Reader {
 	return &limitReader{r: r, left: opt.MaxDecompressed, err: &LimitError{What: "decompressed input", Limit: opt.MaxDecompressed, Flag: "--max-decompressed"}}
 }
 
-// Close releases decompressors.
+// Close releases decompressors and the workers that scan ahead.
 func (r *Reader) Close() error {
 	var first error
+	if r.ahead != nil {
+		r.ahead.Close()
+	}
 	for _, c := range r.closers {
 		if err := c.Close(); err != nil && first == nil {
 			first = err
@@ -645,6 +657,14 @@ func (r *Reader) skipBlankRun() (skipped int) {
 	if r.doc != nil {
 		return 0
 	}
+	if r.ahead != nil {
+		lines, n := r.ahead.blankRun()
+		r.line += lines
+		r.stats.Lines += lines
+		r.stats.Blank += lines
+		r.stats.Bytes += n
+		return lines
+	}
 	for {
 		b, _ := r.br.Peek(r.br.Buffered())
 		i, lines := 0, 0
@@ -751,6 +771,13 @@ func (r *Reader) frameRecord() *Record {
 func (r *Reader) readLine() ([]byte, error) {
 	r.tooLong = false
 	r.handoff = false
+	if r.ahead == nil && r.opt.ScanAhead > 0 && r.doc == nil && r.dec != nil && !r.weak {
+		// The format is known: the rest of the input is lines of it.
+		r.ahead = newScanAhead(r.br, r.opt.ScanAhead, r.opt.MaxLine, r.opt.Shaper)
+	}
+	if r.ahead != nil {
+		return r.readAheadLine()
+	}
 	if cap(r.buf) > maxReusedBuffer {
 		r.buf = nil // do not keep a huge buffer after a huge line
 	}
@@ -816,6 +843,38 @@ func (r *Reader) readLine() ([]byte, error) {
 	// A buffer this large is dropped, not reused, by the next read: the frames of
 	// the line may keep it instead of copying it (Frame.Detach).
 	r.handoff = cap(r.buf) > maxReusedBuffer
+	return line, nil
+}
+
+// readAheadLine is readLine from the lines scanAhead read: a line a worker
+// scanned brings its view, which becomes the frame's (the view it replaces goes
+// back to the workers).
+func (r *Reader) readAheadLine() ([]byte, error) {
+	l, tooLong, huge, n, err := r.ahead.next()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, io.EOF
+		}
+		return nil, fmt.Errorf("mcpsleuth: %s:%d: %w", r.name, r.line+1, err)
+	}
+	r.line++
+	r.stats.Bytes += n
+	if tooLong {
+		r.tooLong = true
+		return nil, nil
+	}
+	if l.view != nil {
+		r.ahead.recycle(r.fr.view)
+		r.fr.view, l.view = l.view, nil
+	} else if r.fr.view != nil {
+		r.fr.view.pre = nil
+	}
+	line := trimEOL(l.raw)
+	if len(line) > r.opt.MaxLine {
+		r.tooLong = true
+		return nil, nil
+	}
+	r.handoff = huge
 	return line, nil
 }
 

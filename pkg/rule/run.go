@@ -3,6 +3,9 @@ package rule
 import (
 	"errors"
 	"io"
+	"os"
+	"runtime"
+	"strconv"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/schema"
@@ -75,6 +78,10 @@ func Run(name string, r io.Reader, rules []*Rule, opt RunOptions) (*InputResult,
 	}
 	if shapes && !opt.NoShapes {
 		opt.Frame.Shaper = &schema.Shaper{}
+	}
+	if !opt.Inline && !opt.Live && opt.Frame.ScanAhead == 0 {
+		// The cores beyond the replay's and the parse stage's scan lines ahead.
+		opt.Frame.ScanAhead = scanWorkers()
 	}
 	rd, err := frame.NewReader(name, r, opt.Frame)
 	if err != nil {
@@ -279,4 +286,14 @@ func parseInline(rd *frame.Reader, arena *frame.Arena, replay func(*parsedRecord
 		}
 		replay(&rec)
 	}
+}
+
+// scanWorkers is how many workers scan lines ahead of the parse stage: one per core
+// beyond the first (0 on one core: the parse stage scans as it reads).
+func scanWorkers() int {
+	if v := os.Getenv("MCPSLEUTH_SCAN_WORKERS"); v != "" {
+		n, _ := strconv.Atoi(v)
+		return n
+	}
+	return runtime.GOMAXPROCS(0) - 1
 }

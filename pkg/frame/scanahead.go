@@ -1,0 +1,313 @@
+package frame
+
+import (
+	"bytes"
+		"io"
+	"sync"
+)
+
+// Scanning ahead: the validating scan (scanJSON) is most of what reading a line
+// format costs, and a line's scan depends on nothing but the line. Once a Reader
+// knows its input is a line format whose decoders scan the line itself (or the JSON
+// after a short prefix), it reads the input in blocks of whole lines on a goroutine
+// of its own and has workers scan each block's lines, on as many cores as it was
+// given (Options.ScanAhead), while it decodes the lines of the blocks before, in
+// order. A decoder's scan of exactly the bytes a worker scanned takes the worker's
+// index instead of scanning again (Frame.scan); anything else scans as before, so
+// what a Reader returns never depends on whether or how far it scanned ahead.
+//
+// Hand-offs are per block (256 KiB of lines, or one longer line): a few thousand a
+// gigabyte, so that idle processors are not woken line by line.
+
+// lineBlockBytes is the size of a block of lines handed to the workers.
+const lineBlockBytes = 256 << 10
+
+// aheadBlocksInFlight is how many blocks may be read, scanned or waiting to be
+// decoded at once: memory is bounded by bytes (blocks, their views), not frames.
+const aheadBlocksInFlight = 6
+
+// aheadLine is one line of a block: its bytes (line ending included: the Reader
+// counts them), and what a worker made of it.
+type aheadLine struct {
+	raw []byte
+	// text is the part of the line the worker scanned (nil: none), and view its
+	// index, filled when the scan found valid JSON or not (view.pre).
+	text []byte
+	view *textView
+}
+
+// lineBlock is a run of whole lines, or one line too long for a block.
+type lineBlock struct {
+	data  []byte
+	lines []aheadLine
+	// tooLong marks a single line longer than MaxLine: drained, not kept; n is the
+	// bytes it had.
+	tooLong bool
+	n       int64
+	// huge marks a block that holds one line in memory of its own, larger than a
+	// Reader keeps for reuse: its frames may keep it instead of copying it.
+	huge bool
+	err  error         // reading stopped after this block's lines (io.EOF at the end)
+	done chan struct{} // closed when the workers have scanned the block
+}
+
+// scanAhead reads blocks of lines from src and scans them with workers.
+type scanAhead struct {
+	order   chan *lineBlock // blocks in input order, for the Reader
+	work    chan *lineBlock // blocks to scan, for the workers
+	free    chan []byte      // block memory the Reader is done with
+	views   sync.Pool        // *textView for the workers' scans
+	stop    chan struct{}
+	stopped sync.Once
+	wg      sync.WaitGroup
+	shaper  Shaper
+	maxLine int
+
+	cur *lineBlock
+	pos int
+}
+
+// newScanAhead starts reading src (at a line start) in blocks and scanning them
+// with workers goroutines.
+func newScanAhead(src io.Reader, workers, maxLine int, shaper Shaper) *scanAhead {
+	a := &scanAhead{
+		order:   make(chan *lineBlock, aheadBlocksInFlight),
+		work:    make(chan *lineBlock, aheadBlocksInFlight),
+		free:    make(chan []byte, aheadBlocksInFlight+2),
+		stop:    make(chan struct{}),
+		shaper:  shaper,
+		maxLine: maxLine,
+	}
+	a.wg.Add(workers + 1)
+	for range workers {
+		go a.scanBlocks()
+	}
+	go a.readBlocks(src)
+	return a
+}
+
+// Close stops the goroutines and waits for them.
+func (a *scanAhead) Close() error {
+	a.stopped.Do(func() { close(a.stop) })
+	// Drain what the reader goroutine may be blocked on.
+	go func() {
+		for range a.order {
+		}
+	}()
+	a.wg.Wait()
+	return nil
+}
+
+// next returns the next line (line ending included) and what a worker made of it.
+// The line is valid until the call after next. tooLong reports a line over MaxLine
+// (no bytes, n of them), huge a line in memory of its own (see lineBlock.huge).
+func (a *scanAhead) next() (l *aheadLine, tooLong, huge bool, n int64, err error) {
+	for {
+		if a.cur != nil && a.pos < len(a.cur.lines) {
+			l = &a.cur.lines[a.pos]
+			a.pos++
+			return l, false, a.cur.huge, int64(len(l.raw)), nil
+		}
+		if a.cur != nil {
+			if a.cur.err != nil {
+				return nil, false, false, 0, a.cur.err
+			}
+			if !a.cur.huge && a.cur.data != nil {
+				select {
+				case a.free <- a.cur.data[:0]:
+				default:
+				}
+			}
+			a.cur = nil
+		}
+		b, ok := <-a.order
+		if !ok {
+			return nil, false, false, 0, io.EOF
+		}
+		<-b.done
+		a.cur, a.pos = b, 0
+		if b.tooLong {
+			return nil, true, false, b.n, nil
+		}
+	}
+}
+
+// blankRun drops the empty lines that follow in the current block (see
+// Reader.skipBlankRun); it returns how many, and their bytes.
+func (a *scanAhead) blankRun() (lines int, n int64) {
+	if a.cur == nil {
+		return 0, 0
+	}
+	for a.pos < len(a.cur.lines) {
+		raw := a.cur.lines[a.pos].raw
+		if !bytes.Equal(raw, []byte("\n")) && !bytes.Equal(raw, []byte("\r\n")) {
+			break
+		}
+		a.pos++
+		lines++
+		n += int64(len(raw))
+	}
+	return lines, n
+}
+
+// readBlocks reads src into blocks of whole lines and hands each to the workers
+// and, in order, to the Reader.
+func (a *scanAhead) readBlocks(src io.Reader) {
+	defer a.wg.Done()
+	defer close(a.order)
+	defer close(a.work)
+	var tail []byte // a line begun in the block before
+	for {
+		var buf []byte
+		select {
+		case buf = <-a.free:
+		default:
+			buf = make([]byte, 0, max(lineBlockBytes, 2*len(tail)))
+		}
+		buf, err := a.fill(src, append(buf[:0], tail...))
+		tail = nil
+		b := &lineBlock{done: make(chan struct{})}
+		switch end := bytes.LastIndexByte(buf, '\n') + 1; {
+		case err != nil:
+			b.data, b.err = buf, err // the last lines (the last one maybe without an ending)
+		case end == 0:
+			// One line past MaxLine: counted and dropped to its end.
+			var rest int64
+			rest, tail, b.err = drainLine(src)
+			b.tooLong, b.n = true, int64(len(buf))+rest
+			if b.err != nil && len(tail) > 0 {
+				b.err = nil // the bytes after the line come as a block of their own
+			}
+		default:
+			tail = bytes.Clone(buf[end:])
+			b.data = buf[:end]
+		}
+		if b.data != nil {
+			b.huge = cap(b.data) > maxReusedBuffer
+			b.lines = splitLines(b.data, nil)
+		}
+		select {
+		case a.work <- b:
+		case <-a.stop:
+			return
+		}
+		select {
+		case a.order <- b:
+		case <-a.stop:
+			return
+		}
+		if b.err != nil {
+			return
+		}
+	}
+}
+
+// fill reads into buf (which holds the start of a line) until it holds a line
+// ending, reading ends, or the line it holds is longer than MaxLine. It reads once
+// at a time: a block is handed over as soon as it holds a whole line, so that an
+// input still being written is read as it grows.
+func (a *scanAhead) fill(src io.Reader, buf []byte) ([]byte, error) {
+	for {
+		if len(buf) == cap(buf) {
+			if len(buf) > a.maxLine+2 { // room for a CRLF
+				return buf, nil
+			}
+			grown := make([]byte, len(buf), min(2*cap(buf), a.maxLine+3))
+			copy(grown, buf)
+			buf = grown
+		}
+		k, err := src.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+k]
+		if err != nil {
+			return buf, err
+		}
+		if k > 0 && bytes.IndexByte(buf[len(buf)-k:], '\n') >= 0 {
+			return buf, nil
+		}
+	}
+}
+
+// drainLine reads src to the end of a line too long to keep: it returns the bytes
+// read of the line (its ending included), what was read past it, and the error
+// that ended reading before a line ending (nil otherwise).
+func drainLine(src io.Reader) (n int64, rest []byte, err error) {
+	buf := make([]byte, 64<<10)
+	for {
+		k, err := src.Read(buf)
+		if i := bytes.IndexByte(buf[:k], '\n'); i >= 0 {
+			return n + int64(i+1), bytes.Clone(buf[i+1 : k]), err
+		}
+		n += int64(k)
+		if err != nil {
+			return n, nil, err
+		}
+	}
+}
+
+// splitLines splits data at line endings (each line keeps its '\n').
+func splitLines(data []byte, lines []aheadLine) []aheadLine {
+	lines = lines[:0]
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			lines = append(lines, aheadLine{raw: data})
+			break
+		}
+		lines = append(lines, aheadLine{raw: data[: i+1 : i+1]})
+		data = data[i+1:]
+	}
+	return lines
+}
+
+// scanBlocks is a worker: it scans the lines of the blocks it is given.
+func (a *scanAhead) scanBlocks() {
+	defer a.wg.Done()
+	for b := range a.work {
+		for i := range b.lines {
+			a.scanLine(&b.lines[i])
+		}
+		close(b.done)
+	}
+}
+
+// scanLine scans the JSON text of a line as a line decoder would: the line, from
+// its first '{' or '[' when it starts with one after line-start noise (a carriage
+// return, a byte order mark), or after a short prefix (a Go SDK log's "read: ").
+func (a *scanAhead) scanLine(l *aheadLine) {
+	line := trimEOL(l.raw)
+	if len(line) > 0 && line[0] != '{' && line[0] != '[' {
+		line = trimLineStart(line)
+	}
+	if len(line) == 0 {
+		return
+	}
+	if line[0] != '{' && line[0] != '[' {
+		i := bytes.IndexAny(line[:min(len(line), maxScannedPrefix)], "{[")
+		if i < 0 {
+			return
+		}
+		line = line[i:]
+	}
+	v, _ := a.views.Get().(*textView)
+	if v == nil {
+		v = &textView{}
+	}
+	v.ix.shaper = a.shaper
+	v.text = line
+	p, _ := scanJSON(line, &v.ix)
+	v.pre, v.preOK = line, p == scanOK
+	l.text, l.view = line, v
+}
+
+// maxScannedPrefix is how far into a line a worker looks for the JSON a prefix
+// leads to (the Go SDK log's "read: " after a timestamp).
+const maxScannedPrefix = 80
+
+// recycle gives a view the Reader no longer uses back to the workers.
+func (a *scanAhead) recycle(v *textView) {
+	if v == nil || cap(v.ix.entries) > maxSpareEntries || cap(v.ix.tokens) > maxSpareTokens {
+		return
+	}
+	v.text, v.pre = nil, nil
+	a.views.Put(v)
+}
