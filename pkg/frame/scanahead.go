@@ -112,7 +112,8 @@ func (a *scanAhead) next() (l *aheadLine, tooLong, huge bool, n int64, err error
 			if a.cur.err != nil {
 				return nil, false, false, 0, a.cur.err
 			}
-			if !a.cur.huge && a.cur.data != nil {
+			if c := cap(a.cur.data); c > 0 && c <= 2*lineBlockBytes {
+				// A block grown for a long line is not kept: its memory goes with it.
 				select {
 				case a.free <- a.cur.data[:0]:
 				default:
@@ -179,7 +180,10 @@ func (a *scanAhead) readBlocks(src io.Reader) {
 				b.err = nil // the bytes after the line come as a block of their own
 			}
 		default:
-			tail = bytes.Clone(buf[end:])
+			// The line begun at the end is copied to the start of the next block
+			// (nothing else uses this part of the block, which is not recycled
+			// before the next block is handed over).
+			tail = buf[end:]
 			b.data = buf[:end]
 		}
 		if b.data != nil {
@@ -212,7 +216,7 @@ func (a *scanAhead) fill(src io.Reader, buf []byte) ([]byte, error) {
 			if len(buf) > a.maxLine+2 { // room for a CRLF
 				return buf, nil
 			}
-			grown := make([]byte, len(buf), min(2*cap(buf), a.maxLine+3))
+			grown := make([]byte, len(buf), min(max(2*cap(buf), lineBlockBytes), a.maxLine+3))
 			copy(grown, buf)
 			buf = grown
 		}
@@ -235,7 +239,7 @@ func drainLine(src io.Reader) (n int64, rest []byte, err error) {
 	for {
 		k, err := src.Read(buf)
 		if i := bytes.IndexByte(buf[:k], '\n'); i >= 0 {
-			return n + int64(i+1), bytes.Clone(buf[i+1 : k]), err
+			return n + int64(i+1), buf[i+1 : k], err
 		}
 		n += int64(k)
 		if err != nil {
