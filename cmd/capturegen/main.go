@@ -1,8 +1,43 @@
-// Command capturegen writes a large synthetic capture (envelope JSONL) for
-// benchmarks and memory measurements: realistic healthy legacy sessions, one after
-// another, until the requested size. It is a development tool, not part of mcpsleuth.
+// Command capturegen writes a large synthetic capture for benchmarks and memory
+// measurements: sessions of one profile, one after another, until the requested size.
+// It is a development tool (task bench, cmd/benchtable), not part of mcpsleuth.
 //
 //	go run ./cmd/capturegen -size 1G -o /tmp/big.jsonl
+//	go run ./cmd/capturegen -profile payload-heavy -size 1G -o /tmp/payload.jsonl
+//	go run ./cmd/capturegen -list
+//
+// Flags:
+//
+//	-profile NAME  what to write (default healthy; -list names them all):
+//	    healthy        envelope JSONL ({"ts","dir":"c->s"|"s->c","msg"}) of healthy
+//	                   2025-06-18 sessions of 2,000 exchanges with small payloads
+//	    payload-heavy  envelope JSONL (dir c2s/s2c) of sessions of 2025-03-26, 2025-06-18
+//	                   and 2025-11-25 in turn, with what support archives hold: tool
+//	                   results of 100 B to 200 KB of escaped text, structuredContent
+//	                   (2025-06-18 on), base64 blobs of 1-256 KB, one result of about
+//	                   5 MB in every 100 MB, sampling and roots requests of the server,
+//	                   progress, cancellations and JSON-RPC errors
+//	    base64         envelope JSONL of 2025-06-18 sessions whose resources/read blobs
+//	                   and tools/call image contents are 64 KB to 4 MB of base64 each
+//	    tiny-sessions  envelope JSONL of many sessions of 20 frames each (about 200,000
+//	                   sessions a GiB), the three revisions in turn
+//	    har            one HAR 1.2 document of Streamable HTTP sessions (2025-06-18 and
+//	                   2025-11-25 in turn): a POST to /mcp per message, JSON and SSE
+//	                   responses, Mcp-Session-Id and MCP-Protocol-Version headers,
+//	                   202 for notifications, a DELETE at the end of each session
+//	    bare           the healthy sessions as bare JSON-RPC lines
+//	    gosdk-log      the healthy sessions as the Go SDK LoggingTransport of the
+//	                   server writes them ("read: {...}" / "write: {...}")
+//	-size SIZE     approximate output size, with a K, M or G suffix (default 100M):
+//	               writing stops at the end of the session that reaches it
+//	               (payload-heavy and base64: at the end of the exchange)
+//	-o FILE        output file ('-' = stdout, the default)
+//	-bare          the same as -profile bare (kept from before profiles existed)
+//	-list          print the profiles, with the file extension each is written with
+//
+// Every profile is deterministic (fixed seeds: the same flags give the same bytes)
+// and written as a stream through one large buffer: no profile holds more than one
+// message (the largest, about 5 MB) and its fixed pools of text and base64 in memory.
 package main
 
 import (
@@ -13,79 +48,99 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"time"
 )
 
+// A profile is one kind of capture; each lives in its own file.
+type profile struct {
+	name  string
+	ext   string // the file extension the format is known by (cmd/benchtable uses the same)
+	write func(o *output, limit int64)
+}
+
+var profiles = []profile{
+	{"healthy", ".jsonl", writeHealthy},
+	{"payload-heavy", ".jsonl", writePayloadHeavy},
+	{"base64", ".jsonl", writeBase64},
+	{"tiny-sessions", ".jsonl", writeTinySessions},
+	{"har", ".har", writeHAR},
+	{"bare", ".jsonl", writeBare},
+	{"gosdk-log", ".log", writeGoSDKLog},
+}
+
 func main() {
+	name := flag.String("profile", "healthy", "what to write: "+profileNames())
 	size := flag.String("size", "100M", "approximate output size (K, M, G suffixes)")
 	out := flag.String("o", "-", "output file ('-' = stdout)")
-	bare := flag.Bool("bare", false, "write bare JSON-RPC lines instead of envelopes")
+	bare := flag.Bool("bare", false, "the same as -profile bare")
+	list := flag.Bool("list", false, "print the profiles and the file extension of each")
 	flag.Parse()
+	if *list {
+		for _, p := range profiles {
+			fmt.Printf("%s\t%s\n", p.name, p.ext)
+		}
+		return
+	}
+	if *bare {
+		if explicit("profile") && *name != "bare" {
+			fail(fmt.Errorf("-bare and -profile %s disagree", *name))
+		}
+		*name = "bare"
+	}
+	p, ok := lookup(*name)
+	if !ok {
+		fail(fmt.Errorf("unknown -profile %q (one of %s)", *name, profileNames()))
+	}
 	limit, err := parseSize(*size)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "capturegen: %v\n", err)
-		os.Exit(2)
+		fail(err)
 	}
 	var w io.Writer = os.Stdout
+	var f *os.File
 	if *out != "-" {
-		f, err := os.Create(*out)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "capturegen: %v\n", err)
-			os.Exit(2)
+		if f, err = os.Create(*out); err != nil {
+			fail(err)
 		}
-		defer f.Close()
 		w = f
 	}
-	bw := bufio.NewWriterSize(w, 1<<20)
-	defer bw.Flush()
-	g := &generator{w: bw, bare: *bare, now: time.Date(2026, 11, 30, 2, 0, 0, 0, time.UTC)}
-	for g.written < limit {
-		g.session(2000)
+	o := &output{w: bufio.NewWriterSize(w, 4<<20)}
+	p.write(o, limit)
+	if err := o.w.Flush(); err != nil {
+		fail(err)
 	}
-}
-
-type generator struct {
-	w       *bufio.Writer
-	bare    bool
-	now     time.Time
-	written int64
-}
-
-func (g *generator) emit(dir, msg string) {
-	g.now = g.now.Add(1500 * time.Microsecond)
-	var line string
-	if g.bare {
-		line = msg + "\n"
-	} else {
-		line = `{"ts":"` + g.now.Format(time.RFC3339Nano) + `","dir":"` + dir + `","msg":` + msg + "}\n"
-	}
-	n, _ := g.w.WriteString(line)
-	g.written += int64(n)
-}
-
-const tools = `{"tools":[{"name":"get_invoice","description":"Fetch one invoice by number","inputSchema":{"type":"object","properties":{"number":{"type":"string","description":"Invoice number, e.g. INV-2025-0042"}},"required":["number"]}},{"name":"search_invoices","description":"Search invoices","inputSchema":{"type":"object","properties":{"since":{"type":"string","format":"date","description":"ISO date, e.g. 2025-06-01"},"customer":{"type":"string"}}}}]}`
-
-// session writes one healthy 2025-06-18 session of about n exchanges.
-func (g *generator) session(n int) {
-	g.emit("c->s", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"roots":{"listChanged":true},"sampling":{}},"clientInfo":{"name":"client-b","version":"3.2.0"}}}`)
-	g.emit("s->c", `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{"listChanged":true},"resources":{"listChanged":true,"subscribe":true},"logging":{}},"serverInfo":{"name":"invoices","version":"1.9.3"}}}`)
-	g.emit("c->s", `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	g.emit("c->s", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
-	g.emit("s->c", `{"jsonrpc":"2.0","id":1,"result":`+tools+`}`)
-	for i := 2; i < n; i++ {
-		id := strconv.Itoa(i)
-		switch i % 5 {
-		case 0:
-			g.emit("c->s", `{"jsonrpc":"2.0","id":`+id+`,"method":"ping"}`)
-			g.emit("s->c", `{"jsonrpc":"2.0","id":`+id+`,"result":{}}`)
-		case 1:
-			g.emit("s->c", `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","logger":"invoices","data":"cache refreshed at `+g.now.Format(time.RFC3339)+`"}}`)
-		default:
-			g.emit("c->s", `{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"get_invoice","arguments":{"number":"INV-2025-`+id+`"},"_meta":{"progressToken":"p`+id+`"}}}`)
-			g.emit("s->c", `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p`+id+`","progress":0.5,"total":1}}`)
-			g.emit("s->c", `{"jsonrpc":"2.0","id":`+id+`,"result":{"content":[{"type":"text","text":"Invoice INV-2025-`+id+`: ACME Corp, 3 lines, total 129.90 EUR, due 2025-07-01.\n`+strings.Repeat(`Line item detail.\n`, 20)+`"}],"isError":false}}`)
+	if f != nil {
+		if err := f.Close(); err != nil {
+			fail(err)
 		}
 	}
+}
+
+func lookup(name string) (profile, bool) {
+	for _, p := range profiles {
+		if p.name == name {
+			return p, true
+		}
+	}
+	return profile{}, false
+}
+
+func profileNames() string {
+	var names []string
+	for _, p := range profiles {
+		names = append(names, p.name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// explicit reports whether a flag was given on the command line.
+func explicit(name string) bool {
+	found := false
+	flag.Visit(func(f *flag.Flag) { found = found || f.Name == name })
+	return found
+}
+
+func fail(err error) {
+	fmt.Fprintf(os.Stderr, "capturegen: %v\n", err)
+	os.Exit(2)
 }
 
 func parseSize(s string) (int64, error) {
