@@ -18,6 +18,9 @@ type Arena struct {
 	views, spare []*textView
 	// indexed is the memory of the detached frames' indexes since the last Reset.
 	indexed int
+	// handed is the bytes of the frames detached since the last Reset that kept
+	// memory handed off to them (Frame.handoff) instead of a copy.
+	handed int
 }
 
 // arenaChunk is the size of the arena's largest blocks; a frame larger than a quarter
@@ -36,7 +39,7 @@ func (a *Arena) Reset() {
 		clear(a.chunks[i])
 		a.chunks[i] = a.chunks[i][:0]
 	}
-	a.cur, a.indexed = 0, 0
+	a.cur, a.indexed, a.handed = 0, 0, 0
 	for _, v := range a.views {
 		v.text = nil
 		if cap(v.ix.entries) > maxSpareEntries || cap(v.ix.tokens) > maxSpareTokens {
@@ -55,9 +58,9 @@ const (
 )
 
 // Used is how many bytes the frames detached since the last Reset hold: the bytes
-// copied into the arena's blocks and their indexes.
+// copied into the arena's blocks or handed off to them, and their indexes.
 func (a *Arena) Used() int {
-	n := a.indexed
+	n := a.indexed + a.handed
 	for _, c := range a.chunks[:min(a.cur+1, len(a.chunks))] {
 		n += len(c)
 	}
@@ -112,6 +115,8 @@ func (f *Frame) detach(a *Arena, into *Frame, take bool) (took bool) {
 	c := old
 	if !f.handoff {
 		c = a.copyBytes(old)
+	} else {
+		a.handed += len(old)
 	}
 	into.Raw = rebaseBytes(old, c, f.Raw)
 	into.rebase(old, c)

@@ -55,17 +55,28 @@ type lineBlock struct {
 type scanAhead struct {
 	order   chan *lineBlock // blocks in input order, for the Reader
 	work    chan *lineBlock // blocks to scan, for the workers
-	free    chan []byte      // block memory the Reader is done with
-	views   sync.Pool        // *textView for the workers' scans
+	free    chan []byte     // block memory the Reader is done with
+	views   sync.Pool       // *textView for the workers' scans
 	stop    chan struct{}
 	stopped sync.Once
 	wg      sync.WaitGroup
 	shaper  Shaper
 	maxLine int
 
+	// inFlight is the bytes of the blocks read and not yet left by the Reader: the
+	// reading goroutine waits (room) while it is maxAheadBytes or more.
+	mu       sync.Mutex
+	room     *sync.Cond
+	inFlight int
+	closed   bool
+
 	cur *lineBlock
 	pos int
 }
+
+// maxAheadBytes bounds the bytes of the blocks in flight (one line may take it past:
+// a block is read when the bytes in flight are below it).
+const maxAheadBytes = 8 << 20
 
 // newScanAhead starts reading src (at a line start) in blocks and scanning them
 // with workers goroutines.
@@ -78,6 +89,7 @@ func newScanAhead(src io.Reader, workers, maxLine int, shaper Shaper) *scanAhead
 		shaper:  shaper,
 		maxLine: maxLine,
 	}
+	a.room = sync.NewCond(&a.mu)
 	a.wg.Add(workers + 1)
 	for range workers {
 		go a.scanBlocks()
@@ -88,7 +100,13 @@ func newScanAhead(src io.Reader, workers, maxLine int, shaper Shaper) *scanAhead
 
 // Close stops the goroutines and waits for them.
 func (a *scanAhead) Close() error {
-	a.stopped.Do(func() { close(a.stop) })
+	a.stopped.Do(func() {
+		close(a.stop)
+		a.mu.Lock()
+		a.closed = true
+		a.room.Broadcast()
+		a.mu.Unlock()
+	})
 	// Drain what the reader goroutine may be blocked on.
 	go func() {
 		for range a.order {
@@ -96,6 +114,37 @@ func (a *scanAhead) Close() error {
 	}()
 	a.wg.Wait()
 	return nil
+}
+
+// waitForRoom waits until the bytes in flight are below the bound; false when the
+// scan-ahead is closed.
+func (a *scanAhead) waitForRoom() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for a.inFlight >= maxAheadBytes && !a.closed {
+		a.room.Wait()
+	}
+	return !a.closed
+}
+
+// account adds n bytes to those in flight (n < 0: the Reader left a block).
+func (a *scanAhead) account(n int) {
+	a.mu.Lock()
+	a.inFlight += n
+	if n < 0 {
+		a.room.Signal()
+	}
+	a.mu.Unlock()
+}
+
+// recycleBlock keeps a block's memory for a later block, when it has a block's size.
+func (a *scanAhead) recycleBlock(b []byte) {
+	if c := cap(b); c > 0 && c <= 2*lineBlockBytes {
+		select {
+		case a.free <- b[:0]:
+		default:
+		}
+	}
 }
 
 // next returns the next line (line ending included) and what a worker made of it.
@@ -112,12 +161,9 @@ func (a *scanAhead) next() (l *aheadLine, tooLong, huge bool, n int64, err error
 			if a.cur.err != nil {
 				return nil, false, false, 0, a.cur.err
 			}
-			if c := cap(a.cur.data); c > 0 && c <= 2*lineBlockBytes {
-				// A block grown for a long line is not kept: its memory goes with it.
-				select {
-				case a.free <- a.cur.data[:0]:
-				default:
-				}
+			a.account(-len(a.cur.data))
+			if !a.cur.huge {
+				a.recycleBlock(a.cur.data)
 			}
 			a.cur = nil
 		}
@@ -159,26 +205,28 @@ func (a *scanAhead) readBlocks(src io.Reader) {
 	defer close(a.work)
 	var tail []byte // a line begun in the block before
 	for {
-		var buf []byte
-		select {
-		case buf = <-a.free:
-		default:
-			buf = make([]byte, 0, max(lineBlockBytes, 2*len(tail)))
+		if !a.waitForRoom() {
+			return
 		}
-		buf, err := a.fill(src, append(buf[:0], tail...))
+		buf := a.block()
+		buf = append(buf, tail...)
+		buf, long, over, ended, rest, err := a.fill(src, buf)
 		tail = nil
 		b := &lineBlock{done: make(chan struct{})}
 		switch end := bytes.LastIndexByte(buf, '\n') + 1; {
+		case over > 0:
+			// One line past MaxLine: counted and dropped to its end.
+			b.tooLong, b.n, tail = true, int64(over), rest
+			if !ended && err == nil {
+				var n int64
+				n, tail, err = drainLine(src)
+				b.n += n
+			}
+			if err != nil && len(tail) == 0 {
+				b.err = err
+			}
 		case err != nil:
 			b.data, b.err = buf, err // the last lines (the last one maybe without an ending)
-		case end == 0:
-			// One line past MaxLine: counted and dropped to its end.
-			var rest int64
-			rest, tail, b.err = drainLine(src)
-			b.tooLong, b.n = true, int64(len(buf))+rest
-			if b.err != nil && len(tail) > 0 {
-				b.err = nil // the bytes after the line come as a block of their own
-			}
 		default:
 			// The line begun at the end is copied to the start of the next block
 			// (nothing else uses this part of the block, which is not recycled
@@ -187,8 +235,11 @@ func (a *scanAhead) readBlocks(src io.Reader) {
 			b.data = buf[:end]
 		}
 		if b.data != nil {
-			b.huge = cap(b.data) > maxReusedBuffer
+			// A block gathered for a long line has memory of its own, never reused:
+			// its frames keep it rather than copying it (Frame.handoff).
+			b.huge = long
 			b.lines = splitLines(b.data, nil)
+			a.account(len(b.data))
 		}
 		select {
 		case a.work <- b:
@@ -206,20 +257,73 @@ func (a *scanAhead) readBlocks(src io.Reader) {
 	}
 }
 
-// fill reads into buf (which holds the start of a line) until it holds a line
-// ending, reading ends, or the line it holds is longer than MaxLine. It reads once
-// at a time: a block is handed over as soon as it holds a whole line, so that an
-// input still being written is read as it grows.
-func (a *scanAhead) fill(src io.Reader, buf []byte) ([]byte, error) {
-	for {
-		if len(buf) == cap(buf) {
-			if len(buf) > a.maxLine+2 { // room for a CRLF
-				return buf, nil
-			}
-			grown := make([]byte, len(buf), min(max(2*cap(buf), lineBlockBytes), a.maxLine+3))
-			copy(grown, buf)
-			buf = grown
+// block returns memory for a block: a recycled one, or a new one.
+func (a *scanAhead) block() []byte {
+	select {
+	case b := <-a.free:
+		return b[:0]
+	default:
+		return make([]byte, 0, lineBlockBytes)
+	}
+}
+
+// fill reads into buf (which may hold the start of a line) until it holds a line
+// ending or reading ends. It reads once at a time: a block is handed over as soon
+// as it holds a whole line, so that an input still being written is read as it
+// grows. A line longer than buf is gathered in blocks' worth of memory and joined
+// once, into memory of its own (long). A line longer than MaxLine is not kept:
+// over is then how many of its bytes were read (its ending included when ended
+// says it was read to its end; rest is then what was read after it; otherwise the
+// rest of the line is still to be drained).
+func (a *scanAhead) fill(src io.Reader, buf []byte) (out []byte, long bool, over int, ended bool, rest []byte, err error) {
+	buf, err = readSome(src, buf)
+	if err != nil || bytes.IndexByte(buf, '\n') >= 0 {
+		return buf, false, 0, false, nil, err
+	}
+	parts := [][]byte{buf}
+	total := len(buf)
+	end := -1 // the line ending in the last part
+	for err == nil && total <= a.maxLine+2 { // room for a CRLF
+		var part []byte
+		part, err = readSome(src, a.block())
+		parts = append(parts, part)
+		total += len(part)
+		if end = bytes.IndexByte(part, '\n'); end >= 0 {
+			break
 		}
+	}
+	last := parts[len(parts)-1]
+	lineLen := total // the line's bytes read, its ending included when it ended
+	if end >= 0 {
+		lineLen = total - len(last) + end + 1
+	}
+	if lineLen > a.maxLine+2 {
+		if end >= 0 {
+			rest = bytes.Clone(last[end+1:])
+		}
+		for _, p := range parts {
+			a.recycleBlock(p)
+		}
+		return nil, false, lineLen, end >= 0, rest, err
+	}
+	return a.joinParts(parts, total), true, 0, false, nil, err
+}
+
+// joinParts joins the parts of a long line into memory of its own, and recycles
+// the parts.
+func (a *scanAhead) joinParts(parts [][]byte, total int) []byte {
+	out := make([]byte, 0, total)
+	for _, p := range parts {
+		out = append(out, p...)
+		a.recycleBlock(p)
+	}
+	return out
+}
+
+// readSome reads into buf's free capacity until a read brings a line ending, buf
+// is full, or reading ends.
+func readSome(src io.Reader, buf []byte) ([]byte, error) {
+	for len(buf) < cap(buf) {
 		k, err := src.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+k]
 		if err != nil {
@@ -229,6 +333,7 @@ func (a *scanAhead) fill(src io.Reader, buf []byte) ([]byte, error) {
 			return buf, nil
 		}
 	}
+	return buf, nil
 }
 
 // drainLine reads src to the end of a line too long to keep: it returns the bytes
