@@ -7,6 +7,7 @@ import (
 	"hash/maphash"
 	"maps"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -310,7 +311,7 @@ func (v *vocabulary) bound(n any) {
 // shapeHash hashes the shape of raw JSON (see above) together with its context
 // (revision, definition...); scratch is reused between calls. ok=false when shapes
 // cannot be used.
-func shapeHash(voc *vocabulary, seed maphash.Seed, scratch *[]byte, raw []byte, context ...string) (uint64, bool) {
+func shapeHash(voc *vocabulary, seed maphash.Seed, scratch *[]byte, uris *uriCache, raw []byte, context ...string) (uint64, bool) {
 	if !voc.usable {
 		return 0, false
 	}
@@ -320,6 +321,10 @@ func shapeHash(voc *vocabulary, seed maphash.Seed, scratch *[]byte, raw []byte, 
 		out = append(out, 0)
 	}
 	s := shaper{voc: voc, buf: raw, out: out}
+	if uris != nil {
+		s.uris = *uris
+		defer func() { *uris = s.uris }()
+	}
 	s.space()
 	ok := s.value(nil, 0)
 	*scratch = s.out
@@ -334,10 +339,11 @@ func shapeHash(voc *vocabulary, seed maphash.Seed, scratch *[]byte, raw []byte, 
 // tokens): the shape of values no scan recorded (a schema's memo, a frame the
 // reader could not shape) and the reference Shape is tested against.
 type shaper struct {
-	voc *vocabulary
-	buf []byte
-	pos int
-	out []byte
+	voc  *vocabulary
+	buf  []byte
+	pos  int
+	out  []byte
+	uris uriCache
 }
 
 func (s *shaper) space() {
@@ -441,7 +447,7 @@ func (s *shaper) value(member []byte, depth int) bool {
 			return false
 		}
 		quoted := s.buf[start:s.pos]
-		s.out = s.voc.appendString(s.out, quoted, member, bytes.IndexByte(quoted, '\\') >= 0)
+		s.out = s.voc.appendString(s.out, quoted, member, bytes.IndexByte(quoted, '\\') >= 0, &s.uris)
 		return true
 	case c == 't' || c == 'f' || c == 'n':
 		start := s.pos
@@ -546,8 +552,8 @@ func (v *vocabulary) appendLength(out []byte, n int) []byte {
 
 // appendString appends the shape of a string as written (quotes included), the
 // value of member (nil: none); escaped says it holds escapes.
-func (v *vocabulary) appendString(out, quoted, member []byte, escaped bool) []byte {
-	switch class, verdicts := v.classifyString(quoted, member, escaped); class {
+func (v *vocabulary) appendString(out, quoted, member []byte, escaped bool, uris *uriCache) []byte {
+	switch class, verdicts := v.classifyString(quoted, member, escaped, uris); class {
 	case stringKept:
 		return append(append(out, '"'), quoted[1:]...)
 	case stringURI:
@@ -592,7 +598,7 @@ const (
 // in it is no literal and stays out of the shape (most frames of a capture carry
 // some), while one that decodes to a literal is kept as written. quoted is the
 // string as written, quotes included; escaped says whether it holds escapes.
-func (v *vocabulary) classifyString(quoted, member []byte, escaped bool) (class int, verdicts byte) {
+func (v *vocabulary) classifyString(quoted, member []byte, escaped bool, uris *uriCache) (class int, verdicts byte) {
 	raw := quoted[1 : len(quoted)-1]
 	format := v.formatOf(member)
 	if escaped {
@@ -620,7 +626,7 @@ func (v *vocabulary) classifyString(quoted, member []byte, escaped bool) (class 
 		if plainURI(decoded) {
 			return stringPlain, 0
 		}
-		return stringURI, uriVerdicts(decoded)
+		return stringURI, uris.verdicts(decoded)
 	}
 	if v.isLiteral(raw) {
 		return stringKept, 0
@@ -632,7 +638,7 @@ func (v *vocabulary) classifyString(quoted, member []byte, escaped bool) (class 
 		return stringKept, 0
 	}
 	if s := viewString(raw); !plainURI(s) {
-		return stringURI, uriVerdicts(s)
+		return stringURI, uris.verdicts(s)
 	}
 	return stringPlain, 0
 }
@@ -651,13 +657,20 @@ func plainURI(s string) bool {
 	return true
 }
 
-// uriFormats are the URI formats plainDecided members carry, in the order of
-// uriVerdicts' bits: each checked by the validator itself (a schema of that format
-// alone, compiled as the wire and published schemas are, formats asserted), so that
-// a verdict by shape is the validator's.
-var uriFormats = sync.OnceValue(func() []*jsonschema.Schema {
+// uriFormats are the checks of the URI formats plainDecided members carry, in the
+// order of uriVerdicts' bits: the validator's own (the Format of a schema of that
+// format alone, compiled as the wire and published schemas are), so that a verdict
+// by shape is the validator's. Formats the validator checks with one function (uri
+// and iri, uri-reference and iri-reference) share their verdict: same is the index
+// of the first with the same function.
+type uriFormat struct {
+	check func(any) error
+	same  int
+}
+
+var uriFormats = sync.OnceValue(func() []uriFormat {
 	names := slices.Sorted(maps.Keys(plainFormats))
-	out := make([]*jsonschema.Schema, len(names))
+	out := make([]uriFormat, len(names))
 	for i, name := range names {
 		c := jsonschema.NewCompiler()
 		c.AssertFormat()
@@ -665,16 +678,50 @@ var uriFormats = sync.OnceValue(func() []*jsonschema.Schema {
 		if err := c.AddResource(url, map[string]any{"format": name}); err != nil {
 			panic(err)
 		}
-		out[i] = c.MustCompile(url)
+		f := c.MustCompile(url).Format
+		if f == nil {
+			panic("schema: the validator does not know format " + name)
+		}
+		out[i] = uriFormat{check: f.Validate, same: i}
+		for j := range i {
+			if reflect.ValueOf(out[j].check).Pointer() == reflect.ValueOf(f.Validate).Pointer() {
+				out[i].same = j
+				break
+			}
+		}
 	}
 	return out
 })
 
+// uriCache remembers the verdicts of the URIs a walker met (a capture reads the same
+// resources again and again): bounded, it starts again empty when full. A walker
+// has its own; nil is an empty one.
+type uriCache map[string]byte
+
+const maxCachedURIs = 1024
+
+// verdicts is uriVerdicts(s), remembered.
+func (c *uriCache) verdicts(s string) byte {
+	if b, ok := (*c)[s]; ok {
+		return b
+	}
+	b := uriVerdicts(s)
+	if *c == nil || len(*c) >= maxCachedURIs {
+		*c = make(uriCache)
+	}
+	(*c)[strings.Clone(s)] = b
+	return b
+}
+
 // uriVerdicts is the verdict of each URI format on s, a bit each (set: valid).
 func uriVerdicts(s string) byte {
 	var bits byte
+	var v any = s
 	for i, f := range uriFormats() {
-		if f.Validate(s) == nil {
+		switch {
+		case f.same != i:
+			bits |= (bits >> f.same & 1) << i
+		case f.check(v) == nil:
 			bits |= 1 << i
 		}
 	}
@@ -758,6 +805,7 @@ type Memo struct {
 	valid   map[uint64]struct{}
 	max     int
 	scratch []byte
+	uris    uriCache
 }
 
 // NewMemo returns a memo that holds at most max shapes.
@@ -778,7 +826,7 @@ func (m *Memo) Shape(raw []byte, context ...string) Shape {
 }
 
 func (m *Memo) shapeWith(voc *vocabulary, raw []byte, context ...string) Shape {
-	h, ok := shapeHash(voc, m.seed, &m.scratch, raw, context...)
+	h, ok := shapeHash(voc, m.seed, &m.scratch, &m.uris, raw, context...)
 	return Shape{hash: h, ok: ok}
 }
 
@@ -815,8 +863,9 @@ var wireSeed = maphash.MakeSeed()
 // read once, not once to validate it and again to shape it; Wire shapes the frames
 // the scan did not, and is the reference Shape is tested against.
 type Shaper struct {
-	voc *vocabulary
-	out []byte
+	voc  *vocabulary
+	out  []byte
+	uris uriCache // Wire's
 	// scratch holds the memory Shape builds shapes in (a *shapeScratch each): Shape runs
 	// on either stage of the pipeline, and a shape is often longer than a buffer on
 	// the stack (allocating one a frame made the parse stage 12% slower).
@@ -841,10 +890,10 @@ func (s *Shaper) Wire(raw []byte) uint64 {
 	if !voc.usable {
 		return 0
 	}
-	sh := shaper{voc: voc, buf: raw, out: s.out[:0]}
+	sh := shaper{voc: voc, buf: raw, out: s.out[:0], uris: s.uris}
 	sh.space()
 	ok := sh.value(nil, 0)
-	s.out = sh.out
+	s.out, s.uris = sh.out, sh.uris
 	if !ok {
 		return 0
 	}
@@ -880,12 +929,12 @@ func (s *Shaper) Shape(text []byte, tokens []frame.Token) uint64 {
 type shapeScratch struct {
 	out    []byte
 	arrays []openArray
+	uris   uriCache
 }
 
 // shape is Shape's walk over the tokens.
 func (sc *shapeScratch) shape(voc *vocabulary, text []byte, tokens []frame.Token) (uint64, bool) {
 	out, arrays := sc.out[:0], sc.arrays[:0]
-	defer func() { sc.out, sc.arrays = out, arrays }()
 	// inArray has a bit per open value around the innermost one, set for an
 	// array, and array says whether the innermost is one (arrays' last entry is
 	// then its element merger). depth is the number of open values; a value nested
@@ -895,6 +944,7 @@ func (sc *shapeScratch) shape(voc *vocabulary, text []byte, tokens []frame.Token
 	var member []byte
 	for _, t := range tokens {
 		if depth > maxDepth && t.Kind != '}' && t.Kind != ']' {
+			sc.out, sc.arrays = out, arrays
 			return 0, false // a value nested deeper than maxDepth
 		}
 		switch t.Kind {
@@ -906,7 +956,7 @@ func (sc *shapeScratch) shape(voc *vocabulary, text []byte, tokens []frame.Token
 			if quoted := text[t.Start:t.End]; t.Kind == '"' && voc.plain(quoted, member) {
 				out = append(out, 's')
 			} else {
-				out = voc.appendString(out, quoted, member, t.Kind == '\\')
+				out = voc.appendString(out, quoted, member, t.Kind == '\\', &sc.uris)
 			}
 		case '{', '[':
 			out = append(out, t.Kind)
@@ -931,6 +981,7 @@ func (sc *shapeScratch) shape(voc *vocabulary, text []byte, tokens []frame.Token
 			depth--
 			array = depth > 0 && inArray[depth/64]&(1<<(depth%64)) != 0
 		case 'K':
+			sc.out, sc.arrays = out, arrays
 			return 0, false // an escaped member name
 		case 't', 'f', 'n':
 			out = append(out, text[t.Start:t.End]...) // true, false, null
@@ -943,6 +994,7 @@ func (sc *shapeScratch) shape(voc *vocabulary, text []byte, tokens []frame.Token
 			out = arrays[len(arrays)-1].element(out)
 		}
 	}
+	sc.out, sc.arrays = out, arrays
 	return wireHash(out), true
 }
 

@@ -61,7 +61,7 @@ func TestShapeHash(t *testing.T) {
 	seed := maphash.MakeSeed()
 	h := func(raw string) uint64 {
 		var scratch []byte
-		x, ok := shapeHash(shapeVocabulary(), seed, &scratch, []byte(raw), "rev", "def")
+		x, ok := shapeHash(shapeVocabulary(), seed, &scratch, nil, []byte(raw), "rev", "def")
 		if !ok {
 			t.Fatalf("no shape for %s", raw)
 		}
@@ -124,7 +124,7 @@ func TestShapeHash(t *testing.T) {
 		}
 	}
 	var scratch []byte
-	if _, ok := shapeHash(shapeVocabulary(), seed, &scratch, []byte(`{"u\u0072i":"x"}`), "rev", "def"); ok {
+	if _, ok := shapeHash(shapeVocabulary(), seed, &scratch, nil, []byte(`{"u\u0072i":"x"}`), "rev", "def"); ok {
 		t.Error("an escaped member name must not have a shape")
 	}
 }
