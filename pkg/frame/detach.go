@@ -109,7 +109,7 @@ func (f *Frame) detach(a *Arena, into *Frame, take bool) (took bool) {
 		old = f.view.text
 	}
 	if !take || f.view == nil || len(old) != len(f.view.text) {
-		f.ShapeNow() // from the tokens, which a copy of the index leaves behind
+		f.ShapeNow() // from the tokens of a view the copy does not take along
 	}
 	*into = *f
 	c := old
@@ -128,7 +128,9 @@ func (f *Frame) detach(a *Arena, into *Frame, take bool) (took bool) {
 		} else {
 			v = a.view()
 			v.ix.entries = append(v.ix.entries[:0], f.view.ix.entries...)
-			v.ix.tokens, v.ix.taped = v.ix.tokens[:0], false // the shape is computed: no tokens
+			// The tokens go along: the copy's Node reads them (its shape is
+			// computed already: the copy's index has no shaper).
+			v.ix.tokens, v.ix.taped = append(v.ix.tokens[:0], f.view.ix.tokens...), f.view.ix.taped
 		}
 		v.text = c
 		into.view = v

@@ -261,7 +261,7 @@ func decodeIndexed(f *Frame, at int32) (candidate bool) {
 	// bytes) is no longer its shape: unshaped, the Reader shapes it from its bytes.
 	f.shape, f.shaped, f.shapeLater = 0, false, false
 	candidate = decodeEntry(f, at)
-	if f.view != nil && f.view.ix.shaper != nil {
+	if f.view != nil && f.root >= 0 && f.view.ix.shaper != nil {
 		f.shaped = true
 		if f.Kind != KindInvalid && f.Kind != KindBatch {
 			f.shapeAt, f.shapeLater = at, true
@@ -376,15 +376,17 @@ func decodeEntry(f *Frame, at int32) (candidate bool) {
 }
 
 // decodeParsed is decodeIndexed for a value the index does not hold whole (more
-// members than an index keeps): read with gjson from the bytes.
+// members than an index keeps): read with gjson from the bytes. The frame (and its
+// members) keep the view for its tokens (Frame.Node), with no entry (root -1): what
+// reads the index reads the bytes instead, and the Reader shapes it from its bytes.
 func decodeParsed(f *Frame, v gjson.Result) (candidate bool) {
-	f.view, f.root = nil, -1
+	f.root = -1
 	switch {
 	case v.IsArray():
 		f.Kind = KindBatch
 		f.Members = f.Members[:0]
 		v.ForEach(func(_, m gjson.Result) bool {
-			member := Frame{Source: f.Source, Line: f.Line, Entry: f.Entry, Time: f.Time, Dir: f.Dir, DirReason: f.DirReason, StreamKey: f.StreamKey, HTTP: f.HTTP, Unordered: f.Unordered, Offset: -1, root: -1}
+			member := Frame{Source: f.Source, Line: f.Line, Entry: f.Entry, Time: f.Time, Dir: f.Dir, DirReason: f.DirReason, StreamKey: f.StreamKey, HTTP: f.HTTP, Unordered: f.Unordered, Offset: -1, view: f.view, root: -1}
 			if m.IsObject() {
 				decodeObject(&member, m)
 			} else {
@@ -426,7 +428,7 @@ func jsonType(v gjson.Result) string {
 // the index does not hold whole).
 func decodeObject(f *Frame, v gjson.Result) (candidate bool) {
 	f.Raw = bytesOf(v.Raw)
-	f.view, f.root = nil, -1
+	f.root = -1
 	var d memberDecoder
 	v.ForEach(func(k, val gjson.Result) bool {
 		d.member(f, k.Str, val)

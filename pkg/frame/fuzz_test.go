@@ -3,6 +3,7 @@ package frame_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -18,7 +19,8 @@ import (
 // line formats (one per line, but for batches a recorder split and lines that hold
 // several frames), within the entries read for document formats, with stats that add up;
 // with a shaper (a bit of the first byte), every message's shape must be the one
-// schema.Shaper.Wire gives its bytes.
+// schema.Shaper.Wire gives its bytes; every frame that is JSON has its Node from
+// the scan's tokens (see TestEveryFrameHasNode).
 func FuzzReader(f *testing.F) {
 	seeds := [][]byte{
 		{},
@@ -138,6 +140,7 @@ func FuzzReader(f *testing.F) {
 				if fr.Kind != frame.KindBatch {
 					checkShape(n, fr)
 				}
+				hasNode(t, fmt.Sprintf("line %d", n), fr) // and its members
 			case frame.RecordContext, frame.RecordBlank:
 				if rec.Frame != nil {
 					t.Fatalf("line %d: %v record with a frame", n, rec.Kind)

@@ -46,8 +46,8 @@ type entry struct {
 	keyEnd   int32
 	valStart int32 // the value's bytes (a text is at most maxIndexedText long)
 	valEnd   int32
-	// tokStart and tokEnd are an object's or array's tokens in the index's tokens
-	// (a scan that records them), from its opening to its closing token.
+	// tokStart is the value's first token in the index's tokens (see Token); for
+	// an object or array, tokEnd is past its closing token.
 	tokStart, tokEnd int32
 	kind             byte // '{', '[', '"', '0' (number), 't', 'f', 'n'
 	keyEscaped       bool
@@ -55,24 +55,34 @@ type entry struct {
 	complete         bool // every member of this object or array was indexed
 }
 
-// index is the result of one scan: the entries of a text, in document order.
+// index is the result of one scan: the entries of a text, in document order, and
+// its tokens.
 type index struct {
 	entries []entry
-	// shaper, when set, has the scan record every token of the text in tokens,
-	// from which the shaper shapes the text's messages (see Shaper): the bytes are
-	// read once, by the scan. taped says the tokens are recorded (a text too long
-	// for their offsets is not).
+	// tokens are every token of the text, which the scan records (see Token):
+	// what a Node reads the text through, and what the shaper, when set, shapes
+	// the text's messages from (see Shaper): the bytes are read once, by the
+	// scan. taped says the tokens are those of the whole text, which the scan
+	// validated (a text it refused, or one too long for 32-bit offsets, has none).
 	shaper Shaper
 	tokens []Token
 	taped  bool
+	// tokensOnly has the scan record the tokens without indexing members (Parse).
+	tokensOnly bool
 }
 
-// Token is one token of a JSON text, as a validating scan records it for a Shaper:
-// Kind is '{', '}', '[', ']', 'k' (a member name: Start and End bracket its bytes
-// between the quotes), 'K' (a member name with escapes), '"' (a string: its bytes,
-// quotes included), '\\' (a string with escapes), '0' (a number), 't', 'f' or 'n'
-// (true, false, null: their bytes). Commas and colons are not recorded: they
-// follow from the others.
+// Token is one token of a JSON text, as a validating scan records it (for a Node
+// and for a Shaper). Kind is '{', '}', '[', ']', 'k' (a member name: Start and End
+// bracket its bytes between the quotes), 'K' (a member name with escapes), '"' (a
+// string: its bytes, quotes included), '\\' (a string with escapes), '0' (a
+// number), 't', 'f' or 'n' (true, false, null: their bytes). Commas and colons are
+// not recorded: they follow from the others.
+//
+// Start is where the token's bytes start in the text and End where they end, but
+// for an opening token ('{' or '['), whose byte always ends at Start+1: its End is
+// the index, in the text's tokens, of its closing token ('}' or ']'). A reader
+// skips an object or array in one step (Node); a Shaper reads no opening token's
+// End.
 type Token struct {
 	Start, End int32
 	Kind       byte
@@ -97,31 +107,31 @@ var strSafe = func() (t [256]bool) {
 	return t
 }()
 
-// frameOf is one open array or object during a scan.
+// openValue is one open array or object during a scan.
 type openValue struct {
 	entry int32 // the indexed entry of this value, or -1
 	last  int32 // the last indexed entry inside it, or -1
+	tok   int32 // its opening token, when the scan records tokens
 	obj   bool
 }
 
-// scanJSON validates b as one JSON text (surrounded by optional whitespace) and
-// indexes its members into ix (reset first; nil: validate only). It returns scanOK,
-// or the problem and the offset where it was found.
+// scanJSON validates b as one JSON text (surrounded by optional whitespace),
+// records its tokens and indexes its members into ix (reset first; nil: validate
+// only). It returns scanOK, or the problem and the offset where it was found.
 func scanJSON(b []byte, ix *index) (scanProblem, int) {
-	if ix != nil && len(b) > maxIndexedText {
-		return scanTooLong, 0
-	}
-	taping := false // the tokens are recorded in ix.tokens
-	if ix != nil && ix.shaper != nil {
-		ix.tokens, ix.taped = ix.tokens[:0], true
-		taping = true
+	taping := ix != nil // the tokens are recorded in ix.tokens
+	if taping {
+		ix.tokens, ix.taped = ix.tokens[:0], false
+		if len(b) > maxIndexedText {
+			return scanTooLong, 0
+		}
 	}
 	var stack []openValue
 	var stackBuf [16]openValue
 	stack = stackBuf[:0]
 	i := skipSpace(b, 0)
 	cur := int32(-1) // the entry of the value about to be read, or -1
-	if ix != nil {
+	if ix != nil && !ix.tokensOnly {
 		ix.entries = append(ix.entries[:0], entry{next: -1, child: -1, valStart: int32(i)})
 		cur = 0
 	}
@@ -138,15 +148,18 @@ func scanJSON(b []byte, ix *index) (scanProblem, int) {
 			if len(stack) >= MaxNesting {
 				return scanTooDeep, i
 			}
-			stack = append(stack, openValue{entry: cur, last: -1, obj: c == '{'})
+			open := openValue{entry: cur, last: -1, obj: c == '{'}
 			if cur >= 0 {
 				e := &ix.entries[cur]
-				e.kind, e.valStart, e.complete = c, int32(i), len(stack) <= indexedLevels
+				e.kind, e.valStart, e.complete = c, int32(i), len(stack) < indexedLevels
 				e.tokStart = int32(len(ix.tokens))
 			}
 			if taping {
-				ix.tokens = append(ix.tokens, Token{Start: int32(i), End: int32(i + 1), Kind: c})
+				// End is set to the closing token's index when it is read.
+				open.tok = int32(len(ix.tokens))
+				ix.tokens = append(ix.tokens, Token{Start: int32(i), Kind: c})
 			}
+			stack = append(stack, open)
 			i = skipSpace(b, i+1)
 			closer := byte('}')
 			if c == '[' {
@@ -165,13 +178,6 @@ func scanJSON(b []byte, ix *index) (scanProblem, int) {
 			var ok bool
 			if i, escaped, ok = scanString(b, i); !ok {
 				return scanSyntax, i
-			}
-			if taping {
-				kind := byte('"')
-				if escaped {
-					kind = '\\'
-				}
-				ix.tokens = append(ix.tokens, Token{Start: int32(start), End: int32(i), Kind: kind})
 			}
 		case c == '-' || (c >= '0' && c <= '9'):
 			var ok bool
@@ -200,9 +206,14 @@ func scanJSON(b []byte, ix *index) (scanProblem, int) {
 		if cur >= 0 {
 			e := &ix.entries[cur]
 			e.kind, e.valStart, e.valEnd, e.valEscaped = c, int32(start), int32(i), escaped
+			e.tokStart = int32(len(ix.tokens))
 		}
-		if taping && c != '"' {
-			ix.tokens = append(ix.tokens, Token{Start: int32(start), End: int32(i), Kind: c})
+		if taping {
+			kind := c
+			if escaped {
+				kind = '\\'
+			}
+			ix.tokens = append(ix.tokens, Token{Start: int32(start), End: int32(i), Kind: kind})
 		}
 		// After a value: a separator, a closer, or the end.
 	after:
@@ -210,6 +221,9 @@ func scanJSON(b []byte, ix *index) (scanProblem, int) {
 		if len(stack) == 0 {
 			if i != len(b) {
 				return scanSyntax, i
+			}
+			if taping {
+				ix.taped = true
 			}
 			return scanOK, 0
 		}
@@ -241,6 +255,7 @@ func scanJSON(b []byte, ix *index) (scanProblem, int) {
 		}
 	closed:
 		if taping {
+			ix.tokens[stack[len(stack)-1].tok].End = int32(len(ix.tokens))
 			ix.tokens = append(ix.tokens, Token{Start: int32(i - 1), End: int32(i), Kind: b[i-1]})
 		}
 		if top := stack[len(stack)-1]; top.entry >= 0 {
@@ -273,7 +288,7 @@ func (ix *index) member(b []byte, i int, stack []openValue) (int, int32, bool) {
 		return end, -1, false
 	}
 	keyStart, keyEnd := i+1, end-1
-	if ix != nil && ix.taped {
+	if ix != nil {
 		key := Token{Start: int32(keyStart), End: int32(keyEnd), Kind: 'k'}
 		if escaped {
 			key.Kind = 'K'

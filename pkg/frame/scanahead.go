@@ -2,7 +2,7 @@ package frame
 
 import (
 	"bytes"
-		"io"
+	"io"
 	"sync"
 )
 
@@ -282,7 +282,7 @@ func (a *scanAhead) fill(src io.Reader, buf []byte) (out []byte, long bool, over
 	}
 	parts := [][]byte{buf}
 	total := len(buf)
-	end := -1 // the line ending in the last part
+	end := -1                                // the line ending in the last part
 	for err == nil && total <= a.maxLine+2 { // room for a CRLF
 		var part []byte
 		part, err = readSome(src, a.block())

@@ -78,7 +78,7 @@ func (w *laterFieldWatch) Message(p *rule.Pass, m *session.Message) {
 		}
 		return
 	}
-	msg.Raw = m.Raw
+	msg.Raw, msg.Value = m.Raw, m.Node()
 	var fields []schema.LaterField
 	cache, cached := p.Shared().(*schema.LaterFieldsOf)
 	if cached {

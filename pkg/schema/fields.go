@@ -4,8 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tidwall/gjson"
-
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
 
@@ -44,8 +43,22 @@ type Message struct {
 	Method string
 	// Sender sent the message (a result: the side that sent the request); 0 = unknown.
 	Sender spec.Side
+	// Value is the whole message as the frame reader's scan read it
+	// (frame.Frame.Node): LaterFields walks its tokens. When it is the zero Node,
+	// LaterFields parses Raw (frame.Parse) instead.
+	Value frame.Node
 	// Raw is the whole message.
 	Raw []byte
+}
+
+// node is the message's value: Value, or Raw parsed (the zero Node when Raw is not
+// JSON).
+func (m Message) node() frame.Node {
+	if m.Value.Exists() {
+		return m.Value
+	}
+	n, _ := frame.Parse(m.Raw)
+	return n
 }
 
 // LaterFields lists the members of a message that rev does not define and a later
@@ -56,10 +69,11 @@ func LaterFields(rev spec.Revision, m Message) []LaterField {
 	if err != nil {
 		return nil
 	}
-	root := gjson.Parse(viewString(m.Raw)) // no copy: what a LaterField keeps is cloned
+	root := m.node() // aliases the message: what a LaterField keeps is cloned
 	prefix := ""
 	if m.Kind == KindResult {
-		root, prefix = root.Get("result"), "/result"
+		root, _ = root.Get("result") // the first member of the name, as gjson's
+		prefix = "/result"
 		if !root.IsObject() {
 			return nil
 		}
@@ -101,7 +115,7 @@ type view struct {
 // startSchemas are the definitions that apply to a message (its result member for
 // a result): the method's definition and, for whole messages, the JSON-RPC envelope
 // definition (up to 2025-06-18 a method's definition leaves jsonrpc and id to it).
-func (d *Doc) startSchemas(m Message, value gjson.Result) []map[string]any {
+func (d *Doc) startSchemas(m Message, value frame.Node) []map[string]any {
 	var t Target
 	var ok bool
 	var envelope []string
@@ -115,7 +129,8 @@ func (d *Doc) startSchemas(m Message, value gjson.Result) []map[string]any {
 	case KindError:
 		t, ok = d.Error(), true
 	case KindResult:
-		t, ok = d.Result(m.Method, m.Sender, value.Get("task").IsObject())
+		task, _ := value.Get("task")
+		t, ok = d.Result(m.Method, m.Sender, task.IsObject())
 	}
 	if !ok {
 		return nil
@@ -144,7 +159,7 @@ func (d *Doc) startSchemas(m Message, value gjson.Result) []map[string]any {
 // narrowed to the branches the value can belong to (by their const members), all of
 // it flattened to the schemas that apply. unfit (when not nil) is set when no branch
 // of some anyOf/oneOf fits the value: every branch is then kept.
-func (d *Doc) expand(schema map[string]any, value gjson.Result, out []map[string]any, unfit *bool, depth int) []map[string]any {
+func (d *Doc) expand(schema map[string]any, value frame.Node, out []map[string]any, unfit *bool, depth int) []map[string]any {
 	if schema == nil || depth > 32 {
 		return out
 	}
@@ -187,7 +202,7 @@ func (d *Doc) expand(schema map[string]any, value gjson.Result, out []map[string
 
 // fits reports whether a branch can describe the value: its declared type allows
 // the value's JSON type, and every member it pins with a const has that value.
-func (d *Doc) fits(branch map[string]any, value gjson.Result) bool {
+func (d *Doc) fits(branch map[string]any, value frame.Node) bool {
 	if t, ok := branch["type"].(string); ok && !typeFits(t, value) {
 		return false
 	}
@@ -197,31 +212,33 @@ func (d *Doc) fits(branch map[string]any, value gjson.Result) bool {
 		if !ok {
 			continue
 		}
-		got := value.Get(gjson.Escape(name))
-		if !got.Exists() {
+		got, ok := value.Get(name)
+		if !ok {
 			continue
 		}
-		if want, ok := c.(string); ok && (got.Type != gjson.String || got.Str != want) {
+		if want, ok := c.(string); ok && !got.EqualString(want) {
 			return false
 		}
 	}
 	return true
 }
 
-func typeFits(t string, v gjson.Result) bool {
+// typeFits reports whether a value has a JSON Schema type, as far as the branch
+// narrowing asks: "integer" admits any number, as "number" does.
+func typeFits(t string, v frame.Node) bool {
 	switch t {
 	case "object":
-		return v.IsObject()
+		return v.Kind() == '{'
 	case "array":
-		return v.IsArray()
+		return v.Kind() == '['
 	case "string":
-		return v.Type == gjson.String
+		return v.Kind() == '"'
 	case "number", "integer":
-		return v.Type == gjson.Number
+		return v.Kind() == '0'
 	case "boolean":
-		return v.Type == gjson.True || v.Type == gjson.False
+		return v.Kind() == 't' || v.Kind() == 'f'
 	case "null":
-		return v.Type == gjson.Null
+		return v.Kind() == 'n'
 	}
 	return true
 }
@@ -238,12 +255,12 @@ type fieldWalk struct {
 	found []LaterField
 }
 
-func (w *fieldWalk) walk(gov view, later []view, value gjson.Result, ptr, pattern string, depth int) {
+func (w *fieldWalk) walk(gov view, later []view, value frame.Node, ptr, pattern string, depth int) {
 	if depth > maxFieldDepth {
 		return
 	}
-	switch {
-	case value.IsObject():
+	switch value.Kind() {
+	case '{':
 		if gov.unfit {
 			// A variant the revision does not define: report its discriminating value
 			// when a later revision defines the variant.
@@ -267,7 +284,7 @@ func (w *fieldWalk) walk(gov view, later []view, value gjson.Result, ptr, patter
 		// Schema, any keyword of which may appear), admits the members it does not
 		// name: they are not fields the revision lacks.
 		open := gov.admitsUnnamed() || (len(later) > 0 && later[len(later)-1].admitsUnnamed())
-		eachMember(value, func(name string, v gjson.Result) bool {
+		value.Members(func(name string, v frame.Node) bool {
 			childPtr := ptr + "/" + escapeToken(name)
 			childPattern := pattern + "/" + escapeToken(name)
 			govChild := gov.child(name, v)
@@ -294,7 +311,7 @@ func (w *fieldWalk) walk(gov view, later []view, value gjson.Result, ptr, patter
 			}
 			return true
 		})
-	case value.IsArray():
+	case '[':
 		govItems := gov.items()
 		if len(govItems.schemas) == 0 {
 			return
@@ -308,10 +325,8 @@ func (w *fieldWalk) walk(gov view, later []view, value gjson.Result, ptr, patter
 		if len(laterItems) == 0 {
 			return
 		}
-		i := 0
-		eachItem(value, func(v gjson.Result) bool {
+		value.Elements(func(i int, v frame.Node) bool {
 			w.walk(govItems.narrow(v), narrowAll(laterItems, v), v, ptr+"/"+strconv.Itoa(i), pattern+"/*", depth+1)
-			i++
 			return true
 		})
 	}
@@ -358,7 +373,7 @@ func (v view) defines(name string) bool {
 }
 
 // child is the view of a member's value.
-func (v view) child(name string, value gjson.Result) view {
+func (v view) child(name string, value frame.Node) view {
 	out := view{doc: v.doc}
 	for _, s := range v.schemas {
 		props, _ := s["properties"].(map[string]any)
@@ -381,7 +396,7 @@ func (v view) items() view {
 }
 
 // narrow expands the item schemas for one item.
-func (v view) narrow(item gjson.Result) view {
+func (v view) narrow(item frame.Node) view {
 	out := view{doc: v.doc}
 	for _, s := range v.schemas {
 		out.schemas = v.doc.expand(s, item, out.schemas, &out.unfit, 0)
@@ -391,7 +406,7 @@ func (v view) narrow(item gjson.Result) view {
 
 // discriminator finds the member of an object value that a fitting schema of the
 // view pins with a const equal to the value's (the "type": "audio" of a variant).
-func (v view) discriminator(value gjson.Result) (string, string, bool) {
+func (v view) discriminator(value frame.Node) (string, string, bool) {
 	for _, s := range v.schemas {
 		props, _ := s["properties"].(map[string]any)
 		for name, p := range props {
@@ -399,15 +414,15 @@ func (v view) discriminator(value gjson.Result) (string, string, bool) {
 			if !ok {
 				continue
 			}
-			if got := value.Get(gjson.Escape(name)); got.Type == gjson.String && got.Str == c {
-				return name, strings.Clone(got.Raw), true
+			if got, _ := value.Get(name); got.EqualString(c) {
+				return name, string(got.Raw()), true // the value as written, escapes and all
 			}
 		}
 	}
 	return "", "", false
 }
 
-func narrowAll(views []view, item gjson.Result) []view {
+func narrowAll(views []view, item frame.Node) []view {
 	out := make([]view, len(views))
 	for i, v := range views {
 		out[i] = v.narrow(item)

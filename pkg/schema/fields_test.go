@@ -1,9 +1,12 @@
 package schema_test
 
 import (
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/schema"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
@@ -81,7 +84,16 @@ func TestLaterFields(t *testing.T) {
 			""},
 	} {
 		var got []string
-		for _, f := range schema.LaterFields(c.rev, c.msg) {
+		fields := schema.LaterFields(c.rev, c.msg)
+		through := c.msg
+		var err error
+		if through.Value, err = frame.Parse(c.msg.Raw); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if other := schema.LaterFields(c.rev, through); !reflect.DeepEqual(other, fields) {
+			t.Errorf("%s: through the message's Node\n%+v\nthrough its bytes\n%+v", c.name, other, fields)
+		}
+		for _, f := range fields {
 			line := f.Pointer + " " + string(f.Since)
 			if f.Value != "" {
 				line = f.Pointer + " " + f.Value + " " + string(f.Since)
@@ -93,6 +105,70 @@ func TestLaterFields(t *testing.T) {
 		}
 		if strings.Join(got, "\n") != c.want {
 			t.Errorf("%s:\n got %q\nwant %q", c.name, strings.Join(got, "\n"), c.want)
+		}
+	}
+}
+
+// largeResults are tool results of the payload-heavy captures LaterFields spends its
+// time on: a long text with escapes, a structuredContent with a 300-element array
+// (and its JSON again as escaped text, as servers send it), and a base64 image.
+func largeResults() []struct {
+	name string
+	raw  []byte
+} {
+	var text strings.Builder
+	for text.Len() < 200<<10 {
+		text.WriteString(`Line of output with a \"quoted\" word,\ta tab and a path C:\\tmp\\x.\n`)
+	}
+	var rows, rowsText strings.Builder
+	for i := range 300 {
+		if i > 0 {
+			rows.WriteByte(',')
+			rowsText.WriteByte(',')
+		}
+		row := `{"id":` + strconv.Itoa(i) + `,"name":"item ` + strconv.Itoa(i) + `","price":12.5,"tags":["a","b"],"ok":true,"note":null}`
+		rows.WriteString(row)
+		rowsText.WriteString(strings.ReplaceAll(row, `"`, `\"`))
+	}
+	blob := strings.Repeat("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg", 1<<10)
+	return []struct {
+		name string
+		raw  []byte
+	}{
+		{"text-200KB", []byte(`{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"` + text.String() + `"}],"isError":false}}`)},
+		{"structured-300", []byte(`{"jsonrpc":"2.0","id":8,"result":{"content":[{"type":"text","text":"{\"rows\":[` + rowsText.String() + `]}"}],"structuredContent":{"rows":[` + rows.String() + `]},"isError":false}}`)},
+		{"image-base64", []byte(`{"jsonrpc":"2.0","id":9,"result":{"content":[{"type":"text","text":"a chart"},{"type":"image","data":"` + blob + `","mimeType":"image/png"}]}}`)},
+	}
+}
+
+// BenchmarkLaterFieldsLarge is BenchmarkLaterFields on large tool results, under a
+// revision before structuredContent (2025-03-26) and under 2025-06-18: from the
+// message's bytes (raw: LaterFields parses them), and from the Node the frame
+// reader's scan made (node: what MCP1010 passes).
+func BenchmarkLaterFieldsLarge(b *testing.B) {
+	for _, r := range largeResults() {
+		for _, rev := range []spec.Revision{"2025-03-26", spec.Rev20250618} {
+			msg := schema.Message{Kind: schema.KindResult, Method: "tools/call", Sender: spec.Client, Raw: r.raw}
+			want := len(schema.LaterFields(rev, msg))
+			node := msg
+			var err error
+			if node.Value, err = frame.Parse(r.raw); err != nil {
+				b.Fatal(err)
+			}
+			for _, m := range []struct {
+				name string
+				msg  schema.Message
+			}{{"raw", msg}, {"node", node}} {
+				b.Run(r.name+"/"+string(rev)+"/"+m.name, func(b *testing.B) {
+					b.SetBytes(int64(len(r.raw)))
+					b.ReportAllocs()
+					for b.Loop() {
+						if got := schema.LaterFields(rev, m.msg); len(got) != want {
+							b.Fatalf("%v", got)
+						}
+					}
+				})
+			}
 		}
 	}
 }

@@ -1,57 +1,731 @@
 package schema
 
+// The reference the field walk on frame.Node is held to: LaterFields and its
+// iterators as they were on gjson (the walk and members.go of before), kept here
+// unchanged but for their names. TestLaterFieldsAsGjson and FuzzLaterFieldsAsGjson
+// require the same LaterFields, in the same order, from both.
+
 import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
 
-// TestMembersAsGjson: the undecoding iterators see the members and items gjson's
-// ForEach sees, with the same keys, types and raw texts, and the same decoded
-// strings where they decode them.
-func TestMembersAsGjson(t *testing.T) {
-	long := `"` + strings.Repeat(`line\n`, 100) + `"`
-	for _, doc := range []string{
-		`{}`, `[]`, ` { "a" : 1 , "b":[1, 2 ,{"c":"d"}], "e\"f":"g\\\"h", "\u00e9t\u00e9":true,"n":null,"x":-1.5e3 } `,
-		`{"text":` + long + `,"type":"text","empty":"","esc":"\\","sl":"a\/b"}`,
-		`[1,"two",{"three":3},[4],true,false,null, ` + long + ` ]`,
-		`{"nested":{"deep":{"deeper":[{"k":"v"}]}},"s":"]}\"{["}`,
-	} {
-		v := gjson.Parse(doc)
-		type seen struct {
-			key, raw, str string
-			typ           gjson.Type
+// refLaterFields is LaterFields as it was, on gjson: it lists the members of a message that rev does not define and a later
+// revision does. A message of a method rev does not define yields nothing (that is
+// a method, not a field, out of its revision).
+func refLaterFields(rev spec.Revision, m Message) []LaterField {
+	gov, err := DocFor(rev)
+	if err != nil {
+		return nil
+	}
+	root := gjson.Parse(viewString(m.Raw)) // no copy: what a LaterField keeps is cloned
+	prefix := ""
+	if m.Kind == KindResult {
+		root, prefix = root.Get("result"), "/result"
+		if !root.IsObject() {
+			return nil
 		}
-		var want, got []seen
-		v.ForEach(func(k, item gjson.Result) bool {
-			key := k.String()
-			if v.IsArray() {
-				key = "" // items have no key
+	}
+	start := gov.refStartSchemas(m, root)
+	if len(start) == 0 {
+		return nil
+	}
+	var later []refView
+	for _, r := range spec.Revisions() {
+		if !rev.Before(r) {
+			continue
+		}
+		d, err := DocFor(r)
+		if err != nil {
+			continue
+		}
+		if s := d.refStartSchemas(m, root); len(s) > 0 {
+			later = append(later, refView{doc: d, schemas: s})
+		}
+	}
+	if len(later) == 0 {
+		return nil
+	}
+	w := refFieldWalk{}
+	w.walk(refView{doc: gov, schemas: start}, later, root, prefix, prefix, 0)
+	return w.found
+}
+
+// view is a set of schemas of one revision that apply to one value together.
+type refView struct {
+	doc     *Doc
+	schemas []map[string]any
+	// unfit: no branch of some anyOf/oneOf fitted the value (a variant this
+	// revision does not define).
+	unfit bool
+}
+
+// refStartSchemas are the definitions that apply to a message (its result member for
+// a result): the method's definition and, for whole messages, the JSON-RPC envelope
+// definition (up to 2025-06-18 a method's definition leaves jsonrpc and id to it).
+func (d *Doc) refStartSchemas(m Message, value gjson.Result) []map[string]any {
+	var t Target
+	var ok bool
+	var envelope []string
+	switch m.Kind {
+	case KindRequest:
+		t, ok = d.Request(m.Method, m.Sender)
+		envelope = []string{"JSONRPCRequest"}
+	case KindNotification:
+		t, ok = d.Notification(m.Method, m.Sender)
+		envelope = []string{"JSONRPCNotification"}
+	case KindError:
+		t, ok = d.Error(), true
+	case KindResult:
+		t, ok = d.Result(m.Method, m.Sender, value.Get("task").IsObject())
+	}
+	if !ok {
+		return nil
+	}
+	def := d.Definition(t.Definition)
+	if def == nil {
+		return nil
+	}
+	if m.Kind == KindResult && t.Member == "" {
+		// A whole-response definition (from 2026-07-28): its result member.
+		def = d.resolve(d.property(d.resolve(def), "result"))
+		if def == nil {
+			return nil
+		}
+	}
+	out := d.refExpand(def, value, nil, nil, 0)
+	for _, name := range envelope {
+		if env := d.Definition(name); env != nil {
+			out = d.refExpand(env, value, out, nil, 0)
+		}
+	}
+	return out
+}
+
+// expand resolves a schema for a value: $ref followed, allOf merged, anyOf/oneOf
+// narrowed to the branches the value can belong to (by their const members), all of
+// it flattened to the schemas that apply. unfit (when not nil) is set when no branch
+// of some anyOf/oneOf fits the value: every branch is then kept.
+func (d *Doc) refExpand(schema map[string]any, value gjson.Result, out []map[string]any, unfit *bool, depth int) []map[string]any {
+	if schema == nil || depth > 32 {
+		return out
+	}
+	if name := d.refName(schema); name != "" {
+		return d.refExpand(d.Definition(name), value, out, unfit, depth+1)
+	}
+	out = append(out, schema)
+	if all, ok := schema["allOf"].([]any); ok {
+		for _, b := range all {
+			sub, _ := b.(map[string]any)
+			out = d.refExpand(sub, value, out, unfit, depth+1)
+		}
+	}
+	for _, kw := range []string{"anyOf", "oneOf"} {
+		branches, ok := schema[kw].([]any)
+		if !ok {
+			continue
+		}
+		var fitting []map[string]any
+		for _, b := range branches {
+			sub := d.resolve(asMap(b))
+			if sub != nil && d.refFits(sub, value) {
+				fitting = append(fitting, sub)
 			}
-			want = append(want, seen{key, item.Raw, item.Str, item.Type})
+		}
+		if len(fitting) == 0 {
+			if unfit != nil {
+				*unfit = true
+			}
+			for _, b := range branches {
+				fitting = append(fitting, d.resolve(asMap(b)))
+			}
+		}
+		for _, sub := range fitting {
+			out = d.refExpand(sub, value, out, unfit, depth+1)
+		}
+	}
+	return out
+}
+
+// fits reports whether a branch can describe the value: its declared type allows
+// the value's JSON type, and every member it pins with a const has that value.
+func (d *Doc) refFits(branch map[string]any, value gjson.Result) bool {
+	if t, ok := branch["type"].(string); ok && !refTypeFits(t, value) {
+		return false
+	}
+	props, _ := branch["properties"].(map[string]any)
+	for name, p := range props {
+		c, ok := asMap(p)["const"]
+		if !ok {
+			continue
+		}
+		got := value.Get(gjson.Escape(name))
+		if !got.Exists() {
+			continue
+		}
+		if want, ok := c.(string); ok && (got.Type != gjson.String || got.Str != want) {
+			return false
+		}
+	}
+	return true
+}
+
+func refTypeFits(t string, v gjson.Result) bool {
+	switch t {
+	case "object":
+		return v.IsObject()
+	case "array":
+		return v.IsArray()
+	case "string":
+		return v.Type == gjson.String
+	case "number", "integer":
+		return v.Type == gjson.Number
+	case "boolean":
+		return v.Type == gjson.True || v.Type == gjson.False
+	case "null":
+		return v.Type == gjson.Null
+	}
+	return true
+}
+
+type refFieldWalk struct {
+	found []LaterField
+}
+
+func (w *refFieldWalk) walk(gov refView, later []refView, value gjson.Result, ptr, pattern string, depth int) {
+	if depth > maxFieldDepth {
+		return
+	}
+	switch {
+	case value.IsObject():
+		if gov.unfit {
+			// A variant the revision does not define: report its discriminating value
+			// when a later revision defines the variant.
+			for _, l := range later {
+				if l.unfit {
+					continue
+				}
+				if name, raw, ok := l.discriminator(value); ok {
+					w.found = append(w.found, LaterField{Pointer: ptr + "/" + escapeToken(name), Pattern: pattern + "/" + escapeToken(name), Since: l.doc.Revision, Value: raw})
+					return
+				}
+			}
+			return
+		}
+		if !gov.hasProperties() {
+			return // a free-form object (arguments, structuredContent, experimental)
+		}
+		// An object the spec declares open (additionalProperties other than false) in
+		// the governing revision, or in the newest revision that describes it (the
+		// spec's latest word on what the object is: a tool's inputSchema is a JSON
+		// Schema, any keyword of which may appear), admits the members it does not
+		// name: they are not fields the revision lacks.
+		open := gov.admitsUnnamed() || (len(later) > 0 && later[len(later)-1].admitsUnnamed())
+		refEachMember(value, func(name string, v gjson.Result) bool {
+			childPtr := ptr + "/" + escapeToken(name)
+			childPattern := pattern + "/" + escapeToken(name)
+			govChild := gov.child(name, v)
+			if len(govChild.schemas) == 0 {
+				if open {
+					return true
+				}
+				for _, l := range later {
+					if l.defines(name) {
+						w.found = append(w.found, LaterField{Pointer: childPtr, Pattern: childPattern, Since: l.doc.Revision})
+						break
+					}
+				}
+				return true
+			}
+			var laterChildren []refView
+			for _, l := range later {
+				if c := l.child(name, v); len(c.schemas) > 0 {
+					laterChildren = append(laterChildren, c)
+				}
+			}
+			if len(laterChildren) > 0 {
+				w.walk(govChild, laterChildren, v, childPtr, childPattern, depth+1)
+			}
 			return true
 		})
-		add := func(key string, item gjson.Result) bool {
-			str := item.Str
-			if item.Type == gjson.String && len(item.Raw) > maxDecodedMember {
-				str = gjson.Parse(item.Raw).Str // not decoded, by design: compare the rest
+	case value.IsArray():
+		govItems := gov.items()
+		if len(govItems.schemas) == 0 {
+			return
+		}
+		laterItems := make([]refView, 0, len(later))
+		for _, l := range later {
+			if it := l.items(); len(it.schemas) > 0 {
+				laterItems = append(laterItems, it)
 			}
-			got = append(got, seen{key, item.Raw, str, item.Type})
+		}
+		if len(laterItems) == 0 {
+			return
+		}
+		i := 0
+		refEachItem(value, func(v gjson.Result) bool {
+			w.walk(govItems.narrow(v), refNarrowAll(laterItems, v), v, ptr+"/"+strconv.Itoa(i), pattern+"/*", depth+1)
+			i++
+			return true
+		})
+	}
+}
+
+// hasProperties reports whether any schema of the view lists its members.
+func (v refView) hasProperties() bool {
+	for _, s := range v.schemas {
+		if _, ok := s["properties"]; ok {
 			return true
 		}
-		if v.IsObject() {
-			eachMember(v, add)
-		} else {
-			eachItem(v, func(item gjson.Result) bool { return add("", item) })
+	}
+	return false
+}
+
+// admitsUnnamed reports whether every schema of the view that lists members also
+// says, with additionalProperties, that other members may appear: a value must
+// satisfy all of them.
+func (v refView) admitsUnnamed() bool {
+	listing := 0
+	for _, s := range v.schemas {
+		if _, ok := s["properties"]; !ok {
+			continue
 		}
-		if len(got) != len(want) {
-			t.Fatalf("%s: %d members, gjson sees %d: %+v", doc, len(got), len(want), got)
+		listing++
+		extra, ok := s["additionalProperties"]
+		if !ok || extra == false {
+			return false
 		}
-		for i := range want {
-			if got[i] != want[i] {
-				t.Errorf("%s: member %d = %+v, gjson sees %+v", doc, i, got[i], want[i])
+	}
+	return listing > 0
+}
+
+// defines reports whether the view lists a member of that name.
+func (v refView) defines(name string) bool {
+	for _, s := range v.schemas {
+		if props, ok := s["properties"].(map[string]any); ok {
+			if _, ok := props[name]; ok {
+				return true
 			}
 		}
 	}
+	return false
+}
+
+// child is the view of a member's value.
+func (v refView) child(name string, value gjson.Result) refView {
+	out := refView{doc: v.doc}
+	for _, s := range v.schemas {
+		props, _ := s["properties"].(map[string]any)
+		if sub := asMap(props[name]); sub != nil {
+			out.schemas = v.doc.refExpand(sub, value, out.schemas, &out.unfit, 0)
+		}
+	}
+	return out
+}
+
+// items is the view of an array's items (not yet narrowed to one item).
+func (v refView) items() refView {
+	out := refView{doc: v.doc}
+	for _, s := range v.schemas {
+		if sub := asMap(s["items"]); sub != nil {
+			out.schemas = append(out.schemas, sub)
+		}
+	}
+	return out
+}
+
+// narrow expands the item schemas for one item.
+func (v refView) narrow(item gjson.Result) refView {
+	out := refView{doc: v.doc}
+	for _, s := range v.schemas {
+		out.schemas = v.doc.refExpand(s, item, out.schemas, &out.unfit, 0)
+	}
+	return out
+}
+
+// discriminator finds the member of an object value that a fitting schema of the
+// view pins with a const equal to the value's (the "type": "audio" of a variant).
+func (v refView) discriminator(value gjson.Result) (string, string, bool) {
+	for _, s := range v.schemas {
+		props, _ := s["properties"].(map[string]any)
+		for name, p := range props {
+			c, ok := asMap(p)["const"].(string)
+			if !ok {
+				continue
+			}
+			if got := value.Get(gjson.Escape(name)); got.Type == gjson.String && got.Str == c {
+				return name, strings.Clone(got.Raw), true
+			}
+		}
+	}
+	return "", "", false
+}
+
+func refNarrowAll(views []refView, item gjson.Result) []refView {
+	out := make([]refView, len(views))
+	for i, v := range views {
+		out[i] = v.narrow(item)
+	}
+	return out
+}
+
+// refMaxDecodedMember is the longest string value the iterators decode.
+const refMaxDecodedMember = 256
+
+// refEachMember calls fn with every member of an object value, in order.
+func refEachMember(obj gjson.Result, fn func(key string, v gjson.Result) bool) {
+	s := obj.Raw
+	i := refSkipWS(s, 0)
+	if i >= len(s) || s[i] != '{' {
+		return
+	}
+	i = refSkipWS(s, i+1)
+	for i < len(s) && s[i] == '"' {
+		kEnd := refStringEnd(s, i)
+		if kEnd < 0 {
+			return
+		}
+		key := s[i+1 : kEnd-1]
+		if strings.IndexByte(key, '\\') >= 0 {
+			key = gjson.Parse(s[i:kEnd]).Str
+		}
+		i = refSkipWS(s, kEnd)
+		if i >= len(s) || s[i] != ':' {
+			return
+		}
+		i = refSkipWS(s, i+1)
+		end := refValueEnd(s, i)
+		if end < 0 {
+			return
+		}
+		if !fn(key, refUndecoded(s[i:end])) {
+			return
+		}
+		i = refSkipWS(s, end)
+		if i >= len(s) || s[i] != ',' {
+			return
+		}
+		i = refSkipWS(s, i+1)
+	}
+}
+
+// refEachItem calls fn with every item of an array value, in order.
+func refEachItem(arr gjson.Result, fn func(v gjson.Result) bool) {
+	s := arr.Raw
+	i := refSkipWS(s, 0)
+	if i >= len(s) || s[i] != '[' {
+		return
+	}
+	i = refSkipWS(s, i+1)
+	for i < len(s) && s[i] != ']' {
+		end := refValueEnd(s, i)
+		if end < 0 {
+			return
+		}
+		if !fn(refUndecoded(s[i:end])) {
+			return
+		}
+		i = refSkipWS(s, end)
+		if i >= len(s) || s[i] != ',' {
+			return
+		}
+		i = refSkipWS(s, i+1)
+	}
+}
+
+// refUndecoded is the gjson view of one value's text (see above).
+func refUndecoded(raw string) gjson.Result {
+	if raw[0] == '"' && len(raw) > refMaxDecodedMember {
+		return gjson.Result{Type: gjson.String, Raw: raw}
+	}
+	return gjson.Parse(raw)
+}
+
+func refSkipWS(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// refStringEnd returns the offset just past the string starting at s[i] ('"'), or -1.
+func refStringEnd(s string, i int) int {
+	for j := i + 1; j < len(s); {
+		k := strings.IndexAny(s[j:], `"\`)
+		if k < 0 {
+			return -1
+		}
+		j += k
+		if s[j] == '"' {
+			return j + 1
+		}
+		j += 2 // an escape: the byte after the backslash is never the closing quote
+	}
+	return -1
+}
+
+// refValueEnd returns the offset just past the JSON value starting at s[i], or -1.
+// The text is a validated message: brackets are balanced outside strings.
+func refValueEnd(s string, i int) int {
+	if i >= len(s) {
+		return -1
+	}
+	switch s[i] {
+	case '"':
+		return refStringEnd(s, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(s); j++ {
+			switch s[j] {
+			case '"':
+				end := refStringEnd(s, j)
+				if end < 0 {
+					return -1
+				}
+				j = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return -1
+	}
+	j := i
+	for j < len(s) && strings.IndexByte(",}] \t\n\r", s[j]) < 0 {
+		j++
+	}
+	if j == i {
+		return -1
+	}
+	return j
+}
+
+// laterCases are messages whose walk tells the gjson reference and the Node walk
+// apart if anything does: duplicate members (the first of a name decides, as
+// gjson's Get), escaped names and discriminators (the Value is the raw text),
+// numbers of every form, values of the wrong type where objects are expected.
+var laterCases = []struct {
+	kind   MessageKind
+	method string
+	sender spec.Side
+	raw    string
+}{
+	{KindResult, "tools/call", spec.Client, `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"audio","type":"text","data":"AA==","mimeType":"audio/wav"}]}}`},
+	{KindResult, "tools/call", spec.Client, `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","type":"audio","data":"AA==","mimeType":"audio/wav"}]}}`},
+	{KindResult, "tools/call", spec.Client, `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"\u0061udio","data":"AA==","mimeType":"audio/wav"},{"t\u0079pe":"resource_link","uri":"file:///a","name":"a"}]}}`},
+	{KindResult, "tools/call", spec.Client, `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"x","annotations":{"priority":1.0,"audience":["user"]}}],"structuredContent":{"a":1}},"result":{"content":[]}}`},
+	{KindResult, "tools/call", spec.Client, `{"jsonrpc":"2.0","id":2,"result":{"content":[]},"result":{"content":[],"structuredContent":{"a":1}}}`},
+	{KindResult, "tools/call", spec.Client, `{"jsonrpc":"2.0","id":2,"result":{"content":"x","structuredContent":[1,2]}}`},
+	{KindResult, "tools/call", spec.Client, `{"jsonrpc":"2.0","id":2,"result":{"content":[1,"a",null,true,[],{}],"isError":0}}`},
+	{KindResult, "tools/call", spec.Client, `{"jsonrpc":"2.0","id":2,"result":{"task":{"taskId":"t","status":"working"},"content":[]}}`},
+	{KindResult, "tools/call", spec.Client, `{"jsonrpc":"2.0","id":2,"result":{"task":[],"content":[{"type":"image","data":"AA==","mimeType":"image/png","_meta":{"x":1}}]}}`},
+	{KindResult, "tools/list", spec.Client, `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","t\u0069tle":"A","inputSchema":{"type":"object"},"outputSchema":{"type":"object"},"icons":[{"src":"x","sizes":["1x1"]}]},{"name":"b","inputSchema":{"type":"object"},"icons":[],"icons":{}}],"ttlMs":1e3,"cacheScope":"public","nextCursor":null}}`},
+	{KindResult, "tools/list", spec.Client, `{"jsonrpc":"2.0","id":1,"result":{"tools":{"name":"a"},"tools":[{"name":"a","annotations":{"title":"t","readOnlyHint":true},"execution":{"taskSupport":"optional"}}]}}`},
+	{KindResult, "initialize", spec.Client, `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{"listChanged":true},"tasks":{"list":{}},"completions":{},"extensions":{"x":{}}},"serverInfo":{"name":"s","version":"1","title":"S","icons":[],"websiteUrl":"u"},"instructions":"i"}}`},
+	{KindResult, "resources/read", spec.Client, `{"jsonrpc":"2.0","id":5,"result":{"contents":[{"uri":"a","text":"x","_meta":{}},{"uri":"b","blob":"AA==","mimeType":"m"}]}}`},
+	{KindResult, "prompts/get", spec.Client, `{"jsonrpc":"2.0","id":5,"result":{"messages":[{"role":"user","content":{"type":"audio","data":"AA==","mimeType":"a"}},{"role":"assistant","content":{"type":"resource_link","uri":"u","name":"n"}}]}}`},
+	{KindResult, "sampling/createMessage", spec.Server, `{"jsonrpc":"2.0","id":5,"result":{"role":"assistant","content":[{"type":"text","text":"x"},{"type":"tool_use","id":"1","name":"n","input":{}}],"model":"m","stopReason":"toolUse"}}`},
+	{KindResult, "elicitation/create", spec.Server, `{"jsonrpc":"2.0","id":5,"result":{"action":"accept","content":{"a":1,"b":["x"]}}}`},
+	{KindRequest, "tools/call", spec.Client, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"a","arguments":{"anything":1},"_meta":{"progressToken":1},"task":{"ttl":1000}}}`},
+	{KindRequest, "initialize", spec.Client, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{"elicitation":{"form":{}},"sampling":{"tools":{}},"roots":{"listChanged":true}},"clientInfo":{"name":"c","version":"1","title":"C","icons":[{"src":"s"}]}}}`},
+	{KindRequest, "sampling/createMessage", spec.Server, `{"jsonrpc":"2.0","id":4,"method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"audio","data":"AA==","mimeType":"a"}},{"role":"user","content":[{"type":"tool_result","toolUseId":"1","content":[]}]}],"maxTokens":100,"tools":[{"name":"t","inputSchema":{"type":"object"}}],"toolChoice":{"mode":"auto"}}}`},
+	{KindRequest, "elicitation/create", spec.Server, `{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{"mode":"url","message":"m","url":"https://x","elicitationId":"e","requestedSchema":{"type":"object","properties":{"a":{"type":"string","format":"email","default":"x"}}}}}`},
+	{KindNotification, "notifications/progress", spec.Server, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":0.5,"total":1,"message":"half"}}`},
+	{KindNotification, "notifications/message", spec.Server, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":{"a":[1,2]},"_meta":{"x":1}}}`},
+	{KindNotification, "notifications/elicitation/complete", spec.Server, `{"jsonrpc":"2.0","method":"notifications/elicitation/complete","params":{"elicitationId":"e"}}`},
+	{KindError, "", 0, `{"jsonrpc":"2.0","id":9,"error":{"code":-32602,"message":"bad","data":{"x":1}}}`},
+	{KindError, "", 0, `{"jsonrpc":"2.0","id":9,"error":{"code":-32042,"message":"url","data":{"elicitations":[{"mode":"url","url":"u","elicitationId":"e","message":"m"}]}}}`},
+}
+
+// sameLaterFields requires LaterFields of m (read through its Value, and through
+// its Raw) to be the reference's, and returns how many there are.
+func sameLaterFields(t *testing.T, where string, rev spec.Revision, m Message) int {
+	t.Helper()
+	want := refLaterFields(rev, m)
+	for _, through := range []string{"Raw", "Value"} {
+		mm := m
+		if through == "Raw" {
+			mm.Value = frame.Node{}
+		} else if !mm.Value.Exists() {
+			var err error
+			if mm.Value, err = frame.Parse(m.Raw); err != nil {
+				t.Fatalf("%s: %v", where, err)
+			}
+		}
+		got := LaterFields(rev, mm)
+		if len(got) != len(want) {
+			t.Fatalf("%s under %s through %s:\n got %+v\nwant %+v", where, rev, through, got, want)
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("%s under %s through %s: field %d\n got %+v\nwant %+v", where, rev, through, i, got[i], want[i])
+			}
+		}
+	}
+	return len(want)
+}
+
+// resultMethod guesses the method a result answers from its members (the fixtures'
+// frames are read without their sessions): every guess is as good a test.
+func resultMethod(result frame.Node) string {
+	for _, c := range []struct{ member, method string }{
+		{"tools", "tools/list"}, {"content", "tools/call"}, {"protocolVersion", "initialize"}, {"contents", "resources/read"},
+		{"messages", "prompts/get"}, {"resources", "resources/list"}, {"resourceTemplates", "resources/templates/list"},
+		{"prompts", "prompts/list"}, {"completion", "completion/complete"}, {"roots", "roots/list"}, {"model", "sampling/createMessage"},
+		{"action", "elicitation/create"}, {"tasks", "tasks/list"}, {"taskId", "tasks/get"},
+	} {
+		if _, ok := result.Get(c.member); ok {
+			return c.method
+		}
+	}
+	return "ping"
+}
+
+// TestLaterFieldsAsGjson: the walk on frame.Node finds the LaterFields the gjson
+// walk found, in the same order, under every revision: on the cases above, on
+// large tool results, and on every message of every fixture (each distinct text
+// once), read through the frame's Node and through its bytes.
+func TestLaterFieldsAsGjson(t *testing.T) {
+	revs := spec.Revisions()
+	found, values := 0, 0 // fields found, of which variants (a Value)
+	for i, c := range laterCases {
+		if _, err := frame.Parse([]byte(c.raw)); err != nil {
+			t.Fatalf("case %d: %v", i, err)
+		}
+		for _, rev := range revs {
+			found += sameLaterFields(t, "case "+strconv.Itoa(i), rev, Message{Kind: c.kind, Method: c.method, Sender: c.sender, Raw: []byte(c.raw)})
+		}
+	}
+	for _, r := range largeResultsForTest() {
+		for _, rev := range revs {
+			found += sameLaterFields(t, r.name, rev, Message{Kind: KindResult, Method: "tools/call", Sender: spec.Client, Raw: r.raw})
+		}
+	}
+	seen := map[string]bool{}
+	messages := 0
+	err := filepath.WalkDir(filepath.Join("..", "..", "fixtures"), func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(path, ".want") || strings.HasSuffix(path, ".md") {
+			return err
+		}
+		in, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		rd, err := frame.NewReader(path, in, frame.Options{})
+		if err != nil {
+			return nil
+		}
+		defer rd.Close()
+		for {
+			rec, err := rd.Next()
+			if err != nil {
+				if !errors.Is(err, io.EOF) {
+					return nil
+				}
+				break
+			}
+			if rec.Kind != frame.RecordFrame {
+				continue
+			}
+			frames := []*frame.Frame{rec.Frame}
+			for i := range rec.Frame.Members {
+				frames = append(frames, &rec.Frame.Members[i])
+			}
+			for _, f := range frames {
+				if seen[string(f.Raw)] {
+					continue
+				}
+				seen[string(f.Raw)] = true
+				m := Message{Sender: spec.Sender(f.Dir), Method: f.Method, Raw: bytes.Clone(f.Raw), Value: f.Node()}
+				switch f.Kind {
+				case frame.KindRequest:
+					m.Kind = KindRequest
+				case frame.KindNotification:
+					m.Kind = KindNotification
+				case frame.KindError:
+					m.Kind = KindError
+				case frame.KindResult:
+					m.Kind, m.Method, m.Sender = KindResult, resultMethod(f.ResultNode()), spec.Sender(f.Dir.Opposite())
+				default:
+					continue
+				}
+				messages++
+				for _, rev := range revs {
+					for _, l := range refLaterFields(rev, m) {
+						if l.Value != "" {
+							values++
+						}
+					}
+					found += sameLaterFields(t, path+":"+strconv.Itoa(f.Line), rev, m)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if messages < 500 || found < 500 || values < 2 {
+		t.Fatalf("only %d distinct messages in the fixtures, %d later fields, %d variants: too few to tell", messages, found, values)
+	}
+	t.Logf("%d distinct messages, %d later fields (%d variants) under %d revisions", messages, found, values, len(revs))
+}
+
+// largeResultsForTest are large tool results with long escaped strings, a
+// structuredContent array and a base64 blob (as BenchmarkLaterFieldsLarge's).
+func largeResultsForTest() []struct {
+	name string
+	raw  []byte
+} {
+	text := strings.Repeat(`a \"quoted\" line\twith\\escapes\u00e9\n`, 2000)
+	var rows strings.Builder
+	for i := range 300 {
+		if i > 0 {
+			rows.WriteByte(',')
+		}
+		rows.WriteString(`{"id":` + strconv.Itoa(i) + `,"n\u0061me":"item","price":1.5e1,"tags":["a"],"nested":{"type":"audio"}}`)
+	}
+	return []struct {
+		name string
+		raw  []byte
+	}{
+		{"text", []byte(`{"jsonrpc":"2.0","id":7,"result":{"content":[{"text":"` + text + `","type":"text"},{"type":"text","text":"` + text + `","annotations":{"lastModified":"x"}}],"isError":false}}`)},
+		{"structured", []byte(`{"jsonrpc":"2.0","id":8,"result":{"content":[{"type":"text","text":"{}"}],"structuredContent":{"rows":[` + rows.String() + `]},"rows":[` + rows.String() + `]}}`)},
+		{"blob", []byte(`{"jsonrpc":"2.0","id":9,"result":{"content":[{"type":"image","data":"` + strings.Repeat("QUJD", 20000) + `","mimeType":"image/png"},{"type":"audio","data":"AA==","mimeType":"a"}]}}`)},
+	}
+}
+
+// FuzzLaterFieldsAsGjson: for any JSON text, taken as a message of any kind and
+// method (the first two bytes pick them and the revision), the walk on frame.Node
+// finds what the gjson walk found.
+func FuzzLaterFieldsAsGjson(f *testing.F) {
+	for i, c := range laterCases {
+		f.Add(byte(i), byte(c.kind), []byte(c.raw))
+	}
+	methods := []string{"tools/call", "tools/list", "initialize", "resources/read", "prompts/get", "sampling/createMessage", "elicitation/create",
+		"notifications/progress", "notifications/message", "resources/list", "completion/complete", "tasks/get", "roots/list"}
+	revs := spec.Revisions()
+	f.Fuzz(func(t *testing.T, pick, kind byte, raw []byte) {
+		if _, err := frame.Parse(raw); err != nil {
+			return
+		}
+		m := Message{Kind: MessageKind(kind%4) + 1, Method: methods[int(pick)%len(methods)], Sender: spec.Side(pick/64%2) + 1, Raw: raw}
+		_ = sameLaterFields(t, "fuzz", revs[int(pick)%len(revs)], m)
+	})
 }
