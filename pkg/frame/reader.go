@@ -846,6 +846,16 @@ func (r *Reader) readLine() ([]byte, error) {
 	return line, nil
 }
 
+// ScanAhead turns the workers that scan lines ahead (Options.ScanAhead) on or off
+// for the blocks read from now on: on while what follows the Reader waits for its
+// records, off while the Reader waits for what follows (the cores are then busy
+// anyway). What Next returns is the same either way.
+func (r *Reader) ScanAhead(on bool) {
+	if r.ahead != nil {
+		r.ahead.off.Store(!on)
+	}
+}
+
 // readAheadLine is readLine from the lines scanAhead read: a line a worker
 // scanned brings its view, which becomes the frame's (the view it replaces goes
 // back to the workers).

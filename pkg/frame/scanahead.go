@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"sync"
+	"sync/atomic"
 )
 
 // Scanning ahead: the validating scan (scanJSON) is most of what reading a line
@@ -16,11 +17,17 @@ import (
 // index instead of scanning again (Frame.scan); anything else scans as before, so
 // what a Reader returns never depends on whether or how far it scanned ahead.
 //
-// Hand-offs are per block (256 KiB of lines, or one longer line): a few thousand a
-// gigabyte, so that idle processors are not woken line by line.
+// Hand-offs are per block (512 KiB of lines, or one longer line): a few thousand a
+// gigabyte, so that idle processors are not woken line by line. Blocks are at least
+// twice the Reader's buffer, so that most reads go straight into them.
+//
+// Scanning ahead only pays when the decoding is what the analysis waits for: when
+// the stage after it is the slower one, both cores are busy anyway, and handing
+// lines to another core costs more than it saves. The Reader's caller says which it
+// is (Reader.ScanAhead); blocks read while it is off are handed over unscanned.
 
 // lineBlockBytes is the size of a block of lines handed to the workers.
-const lineBlockBytes = 256 << 10
+const lineBlockBytes = 512 << 10
 
 // aheadBlocksInFlight is how many blocks may be read, scanned or waiting to be
 // decoded at once: memory is bounded by bytes (blocks, their views), not frames.
@@ -62,6 +69,8 @@ type scanAhead struct {
 	wg      sync.WaitGroup
 	shaper  Shaper
 	maxLine int
+	// off says blocks are handed over unscanned (see Reader.ScanAhead).
+	off atomic.Bool
 
 	// inFlight is the bytes of the blocks read and not yet left by the Reader: the
 	// reading goroutine waits (room) while it is maxAheadBytes or more.
@@ -81,9 +90,10 @@ const maxAheadBytes = 8 << 20
 // newScanAhead starts reading src (at a line start) in blocks and scanning them
 // with workers goroutines.
 func newScanAhead(src io.Reader, workers, maxLine int, shaper Shaper) *scanAhead {
+	inFlight := min(aheadBlocksInFlight, workers+2) // each block's lines bring their views
 	a := &scanAhead{
-		order:   make(chan *lineBlock, aheadBlocksInFlight),
-		work:    make(chan *lineBlock, aheadBlocksInFlight),
+		order:   make(chan *lineBlock, inFlight),
+		work:    make(chan *lineBlock, inFlight),
 		free:    make(chan []byte, aheadBlocksInFlight+2),
 		stop:    make(chan struct{}),
 		shaper:  shaper,
@@ -241,10 +251,14 @@ func (a *scanAhead) readBlocks(src io.Reader) {
 			b.lines = splitLines(b.data, nil)
 			a.account(len(b.data))
 		}
-		select {
-		case a.work <- b:
-		case <-a.stop:
-			return
+		if a.off.Load() {
+			close(b.done)
+		} else {
+			select {
+			case a.work <- b:
+			case <-a.stop:
+				return
+			}
 		}
 		select {
 		case a.order <- b:

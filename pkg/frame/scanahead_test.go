@@ -56,12 +56,13 @@ func TestScanAheadChangesNothing(t *testing.T) {
 				readers["byte at a time"] = func() io.Reader { return iotest.OneByteReader(bytes.NewReader(data)) }
 			}
 			for how, in := range readers {
-				want, wantStats, wantErr := readAllShaped(t, name, in(), opt)
-				for _, workers := range []int{1, 3} {
+				want, wantStats, wantErr := readAllShaped(t, name, in(), opt, false)
+				for _, workers := range []int{1, 3, -3} {
 					ahead := opt
-					ahead.ScanAhead = workers
+					ahead.ScanAhead = max(workers, -workers)
+					toggle := workers < 0 // the workers turned off and on every few records
 					t.Run(fmt.Sprintf("%s/max%d/workers%d/%s", filepath.Base(name), maxLine, workers, how), func(t *testing.T) {
-						got, gotStats, gotErr := readAllShaped(t, name, in(), ahead)
+						got, gotStats, gotErr := readAllShaped(t, name, in(), ahead, toggle)
 						if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
 							t.Fatalf("error %v, want %v", gotErr, wantErr)
 						}
@@ -134,8 +135,9 @@ func gosdkLines(n int) []byte {
 
 // readAllShaped is readAll with each frame's shape computed as it is read (a copy
 // of a frame shares the Reader's index, which the next line overwrites), and the
-// records of one run of blank lines as one.
-func readAllShaped(t testing.TB, name string, in io.Reader, opt frame.Options) ([]record, frame.Stats, error) {
+// records of one run of blank lines as one; toggle turns the workers off and on as
+// it reads (Reader.ScanAhead).
+func readAllShaped(t testing.TB, name string, in io.Reader, opt frame.Options, toggle bool) ([]record, frame.Stats, error) {
 	t.Helper()
 	rd, err := frame.NewReader(name, in, opt)
 	if err != nil {
@@ -153,6 +155,9 @@ func readAllShaped(t testing.TB, name string, in io.Reader, opt frame.Options) (
 		}
 		if rec.Frame != nil {
 			rec.Frame.ShapeNow()
+		}
+		if toggle {
+			rd.ScanAhead(len(out)/37%2 == 0)
 		}
 		if n := len(out); n > 0 && rec.Kind == frame.RecordBlank && out[n-1].Kind == frame.RecordBlank {
 			// A run of blank lines is one record or several, as the input was

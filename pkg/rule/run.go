@@ -222,7 +222,9 @@ func parse(rd *frame.Reader, out chan<- *parsedBatch, free <-chan *parsedBatch, 
 			p.text = b.arena.Copy(rec.Text)
 		}
 		if len(b.records) >= perBatch || b.arena.Used() >= batchBytes {
-			send(out, b)
+			// Lines are scanned ahead on other cores only while the replay waits
+			// for batches: when it is the slower stage, both cores are busy.
+			rd.ScanAhead(!send(out, b))
 			b = next()
 		}
 	}
@@ -236,10 +238,11 @@ func parse(rd *frame.Reader, out chan<- *parsedBatch, free <-chan *parsedBatch, 
 // frames still lack meanwhile; else the replay computes them, in one loop over the
 // batch before replaying it (frame.Frame.ShapeNow). The two stages share that work
 // as each has time for it.
-func send(out chan<- *parsedBatch, b *parsedBatch) {
+// send reports whether the replay was behind.
+func send(out chan<- *parsedBatch, b *parsedBatch) (behind bool) {
 	select {
 	case out <- b:
-		return
+		return false
 	default:
 	}
 	for i := range b.records {
@@ -248,6 +251,7 @@ func send(out chan<- *parsedBatch, b *parsedBatch) {
 		}
 	}
 	out <- b
+	return true
 }
 
 // parseInline reads rd to its end on the caller's goroutine, handing each record to
@@ -289,11 +293,15 @@ func parseInline(rd *frame.Reader, arena *frame.Arena, replay func(*parsedRecord
 }
 
 // scanWorkers is how many workers scan lines ahead of the parse stage: one per core
-// beyond the first (0 on one core: the parse stage scans as it reads).
+// beyond the replay's and the parse stage's. On two cores, none: both stages keep
+// their core busy, and a worker on either costs more in hand-offs and memory than
+// it saves (docs/performance.md, "One way to read a message").
+// MCPSLEUTH_SCAN_WORKERS sets it, for measuring.
 func scanWorkers() int {
 	if v := os.Getenv("MCPSLEUTH_SCAN_WORKERS"); v != "" {
-		n, _ := strconv.Atoi(v)
-		return n
+		if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+			return min(n, 64)
+		}
 	}
-	return runtime.GOMAXPROCS(0) - 1
+	return max(runtime.GOMAXPROCS(0)-2, 0)
 }
