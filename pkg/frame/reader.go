@@ -770,6 +770,7 @@ func (r *Reader) frameRecord() *Record {
 // the next call. Lines longer than MaxLine are drained and flagged with tooLong.
 func (r *Reader) readLine() ([]byte, error) {
 	r.tooLong = false
+	handedOff := r.handoff
 	r.handoff = false
 	if r.ahead == nil && r.opt.ScanAhead > 0 && r.doc == nil && r.dec != nil && !r.weak {
 		// The format is known: the rest of the input is lines of it.
@@ -778,8 +779,8 @@ func (r *Reader) readLine() ([]byte, error) {
 	if r.ahead != nil {
 		return r.readAheadLine()
 	}
-	if cap(r.buf) > maxReusedBuffer {
-		r.buf = nil // do not keep a huge buffer after a huge line
+	if handedOff || cap(r.buf) > maxReusedBuffer {
+		r.buf = nil // the last line's frames keep it, or it is too large to keep
 	}
 	chunk, err := r.br.ReadSlice('\n')
 	if err == nil || (errors.Is(err, io.EOF) && len(chunk) > 0) {
@@ -840,9 +841,10 @@ func (r *Reader) readLine() ([]byte, error) {
 	if len(line) > r.opt.MaxLine {
 		r.tooLong, line = true, nil
 	}
-	// A buffer this large is dropped, not reused, by the next read: the frames of
-	// the line may keep it instead of copying it (Frame.Detach).
-	r.handoff = cap(r.buf) > maxReusedBuffer
+	// A line joined from parts is in memory of its own, and a buffer this large is
+	// not reused: the frames of the line keep it instead of copying it
+	// (Frame.Detach), and the next read starts a buffer of its own.
+	r.handoff = parts != nil || cap(r.buf) > maxReusedBuffer
 	return line, nil
 }
 

@@ -3,7 +3,6 @@ package frame_test
 import (
 	"os"
 	"path/filepath"
-	"reflect"
 	"testing"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
@@ -37,9 +36,13 @@ func TestSizeHintChangesNothing(t *testing.T) {
 		want, wantStats, wantErr := readAll(t, path, open(), frame.Options{})
 		for _, hint := range []int64{int64(len(data)), 1, 100, 1 << 30} {
 			got, gotStats, gotErr := readAll(t, path, open(), frame.Options{SizeHint: hint})
-			if !reflect.DeepEqual(got, want) || gotStats != wantStats || (gotErr == nil) != (wantErr == nil) {
+			if gotStats != wantStats || (gotErr == nil) != (wantErr == nil) {
 				t.Errorf("%s: size hint %d reads differently (%d records, want %d; stats %+v, want %+v)", path, hint, len(got), len(want), gotStats, wantStats)
 			}
+			// The records, compared by what they say (a line longer than a small
+			// buffer is read into memory of its own, which its frames keep: an
+			// internal difference).
+			sameFrames(t, got, want)
 		}
 	}
 }
