@@ -8,9 +8,9 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
-	"github.com/tidwall/gjson"
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
@@ -175,24 +175,80 @@ func (collectInput) End(*rule.SessionResult) any  { return nil }
 
 // observe remembers the tool's inputSchema from a tools/list result that lists it
 // (the last one wins). Frame bytes are copied: they alias the reader's buffer.
+//
+// The tools are the values of the result's (first) "tools" member (an array's
+// elements, an object's member values), each named by its (first) "name" member
+// read as text (a number, an object: its JSON text), as the gjson reading of
+// before (testdata/script/validate_args.txtar pins it: odd-tools.jsonl).
 func (p *publishedInput) observe(m *session.Message, tool string) {
 	if m.Kind != frame.KindResult || m.Request == nil || m.Request.Method != "tools/list" {
 		return
 	}
-	gjson.GetBytes(m.Result, "tools").ForEach(func(_, t gjson.Result) bool {
-		name := t.Get("name").String()
+	tools, _ := m.ResultNode().Get("tools")
+	var each func(yield func(int, frame.Node) bool)
+	switch {
+	case tools.IsArray():
+		each = tools.Elements
+	case tools.IsObject():
+		each = func(yield func(int, frame.Node) bool) {
+			i := 0
+			for _, v := range tools.Members {
+				if !yield(i, v) {
+					return
+				}
+				i++
+			}
+		}
+	default:
+		// A string, number, true, false or null: gjson's ForEach yielded it as the
+		// one tool, named "" (it has no members); no member: no tools.
+		if !tools.Exists() {
+			return
+		}
+		each = func(yield func(int, frame.Node) bool) { yield(0, frame.Node{}) }
+	}
+	for _, t := range each {
+		nameNode, _ := t.Get("name")
+		name := nodeText(nameNode)
 		if name != tool {
 			if len(p.names) < maxListedNames && !slices.Contains(p.names, name) {
 				p.names = append(p.names, strings.Clone(name))
 			}
-			return true
+			continue
 		}
 		*p = publishedInput{found: true, line: m.Line, revision: m.Revision(), names: p.names}
-		if s := t.Get("inputSchema"); s.Exists() {
-			p.schema = []byte(s.Raw)
+		if s, ok := t.Get("inputSchema"); ok {
+			p.schema = bytes.Clone(s.Raw())
 		}
-		return false
-	})
+		return
+	}
+}
+
+// nodeText is a value as text, as gjson's Result.String gave it: a string
+// unescaped, a number as written when it is an integer (else as the float64 it is
+// nearest, in 'f' form: 1e3 is "1000"), true and false, an object or array as its
+// JSON text; "" for null and for a value that does not exist. It aliases the
+// value's text.
+func nodeText(v frame.Node) string {
+	switch v.Kind() {
+	case '"':
+		s, _ := v.Str()
+		return s
+	case '0':
+		raw := string(v.Raw())
+		if strings.Trim(strings.TrimPrefix(raw, "-"), "0123456789") == "" {
+			return raw
+		}
+		f, _ := strconv.ParseFloat(raw, 64)
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	case 't':
+		return "true"
+	case 'f':
+		return "false"
+	case '{', '[':
+		return string(v.Raw())
+	}
+	return ""
 }
 
 func revisionName(rev spec.Revision) string {

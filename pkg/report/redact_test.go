@@ -7,8 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tidwall/gjson"
-
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
@@ -28,14 +27,20 @@ var quoteArguments = &rule.Rule{
 		return rule.Funcs{OnMessage: func(p *rule.Pass, m *session.Message) {
 			switch {
 			case !m.Kind.IsResponse() && m.Method == "tools/call":
-				name, arguments = strings.Clone(m.Param("name").String()), strings.Clone(m.Param("arguments").Raw)
+				n, _ := m.ParamsNode().Get("name")
+				a, _ := m.ParamsNode().Get("arguments")
+				name, arguments = strings.Clone(valueText(n)), string(a.Raw())
 			case m.Kind.IsResponse() && m.Request != nil && m.Request.Method == "tools/call":
-				args := gjson.Parse(arguments)
+				args, _ := frame.Parse([]byte(arguments))
+				arg := func(name string) string {
+					v, _ := args.Get(name)
+					return valueText(v)
+				}
 				p.Reportf(rule.At(m), `tools/call %s (capability "tools"): code %s, note %s, path %s`,
 					rule.Quote(rule.ValueName, name),
-					rule.Quote(rule.ValueData, args.Get("code").String()),
-					rule.Quote(rule.ValueData, args.Get("note").String()),
-					rule.As(rule.ValueData, args.Get("path").String()))
+					rule.Quote(rule.ValueData, arg("code")),
+					rule.Quote(rule.ValueData, arg("note")),
+					rule.As(rule.ValueData, arg("path")))
 			}
 		}}
 	},

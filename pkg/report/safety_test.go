@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/tidwall/gjson"
-
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
@@ -28,14 +28,14 @@ var flagEverything = &rule.Rule{
 			return
 		}
 		msg := rule.Sprintf("frame %s", rule.Describe(m))
-		if v := gjson.GetBytes(m.Params, "arguments.invoice_id"); v.Exists() {
-			msg = rule.Sprintf("%s: argument invoice_id %s rejected", msg, rule.Quote(rule.ValueData, v.String()))
+		if v, ok := m.ParamsNode().Path("arguments", "invoice_id"); ok {
+			msg = rule.Sprintf("%s: argument invoice_id %s rejected", msg, rule.Quote(rule.ValueData, valueText(v)))
 		}
-		if v := gjson.GetBytes(m.Result, "instructions"); v.Exists() {
-			msg = rule.Sprintf("%s: instructions start %s", msg, rule.Quote(rule.ValueInstructions, v.String()))
+		if v, ok := m.ResultNode().Get("instructions"); ok {
+			msg = rule.Sprintf("%s: instructions start %s", msg, rule.Quote(rule.ValueInstructions, valueText(v)))
 		}
-		if v := gjson.GetBytes(m.Result, "structuredContent.ssn"); v.Exists() {
-			msg = rule.Sprintf("%s ssn %s seen", msg, rule.As(rule.ValueData, v.String()))
+		if v, ok := m.ResultNode().Path("structuredContent", "ssn"); ok {
+			msg = rule.Sprintf("%s ssn %s seen", msg, rule.As(rule.ValueData, valueText(v)))
 		}
 		related := []rule.Related{}
 		if m.Kind.IsResponse() && m.Request != nil {
@@ -43,6 +43,33 @@ var flagEverything = &rule.Rule{
 		}
 		p.Report(rule.At(m), msg, related...)
 	}),
+}
+
+// valueText is a value as a rule quotes it, as gjson's Result.String gave it (these
+// rules were written on gjson, and hostile captures put any value where a string is
+// expected): a string unescaped, a number as written when it is an integer (else
+// as the float64 it is nearest, in 'f' form), true and false, an object or array as
+// its JSON text; "" for null and for a value that does not exist.
+func valueText(v frame.Node) string {
+	switch v.Kind() {
+	case '"':
+		s, _ := v.Str()
+		return s
+	case '0':
+		raw := string(v.Raw())
+		if strings.Trim(strings.TrimPrefix(raw, "-"), "0123456789") == "" {
+			return raw
+		}
+		f, _ := strconv.ParseFloat(raw, 64)
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	case 't':
+		return "true"
+	case 'f':
+		return "false"
+	case '{', '[':
+		return string(v.Raw())
+	}
+	return ""
 }
 
 // everyFormat renders one capture in every format, the timeline included.

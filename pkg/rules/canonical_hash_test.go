@@ -3,7 +3,7 @@ package rules
 import (
 	"testing"
 
-	"github.com/tidwall/gjson"
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 )
 
 // A re-serialised item is the same item; any change of a value, a key or an array's
@@ -14,9 +14,11 @@ func TestCanonicalHash(t *testing.T) {
 		{`{"a":{"b":1,"c":[1,{"d":2,"e":3}]}}`, "{\"a\":{\"c\":[1,{\"e\":3,\"d\":2}],\n\"b\":1}}"},
 		{`[]`, `[ ]`},
 		{`{}`, `{ }`},
+		// A member's name counts unescaped (before frame.Node, it counted as written).
+		{`{"a":1,"b\"c":2}`, `{"\u0061":1,"b\u0022c":2}`},
 	}
 	for _, c := range same {
-		if canonicalHash(gjson.Parse(c[0])) != canonicalHash(gjson.Parse(c[1])) {
+		if canonicalHash(parse(t, c[0])) != canonicalHash(parse(t, c[1])) {
 			t.Errorf("%s and %s hash differently", c[0], c[1])
 		}
 	}
@@ -30,10 +32,22 @@ func TestCanonicalHash(t *testing.T) {
 		{`{"a":1,"b":1}`, `{"a":2,"b":2}`},
 		{`{}`, `[]`},
 		{`"1"`, `1`},
+		{`"a"`, `"\u0061"`}, // a string value counts as written
+		{`{"a":1}`, `{"a ":1}`},
 	}
 	for _, c := range differ {
-		if canonicalHash(gjson.Parse(c[0])) == canonicalHash(gjson.Parse(c[1])) {
+		if canonicalHash(parse(t, c[0])) == canonicalHash(parse(t, c[1])) {
 			t.Errorf("%s and %s hash alike", c[0], c[1])
 		}
 	}
+}
+
+// parse is the Node of a JSON text.
+func parse(t *testing.T, text string) frame.Node {
+	t.Helper()
+	n, err := frame.Parse([]byte(text))
+	if err != nil {
+		t.Fatalf("%s: %v", text, err)
+	}
+	return n
 }

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
@@ -106,7 +104,8 @@ func checkModernHeaders(p *rule.Pass, m *session.Message, h *frame.HTTP) {
 	if m.Kind != frame.KindRequest && m.Kind != frame.KindNotification {
 		return
 	}
-	version := gjson.GetBytes(m.Params, `_meta.io\.modelcontextprotocol/protocolVersion`).String()
+	params := m.ParamsNode()
+	version := textOf(get(params, "_meta", "io.modelcontextprotocol/protocolVersion"))
 	from := "its _meta io.modelcontextprotocol/protocolVersion"
 	if version == "" {
 		version, from = string(m.Session.ModernRevision), "the session's revision"
@@ -125,7 +124,7 @@ func checkModernHeaders(p *rule.Pass, m *session.Message, h *frame.HTTP) {
 		problems = append(problems, rule.Sprintf("Mcp-Method: %s, but the body's method is %s", rule.As(rule.ValueName, h.McpMethod), m.Method))
 	}
 	if field := nameParam(m.Method); field != "" && m.Kind == frame.KindRequest {
-		want := gjson.GetBytes(m.Params, field).String()
+		want := textOf(get(params, field))
 		got := decodeHeaderValue(h.McpName)
 		switch {
 		case h.McpName == "":

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
@@ -69,7 +67,7 @@ func (w *requestMetaWatch) Message(p *rule.Pass, m *session.Message) {
 	if !modern && !unknownEra {
 		return // legacy: the initialize handshake carries the contract
 	}
-	missing := missingMeta(m.Params)
+	missing := missingMeta(m.ParamsNode())
 	if missing == "" {
 		return
 	}
@@ -116,13 +114,10 @@ func (w *requestMetaWatch) settle(p *rule.Pass, era session.Era) {
 
 // missingMeta names the required per-request fields absent from params._meta
 // ("" when both are there).
-func missingMeta(params []byte) string {
-	var version, caps bool
-	if len(params) > 0 {
-		meta := gjson.GetBytes(params, "_meta")
-		version = meta.Get(`io\.modelcontextprotocol/protocolVersion`).Exists()
-		caps = meta.Get(`io\.modelcontextprotocol/clientCapabilities`).Exists()
-	}
+func missingMeta(params frame.Node) string {
+	meta := get(params, "_meta")
+	_, version := meta.Get("io.modelcontextprotocol/protocolVersion")
+	_, caps := meta.Get("io.modelcontextprotocol/clientCapabilities")
 	var missing []string
 	if !version {
 		missing = append(missing, "_meta io.modelcontextprotocol/protocolVersion")

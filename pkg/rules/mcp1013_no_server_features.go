@@ -5,7 +5,6 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
-	"github.com/tidwall/gjson"
 )
 
 // NoServerFeatures reports a server that declares none of tools, resources, prompts.
@@ -40,21 +39,21 @@ c->s {"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
 		if m.Kind != frame.KindResult || m.Request == nil {
 			return
 		}
-		var caps gjson.Result
+		var caps frame.Node
 		switch m.Request.Method {
 		case "initialize", "server/discover":
-			caps = gjson.GetBytes(m.Result, "capabilities")
+			caps = get(m.ResultNode(), "capabilities")
 		default:
 			return
 		}
 		for _, feature := range []string{"tools", "resources", "prompts"} {
-			if caps.Get(feature).Exists() {
+			if _, ok := caps.Get(feature); ok {
 				return
 			}
 		}
 		shown := rule.Text("no capabilities object at all")
 		if caps.Exists() {
-			shown = rule.Sprintf("capabilities: %s", rule.QuoteJSON(rule.ValueDefinition, caps.Raw))
+			shown = rule.Sprintf("capabilities: %s", rule.QuoteJSON(rule.ValueDefinition, rawText(caps)))
 		}
 		p.Report(rule.At(m), rule.Sprintf("the %s result declares none of tools, resources, prompts (%s): a %s that follows the spec will never list or call anything, however many handlers the server registered",
 			m.Request.Method, shown, spec.Client))

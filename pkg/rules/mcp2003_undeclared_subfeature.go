@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"github.com/tidwall/gjson"
-
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
@@ -69,28 +67,29 @@ type subfeatureUse struct {
 
 // subfeatureUses lists the sub-features used by a request of method with params.
 // withTasks is false under 2026-07-28, where params.task is an extension's.
-func subfeatureUses(method string, params gjson.Result, withTasks bool) []subfeatureUse {
+func subfeatureUses(method string, params frame.Node, withTasks bool) []subfeatureUse {
 	var uses []subfeatureUse
 	switch method {
 	case "sampling/createMessage":
-		if params.Get("tools").Exists() || params.Get("toolChoice").Exists() {
+		_, tools := params.Get("tools")
+		if _, toolChoice := params.Get("toolChoice"); tools || toolChoice {
 			what := "params.tools"
-			if !params.Get("tools").Exists() {
+			if !tools {
 				what = "params.toolChoice"
 			}
 			uses = append(uses, subfeatureUse{what: what, effect: "the client must answer it with an error", gate: spec.Gate{Side: spec.Client, Path: "sampling.tools"}, parent: "sampling", severity: rule.SeverityError})
 		}
-		if ctx := params.Get("includeContext").String(); ctx == "thisServer" || ctx == "allServers" {
+		if ctx := textOf(get(params, "includeContext")); ctx == "thisServer" || ctx == "allServers" {
 			uses = append(uses, subfeatureUse{what: `includeContext "` + ctx + `"`, effect: "the client may ignore it and sample without the context", gate: spec.Gate{Side: spec.Client, Path: "sampling.context"}, parent: "sampling", severity: rule.SeverityWarning})
 		}
 		if withTasks && taskParam(params) {
 			uses = append(uses, subfeatureUse{what: "params.task", effect: "the client processes it as a plain request and creates no task", gate: spec.Gate{Side: spec.Client, Path: "tasks.requests.sampling.createMessage"}, severity: rule.SeverityWarning})
 		}
 	case "elicitation/create":
-		switch mode := params.Get("mode"); {
-		case mode.String() == "url":
+		switch mode := get(params, "mode"); {
+		case textOf(mode) == "url":
 			uses = append(uses, subfeatureUse{what: `mode "url"`, effect: "the client cannot open the URL flow", gate: spec.Gate{Side: spec.Client, Path: "elicitation.url"}, parent: "elicitation", severity: rule.SeverityError})
-		case !mode.Exists() || mode.String() == "form":
+		case !mode.Exists() || textOf(mode) == "form":
 			what := `mode "form"`
 			if !mode.Exists() {
 				what = "form mode (no params.mode)"
@@ -109,9 +108,9 @@ func subfeatureUses(method string, params gjson.Result, withTasks bool) []subfea
 	return uses
 }
 
-func taskParam(params gjson.Result) bool {
-	t := params.Get("task")
-	return t.Exists() && t.Type != gjson.Null
+func taskParam(params frame.Node) bool {
+	t, ok := params.Get("task")
+	return ok && !t.IsNull()
 }
 
 // elicitationFormDeclared: form mode is covered by elicitation.form, or by an
@@ -161,7 +160,7 @@ func checkSubfeatureRequest(p *rule.Pass, m *session.Message) {
 	case m.Dir != subfeatureSender(m.Method):
 		return
 	}
-	uses := subfeatureUses(m.Method, gjson.ParseBytes(m.Params), true)
+	uses := subfeatureUses(m.Method, m.ParamsNode(), true)
 	for _, u := range uses {
 		declared, ok := subfeatureDeclared(p, c, u)
 		if !ok || declared {
@@ -176,8 +175,8 @@ func checkSubfeatureRequest(p *rule.Pass, m *session.Message) {
 // checkSubfeatureInputRequests judges the input requests of a 2026-07-28
 // InputRequiredResult against the clientCapabilities of the request it answers.
 func checkSubfeatureInputRequests(p *rule.Pass, m *session.Message) {
-	res := gjson.ParseBytes(m.Result)
-	if res.Get("resultType").String() != spec.ResultTypeInputRequired {
+	res := m.ResultNode()
+	if textOf(get(res, "resultType")) != spec.ResultTypeInputRequired {
 		return
 	}
 	c := m.Request.Contract
@@ -188,9 +187,9 @@ func checkSubfeatureInputRequests(p *rule.Pass, m *session.Message) {
 		p.CannotJudge(reasonNoMetaCapabilities)
 		return
 	}
-	res.Get("inputRequests").ForEach(func(key, entry gjson.Result) bool {
-		method := entry.Get("method").String()
-		for _, u := range subfeatureUses(method, entry.Get("params"), false) {
+	eachKeyed(get(res, "inputRequests"), func(key string, entry frame.Node) bool {
+		method := textOf(get(entry, "method"))
+		for _, u := range subfeatureUses(method, get(entry, "params"), false) {
 			declared, ok := subfeatureDeclared(p, c, u)
 			if !ok || declared {
 				continue
@@ -198,7 +197,7 @@ func checkSubfeatureInputRequests(p *rule.Pass, m *session.Message) {
 			text, related := declaration(c, u.gate)
 			p.ReportSeverity(subfeatureSeverity(p, u, c.Revision), rule.At(m),
 				rule.Sprintf("InputRequiredResult for %s id=%s (line %d) asks inputRequests[%s] %s with %s but %s: %s",
-					m.Request.Method, m.Request.ID, m.Request.Line, rule.Quote(rule.ValueName, key.String()), method, u.what, text, u.effect),
+					m.Request.Method, m.Request.ID, m.Request.Line, rule.Quote(rule.ValueName, key), method, u.what, text, u.effect),
 				rule.Related{Line: m.Request.Line, Note: "the request and its _meta clientCapabilities"}, related)
 		}
 		return true

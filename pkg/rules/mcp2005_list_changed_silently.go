@@ -3,9 +3,8 @@ package rules
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"time"
-
-	"github.com/tidwall/gjson"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
@@ -133,17 +132,18 @@ func (w *listWatch) Message(p *rule.Pass, m *session.Message) {
 		w.settle(p, m)
 	}
 	if m.Kind == frame.KindNotification && m.Method == "notifications/subscriptions/acknowledged" {
-		gjson.GetBytes(m.Params, "notifications").ForEach(func(k, v gjson.Result) bool {
+		// Only an object's members have names: an array's elements, or a value that
+		// is not a container, grant nothing (gjson's ForEach gave them no name).
+		for k, v := range get(m.ParamsNode(), "notifications").Members {
 			for _, lc := range spec.ListChanges() {
-				if lc.ListenFlag != "" && lc.ListenFlag == k.Str && v.Type == gjson.True {
+				if lc.ListenFlag != "" && lc.ListenFlag == k && v.Kind() == 't' {
 					if w.granted == nil {
 						w.granted = map[string]bool{}
 					}
 					w.granted[lc.Kind] = true
 				}
 			}
-			return true
-		})
+		}
 		return
 	}
 	if m.Kind == frame.KindNotification && m.Dir != spec.C2S {
@@ -171,12 +171,12 @@ func (w *listWatch) Message(p *rule.Pass, m *session.Message) {
 	}
 	lc, _ := spec.ListChangeFetchedBy(m.Request.Method)
 	kind.capability = lc.Kind
-	res := gjson.ParseBytes(m.Result)
-	if m.Request.Paginated || res.Get("nextCursor").Exists() {
+	res := m.ResultNode()
+	if _, next := res.Get("nextCursor"); m.Request.Paginated || next {
 		p.CannotJudge(reasonPaginated)
 		return
 	}
-	items := fingerprint(res.Get(kind.member), kind.key)
+	items := fingerprint(get(res, kind.member), kind.key)
 	prev := w.lists[kind.capability]
 	if w.lists == nil {
 		w.lists = map[string]*listState{} // made on first use: most sessions never need it
@@ -230,14 +230,17 @@ func (w *listWatch) End(p *rule.Pass) {
 	}
 }
 
-func fingerprint(list gjson.Result, key string) map[string]uint64 {
+// fingerprint hashes each item of a list by its key (its JSON text when it has
+// none). The keys are copies: the map outlives the message.
+func fingerprint(list frame.Node, key string) map[string]uint64 {
 	items := map[string]uint64{}
-	list.ForEach(func(_, item gjson.Result) bool {
-		name := item.Get(key).String()
+	eachValue(list, func(item frame.Node) bool {
+		name := textOf(get(item, key))
 		if name == "" {
-			name = item.Raw
+			name = rawText(item)
 		}
-		items[name] = canonicalHash(item)
+		// Cloned even when the map has the name: assigning replaces the key too.
+		items[strings.Clone(name)] = canonicalHash(item)
 		return true
 	})
 	return items
@@ -246,31 +249,39 @@ func fingerprint(list gjson.Result, key string) map[string]uint64 {
 // canonicalHash hashes a JSON value so that a server that re-serialises the same item
 // differently (members in another order, other whitespace) does not count as a
 // change: an object's members are combined by a commutative sum, an array's elements
-// in order, and a scalar by its token as written.
-func canonicalHash(v gjson.Result) uint64 {
-	switch {
-	case v.IsObject():
+// in order, and a scalar by its token as written. A member's name counts as its
+// text unescaped, written in quotes: "a" and "\u0061" name the same member.
+func canonicalHash(v frame.Node) uint64 {
+	switch v.Kind() {
+	case '{':
 		sum := uint64(0x9e3779b97f4a7c15)
-		v.ForEach(func(k, member gjson.Result) bool {
-			sum += mix64(fnv64(k.Raw) ^ mix64(canonicalHash(member)))
-			return true
-		})
+		for k, member := range v.Members {
+			sum += mix64(quotedFnv64(k) ^ mix64(canonicalHash(member)))
+		}
 		return mix64(sum)
-	case v.IsArray():
+	case '[':
 		h := uint64(0xc2b2ae3d27d4eb4f)
-		v.ForEach(func(_, element gjson.Result) bool {
+		for _, element := range v.Elements {
 			h = mix64(h ^ canonicalHash(element))
-			return true
-		})
+		}
 		return h
 	default:
-		return fnv64(v.Raw)
+		return fnv64(v.Raw())
 	}
 }
 
 // fnv64 is FNV-1a of s, without allocating.
-func fnv64(s string) uint64 {
-	h := uint64(14695981039346656037)
+func fnv64[T string | []byte](s T) uint64 {
+	return fnvAdd(14695981039346656037, s)
+}
+
+// quotedFnv64 is fnv64 of s written between double quotes (not escaped).
+func quotedFnv64(s string) uint64 {
+	return fnvAdd(fnvAdd(fnvAdd(14695981039346656037, `"`), s), `"`)
+}
+
+// fnvAdd adds the bytes of s to the FNV-1a hash h.
+func fnvAdd[T string | []byte](h uint64, s T) uint64 {
 	for i := 0; i < len(s); i++ {
 		h ^= uint64(s[i])
 		h *= 1099511628211

@@ -5,8 +5,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
@@ -76,9 +74,9 @@ type unplacedUpdate struct {
 func (w *subscribeWatch) Message(p *rule.Pass, m *session.Message) {
 	switch {
 	case m.Kind == frame.KindRequest && (m.Method == "resources/subscribe" || m.Method == "resources/unsubscribe") && m.Dir != spec.S2C:
-		uri := gjson.GetBytes(m.Params, "uri").String()
+		uri := textOf(get(m.ParamsNode(), "uri"))
 		if m.Request.Answered() { // its response was logged first
-			w.outcome(m.Request, uri)
+			w.outcome(m.Request, strings.Clone(uri)) // kept in the subscription tables
 			return
 		}
 		w.inflight.put(m.Request, uri)
@@ -153,7 +151,7 @@ func (w *subscribeWatch) updated(p *rule.Pass, m *session.Message) {
 		p.CannotJudge(because(reasonTooManySubscribedf, maxSubscriptions))
 		return
 	}
-	uri := gjson.GetBytes(m.Params, "uri").String()
+	uri := textOf(get(m.ParamsNode(), "uri")) // aliases the frame: cloned where it is kept
 	for sub := range w.subscribed {
 		if resourceURICovers(sub, uri) {
 			return

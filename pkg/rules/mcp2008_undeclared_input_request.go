@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
@@ -69,8 +67,8 @@ func checkInputRequests(p *rule.Pass, m *session.Message) {
 	if m.Kind != frame.KindResult || m.Request == nil || !isInputRequired(m) {
 		return
 	}
-	res := gjson.ParseBytes(m.Result)
-	if res.Get("resultType").String() != spec.ResultTypeInputRequired {
+	res := m.ResultNode()
+	if textOf(get(res, "resultType")) != spec.ResultTypeInputRequired {
 		return
 	}
 	r := m.Request
@@ -87,15 +85,15 @@ func checkInputRequests(p *rule.Pass, m *session.Message) {
 		return
 	}
 	missing := map[string][]rule.Message{} // capability -> input request keys
-	res.Get("inputRequests").ForEach(func(key, entry gjson.Result) bool {
-		method := entry.Get("method").String()
+	eachKeyed(get(res, "inputRequests"), func(key string, entry frame.Node) bool {
+		method := textOf(get(entry, "method"))
 		gate, ok := inputRequestGate(method)
 		if !ok {
 			return true // not an input request the spec defines: the schema rule's finding
 		}
 		capability := gate.Path
 		if declared, _ := c.Declares(spec.Client, capability, false); !declared {
-			missing[capability] = append(missing[capability], rule.Sprintf("%s (%s)", rule.Quote(rule.ValueName, key.String()), method))
+			missing[capability] = append(missing[capability], rule.Sprintf("%s (%s)", rule.Quote(rule.ValueName, key), method))
 		}
 		return true
 	})
@@ -120,11 +118,13 @@ func checkInputRequests(p *rule.Pass, m *session.Message) {
 }
 
 // isInputRequired reports whether a result is an InputRequiredResult: only the modern
-// era has them, so legacy results are not even scanned.
+// era has them, so legacy results are not even read. Its resultType is read in
+// place first; the text is then searched for input_required as written (a
+// resultType written with escapes is not taken for one), only in that case.
 func isInputRequired(m *session.Message) bool {
 	rev := m.Revision()
 	if rev != "" && !rev.Modern() {
 		return false
 	}
-	return bytes.Contains(m.Result, []byte(`input_required`))
+	return textOf(get(m.ResultNode(), "resultType")) == spec.ResultTypeInputRequired && bytes.Contains(m.Result, []byte(`input_required`))
 }

@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
@@ -63,14 +61,17 @@ type listenFilter struct {
 // maxListenURIs bounds the resourceSubscriptions remembered per stream.
 const maxListenURIs = 256
 
-func readListenFilter(v gjson.Result) listenFilter {
+// readListenFilter reads a SubscriptionFilter as gjson did: a flag is true when
+// truthy (true, "true", 1), and resourceSubscriptions that is not an array counts
+// as its values (an object's) or as one entry.
+func readListenFilter(v frame.Node) listenFilter {
 	f := listenFilter{
-		tools:     v.Get("toolsListChanged").Bool(),
-		prompts:   v.Get("promptsListChanged").Bool(),
-		resources: v.Get("resourcesListChanged").Bool(),
+		tools:     truthy(get(v, "toolsListChanged")),
+		prompts:   truthy(get(v, "promptsListChanged")),
+		resources: truthy(get(v, "resourcesListChanged")),
 	}
-	v.Get("resourceSubscriptions").ForEach(func(_, u gjson.Result) bool {
-		f.uris = append(f.uris, strings.Clone(u.String()))
+	eachValue(get(v, "resourceSubscriptions"), func(u frame.Node) bool {
+		f.uris = append(f.uris, strings.Clone(textOf(u)))
 		return len(f.uris) < maxListenURIs
 	})
 	return f
@@ -146,21 +147,21 @@ var subscriptionNotifications = map[string]bool{
 func (w *listenWatch) Message(p *rule.Pass, m *session.Message) {
 	switch {
 	case m.Kind == frame.KindRequest && m.Method == "subscriptions/listen" && m.Dir != spec.S2C && m.ID != "":
-		w.remember(&listenStream{id: strings.Clone(m.ID), line: m.Line, requested: readListenFilter(gjson.GetBytes(m.Params, "notifications"))})
+		w.remember(&listenStream{id: strings.Clone(m.ID), line: m.Line, requested: readListenFilter(get(m.ParamsNode(), "notifications"))})
 	case m.Kind == frame.KindNotification && m.Method == "notifications/subscriptions/acknowledged" && m.Dir != spec.C2S:
-		params := gjson.ParseBytes(m.Params)
-		sid := params.Get(`_meta.io\.modelcontextprotocol/subscriptionId`)
-		if !sid.Exists() {
+		params := m.ParamsNode()
+		sid, ok := params.Path("_meta", "io.modelcontextprotocol/subscriptionId")
+		if !ok {
 			return
 		}
 		st := w.lookup(sid)
 		if st == nil {
-			st = &listenStream{id: strings.Clone(sid.Raw)} // its listen request is not in the capture
+			st = &listenStream{id: string(sid.Raw())} // its listen request is not in the capture
 			w.remember(st)
 		}
 		if st.ackLine == 0 {
 			st.ackLine = m.Line
-			st.granted = readListenFilter(params.Get("notifications"))
+			st.granted = readListenFilter(get(params, "notifications"))
 		}
 	case m.Kind == frame.KindNotification && subscriptionNotifications[m.Method]:
 		w.notification(p, m)
@@ -183,15 +184,16 @@ func (w *listenWatch) remember(st *listenStream) {
 
 // lookup finds the stream a subscriptionId names: by its raw JSON token, or leniently
 // by the same value written as a number or as a string.
-func (w *listenWatch) lookup(sid gjson.Result) *listenStream {
-	if st := w.streams[sid.Raw]; st != nil {
+func (w *listenWatch) lookup(sid frame.Node) *listenStream {
+	if st := w.streams[string(sid.Raw())]; st != nil {
 		return st
 	}
-	switch sid.Type {
-	case gjson.String:
-		return w.streams[sid.Str]
-	case gjson.Number:
-		return w.streams[strconv.Quote(sid.Raw)]
+	switch sid.Kind() {
+	case '"':
+		s, _ := sid.Str()
+		return w.streams[s]
+	case '0':
+		return w.streams[strconv.Quote(rawText(sid))]
 	}
 	return nil
 }
@@ -209,14 +211,14 @@ func (w *listenWatch) notification(p *rule.Pass, m *session.Message) {
 	case m.Session.Era != session.EraModern:
 		return // legacy sessions: MCP2001 and MCP2006
 	}
-	params := gjson.ParseBytes(m.Params)
-	uri := params.Get("uri").String()
+	params := m.ParamsNode()
+	uri := textOf(get(params, "uri"))
 	what := rule.Text(m.Method)
 	if m.Method == "notifications/resources/updated" {
 		what = rule.Sprintf("%s for %s", m.Method, rule.Quote(rule.ValueURI, uri))
 	}
-	sid := params.Get(`_meta.io\.modelcontextprotocol/subscriptionId`)
-	if !sid.Exists() {
+	sid, ok := params.Path("_meta", "io.modelcontextprotocol/subscriptionId")
+	if !ok {
 		p.Report(rule.At(m), rule.Sprintf("server sent %s without _meta io.modelcontextprotocol/subscriptionId in a 2026-07-28 session: change notifications travel only on a subscriptions/listen stream the client opened (%s)",
 			what, w.openedSummary()))
 		return

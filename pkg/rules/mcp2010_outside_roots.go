@@ -7,8 +7,6 @@ import (
 	"path"
 	"strings"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
@@ -77,32 +75,41 @@ const maxRoots = 256
 func (w *rootsWatch) Message(p *rule.Pass, m *session.Message) {
 	switch {
 	case m.Kind == frame.KindResult && m.Request != nil && m.Request.Method == "roots/list":
-		w.setRoots(gjson.GetBytes(m.Result, "roots"), m.Line)
+		w.setRoots(get(m.ResultNode(), "roots"), m.Line)
 	case m.Kind == frame.KindNotification && m.Method == "notifications/roots/list_changed":
 		w.known, w.staleLine = false, m.Line
 	case m.Kind == frame.KindRequest && m.Dir != spec.S2C:
 		w.request(p, m)
 	case m.Kind == frame.KindResult && m.Request != nil && m.Request.Method == "resources/read":
 		requested, _ := w.reads.take(m.Request)
-		if !bytes.Contains(m.Result, []byte("file:")) {
-			return
+		// A result judged is one whose text has "file:" (as written, in this case):
+		// looked for only once a URI is found, not in every blob.
+		if found := contentsFileURIs(m.ResultNode(), requested); len(found) > 0 && bytes.Contains(m.Result, []byte("file:")) {
+			w.judge(p, m, found, "the "+rule.Describe(m))
 		}
-		var found []foundURI
-		gjson.GetBytes(m.Result, "contents").ForEach(func(_, item gjson.Result) bool {
-			if u := item.Get("uri").String(); isFileURI(u) && u != requested {
-				found = append(found, foundURI{uri: u, where: "contents[].uri"})
-			}
-			return len(found) < rootsWalkURIs
-		})
-		w.judge(p, m, found, "the "+rule.Describe(m))
 	}
 }
 
-func (w *rootsWatch) setRoots(list gjson.Result, line int) {
+// contentsFileURIs lists the file:// URIs of a resources/read result's contents
+// other than the one requested. The contents are read where they lie: a blob of
+// megabytes is skipped in one step, and a uri without escapes is not copied, so a
+// result without such a URI costs no allocation.
+func contentsFileURIs(result frame.Node, requested string) []foundURI {
+	var found []foundURI
+	eachValue(get(result, "contents"), func(item frame.Node) bool {
+		if u := textOf(get(item, "uri")); isFileURI(u) && u != requested {
+			found = append(found, foundURI{uri: u, where: "contents[].uri"})
+		}
+		return len(found) < rootsWalkURIs
+	})
+	return found
+}
+
+func (w *rootsWatch) setRoots(list frame.Node, line int) {
 	w.known, w.rootsLine, w.staleLine = true, line, 0
 	w.roots, w.rootURIs = w.roots[:0], w.rootURIs[:0]
-	list.ForEach(func(_, root gjson.Result) bool {
-		u := root.Get("uri").String()
+	eachValue(list, func(root frame.Node) bool {
+		u := textOf(get(root, "uri")) // fileURIPath's path is a string of its own
 		if p, ok := fileURIPath(u); ok {
 			w.roots = append(w.roots, p)
 			w.rootURIs = append(w.rootURIs, strings.Clone(u))
@@ -120,11 +127,11 @@ func (w *rootsWatch) request(p *rule.Pass, m *session.Message) {
 	if !hasFile && !hasRoots {
 		return
 	}
-	params := gjson.ParseBytes(m.Params)
+	params := m.ParamsNode()
 	if hasRoots {
 		// 2026-07-28: the client answers roots/list inside the retried request.
-		params.Get("inputResponses").ForEach(func(_, answer gjson.Result) bool {
-			if roots := answer.Get("roots"); roots.IsArray() {
+		eachValue(get(params, "inputResponses"), func(answer frame.Node) bool {
+			if roots := get(answer, "roots"); roots.IsArray() {
 				w.setRoots(roots, m.Line)
 				return false
 			}
@@ -135,39 +142,47 @@ func (w *rootsWatch) request(p *rule.Pass, m *session.Message) {
 		return
 	}
 	if m.Method == "resources/read" {
-		w.reads.put(m.Request, params.Get("uri").String())
+		w.reads.put(m.Request, textOf(get(params, "uri"))) // put clones it
 	}
 	var found []foundURI
-	walkFileURIs(params, "params", 0, &found)
-	w.judge(p, m, found, rule.Describe(m))
+	var at [128]byte
+	walkFileURIs(params, append(at[:0], "params"...), 0, &found)
+	if len(found) > 0 {
+		w.judge(p, m, found, rule.Describe(m))
+	}
 }
 
 type foundURI struct{ uri, where string }
 
 // walkFileURIs collects the file:// strings under v (bounded depth and count),
-// skipping the members that belong to the protocol rather than the operation.
-func walkFileURIs(v gjson.Result, at string, depth int, found *[]foundURI) {
+// skipping the members that belong to the protocol rather than the operation. at
+// is where v is (params.arguments.path): a string is made of it only for a URI found.
+func walkFileURIs(v frame.Node, at []byte, depth int, found *[]foundURI) {
 	if depth > rootsWalkDepth || len(*found) >= rootsWalkURIs {
 		return
 	}
-	switch {
-	case v.Type == gjson.String:
-		if isFileURI(v.Str) {
-			*found = append(*found, foundURI{uri: v.Str, where: at})
+	switch v.Kind() {
+	case '"':
+		if s, _ := v.Str(); isFileURI(s) {
+			*found = append(*found, foundURI{uri: s, where: string(at)})
 		}
-	case v.IsObject():
-		v.ForEach(func(k, child gjson.Result) bool {
-			if depth == 0 && (k.Str == "_meta" || k.Str == "inputResponses" || k.Str == "requestState") {
-				return true
+	case '{':
+		for k, child := range v.Members {
+			if depth == 0 && (k == "_meta" || k == "inputResponses" || k == "requestState") {
+				continue
 			}
-			walkFileURIs(child, at+"."+k.Str, depth+1, found)
-			return len(*found) < rootsWalkURIs
-		})
-	case v.IsArray():
-		v.ForEach(func(_, child gjson.Result) bool {
-			walkFileURIs(child, at+"[]", depth+1, found)
-			return len(*found) < rootsWalkURIs
-		})
+			walkFileURIs(child, append(append(at, '.'), k...), depth+1, found)
+			if len(*found) >= rootsWalkURIs {
+				return
+			}
+		}
+	case '[':
+		for _, child := range v.Elements {
+			walkFileURIs(child, append(at, "[]"...), depth+1, found)
+			if len(*found) >= rootsWalkURIs {
+				return
+			}
+		}
 	}
 }
 

@@ -4,8 +4,6 @@ import (
 	"hash/fnv"
 	"strings"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
@@ -82,14 +80,14 @@ func (w *readWatch) Message(p *rule.Pass, m *session.Message) {
 		switch m.Method {
 		case "resources/unsubscribe":
 			// From the moment the client asks, it no longer relies on the promise.
-			uri := gjson.GetBytes(m.Params, "uri").String()
+			uri := textOf(get(m.ParamsNode(), "uri"))
 			delete(w.subscribed, uri)
 			delete(w.reads, uri)
 		case "resources/subscribe", "resources/read":
-			uri := gjson.GetBytes(m.Params, "uri").String()
+			uri := textOf(get(m.ParamsNode(), "uri")) // aliases the frame: cloned where it is kept
 			if m.Request.Answered() {
 				if m.Method == "resources/subscribe" {
-					w.subscribe(m.Request, uri)
+					w.subscribe(m.Request, strings.Clone(uri))
 				} else if _, ok := w.subscribed[uri]; ok {
 					p.CannotJudge(reasonReadBeforeRequest)
 				}
@@ -112,7 +110,7 @@ func (w *readWatch) Message(p *rule.Pass, m *session.Message) {
 			w.read(p, m, uri)
 		}
 	case m.Kind == frame.KindNotification && m.Method == "notifications/resources/updated" && m.Dir != spec.C2S:
-		uri := gjson.GetBytes(m.Params, "uri").String()
+		uri := textOf(get(m.ParamsNode(), "uri"))
 		if m.Unplaced() {
 			if w.unplaced == nil {
 				w.unplaced = map[string]bool{}
@@ -153,7 +151,7 @@ func (w *readWatch) read(p *rule.Pass, m *session.Message, uri string) {
 	case c.Era != session.EraLegacy:
 		return
 	}
-	hash, size := contentsFingerprint(gjson.GetBytes(m.Result, "contents"))
+	hash, size := contentsFingerprint(get(m.ResultNode(), "contents"))
 	prev := w.reads[uri]
 	if w.reads == nil {
 		w.reads = map[string]*readState{} // made on first use: most sessions never need it
@@ -176,23 +174,33 @@ func (w *readWatch) read(p *rule.Pass, m *session.Message, uri string) {
 
 // contentsFingerprint hashes what a reader sees of a resource (uri, mimeType, text,
 // blob of each content) and counts its text and blob bytes.
-func contentsFingerprint(contents gjson.Result) (uint64, int) {
+func contentsFingerprint(contents frame.Node) (uint64, int) {
 	h := fnv.New64a()
 	size := 0
-	contents.ForEach(func(_, item gjson.Result) bool {
+	eachValue(contents, func(item frame.Node) bool {
 		for _, k := range [...]string{"uri", "mimeType", "text", "blob"} {
-			v := item.Get(k)
+			v := get(item, k)
 			_, _ = h.Write([]byte(k))
 			_, _ = h.Write([]byte{0})
-			_, _ = h.Write([]byte(v.Raw))
+			_, _ = h.Write(v.Raw())
 			_, _ = h.Write([]byte{0})
 			if k == "text" || k == "blob" {
-				size += len(v.Str)
+				size += unescapedLen(v)
 			}
 		}
 		return true
 	})
 	return h.Sum64(), size
+}
+
+// unescapedLen is the length of a string value unescaped (0 for any other value),
+// without unescaping one that has no escapes.
+func unescapedLen(v frame.Node) int {
+	if !v.Escaped() {
+		return len(v.Bytes())
+	}
+	s, _ := v.Str()
+	return len(s)
 }
 
 func (w *readWatch) End(*rule.Pass) {}

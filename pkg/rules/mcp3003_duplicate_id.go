@@ -3,8 +3,6 @@ package rules
 import (
 	"fmt"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
@@ -90,15 +88,16 @@ func (w *duplicateIDWatch) Message(p *rule.Pass, m *session.Message) {
 	case !prev.Done():
 		p.Report(rule.At(m), rule.Sprintf("the %s reused id %s for %s while its %s with the same id (line %d) was still in flight: ids must be unique among a sender's unanswered requests",
 			m.Sender(), m.ID, m.Method, prev.Method, prev.Line), rule.Related{Line: prev.Line, Note: "request with id " + m.ID + ", not yet answered"})
-	case prev.InputRequired && isRetry(m.Params):
+	case prev.InputRequired && isRetry(m.ParamsNode()):
 		p.Report(rule.At(m), rule.Sprintf("the %s retried %s with inputResponses under the same id %s as the request answered with an InputRequiredResult (line %d): a retry must use a new JSON-RPC id",
 			m.Sender(), m.Method, m.ID, prev.Line), rule.Related{Line: prev.Line, Note: "the first request, answered input_required"})
 	}
 }
 
-func isRetry(params []byte) bool {
-	r := gjson.GetManyBytes(params, "inputResponses", "requestState")
-	return r[0].Exists() || r[1].Exists()
+func isRetry(params frame.Node) bool {
+	_, responses := params.Get("inputResponses")
+	_, state := params.Get("requestState")
+	return responses || state
 }
 
 // reset forgets every id: what preceded an initialize (a dual-era probe) is not

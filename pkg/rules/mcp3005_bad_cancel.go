@@ -3,8 +3,6 @@ package rules
 import (
 	"fmt"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
@@ -75,12 +73,12 @@ func answered(s *session.Session, d spec.Direction, id string) (session.Past, bo
 }
 
 func (w cancelWatch) cancel(p *rule.Pass, m *session.Message) {
-	requestID := gjson.GetBytes(m.Params, "requestId")
-	if !requestID.Exists() {
+	requestID, ok := m.ParamsNode().Get("requestId")
+	if !ok {
 		p.CannotJudge(reasonNoRequestID)
 		return
 	}
-	id := requestID.Raw // requests are remembered by the value of their id
+	id := rawText(requestID) // requests are remembered by the value of their id; a lookup key, never kept
 	s := m.Session
 	if m.Dir == spec.DirUnknown {
 		w.cancelUnknownDirection(p, m, id)

@@ -4,8 +4,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
@@ -173,7 +171,7 @@ func createdTask(m *session.Message) string {
 	if rev := m.Revision(); m.Kind != frame.KindResult || rev != "" && rev != spec.Rev20251125 && !rev.Modern() {
 		return ""
 	}
-	if id := m.ResultGet("task.taskId").String(); id != "" {
+	if id := textOf(get(m.ResultNode(), "task", "taskId")); id != "" {
 		return strings.Clone(id) // kept with the token's state
 	}
 	return ""
@@ -189,13 +187,13 @@ func (w *progressWatch) taskStatus(m *session.Message) {
 	var id, status string
 	switch {
 	case m.Kind == frame.KindNotification && m.Method == "notifications/tasks/status":
-		r := gjson.GetManyBytes(m.Params, "taskId", "status")
-		id, status = r[0].String(), r[1].String()
+		params := m.ParamsNode()
+		id, status = textOf(get(params, "taskId")), textOf(get(params, "status"))
 	case m.Kind.IsResponse() && m.Request != nil && (m.Request.Method == "tasks/get" || m.Request.Method == "tasks/cancel"):
-		r := gjson.GetManyBytes(m.Result, "taskId", "status")
-		id, status = r[0].String(), r[1].String()
+		res := m.ResultNode()
+		id, status = textOf(get(res, "taskId")), textOf(get(res, "status"))
 	case m.Kind.IsResponse() && m.Request != nil && m.Request.Method == "tasks/result":
-		id, status = gjson.GetBytes(m.Result, `_meta.io\.modelcontextprotocol/related-task.taskId`).String(), "completed"
+		id, status = textOf(get(m.ResultNode(), "_meta", "io.modelcontextprotocol/related-task", "taskId")), "completed"
 		if m.Kind == frame.KindError {
 			status = "failed"
 		}
@@ -222,8 +220,9 @@ func (w *progressWatch) progress(p *rule.Pass, m *session.Message) {
 		p.CannotJudge(reasonDirectionUnknown)
 		return
 	}
-	token := m.Param("progressToken").Raw // a lookup key: cloned where it is kept
-	value := m.Param("progress")
+	params := m.ParamsNode()
+	token := rawText(get(params, "progressToken")) // a lookup key: cloned where it is kept
+	value := numberOf(get(params, "progress"))
 	key := progressKey{m.Dir.Opposite(), frame.IDKey(token)}
 	state, known := w.tokens[key]
 	st := &state
@@ -260,19 +259,19 @@ func (w *progressWatch) progress(p *rule.Pass, m *session.Message) {
 		if st.endLine > 0 && st.endLine < m.Line {
 			p.Report(rule.At(m), rule.Sprintf("progress for token %s after task %s of %s id=%s reached status %s (line %d): progress must stop when the task is terminal",
 				rule.QuoteJSON(rule.ValueID, token), rule.Quote(rule.ValueID, st.task), st.req.Method, st.req.ID, st.endStatus, st.endLine), rule.Related{Line: st.endLine, Note: "the task's terminal status"})
-		} else if st.lastLine > 0 && value.Float() <= st.last {
+		} else if st.lastLine > 0 && value <= st.last {
 			p.Report(rule.At(m), rule.Sprintf("progress for token %s went from %v (line %d) to %v: the value must increase with each notification",
-				rule.QuoteJSON(rule.ValueID, token), st.last, st.lastLine, value.Float()), rule.Related{Line: st.lastLine, Note: "the previous progress"})
+				rule.QuoteJSON(rule.ValueID, token), st.last, st.lastLine, value), rule.Related{Line: st.lastLine, Note: "the previous progress"})
 		}
 	case st.req.Answered() && st.req.ResponseLine < m.Line:
 		p.Report(rule.At(m), rule.Sprintf("progress for token %s after the response to %s id=%s (line %d): progress must stop when the request completes",
 			rule.QuoteJSON(rule.ValueID, token), st.req.Method, st.req.ID, st.req.ResponseLine), rule.Related{Line: st.req.ResponseLine, Note: "the response"})
-	case st.lastLine > 0 && value.Float() <= st.last:
+	case st.lastLine > 0 && value <= st.last:
 		p.Report(rule.At(m), rule.Sprintf("progress for token %s went from %v (line %d) to %v: the value must increase with each notification",
-			rule.QuoteJSON(rule.ValueID, token), st.last, st.lastLine, value.Float()), rule.Related{Line: st.lastLine, Note: "the previous progress"})
+			rule.QuoteJSON(rule.ValueID, token), st.last, st.lastLine, value), rule.Related{Line: st.lastLine, Note: "the previous progress"})
 	}
 	if st != nil {
-		st.last, st.lastLine = value.Float(), m.Line
+		st.last, st.lastLine = value, m.Line
 		// Stored under the request's copy of the token: an assignment replaces the
 		// map's key too, and key's token aliases the frame.
 		w.tokens[progressKey{key.dir, st.req.ProgressKey}] = state

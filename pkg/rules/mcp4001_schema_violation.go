@@ -119,7 +119,7 @@ func wireTarget(p *rule.Pass, d *schema.Doc, m *session.Message) (schema.Target,
 			return t, nil, false
 		}
 		sender := spec.Sender(m.Request.Dir)
-		task := d.TaskMatters(m.Request.Method, sender) && m.ResultGet("task").IsObject()
+		task := d.TaskMatters(m.Request.Method, sender) && get(m.ResultNode(), "task").IsObject()
 		t, ok = d.Result(m.Request.Method, sender, task)
 		if ok && t.Member == "result" {
 			return t, m.Result, true

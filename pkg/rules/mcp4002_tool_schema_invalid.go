@@ -2,10 +2,7 @@ package rules
 
 import (
 	"hash/maphash"
-	"strings"
 	"sync"
-
-	"github.com/tidwall/gjson"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
@@ -58,15 +55,15 @@ type schemaVerdicts struct {
 // maxVerdictBytes bounds the schema text the run's verdicts are kept by.
 const maxVerdictBytes = 16 << 20
 
-func (v *schemaVerdicts) judged(key string) (rule.Message, bool) {
+func (v *schemaVerdicts) judged(key []byte) (rule.Message, bool) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	m, ok := v.by[key]
+	m, ok := v.by[string(key)]
 	return m, ok
 }
 
 // keep remembers a verdict (a clone: it may quote the frame).
-func (v *schemaVerdicts) keep(key string, m rule.Message) {
+func (v *schemaVerdicts) keep(key []byte, m rule.Message) {
 	m = m.Clone()
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -74,8 +71,8 @@ func (v *schemaVerdicts) keep(key string, m rule.Message) {
 		clear(v.by)
 		v.bytes = 0
 	}
-	if _, had := v.by[key]; !had {
-		v.by[strings.Clone(key)] = m
+	if _, had := v.by[string(key)]; !had {
+		v.by[string(key)] = m // a copy of the key
 		v.bytes += len(key)
 	}
 }
@@ -86,6 +83,7 @@ const maxCheckedSchemas = 4096
 type toolSchemaWatch struct {
 	seen map[uint64]bool // tool name, member, revision and content already checked
 	seed maphash.Seed
+	key  []byte // the verdicts' key of the schema judged (reused)
 }
 
 func (w *toolSchemaWatch) End(*rule.Pass) {}
@@ -105,22 +103,23 @@ func (w *toolSchemaWatch) Message(p *rule.Pass, m *session.Message) {
 		return
 	}
 	verdicts, _ := p.Shared().(*schemaVerdicts)
-	m.ResultGet("tools").ForEach(func(_, tool gjson.Result) bool {
-		name := tool.Get("name").String()
+	eachValue(get(m.ResultNode(), "tools"), func(tool frame.Node) bool {
+		name := textOf(get(tool, "name"))
 		for _, member := range []string{"inputSchema", "outputSchema"} {
-			published := tool.Get(member)
+			published, ok := tool.Get(member)
 			target, defined := wire.Doc().ToolSchema(member)
-			if !published.Exists() || !defined {
+			if !ok || !defined {
 				continue // a missing inputSchema is MCP4001's, an undefined outputSchema MCP1010's
 			}
-			if !w.firstTime(name, member, rev, published.Raw) {
+			raw := rawText(published) // aliases the frame: the verdicts keep copies
+			if !w.firstTime(name, member, rev, raw) {
 				continue
 			}
-			key := string(rev) + "\x00" + member + "\x00" + published.Raw
-			problem, known := verdicts.judged(key)
+			w.key = append(append(append(append(append(w.key[:0], rev...), 0), member...), 0), raw...)
+			problem, known := verdicts.judged(w.key)
 			if !known {
-				problem = w.judge(p, wire, target, []byte(published.Raw), rev)
-				verdicts.keep(key, problem)
+				problem = w.judge(p, wire, target, published.Raw(), rev)
+				verdicts.keep(w.key, problem)
 			}
 			if problem.Text != "" {
 				p.Report(rule.At(m), rule.Sprintf("tools/list result (line %d): tool %s publishes an %s that strict clients reject: %s; %s",

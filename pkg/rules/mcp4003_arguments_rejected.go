@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"github.com/tidwall/gjson"
-
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/schema"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
@@ -47,7 +45,7 @@ func (w *argumentsWatch) End(*rule.Pass) {}
 func (w *argumentsWatch) Message(p *rule.Pass, m *session.Message) {
 	switch {
 	case isToolsListResult(m):
-		w.tools.Listed(m.Result, m.Line, m.Revision(), m.Request.Paginated)
+		w.tools.ListedNode(m.ResultNode(), m.Line, m.Revision(), m.Request.Paginated)
 		w.listed = true
 	case isToolsCall(m):
 		w.call(p, m)
@@ -55,18 +53,19 @@ func (w *argumentsWatch) Message(p *rule.Pass, m *session.Message) {
 }
 
 func (w *argumentsWatch) call(p *rule.Pass, m *session.Message) {
-	name := m.Param("name") // a lookup key, never kept
-	if name.Type != gjson.String {
+	params := m.ParamsNode()
+	name, ok := get(params, "name").Str() // a lookup key, never kept
+	if !ok {
 		return // a call without a name breaks the wire schema (MCP4001)
 	}
-	args := m.ParamBytes("arguments") // aliases the frame: read, never kept
+	args := get(params, "arguments").Raw() // aliases the frame: read, never kept
 	switch {
 	case args == nil:
 		args = []byte("{}")
 	case args[0] != '{':
 		return // arguments that are not an object break the wire schema (MCP4001)
 	}
-	tool := listedTool(p, w.tools, w.listed, name.Str)
+	tool := listedTool(p, w.tools, w.listed, name)
 	if tool == nil {
 		return
 	}
@@ -89,6 +88,6 @@ func (w *argumentsWatch) call(p *rule.Pass, m *session.Message) {
 		return
 	}
 	p.Report(rule.At(m), rule.Sprintf("tools/call %s (line %d): the arguments break the inputSchema of %s; a strict client would not have sent this call and would have logged \"tool call validation failed: %s\" with %s",
-		rule.Quote(rule.ValueName, name.Str), m.Line, toolLabel(tool), rule.As(rule.ValueName, name.Str), clientLog(violations)),
+		rule.Quote(rule.ValueName, name), m.Line, toolLabel(tool), rule.As(rule.ValueName, name), clientLog(violations)),
 		rule.Related{Line: tool.Line, Note: "tools/list result that published the inputSchema"})
 }

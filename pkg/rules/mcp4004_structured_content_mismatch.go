@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"github.com/tidwall/gjson"
-
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/schema"
@@ -83,7 +81,7 @@ func (w *structuredWatch) End(*rule.Pass) {}
 func (w *structuredWatch) Message(p *rule.Pass, m *session.Message) {
 	switch {
 	case isToolsListResult(m):
-		w.tools.Listed(m.Result, m.Line, m.Revision(), m.Request.Paginated)
+		w.tools.ListedNode(m.ResultNode(), m.Line, m.Revision(), m.Request.Paginated)
 		w.listed = true
 	case isToolsCall(m) && m.Request != nil:
 		w.call(p, m)
@@ -102,8 +100,8 @@ func (w *structuredWatch) Message(p *rule.Pass, m *session.Message) {
 // call remembers a tools/call whose result will need checking: a call to a listed
 // tool that published an outputSchema, under a revision that defines outputSchema.
 func (w *structuredWatch) call(p *rule.Pass, m *session.Message) {
-	name := m.Param("name") // a lookup key, never kept
-	if name.Type != gjson.String {
+	name, ok := get(m.ParamsNode(), "name").Str() // a lookup key, never kept
+	if !ok {
 		return
 	}
 	switch w.outputSchemaOf(m.Revision()) {
@@ -113,7 +111,7 @@ func (w *structuredWatch) call(p *rule.Pass, m *session.Message) {
 	case outputsUndefined:
 		return // no outputSchema in this revision (MCP1010 notes one sent anyway)
 	}
-	tool := listedTool(p, w.tools, w.listed, name.Str)
+	tool := listedTool(p, w.tools, w.listed, name)
 	if tool == nil {
 		return
 	}
@@ -133,11 +131,12 @@ func (w *structuredWatch) call(p *rule.Pass, m *session.Message) {
 }
 
 func (w *structuredWatch) result(p *rule.Pass, m *session.Message, tool *schema.Tool) {
-	if m.ResultGet("isError").Bool() || m.ResultGet("task").Exists() || m.ResultGet("resultType").String() == spec.ResultTypeInputRequired {
+	res := m.ResultNode()
+	if _, task := res.Get("task"); truthy(get(res, "isError")) || task || textOf(get(res, "resultType")) == spec.ResultTypeInputRequired {
 		return
 	}
 	name := tool.Name
-	sc := m.ResultBytes("structuredContent") // aliases the frame: read, never kept
+	sc := get(res, "structuredContent").Raw() // aliases the frame: read, never kept
 	if sc == nil {
 		p.Report(rule.At(m), rule.Sprintf("tools/call %s result (line %d) has no structuredContent although the tool published an outputSchema (tools/list result line %d): clients that validate it fail the call",
 			rule.Quote(rule.ValueName, name), m.Line, tool.Line), rule.Related{Line: tool.Line, Note: "tools/list result that published the outputSchema"})

@@ -5,8 +5,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
@@ -50,10 +48,10 @@ func (w *hintWatch) Message(p *rule.Pass, m *session.Message) {
 	if !isToolsListResult(m) {
 		return
 	}
-	gjson.GetBytes(m.Result, "tools").ForEach(func(_, tool gjson.Result) bool {
-		name := tool.Get("name").String()
+	eachValue(get(m.ResultNode(), "tools"), func(tool frame.Node) bool {
+		name := textOf(get(tool, "name"))
 		var fields []strictField
-		collectStrictFields(tool.Get("inputSchema"), "", &fields, 0)
+		collectStrictFields(get(tool, "inputSchema"), "", &fields, 0)
 		for _, f := range fields {
 			if hasHint(f) || !w.firstTime(name, f) {
 				continue
@@ -99,25 +97,27 @@ type strictField struct {
 	pattern     string
 	enum        []string
 	description string
-	raw         string
+	raw         string // aliases the frame
 }
 
 // collectStrictFields walks an object schema's properties (and array items) for
-// fields with a format, pattern or enum.
-func collectStrictFields(s gjson.Result, ptr string, out *[]strictField, depth int) {
+// fields with a format, pattern or enum. A properties that is not an object is
+// read as gjson read it: an array's elements are fields named by their index, another
+// value one field of no name.
+func collectStrictFields(s frame.Node, ptr string, out *[]strictField, depth int) {
 	if !s.IsObject() || depth > 16 || len(*out) >= maxHintFields {
 		return
 	}
-	s.Get("properties").ForEach(func(k, field gjson.Result) bool {
-		fieldPtr := ptr + "/" + k.String()
+	eachKeyed(get(s, "properties"), func(k string, field frame.Node) bool {
+		fieldPtr := ptr + "/" + k
 		if f, ok := strictOf(field, fieldPtr); ok {
 			*out = append(*out, f)
 		}
 		collectStrictFields(field, fieldPtr, out, depth+1)
-		if items := field.Get("items"); items.IsObject() {
+		if items := get(field, "items"); items.IsObject() {
 			if f, ok := strictOf(items, fieldPtr+"/*"); ok {
 				if f.description == "" {
-					f.description = field.Get("description").String()
+					f.description = textOf(get(field, "description"))
 				}
 				*out = append(*out, f)
 			}
@@ -127,23 +127,22 @@ func collectStrictFields(s gjson.Result, ptr string, out *[]strictField, depth i
 	})
 }
 
-func strictOf(field gjson.Result, ptr string) (strictField, bool) {
-	f := strictField{pointer: ptr, description: strings.TrimSpace(field.Get("description").String()), raw: field.Raw}
+func strictOf(field frame.Node, ptr string) (strictField, bool) {
+	f := strictField{pointer: ptr, description: strings.TrimSpace(textOf(get(field, "description"))), raw: rawText(field)}
 	var parts []rule.Message
-	if v := field.Get("format"); v.Type == gjson.String {
-		f.format = v.Str
-		parts = append(parts, rule.Sprintf("format %s", rule.Quote(rule.ValueDefinition, v.Str)))
+	if format, ok := get(field, "format").Str(); ok {
+		f.format = format
+		parts = append(parts, rule.Sprintf("format %s", rule.Quote(rule.ValueDefinition, format)))
 	}
-	if v := field.Get("pattern"); v.Type == gjson.String {
-		f.pattern = v.Str
-		parts = append(parts, rule.Sprintf("pattern %s", rule.Quote(rule.ValueDefinition, v.Str)))
+	if pattern, ok := get(field, "pattern").Str(); ok {
+		f.pattern = pattern
+		parts = append(parts, rule.Sprintf("pattern %s", rule.Quote(rule.ValueDefinition, pattern)))
 	}
-	if v := field.Get("enum"); v.IsArray() {
-		v.ForEach(func(_, e gjson.Result) bool {
-			f.enum = append(f.enum, e.String())
-			return true
-		})
-		parts = append(parts, rule.Sprintf("enum %s", rule.QuoteJSON(rule.ValueDefinition, v.Raw)))
+	if v := get(field, "enum"); v.IsArray() {
+		for _, e := range v.Elements {
+			f.enum = append(f.enum, textOf(e))
+		}
+		parts = append(parts, rule.Sprintf("enum %s", rule.QuoteJSON(rule.ValueDefinition, rawText(v))))
 	}
 	f.constraint = rule.Join(parts, " and ")
 	return f, len(parts) > 0

@@ -1,12 +1,15 @@
 package schema
 
-// The reference the field walk on frame.Node is held to: LaterFields and its
-// iterators as they were on gjson (the walk and members.go of before), kept here
-// unchanged but for their names. TestLaterFieldsAsGjson and FuzzLaterFieldsAsGjson
-// require the same LaterFields, in the same order, from both.
+// The reference the field walk on frame.Node is held to: LaterFields as it was on
+// gjson (the walk of before, unchanged but for its names), its values read with
+// encoding/json instead of gjson with gjson's meaning kept (refValue: the FIRST
+// member of a name, a value's text as written), so that no package but pkg/frame
+// imports gjson. TestLaterFieldsAsGjson and FuzzLaterFieldsAsGjson require the same
+// LaterFields, in the same order, from both.
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -15,13 +18,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
 
-// refLaterFields is LaterFields as it was, on gjson: it lists the members of a message that rev does not define and a later
+// refLaterFields is LaterFields as it was on gjson: it lists the members of a message that rev does not define and a later
 // revision does. A message of a method rev does not define yields nothing (that is
 // a method, not a field, out of its revision).
 func refLaterFields(rev spec.Revision, m Message) []LaterField {
@@ -29,7 +30,7 @@ func refLaterFields(rev spec.Revision, m Message) []LaterField {
 	if err != nil {
 		return nil
 	}
-	root := gjson.Parse(viewString(m.Raw)) // no copy: what a LaterField keeps is cloned
+	root := refParse(string(m.Raw))
 	prefix := ""
 	if m.Kind == KindResult {
 		root, prefix = root.Get("result"), "/result"
@@ -74,7 +75,7 @@ type refView struct {
 // refStartSchemas are the definitions that apply to a message (its result member for
 // a result): the method's definition and, for whole messages, the JSON-RPC envelope
 // definition (up to 2025-06-18 a method's definition leaves jsonrpc and id to it).
-func (d *Doc) refStartSchemas(m Message, value gjson.Result) []map[string]any {
+func (d *Doc) refStartSchemas(m Message, value refValue) []map[string]any {
 	var t Target
 	var ok bool
 	var envelope []string
@@ -117,7 +118,7 @@ func (d *Doc) refStartSchemas(m Message, value gjson.Result) []map[string]any {
 // narrowed to the branches the value can belong to (by their const members), all of
 // it flattened to the schemas that apply. unfit (when not nil) is set when no branch
 // of some anyOf/oneOf fits the value: every branch is then kept.
-func (d *Doc) refExpand(schema map[string]any, value gjson.Result, out []map[string]any, unfit *bool, depth int) []map[string]any {
+func (d *Doc) refExpand(schema map[string]any, value refValue, out []map[string]any, unfit *bool, depth int) []map[string]any {
 	if schema == nil || depth > 32 {
 		return out
 	}
@@ -160,7 +161,7 @@ func (d *Doc) refExpand(schema map[string]any, value gjson.Result, out []map[str
 
 // fits reports whether a branch can describe the value: its declared type allows
 // the value's JSON type, and every member it pins with a const has that value.
-func (d *Doc) refFits(branch map[string]any, value gjson.Result) bool {
+func (d *Doc) refFits(branch map[string]any, value refValue) bool {
 	if t, ok := branch["type"].(string); ok && !refTypeFits(t, value) {
 		return false
 	}
@@ -170,31 +171,33 @@ func (d *Doc) refFits(branch map[string]any, value gjson.Result) bool {
 		if !ok {
 			continue
 		}
-		got := value.Get(gjson.Escape(name))
+		got := value.Get(name)
 		if !got.Exists() {
 			continue
 		}
-		if want, ok := c.(string); ok && (got.Type != gjson.String || got.Str != want) {
-			return false
+		if want, ok := c.(string); ok {
+			if s, isString := got.str(); !isString || s != want {
+				return false
+			}
 		}
 	}
 	return true
 }
 
-func refTypeFits(t string, v gjson.Result) bool {
+func refTypeFits(t string, v refValue) bool {
 	switch t {
 	case "object":
 		return v.IsObject()
 	case "array":
 		return v.IsArray()
 	case "string":
-		return v.Type == gjson.String
+		return v.kind() == '"'
 	case "number", "integer":
-		return v.Type == gjson.Number
+		return v.kind() == '0'
 	case "boolean":
-		return v.Type == gjson.True || v.Type == gjson.False
+		return v.kind() == 't' || v.kind() == 'f'
 	case "null":
-		return v.Type == gjson.Null
+		return v.kind() == 'n'
 	}
 	return true
 }
@@ -203,7 +206,7 @@ type refFieldWalk struct {
 	found []LaterField
 }
 
-func (w *refFieldWalk) walk(gov refView, later []refView, value gjson.Result, ptr, pattern string, depth int) {
+func (w *refFieldWalk) walk(gov refView, later []refView, value refValue, ptr, pattern string, depth int) {
 	if depth > maxFieldDepth {
 		return
 	}
@@ -232,7 +235,7 @@ func (w *refFieldWalk) walk(gov refView, later []refView, value gjson.Result, pt
 		// Schema, any keyword of which may appear), admits the members it does not
 		// name: they are not fields the revision lacks.
 		open := gov.admitsUnnamed() || (len(later) > 0 && later[len(later)-1].admitsUnnamed())
-		refEachMember(value, func(name string, v gjson.Result) bool {
+		refEachMember(value, func(name string, v refValue) bool {
 			childPtr := ptr + "/" + escapeToken(name)
 			childPattern := pattern + "/" + escapeToken(name)
 			govChild := gov.child(name, v)
@@ -274,7 +277,7 @@ func (w *refFieldWalk) walk(gov refView, later []refView, value gjson.Result, pt
 			return
 		}
 		i := 0
-		refEachItem(value, func(v gjson.Result) bool {
+		refEachItem(value, func(v refValue) bool {
 			w.walk(govItems.narrow(v), refNarrowAll(laterItems, v), v, ptr+"/"+strconv.Itoa(i), pattern+"/*", depth+1)
 			i++
 			return true
@@ -323,7 +326,7 @@ func (v refView) defines(name string) bool {
 }
 
 // child is the view of a member's value.
-func (v refView) child(name string, value gjson.Result) refView {
+func (v refView) child(name string, value refValue) refView {
 	out := refView{doc: v.doc}
 	for _, s := range v.schemas {
 		props, _ := s["properties"].(map[string]any)
@@ -346,7 +349,7 @@ func (v refView) items() refView {
 }
 
 // narrow expands the item schemas for one item.
-func (v refView) narrow(item gjson.Result) refView {
+func (v refView) narrow(item refValue) refView {
 	out := refView{doc: v.doc}
 	for _, s := range v.schemas {
 		out.schemas = v.doc.refExpand(s, item, out.schemas, &out.unfit, 0)
@@ -356,7 +359,7 @@ func (v refView) narrow(item gjson.Result) refView {
 
 // discriminator finds the member of an object value that a fitting schema of the
 // view pins with a const equal to the value's (the "type": "audio" of a variant).
-func (v refView) discriminator(value gjson.Result) (string, string, bool) {
+func (v refView) discriminator(value refValue) (string, string, bool) {
 	for _, s := range v.schemas {
 		props, _ := s["properties"].(map[string]any)
 		for name, p := range props {
@@ -364,15 +367,17 @@ func (v refView) discriminator(value gjson.Result) (string, string, bool) {
 			if !ok {
 				continue
 			}
-			if got := value.Get(gjson.Escape(name)); got.Type == gjson.String && got.Str == c {
-				return name, strings.Clone(got.Raw), true
+			if got := value.Get(name); got.kind() == '"' {
+				if s, _ := got.str(); s == c {
+					return name, got.raw, true
+				}
 			}
 		}
 	}
 	return "", "", false
 }
 
-func refNarrowAll(views []refView, item gjson.Result) []refView {
+func refNarrowAll(views []refView, item refValue) []refView {
 	out := make([]refView, len(views))
 	for i, v := range views {
 		out[i] = v.narrow(item)
@@ -380,142 +385,107 @@ func refNarrowAll(views []refView, item gjson.Result) []refView {
 	return out
 }
 
-// refMaxDecodedMember is the longest string value the iterators decode.
-const refMaxDecodedMember = 256
+// refValue is one JSON value of the reference: its text exactly as written (no
+// whitespace around it), read with encoding/json when asked, with the meaning the
+// walk's gjson values had; the zero refValue is a value that does not exist.
+type refValue struct{ raw string }
 
-// refEachMember calls fn with every member of an object value, in order.
-func refEachMember(obj gjson.Result, fn func(key string, v gjson.Result) bool) {
-	s := obj.Raw
-	i := refSkipWS(s, 0)
-	if i >= len(s) || s[i] != '{' {
+// refParse is the value of a JSON text (whitespace around it ignored).
+func refParse(s string) refValue { return refValue{strings.Trim(s, " \t\n\r")} }
+
+// Exists reports whether the value exists.
+func (v refValue) Exists() bool { return v.raw != "" }
+
+// kind is the value's JSON type, by its first byte: '{', '[', '"', 't', 'f', 'n',
+// '0' for a number; 0 when it does not exist.
+func (v refValue) kind() byte {
+	if v.raw == "" {
+		return 0
+	}
+	switch c := v.raw[0]; c {
+	case '{', '[', '"', 't', 'f', 'n':
+		return c
+	}
+	return '0'
+}
+
+func (v refValue) IsObject() bool { return v.kind() == '{' }
+func (v refValue) IsArray() bool  { return v.kind() == '[' }
+
+// str is a string value, unescaped (encoding/json's reading); ok is false for a
+// value that is not a string.
+func (v refValue) str() (s string, ok bool) {
+	if v.kind() != '"' {
+		return "", false
+	}
+	if err := json.Unmarshal([]byte(v.raw), &s); err != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// Get is the value of the object's FIRST member of that name (as gjson's Get): the
+// zero refValue when the value is no object or has no such member.
+func (v refValue) Get(name string) refValue {
+	var found refValue
+	refEachMember(v, func(key string, m refValue) bool {
+		if key == name {
+			found = m
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+// refEachMember calls fn with every member of an object value (name unescaped,
+// value as written), in order, duplicates included, until fn returns false.
+func refEachMember(obj refValue, fn func(key string, v refValue) bool) {
+	if !obj.IsObject() {
 		return
 	}
-	i = refSkipWS(s, i+1)
-	for i < len(s) && s[i] == '"' {
-		kEnd := refStringEnd(s, i)
-		if kEnd < 0 {
-			return
-		}
-		key := s[i+1 : kEnd-1]
-		if strings.IndexByte(key, '\\') >= 0 {
-			key = gjson.Parse(s[i:kEnd]).Str
-		}
-		i = refSkipWS(s, kEnd)
-		if i >= len(s) || s[i] != ':' {
-			return
-		}
-		i = refSkipWS(s, i+1)
-		end := refValueEnd(s, i)
-		if end < 0 {
-			return
-		}
-		if !fn(key, refUndecoded(s[i:end])) {
-			return
-		}
-		i = refSkipWS(s, end)
-		if i >= len(s) || s[i] != ',' {
-			return
-		}
-		i = refSkipWS(s, i+1)
-	}
-}
-
-// refEachItem calls fn with every item of an array value, in order.
-func refEachItem(arr gjson.Result, fn func(v gjson.Result) bool) {
-	s := arr.Raw
-	i := refSkipWS(s, 0)
-	if i >= len(s) || s[i] != '[' {
+	dec := json.NewDecoder(strings.NewReader(obj.raw))
+	if _, err := dec.Token(); err != nil { // {
 		return
 	}
-	i = refSkipWS(s, i+1)
-	for i < len(s) && s[i] != ']' {
-		end := refValueEnd(s, i)
-		if end < 0 {
+	for dec.More() {
+		tok, err := dec.Token()
+		key, ok := tok.(string)
+		if err != nil || !ok {
 			return
 		}
-		if !fn(refUndecoded(s[i:end])) {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
 			return
 		}
-		i = refSkipWS(s, end)
-		if i >= len(s) || s[i] != ',' {
+		if !fn(key, refValue{string(raw)}) {
 			return
 		}
-		i = refSkipWS(s, i+1)
 	}
 }
 
-// refUndecoded is the gjson view of one value's text (see above).
-func refUndecoded(raw string) gjson.Result {
-	if raw[0] == '"' && len(raw) > refMaxDecodedMember {
-		return gjson.Result{Type: gjson.String, Raw: raw}
+// refEachItem calls fn with every item of an array value, in order, until fn
+// returns false.
+func refEachItem(arr refValue, fn func(v refValue) bool) {
+	if !arr.IsArray() {
+		return
 	}
-	return gjson.Parse(raw)
-}
-
-func refSkipWS(s string, i int) int {
-	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
-		i++
+	dec := json.NewDecoder(strings.NewReader(arr.raw))
+	if _, err := dec.Token(); err != nil { // [
+		return
 	}
-	return i
-}
-
-// refStringEnd returns the offset just past the string starting at s[i] ('"'), or -1.
-func refStringEnd(s string, i int) int {
-	for j := i + 1; j < len(s); {
-		k := strings.IndexAny(s[j:], `"\`)
-		if k < 0 {
-			return -1
+	for dec.More() {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return
 		}
-		j += k
-		if s[j] == '"' {
-			return j + 1
+		if !fn(refValue{string(raw)}) {
+			return
 		}
-		j += 2 // an escape: the byte after the backslash is never the closing quote
 	}
-	return -1
 }
 
-// refValueEnd returns the offset just past the JSON value starting at s[i], or -1.
-// The text is a validated message: brackets are balanced outside strings.
-func refValueEnd(s string, i int) int {
-	if i >= len(s) {
-		return -1
-	}
-	switch s[i] {
-	case '"':
-		return refStringEnd(s, i)
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(s); j++ {
-			switch s[j] {
-			case '"':
-				end := refStringEnd(s, j)
-				if end < 0 {
-					return -1
-				}
-				j = end - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1
-				}
-			}
-		}
-		return -1
-	}
-	j := i
-	for j < len(s) && strings.IndexByte(",}] \t\n\r", s[j]) < 0 {
-		j++
-	}
-	if j == i {
-		return -1
-	}
-	return j
-}
-
-// laterCases are messages whose walk tells the gjson reference and the Node walk
+// laterCases are messages whose walk tells the reference and the Node walk
 // apart if anything does: duplicate members (the first of a name decides, as
 // gjson's Get), escaped names and discriminators (the Value is the raw text),
 // numbers of every form, values of the wrong type where objects are expected.

@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"hash/fnv"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/tidwall/gjson"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
 
@@ -33,19 +34,28 @@ func DefaultDialect(rev spec.Revision) Dialect {
 }
 
 // DeclaredDialect names the dialect a schema declares with "$schema" ("" when it
-// declares none, the URL itself when it is not draft-07 or 2020-12).
+// declares none, the URL itself when it is not draft-07 or 2020-12). A text that
+// is not JSON declares none.
 func DeclaredDialect(raw []byte) string {
-	s := gjson.GetBytes(raw, `\$schema`)
-	if s.Type != gjson.String {
+	doc, _ := frame.Parse(raw)
+	return declaredDialect(doc)
+}
+
+// declaredDialect is DeclaredDialect of a parsed schema: its (first) "$schema"
+// member, when it is a string. The name returned is a copy.
+func declaredDialect(doc frame.Node) string {
+	v, _ := doc.Get("$schema")
+	s, ok := v.Str()
+	if !ok {
 		return ""
 	}
-	switch strings.TrimSuffix(strings.TrimSuffix(s.Str, "#"), "/") {
+	switch strings.TrimSuffix(strings.TrimSuffix(s, "#"), "/") {
 	case "http://json-schema.org/draft-07/schema", "https://json-schema.org/draft-07/schema":
 		return string(Draft07)
 	case "https://json-schema.org/draft/2020-12/schema", "http://json-schema.org/draft/2020-12/schema":
 		return string(Draft2020)
 	}
-	return s.Str
+	return strings.Clone(s)
 }
 
 // Published is a schema a tool published (inputSchema or outputSchema), compiled the
@@ -66,7 +76,10 @@ type Published struct {
 
 // CompilePublished compiles a published schema. raw is copied; it may alias a frame.
 func CompilePublished(raw []byte, rev spec.Revision) *Published {
-	p := &Published{Dialect: DeclaredDialect(raw)}
+	// One scan reads the declared dialect and, when the schema breaks the
+	// metaschema, the values the problem quotes.
+	text, _ := frame.Parse(raw)
+	p := &Published{Dialect: declaredDialect(text)}
 	def := DefaultDialect(rev)
 	if p.Dialect == "" {
 		p.Dialect = string(def)
@@ -92,7 +105,7 @@ func CompilePublished(raw []byte, rev spec.Revision) *Published {
 	}
 	s, err := c.Compile(url)
 	if err != nil {
-		p.Err = compileProblem(err, raw)
+		p.Err = compileProblem(err, text)
 		return p
 	}
 	p.schema = s
@@ -111,17 +124,16 @@ const publishedBase = "https://mcpsleuth.invalid/published/"
 
 // compileProblem rewrites a compilation error for a reader: a schema that breaks its
 // metaschema is described like a validation failure (pointer, keyword, value).
-func compileProblem(err error, raw []byte) error {
+func compileProblem(err error, doc frame.Node) error {
 	var sv *jsonschema.SchemaValidationError
 	if errors.As(err, &sv) {
 		var ve *jsonschema.ValidationError
 		if errors.As(sv.Err, &ve) {
 			var leaves []*jsonschema.ValidationError
 			collect(ve, &leaves)
-			root := gjson.ParseBytes(raw)
 			var parts []string
 			for _, l := range leaves {
-				for _, v := range describe(l, root) {
+				for _, v := range describe(l, doc) {
 					ptr := v.Pointer
 					if ptr == "" {
 						ptr = "(the schema)"
@@ -140,7 +152,8 @@ func compileProblem(err error, raw []byte) error {
 	var load *jsonschema.LoadURLError
 	if errors.As(err, &load) {
 		ref := strings.TrimPrefix(load.URL, publishedBase)
-		if declared := gjson.GetBytes(raw, `\$schema`).String(); declared != "" && strings.TrimSuffix(declared, "#") == strings.TrimSuffix(load.URL, "#") {
+		member, _ := doc.Get("$schema")
+		if declared := gjsonText(member); declared != "" && strings.TrimSuffix(declared, "#") == strings.TrimSuffix(load.URL, "#") {
 			return fmt.Errorf("it declares $schema %q, a dialect clients do not know", declared)
 		}
 		return fmt.Errorf("it refers to %q, which is not part of the schema (clients do not fetch it)", ref)
@@ -179,6 +192,61 @@ func (p *Published) ValidateWith(memo *Memo, raw []byte) ([]Violation, error) {
 		memo.Remember(shape)
 	}
 	return vs, err
+}
+
+// ValidateNode is Validate of a value the caller has as a Node (a frame's: its
+// scan recorded the tokens violations are read through, not scanned again).
+func (p *Published) ValidateNode(v frame.Node) ([]Violation, error) {
+	if p.schema == nil {
+		return nil, fmt.Errorf("schema: the published schema does not compile: %w", p.Err)
+	}
+	return validateNode(p.schema, v.Raw(), v, "")
+}
+
+// ValidateNodeWith is ValidateWith of a value the caller has as a Node.
+func (p *Published) ValidateNodeWith(memo *Memo, v frame.Node) ([]Violation, error) {
+	if p.schema == nil {
+		return p.ValidateNode(v)
+	}
+	raw := v.Raw()
+	shape := memo.shapeWith(p.voc, raw, "published", p.key)
+	if memo.Known(shape) {
+		return nil, nil
+	}
+	vs, err := p.ValidateNode(v)
+	if err == nil && len(vs) == 0 {
+		memo.Remember(shape)
+	}
+	return vs, err
+}
+
+// gjsonText is a value as text, as gjson's Result.String gave it (compileProblem
+// compares a declared "$schema" of any type with the address that failed to load):
+// a string unescaped, a number as written when it is an integer (else as the
+// float64 it is nearest, in 'f' form: 1e3 is "1000"), true and false, an object or
+// array as its JSON text; "" for null and for a value that does not exist. It
+// aliases the value's text.
+func gjsonText(v frame.Node) string {
+	switch v.Kind() {
+	case '"':
+		s, _ := v.Str()
+		return s
+	case '0':
+		raw := viewString(v.Raw())
+		digits := strings.TrimPrefix(raw, "-")
+		if strings.Trim(digits, "0123456789") == "" {
+			return raw
+		}
+		f, _ := strconv.ParseFloat(raw, 64)
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	case 't':
+		return "true"
+	case 'f':
+		return "false"
+	case '{', '[':
+		return viewString(v.Raw())
+	}
+	return ""
 }
 
 // ecmaRegexp compiles a pattern as clients do: patterns are ECMA-262 regular

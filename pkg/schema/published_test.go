@@ -3,9 +3,11 @@ package schema_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/schema"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
@@ -187,5 +189,129 @@ func TestToolsKeepCopies(t *testing.T) {
 	tool := tools.Lookup("add")
 	if tool == nil || tool.Name != "add" || string(tool.Input) != `{"type":"object","required":["a"]}` {
 		t.Fatalf("after the result was overwritten: %+v", tool)
+	}
+}
+
+// The values a violation quotes are read where the validator read them: in an
+// object that repeats a name, the last member (nested duplicates are reported below
+// that one only), names unescaped, array elements by index, a value compacted; the
+// violations keep copies of them. (The values gjson's reading gave before the port
+// to frame.Node, unchanged.)
+func TestViolationValues(t *testing.T) {
+	p := schema.CompilePublished([]byte(`{"type":"object","properties":{"a":{"type":"string"},"list":{"type":"array","items":{"type":"integer"}},"deep":{"type":"object","properties":{"k":{"const":"v"}}}}}`), spec.Rev20250618)
+	text := ` {"a":1,"a":{"x":1,"x":[2,{"y":1,"y":2}]},"\u0061":3,"list":[1,"two",{"z":1,"z":2}],"deep":{"k":"w","k\u0000":1,"k":"u"}} `
+	raw := []byte(text)
+	vs, err := p.Validate(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range raw {
+		raw[i] = 'x'
+	}
+	// Through the value's Node (a frame's, whose tokens are read, not scanned
+	// again), with or without a memo: the same violations.
+	msg := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":` + text + `}}`)
+	n, err := frame.Parse(msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args, _ := n.Path("params", "arguments")
+	byNode, err := p.ValidateNode(args)
+	if err != nil || !slices.Equal(byNode, vs) {
+		t.Errorf("ValidateNode: %q %v\nValidate: %q", byNode, err, vs)
+	}
+	memo := schema.NewMemo(16)
+	for range 2 {
+		if byMemo, err := p.ValidateNodeWith(memo, args); err != nil || !slices.Equal(byMemo, vs) {
+			t.Errorf("ValidateNodeWith: %q %v", byMemo, err)
+		}
+	}
+	for i := range msg {
+		msg[i] = 'x'
+	}
+	want := []schema.Violation{
+		{"/a", schema.DuplicateKeyword, `"a" appears 3 times in one object: parsers disagree on which one counts (the last was checked)`, "3"},
+		{"/a", "type", "must be string", "3"},
+		{"/deep/k", schema.DuplicateKeyword, `"k" appears 2 times in one object: parsers disagree on which one counts (the last was checked)`, `"u"`},
+		{"/deep/k", "const", `must be equal to constant ("v")`, `"u"`},
+		{"/list/1", "type", "must be integer", `"two"`},
+		{"/list/2", "type", "must be integer", `{"z":1,"z":2}`},
+		{"/list/2/z", schema.DuplicateKeyword, `"z" appears 2 times in one object: parsers disagree on which one counts (the last was checked)`, "2"},
+	}
+	if len(vs) != len(want) || len(byNode) != len(want) {
+		t.Fatalf("got %q", vs)
+	}
+	for i := range want {
+		if vs[i] != want[i] || byNode[i] != want[i] {
+			t.Errorf("violation %d:\n got %q\n and %q\nwant %q", i, vs[i], byNode[i], want[i])
+		}
+	}
+	// The value itself, whitespace around it.
+	s := schema.CompilePublished([]byte(`{"type":"string"}`), spec.Rev20250618)
+	vs, err = s.Validate([]byte(" {\"b\": [1, 2]}\n"))
+	if err != nil || len(vs) != 1 || vs[0].Pointer != "" || vs[0].Value != `{"b":[1,2]}` {
+		t.Errorf("the value itself: %q %v", vs, err)
+	}
+}
+
+// A tools/list result's tools are read as gjson read them before the port to
+// frame.Node: the values of its first "tools" member (an array's elements, an
+// object's member values; nothing in a string, number or null), each one whose first
+// "name" member is a string (unescaped) a tool, with its first inputSchema and
+// outputSchema. ListedNode reads a Node as Listed reads the text.
+func TestListedReadsAsBefore(t *testing.T) {
+	names := func(tools *schema.Tools, of ...string) string {
+		var out []string
+		for _, n := range of {
+			if tool := tools.Lookup(n); tool != nil {
+				out = append(out, n+"="+string(tool.Input))
+			}
+		}
+		return strings.Join(out, " ") + " (" + itoa(tools.Len()) + ")"
+	}
+	for _, c := range []struct{ result, want string }{
+		{`{"tools":{"x":{"name":"a","inputSchema":{"type":"object"}},"y":{"name":"b"}}}`, `a={"type":"object"} b= (2)`},
+		{`{"tools":"abc"}`, ` (0)`},
+		{`{"tools":7}`, ` (0)`},
+		{`{"tools":null}`, ` (0)`},
+		{`[{"tools":[{"name":"a"}]}]`, ` (0)`},
+		{`{"tools":[{"name":"a","name":"b","inputSchema":{"type":"string"},"inputSchema":{"type":"object"}},{"name":5},{"name":null},[{"name":"c"}],{"n\u0061me":"\u00e9t\"x","inputSchema" : { "type" : "object" } }],"tools":[{"name":"z"}]}`,
+			`a={"type":"string"} ét"x={ "type" : "object" } (2)`},
+		{`{"tools":[{"name":"a"}]`, ` (0)`}, // not JSON: no tools (gjson's lenient reading found a)
+	} {
+		tools := schema.NewTools()
+		tools.Listed([]byte(c.result), 1, spec.Rev20250618, false)
+		if got := names(tools, "a", "b", "c", "z", "5", "ét\"x"); got != c.want {
+			t.Errorf("%s: got %s, want %s", c.result, got, c.want)
+		}
+		n, err := frame.Parse([]byte(c.result))
+		if err != nil {
+			continue
+		}
+		byNode := schema.NewTools()
+		byNode.ListedNode(n, 1, spec.Rev20250618, false)
+		if got := names(byNode, "a", "b", "c", "z", "5", "ét\"x"); got != c.want {
+			t.Errorf("ListedNode %s: got %s, want %s", c.result, got, c.want)
+		}
+	}
+}
+
+// DeclaredDialect reads the first "$schema" member, its name and value unescaped,
+// when it is a string; a text that is not JSON declares none (gjson's lenient
+// reading found a member in the text before a syntax error: published schemas are
+// values of scanned frames, always JSON).
+func TestDeclaredDialectMembers(t *testing.T) {
+	for raw, want := range map[string]string{
+		`{"$schema":"http://json-schema.org/draft-07/schema#"}`:                                   "draft-07",
+		`{"$sch\u0065ma":"https:\/\/json-schema.org\/draft\/2020-12\/schema"}`:                    "2020-12",
+		`{"$schema":"https://example.com/x","$schema":"http://json-schema.org/draft-07/schema#"}`: "https://example.com/x",
+		`{"$schema":7}`: "",
+		`{"schema":"http://json-schema.org/draft-07/schema#"}`: "",
+		`["$schema"]`: "",
+		`{"$schema":"https://json-schema.org/draft/2020-12/schema"`: "",
+	} {
+		if got := schema.DeclaredDialect([]byte(raw)); got != want {
+			t.Errorf("DeclaredDialect(%s) = %q, want %q", raw, got, want)
+		}
 	}
 }

@@ -13,8 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tidwall/gjson"
-
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
 
@@ -186,22 +185,25 @@ type candidate struct {
 // method, or every result (on its result member) and response definition, or the
 // error definitions.
 func candidates(w *Wire, msg []byte) []candidate {
-	m := gjson.ParseBytes(msg)
+	m, _ := frame.Parse(msg)
+	method, hasMethod := m.Get("method")
+	result, _ := m.Get("result")
+	_, hasError := m.Get("error")
 	var out []candidate
 	for name := range w.doc.defs {
 		switch {
-		case m.Get("method").Exists():
-			if c, ok := w.doc.methodConst(name); ok && c == m.Get("method").String() {
+		case hasMethod:
+			if c, ok := w.doc.methodConst(name); ok && c == gjsonText(method) {
 				out = append(out, candidate{Target{Definition: name}, msg})
 			}
-		case m.Get("result").IsObject():
+		case result.IsObject():
 			if strings.HasSuffix(name, "Result") {
-				out = append(out, candidate{Target{Definition: name, Member: "result"}, []byte(m.Get("result").Raw)})
+				out = append(out, candidate{Target{Definition: name, Member: "result"}, bytes.Clone(result.Raw())})
 			}
 			if strings.HasSuffix(name, "ResultResponse") {
 				out = append(out, candidate{Target{Definition: name}, msg})
 			}
-		case m.Get("error").Exists():
+		case hasError:
 			if strings.HasPrefix(name, "JSONRPCError") || strings.HasSuffix(name, "Error") {
 				out = append(out, candidate{Target{Definition: name}, msg})
 			}
@@ -227,12 +229,15 @@ func fixtureMessages(t *testing.T) [][]byte {
 		sc.Buffer(nil, 1<<24)
 		for sc.Scan() {
 			line := sc.Bytes()
-			msg := gjson.GetBytes(line, "msg")
+			// A line that is an envelope: its (first) msg member when that is an
+			// object; any other line: itself. Only JSON objects are messages.
 			raw := line
-			if msg.IsObject() {
-				raw = []byte(msg.Raw)
+			if l, err := frame.Parse(line); err == nil {
+				if msg, _ := l.Get("msg"); msg.IsObject() {
+					raw = msg.Raw()
+				}
 			}
-			if !gjson.ValidBytes(raw) || !gjson.ParseBytes(raw).IsObject() || seen[string(raw)] {
+			if m, err := frame.Parse(raw); err != nil || !m.IsObject() || seen[string(raw)] {
 				continue
 			}
 			if _, _, err := decode(raw); errors.Is(err, errTooDeep) {

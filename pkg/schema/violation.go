@@ -10,8 +10,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"github.com/tidwall/gjson"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 )
 
@@ -48,7 +48,14 @@ func (v Violation) ClientLines() []string {
 
 // validate checks raw JSON against a compiled schema. Violations are sorted by
 // pointer; prefix is prepended to every pointer (the place of raw in a message).
-func validate(s *jsonschema.Schema, raw []byte, prefix string) (vs []Violation, err error) {
+func validate(s *jsonschema.Schema, raw []byte, prefix string) ([]Violation, error) {
+	return validateNode(s, raw, frame.Node{}, prefix)
+}
+
+// validateNode is validate with raw's Node when the caller has it (a value of a
+// frame, whose scan recorded its tokens): the values violations quote are read
+// through it. With the zero Node, raw is parsed once a violation needs its values.
+func validateNode(s *jsonschema.Schema, raw []byte, root frame.Node, prefix string) (vs []Violation, err error) {
 	// The validator is a library: whatever a capture makes it do (a number it cannot
 	// compare, such as 1e1000001 against a minimum), it must not end the report. The
 	// value is then not judged, and the rule says so.
@@ -73,7 +80,12 @@ func validate(s *jsonschema.Schema, raw []byte, prefix string) (vs []Violation, 
 		}
 		collect(verr, &leaves)
 	}
-	root := gjson.ParseBytes(raw)
+	if !root.Exists() {
+		// raw decoded: it parses (a text the decoder refuses never gets here). The
+		// Node aliases raw: what a Violation keeps is copied (shortValue, and names
+		// quoted).
+		root, _ = frame.Parse(raw)
+	}
 	out := make([]Violation, 0, len(leaves))
 	if duplicates {
 		out = duplicateMembers(root, prefix, out)
@@ -171,7 +183,7 @@ func intendedBranch(e *jsonschema.ValidationError) *jsonschema.ValidationError {
 
 // describe turns one leaf error into violations (one per missing or additional
 // property, as Ajv reports them).
-func describe(e *jsonschema.ValidationError, root gjson.Result) []Violation {
+func describe(e *jsonschema.ValidationError, root frame.Node) []Violation {
 	ptr := pointer(e.InstanceLocation)
 	value := shortValue(valueAt(root, e.InstanceLocation))
 	one := func(keyword, message string) []Violation {
@@ -264,32 +276,57 @@ func pointer(tokens []string) string {
 }
 
 // valueAt finds the raw value at an instance location: in an object that repeats
-// a member name, the last one, which is the one decode kept and the validator saw.
-func valueAt(root gjson.Result, tokens []string) string {
+// a member name, the last one, which is the one decode kept and the validator saw;
+// in an array, the element of that index (a location's tokens are what the
+// validator met: the index of an array's element is written in decimal digits).
+// "" when there is no such value. The text aliases root's.
+func valueAt(root frame.Node, tokens []string) string {
 	v := root
 	for _, t := range tokens {
-		if v.IsObject() {
+		switch {
+		case v.IsObject():
 			v = lastMember(v, t)
-		} else {
-			v = v.Get(gjson.Escape(t))
+		case v.IsArray():
+			v = elementAt(v, t)
+		default:
+			return ""
 		}
 		if !v.Exists() {
 			return ""
 		}
 	}
-	return v.Raw
+	return viewString(v.Raw())
 }
 
 // lastMember is the value of the last member of an object with this name.
-func lastMember(obj gjson.Result, name string) gjson.Result {
-	var last gjson.Result
-	obj.ForEach(func(k, v gjson.Result) bool {
-		if k.Str == name {
+func lastMember(obj frame.Node, name string) frame.Node {
+	var last frame.Node
+	for k, v := range obj.Members {
+		if k == name {
 			last = v
 		}
-		return true
-	})
+	}
 	return last
+}
+
+// elementAt is the element of an array at the index a token writes in decimal
+// digits (gjson's reading of such a token, which valueAt followed before): the
+// zero Node for any other token or an index past the end.
+func elementAt(arr frame.Node, token string) frame.Node {
+	if token == "" {
+		return frame.Node{}
+	}
+	for i := 0; i < len(token); i++ {
+		if token[i] < '0' || token[i] > '9' {
+			return frame.Node{}
+		}
+	}
+	i, err := strconv.ParseUint(token, 10, 31)
+	if err != nil {
+		return frame.Node{}
+	}
+	v, _ := arr.Index(int(i))
+	return v
 }
 
 // DuplicateKeyword is the Keyword of a violation that reports a member name an
@@ -302,43 +339,39 @@ const DuplicateKeyword = "duplicate member"
 // duplicateMembers appends a violation for each member name repeated in an object
 // of v (at any depth, below the values that were validated: the last of each name),
 // quoting the value that was validated.
-func duplicateMembers(v gjson.Result, ptr string, out []Violation) []Violation {
+func duplicateMembers(v frame.Node, ptr string, out []Violation) []Violation {
 	switch {
 	case v.IsObject():
 		type use struct {
 			n    int
-			last gjson.Result
+			last frame.Node
 		}
 		var names []string
 		uses := map[string]*use{}
-		v.ForEach(func(k, val gjson.Result) bool {
-			u := uses[k.Str]
+		for k, val := range v.Members {
+			u := uses[k]
 			if u == nil {
 				u = &use{}
-				uses[k.Str] = u
-				names = append(names, k.Str)
+				uses[k] = u
+				names = append(names, k)
 			}
 			u.n++
 			u.last = val
-			return true
-		})
+		}
 		for _, name := range names {
 			u := uses[name]
 			at := ptr + "/" + escapeToken(name)
 			if u.n > 1 {
 				out = append(out, Violation{Pointer: at, Keyword: DuplicateKeyword,
 					Message: fmt.Sprintf("%s appears %d times in one object: parsers disagree on which one counts (the last was checked)", quote.String(name, MaxValue), u.n),
-					Value:   shortValue(u.last.Raw)})
+					Value:   shortValue(viewString(u.last.Raw()))})
 			}
 			out = duplicateMembers(u.last, at, out)
 		}
 	case v.IsArray():
-		i := 0
-		v.ForEach(func(_, val gjson.Result) bool {
+		for i, val := range v.Elements {
 			out = duplicateMembers(val, ptr+"/"+strconv.Itoa(i), out)
-			i++
-			return true
-		})
+		}
 	}
 	return out
 }

@@ -9,13 +9,17 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/tidwall/gjson"
-
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
 
-// answered updates the contract from the response to r (initialize, server/discover).
-func (s *Session) answered(r *Request, line int, isErr bool, raw []byte) {
+// answers reports whether the response to a request of method updates the contract
+// (answered).
+func answers(method string) bool { return method == "initialize" || method == "server/discover" }
+
+// answered updates the contract from the response to r (initialize, server/discover):
+// msg is the response message, raw its bytes (the contract keeps a copy).
+func (s *Session) answered(r *Request, line int, isErr bool, msg frame.Node, raw []byte) {
 	switch r.Method {
 	case "initialize":
 		c := r.Contract
@@ -27,13 +31,13 @@ func (s *Session) answered(r *Request, line int, isErr bool, raw []byte) {
 			c.Verdict, c.ErrorLine = VerdictFailed, line
 			return
 		}
-		res := gjson.Get(view(raw), "result") // what is kept is copied below
-		c.Answered = strings.Clone(res.Get("protocolVersion").String())
-		if caps := res.Get("capabilities"); caps.Exists() {
-			c.ServerCaps = []byte(caps.Raw)
+		res := member(msg, "result") // what is kept is copied below
+		c.Answered = strings.Clone(text(member(res, "protocolVersion")))
+		if caps := member(res, "capabilities"); caps.Exists() {
+			s.declare(c, spec.Server, caps)
 		}
-		c.Server = implementation(res.Get("serverInfo"))
-		c.Instructions = strings.Clone(res.Get("instructions").String())
+		c.Server = implementation(member(res, "serverInfo"))
+		c.Instructions = strings.Clone(text(member(res, "instructions")))
 		c.ResultLine, c.ServerCapsLine = line, line
 		c.ResultRaw = bytes.Clone(raw[:min(len(raw), MaxContractRaw)])
 		c.Revision = ""
@@ -42,16 +46,17 @@ func (s *Session) answered(r *Request, line int, isErr bool, raw []byte) {
 		if isErr {
 			return
 		}
-		res := gjson.Get(view(raw), "result") // what is kept is copied below
+		res := member(msg, "result") // what is kept is copied below
 		d := &Contract{Era: EraModern, ServerCapsLine: line, ResultRaw: bytes.Clone(raw[:min(len(raw), MaxContractRaw)])}
-		if caps := res.Get("capabilities"); caps.Exists() {
-			d.ServerCaps = []byte(caps.Raw)
+		if caps := member(res, "capabilities"); caps.Exists() {
+			s.declare(d, spec.Server, caps)
 		}
-		d.Server = implementation(res.Get(`_meta.io\.modelcontextprotocol/serverInfo`))
-		d.Instructions = strings.Clone(res.Get("instructions").String())
-		for _, v := range res.Get("supportedVersions").Array() {
-			d.SupportedVersions = append(d.SupportedVersions, strings.Clone(v.String()))
-		}
+		d.Server = implementation(member(member(res, "_meta"), "io.modelcontextprotocol/serverInfo"))
+		d.Instructions = strings.Clone(text(member(res, "instructions")))
+		values(member(res, "supportedVersions"), func(v frame.Node) bool {
+			d.SupportedVersions = append(d.SupportedVersions, strings.Clone(text(v)))
+			return true
+		})
 		s.Discover = d
 		if s.Era == EraUnknown {
 			s.Era = EraModern
@@ -84,8 +89,8 @@ func provisionalRevision(requested string) spec.Revision {
 }
 
 // implementation reads clientInfo/serverInfo, copied out of the frame.
-func implementation(v gjson.Result) Implementation {
-	return Implementation{Name: strings.Clone(v.Get("name").String()), Version: strings.Clone(v.Get("version").String())}
+func implementation(v frame.Node) Implementation {
+	return Implementation{Name: strings.Clone(text(member(v, "name"))), Version: strings.Clone(text(member(v, "version")))}
 }
 
 // view reads bytes as a string without copying them; what is kept of it is cloned.

@@ -4,12 +4,12 @@
 package session
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"unsafe"
 
-	"github.com/tidwall/gjson"
-
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
@@ -106,10 +106,17 @@ type Contract struct {
 	ServerCapsLine int // initialize result or server/discover result
 	ErrorLine      int // initialize error response
 
-	// declared remembers Declares' recent answers: every gated frame of a session
-	// asks about one of a few paths of the same declaration.
+	// declared remembers Declares' recent answers about the declarations in parsed:
+	// every gated frame of a session asks about one of a few paths of the same
+	// declaration.
 	declared [8]declaredAnswer
 	nextSlot uint8
+	// parsed holds the client's and the server's capability object as a Node, read
+	// at its first use (capsNode), of the bytes that start at parsedAt and are
+	// parsedLen long.
+	parsed    [2]frame.Node
+	parsedAt  [2]*byte
+	parsedLen [2]int32
 	// terms identifies what the contract says within its session (Terms).
 	terms uint64
 }
@@ -122,15 +129,75 @@ type Contract struct {
 // apart for the rules (rule.Pass.Settled).
 func (c *Contract) Terms() uint64 { return c.terms }
 
-// declaredAnswer is one remembered Declares answer, valid while the capability
-// object it was read from is the same (caps and n: its first byte and length).
+// declaredAnswer is one remembered Declares answer about the declaration that
+// parsed holds for its side.
 type declaredAnswer struct {
 	path     string
-	caps     *byte
-	n        int
-	side     spec.Side
+	of       uint8 // the declaration's index in parsed, plus 1 (0: no answer)
 	boolean  bool
 	declared bool
+}
+
+// capsNode is side's capability object as a Node (the zero Node when it is not
+// declared or not JSON), parsed at its first use and kept with the contract while
+// the declaration is the same bytes (see declaration).
+func (c *Contract) capsNode(side spec.Side) frame.Node {
+	i := c.declaration(side)
+	if !c.parsed[i].Exists() && c.parsedAt[i] != nil {
+		c.parsed[i], _ = frame.Parse(c.Capabilities(side)) // not JSON: read again at each use
+	}
+	return c.parsed[i]
+}
+
+// parse sets the Node of the declaration at index i of parsed: n, read from caps
+// (or from bytes equal to them), the declaration's bytes. The answers remembered
+// about an earlier declaration are dropped.
+func (c *Contract) parse(i int, n frame.Node, caps []byte) {
+	c.parsed[i], c.parsedAt[i], c.parsedLen[i] = n, unsafe.SliceData(caps), int32(len(caps))
+	for j := range c.declared {
+		if int(c.declared[j].of) == i+1 {
+			c.declared[j] = declaredAnswer{}
+		}
+	}
+}
+
+// declaration is the index of side's declaration in parsed; when its bytes are
+// not those parsed holds (it was replaced), the Node and the answers remembered
+// about the earlier declaration are dropped.
+func (c *Contract) declaration(side spec.Side) int {
+	caps, i := c.ClientCaps, 0
+	if side == spec.Server {
+		caps, i = c.ServerCaps, 1
+	}
+	if c.parsedAt[i] != unsafe.SliceData(caps) || int(c.parsedLen[i]) != len(caps) {
+		c.parse(i, frame.Node{}, caps) // read at its first use
+	}
+	return i
+}
+
+// capability is the value at path in a capability object: member names separated
+// by dots ("resources.listChanged"), each taken literally (a name with '*' or '?'
+// is no pattern), the first member of a name; a name of digits picks an element
+// of an array. The zero Node when there is none. (What gjson answered for the
+// path with its syntax escaped but for the dots.)
+func capability(n frame.Node, path string) frame.Node {
+	for n.Exists() {
+		name, rest, more := strings.Cut(path, ".")
+		if n.IsArray() {
+			i, err := strconv.ParseUint(name, 10, 63)
+			if err != nil {
+				return frame.Node{}
+			}
+			n, _ = n.Index(int(i))
+		} else {
+			n, _ = n.Get(name)
+		}
+		if !more {
+			return n
+		}
+		path = rest
+	}
+	return frame.Node{}
 }
 
 // InstructionsTokenBudget is the estimated size above which a server's instructions
@@ -165,24 +232,30 @@ func (c *Contract) Capabilities(side spec.Side) []byte {
 // "resources.listChanged"). Boolean flags must be true; objects must be present.
 // ok=false means that side's declaration is not known, so nothing can be judged.
 func (c *Contract) Declares(side spec.Side, path string, boolean bool) (declared, ok bool) {
-	caps := c.Capabilities(side)
+	caps, i := c.ClientCaps, 0
+	if side == spec.Server {
+		caps, i = c.ServerCaps, 1
+	}
 	if caps == nil {
 		return false, false
 	}
-	first := unsafe.SliceData(caps)
-	for i := range c.declared {
-		a := &c.declared[i]
-		if a.caps == first && a.n == len(caps) && a.side == side && a.boolean == boolean && a.path == path {
+	if c.parsedAt[i] != unsafe.SliceData(caps) || int(c.parsedLen[i]) != len(caps) {
+		c.parse(i, frame.Node{}, caps) // replaced (see declaration)
+	}
+	of := uint8(i + 1)
+	for j := range c.declared {
+		a := &c.declared[j]
+		if a.of == of && a.boolean == boolean && a.path == path {
 			return a.declared, true
 		}
 	}
-	v := gjson.GetBytes(caps, escapePath(path))
+	v := capability(c.capsNode(side), path)
 	if boolean {
-		declared = v.Type == gjson.True
+		declared = v.Kind() == 't'
 	} else {
-		declared = v.Exists() && v.Type != gjson.Null && v.Type != gjson.False
+		declared = v.Exists() && v.Kind() != 'n' && v.Kind() != 'f'
 	}
-	c.declared[c.nextSlot] = declaredAnswer{path: path, caps: first, n: len(caps), side: side, boolean: boolean, declared: declared}
+	c.declared[c.nextSlot] = declaredAnswer{path: path, of: of, boolean: boolean, declared: declared}
 	c.nextSlot = (c.nextSlot + 1) % uint8(len(c.declared))
 	return declared, true
 }
@@ -274,26 +347,11 @@ func (c *Contract) DeclaredIn(side spec.Side) string {
 // CapabilitySummary renders one side's declared capability at path for a message,
 // e.g. `resources: {}` or `tools: {"listChanged":true}`; "nothing" when absent.
 func (c *Contract) CapabilitySummary(side spec.Side, top string) string {
-	v := gjson.GetBytes(c.Capabilities(side), escapePath(top))
+	v := capability(c.capsNode(side), top)
 	if !v.Exists() {
 		return "no " + top
 	}
-	return top + ": " + quote.JSON(v.Raw, quote.MaxJSON)
-}
-
-// escapePath escapes gjson path syntax characters other than the dots that separate levels.
-func escapePath(path string) string {
-	if !strings.ContainsAny(path, "*?|#@\\!") {
-		return path
-	}
-	var b strings.Builder
-	for _, r := range path {
-		if strings.ContainsRune("*?|#@\\!", r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
+	return top + ": " + quote.JSON(view(v.Raw()), quote.MaxJSON)
 }
 
 // judgeVersion sets Revision and Verdict from Requested and Answered.
@@ -313,4 +371,38 @@ func (c *Contract) judgeVersion() {
 	default:
 		c.Verdict = VerdictNotOffered
 	}
+}
+
+// maxDeclarations bounds the capability objects a Tracker keeps read (Session.declare).
+const maxDeclarations = 64
+
+// declare makes caps, a value of the message being tracked, side's capability
+// object in c: a copy of its bytes, as every contract keeps its own, and their
+// Node, which the contracts of the tracker's sessions that declare the same bytes
+// share: a capture of many sessions with the same declarations reads each once.
+func (s *Session) declare(c *Contract, side spec.Side, caps frame.Node) {
+	raw := bytes.Clone(caps.Raw())
+	i := 0
+	if side == spec.Server {
+		c.ServerCaps, i = raw, 1
+	} else {
+		c.ClientCaps = raw
+	}
+	var n frame.Node
+	if t := s.tracker; t != nil {
+		var ok bool
+		if n, ok = t.declarations[view(raw)]; !ok {
+			// The tracker's own copy, which no contract holds: the Node reads it.
+			key := string(raw)
+			n, _ = frame.Parse(unsafe.Slice(unsafe.StringData(key), len(key)))
+			if len(t.declarations) >= maxDeclarations {
+				clear(t.declarations)
+			}
+			if t.declarations == nil {
+				t.declarations = make(map[string]frame.Node, maxDeclarations)
+			}
+			t.declarations[key] = n
+		}
+	}
+	c.parse(i, n, raw)
 }

@@ -6,8 +6,6 @@ package session
 import (
 	"strconv"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
@@ -37,7 +35,7 @@ func (s *Session) inferDirection(m *Message) {
 		}
 		switch m.Method {
 		case "notifications/progress":
-			token := m.Param("progressToken").Raw
+			token := view(member(m.ParamsNode(), "progressToken").Raw())
 			key := frame.IDKey(token)
 			var sent [3]bool
 			done, _ := s.doneTokens.Get(key) // the finished request's direction
@@ -57,7 +55,7 @@ func (s *Session) inferDirection(m *Message) {
 				set(spec.DirUnknown, "progress token "+token+" belongs to no outstanding request")
 			}
 		case "notifications/cancelled":
-			id := m.Param("requestId").Raw
+			id := view(member(m.ParamsNode(), "requestId").Raw())
 			key := frame.IDKey(id)
 			c2s, s2c := s.outstanding.get(requestKey{spec.C2S, key}), s.outstanding.get(requestKey{spec.S2C, key})
 			switch {
@@ -72,7 +70,7 @@ func (s *Session) inferDirection(m *Message) {
 			// Sent by the side that created the task, the receiver of a task-augmented
 			// request: the side whose CreateTaskResult carried the taskId, and a side
 			// that received no request has no task to report on.
-			d, known := s.taskSenders.Get(m.Param("taskId").String())
+			d, known := s.taskSenders.Get(text(member(m.ParamsNode(), "taskId")))
 			var augmented [3]bool // task-augmented requests in flight, by direction
 			if !known {
 				augmented[spec.C2S], augmented[spec.S2C] = s.augmentedOut[spec.C2S] > 0, s.augmentedOut[spec.S2C] > 0
@@ -152,8 +150,8 @@ func resultShape(m *Message) spec.Direction {
 	}
 	d := spec.DirUnknown
 	content := false
-	gjson.ParseBytes(m.Result).ForEach(func(k, _ gjson.Result) bool {
-		switch k.Str {
+	m.ResultNode().Members(func(k string, _ frame.Node) bool {
+		switch k {
 		case "protocolVersion", "capabilities", "tools", "resources", "resourceTemplates", "prompts", "contents", "messages", "completion", "isError", "structuredContent", "supportedVersions", "resultType", "inputRequests", "ttlMs", "cacheScope":
 			d = spec.S2C
 			return false

@@ -4,9 +4,8 @@
 package session
 
 import (
+	"bytes"
 	"strings"
-
-	"github.com/tidwall/gjson"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
@@ -14,53 +13,50 @@ import (
 
 // requestMeta is what a request's params say about the contract (modern) and progress.
 type requestMeta struct {
-	version, caps, info gjson.Result
+	version, caps, info frame.Node
 	// progressToken is params._meta.progressToken's raw token, aliasing the frame
 	// (trackRequest keeps a copy).
 	progressToken string
 }
 
 // readParams reads params.cursor, params.task and params._meta in one pass over the
-// members of params (through the frame's index: the values alias the frame, and
-// what the request or its contract keeps of them is copied). Of a member given
-// twice, the last one counts, as in a JSON decoder.
+// members of params (the values alias the frame, and what the request or its
+// contract keeps of them is copied). Of a member given twice, the last one counts,
+// as in a JSON decoder.
 func readParams(m *Message, r *Request) requestMeta {
 	var meta requestMeta
 	if len(m.Params) == 0 {
 		return meta
 	}
-	visit := func(k string, v frame.Value) bool {
-		switch k {
-		case "progressToken":
-			meta.progressToken = v.Raw()
-		case "io.modelcontextprotocol/protocolVersion":
-			meta.version = v.Result()
-		case "io.modelcontextprotocol/clientCapabilities":
-			meta.caps = v.Result()
-		case "io.modelcontextprotocol/clientInfo":
-			meta.info = v.Result()
-		}
-		return true
-	}
-	m.ParamMembers("", func(k string, v frame.Value) bool {
+	for k, v := range m.ParamsNode().Members {
 		switch k {
 		case "cursor":
 			r.Paginated = !v.IsNull()
 		case "task":
 			r.TaskAugmented = !v.IsNull()
 		case "_meta":
-			v.Members(visit)
+			for k, v := range v.Members {
+				switch k {
+				case "progressToken":
+					meta.progressToken = view(v.Raw())
+				case "io.modelcontextprotocol/protocolVersion":
+					meta.version = v
+				case "io.modelcontextprotocol/clientCapabilities":
+					meta.caps = v
+				case "io.modelcontextprotocol/clientInfo":
+					meta.info = v
+				}
+			}
 		}
-		return true
-	})
+	}
 	return meta
 }
 
 // modernContract builds the contract of one modern request from its _meta and the
 // latest server/discover result. Consecutive requests with the same _meta share one.
 func (s *Session) modernContract(m *Message, meta requestMeta, raw []byte) *Contract {
-	version := meta.version.String()
-	if prev := s.lastModern; prev != nil && prev.Requested == version && string(prev.ClientCaps) == meta.caps.Raw && s.discoverLine() == prev.ServerCapsLine && prev.RequestLine != 0 {
+	version := text(meta.version)
+	if prev := s.lastModern; prev != nil && prev.Requested == version && bytes.Equal(prev.ClientCaps, meta.caps.Raw()) && s.discoverLine() == prev.ServerCapsLine && prev.RequestLine != 0 {
 		c := *prev
 		c.RequestLine, c.RequestRaw = m.Line, raw
 		return &c
@@ -68,7 +64,7 @@ func (s *Session) modernContract(m *Message, meta requestMeta, raw []byte) *Cont
 	c := &Contract{Era: EraModern, Requested: strings.Clone(version), RequestLine: m.Line, RequestRaw: raw}
 	s.newTerms(c)
 	if meta.caps.Exists() {
-		c.ClientCaps = []byte(meta.caps.Raw)
+		s.declare(c, spec.Client, meta.caps)
 	}
 	c.Client = implementation(meta.info)
 	if rev, ok := spec.ParseRevision(version); ok {
@@ -105,5 +101,6 @@ func (s *Session) copyDiscover(c *Contract) {
 	if d := s.Discover; d != nil {
 		c.ServerCaps, c.ServerCapsLine, c.Server, c.Instructions, c.SupportedVersions = d.ServerCaps, d.ServerCapsLine, d.Server, d.Instructions, d.SupportedVersions
 		c.ResultRaw = d.ResultRaw
+		c.parse(1, d.parsed[1], d.ServerCaps) // read when d was declared, or when c is asked
 	}
 }

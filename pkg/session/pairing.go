@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
@@ -227,15 +225,12 @@ func (s *Session) trackRequest(m *Message) {
 	switch {
 	case m.Method == "initialize" && m.Dir != spec.S2C:
 		c := &Contract{Era: EraLegacy, RequestLine: m.Line, RequestRaw: bytes.Clone(r.Raw)}
-		p := m.Param("")
-		if !p.Exists() {
-			p = gjson.ParseBytes(m.Params)
+		p := m.ParamsNode()
+		c.Requested = strings.Clone(text(member(p, "protocolVersion")))
+		if caps := member(p, "capabilities"); caps.Exists() {
+			s.declare(c, spec.Client, caps)
 		}
-		c.Requested = strings.Clone(p.Get("protocolVersion").String())
-		if caps := p.Get("capabilities"); caps.Exists() {
-			c.ClientCaps = []byte(caps.Raw)
-		}
-		c.Client = implementation(p.Get("clientInfo"))
+		c.Client = implementation(member(p, "clientInfo"))
 		c.Revision = provisionalRevision(c.Requested)
 		s.newTerms(c)
 		s.Era, s.Legacy = EraLegacy, c
@@ -289,7 +284,15 @@ func (s *Session) trackRequest(m *Message) {
 			o.Dir = m.Dir.Opposite()
 		}
 		r.ResponseLine, r.ResponseTime, r.ResponseErr = o.Line, o.Time, o.IsError
-		s.answered(r, o.Line, o.IsError, o.raw)
+		if answers(r.Method) {
+			var msg frame.Node
+			if o.raw != nil {
+				// The copy of a response that came before its request (an initialize
+				// or server/discover result): read again, the one time it is needed.
+				msg, _ = frame.Parse(o.raw)
+			}
+			s.answered(r, o.Line, o.IsError, msg, o.raw)
+		}
 		s.rememberToken(r)
 		s.rememberPast(key, r, m.Seq, false)
 		o.raw = nil
@@ -458,7 +461,7 @@ func (s *Session) orphan(m *Message) {
 	o := &Orphan{Line: m.Line, Seq: m.Seq, Time: m.Time, Dir: m.Dir, ID: strings.Clone(m.ID), IsError: m.Kind == frame.KindError, AfterUntracked: s.Untracked > 0}
 	o.key = frame.IDKey(o.ID)
 	if m.Kind == frame.KindResult && m.Dir == spec.S2C {
-		if m.ResultGet("protocolVersion").Exists() || m.ResultGet("supportedVersions").Exists() {
+		if res := m.ResultNode(); member(res, "protocolVersion").Exists() || member(res, "supportedVersions").Exists() {
 			o.raw = bytes.Clone(m.Raw)
 		}
 	}
@@ -483,7 +486,7 @@ func (s *Session) trackNotification(m *Message) {
 			s.InitializedLine = m.Line
 		}
 	case "notifications/cancelled":
-		id := frame.IDKey(m.Param("requestId").Raw)
+		id := frame.IDKey(view(member(m.ParamsNode(), "requestId").Raw()))
 		r := s.outstanding.get(requestKey{m.Dir, id})
 		if r == nil && m.Dir == spec.S2C {
 			// 2026-07-28: a server ends the client's subscriptions/listen stream.
@@ -501,8 +504,8 @@ func (s *Session) trackNotification(m *Message) {
 	m.Contract = s.current()
 	if s.Era == EraModern {
 		// A notification on a subscriptions/listen stream is governed by that request.
-		if sub := m.Param(`_meta.io\.modelcontextprotocol/subscriptionId`); sub.Exists() {
-			if r := s.outstanding.get(requestKey{m.Dir.Opposite(), frame.IDKey(sub.Raw)}); r != nil {
+		if sub, ok := m.ParamsNode().Path("_meta", "io.modelcontextprotocol/subscriptionId"); ok {
+			if r := s.outstanding.get(requestKey{m.Dir.Opposite(), frame.IDKey(view(sub.Raw()))}); r != nil {
 				m.Request, m.Contract = r, r.Contract
 			}
 		}
@@ -540,9 +543,11 @@ func (s *Session) trackResponse(m *Message) {
 	r.ResponseLine, r.ResponseTime, r.ResponseErr = m.Line, m.Time, m.Kind == frame.KindError
 	r.AmbiguousResponse = 0
 	m.Request, m.Contract = r, r.Contract
-	s.answered(r, m.Line, m.Kind == frame.KindError, m.Raw)
+	if answers(r.Method) {
+		s.answered(r, m.Line, m.Kind == frame.KindError, m.Node(), m.Raw)
+	}
 	s.rememberToken(r)
-	inputRequired := m.Kind == frame.KindResult && r.Contract != nil && r.Contract.Era == EraModern && m.ResultGet("resultType").Str == spec.ResultTypeInputRequired
+	inputRequired := m.Kind == frame.KindResult && r.Contract != nil && r.Contract.Era == EraModern && member(m.ResultNode(), "resultType").EqualString(spec.ResultTypeInputRequired)
 	s.rememberPast(requestKey{r.Dir, r.Key}, r, m.Seq, inputRequired) // the request's copy of the id: key aliases the frame
 	if r.TaskAugmented && m.Kind == frame.KindResult {
 		s.rememberTask(m)

@@ -4,11 +4,7 @@
 
 package session
 
-import (
-	"strings"
-
-	"github.com/tidwall/gjson"
-)
+import "strings"
 
 // maxDoneTokens bounds the progress tokens of finished requests remembered.
 const maxDoneTokens = 1024
@@ -25,9 +21,10 @@ func (s *Session) rememberToken(r *Request) {
 // rememberTask keeps the direction of a CreateTaskResult by its taskId, so that the
 // task's status notifications can be placed in a log without directions.
 func (s *Session) rememberTask(m *Message) {
-	id := m.ResultGet("task.taskId")
-	if id.Type != gjson.String {
+	v, _ := m.ResultNode().Path("task", "taskId")
+	id, ok := v.Str()
+	if !ok {
 		return
 	}
-	s.taskSenders.Put(strings.Clone(id.Str), m.Dir, maxDoneTokens)
+	s.taskSenders.Put(strings.Clone(id), m.Dir, maxDoneTokens)
 }

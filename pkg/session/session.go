@@ -271,7 +271,11 @@ func (m *Message) Unplaced() bool {
 	if h.Method == "GET" || h.McpMethod == "subscriptions/listen" {
 		return true
 	}
-	return m.Kind == frame.KindNotification && m.Param(`_meta.io\.modelcontextprotocol/subscriptionId`).Exists()
+	if m.Kind != frame.KindNotification {
+		return false
+	}
+	_, sub := m.ParamsNode().Path("_meta", "io.modelcontextprotocol/subscriptionId")
+	return sub
 }
 
 // Sender is the side that sent the message (0 when the direction is unknown).

@@ -25,6 +25,9 @@ type Tracker struct {
 	spare *following
 	// borrowed are the requests whose Raw is still their frame's bytes (Settle).
 	borrowed []*Request
+	// declarations are capability objects read, by their bytes, for the contracts
+	// that declare the same (Session.declare): at most maxDeclarations.
+	declarations map[string]frame.Node
 }
 
 // Settle makes the requests of the frames fed since the last Settle independent of

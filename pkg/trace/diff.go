@@ -7,8 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/tidwall/gjson"
-
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
@@ -192,19 +191,20 @@ func peerOfSide(v SessionView, side spec.Side) Peer {
 // capability, and each member of it set to true (tools.listChanged) or holding an
 // object (sampling.tools, tasks.requests); nil when the object is unknown.
 func capabilityPaths(raw json.RawMessage) map[string]bool {
-	if len(raw) == 0 || string(raw) == "null" || !json.Valid(raw) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	caps, err := frame.Parse(raw)
+	if err != nil {
 		return nil
 	}
 	out := map[string]bool{}
-	gjson.ParseBytes(raw).ForEach(func(k, v gjson.Result) bool {
-		out[k.String()] = true
-		if v.IsObject() {
-			v.ForEach(func(sk, sv gjson.Result) bool {
-				if sv.Type == gjson.True || sv.IsObject() {
-					out[k.String()+"."+sk.String()] = true
-				}
-				return true
-			})
+	each(caps, func(k string, v frame.Node) bool {
+		out[k] = true
+		for sk, sv := range v.Members {
+			if sv.Kind() == 't' || sv.IsObject() {
+				out[k+"."+sk] = true
+			}
 		}
 		return true
 	})
@@ -296,16 +296,18 @@ func sameJSON(a, b []byte) bool {
 }
 
 // definitionChanges says how a listed item changed: its schemas property by
-// property, a prompt's arguments, and every other member that differs.
+// property, a prompt's arguments, and every other member that differs. A
+// definition that is not JSON (one cut at maxDefinition) has no members to compare.
 func definitionChanges(a, b []byte) []string {
-	ga, gb := gjson.ParseBytes(a), gjson.ParseBytes(b)
+	ga, _ := frame.Parse(a)
+	gb, _ := frame.Parse(b)
 	var out []string
 	members := map[string]bool{}
-	ga.ForEach(func(k, _ gjson.Result) bool { members[k.String()] = true; return true })
-	gb.ForEach(func(k, _ gjson.Result) bool { members[k.String()] = true; return true })
+	each(ga, func(k string, _ frame.Node) bool { members[k] = true; return true })
+	each(gb, func(k string, _ frame.Node) bool { members[k] = true; return true })
 	for _, m := range sortedKeys(members) {
-		x, y := ga.Get(gjson.Escape(m)), gb.Get(gjson.Escape(m))
-		if sameJSON([]byte(x.Raw), []byte(y.Raw)) && x.Exists() == y.Exists() {
+		x, y := child(ga, m), child(gb, m)
+		if sameJSON(x.Raw(), y.Raw()) && x.Exists() == y.Exists() {
 			continue
 		}
 		switch {
@@ -332,24 +334,24 @@ var schemaKeywords = []string{"type", "format", "pattern", "enum", "const", "min
 
 // schemaChanges compares two JSON schemas: properties added, removed or changed
 // (by keyword), required members added or removed.
-func schemaChanges(path string, a, b gjson.Result, depth int) []string {
+func schemaChanges(path string, a, b frame.Node, depth int) []string {
 	var out []string
-	pa, pb := a.Get("properties"), b.Get("properties")
+	pa, pb := child(a, "properties"), child(b, "properties")
 	names := map[string]bool{}
-	pa.ForEach(func(k, _ gjson.Result) bool { names[k.String()] = true; return true })
-	pb.ForEach(func(k, _ gjson.Result) bool { names[k.String()] = true; return true })
+	each(pa, func(k string, _ frame.Node) bool { names[k] = true; return true })
+	each(pb, func(k string, _ frame.Node) bool { names[k] = true; return true })
 	for _, n := range sortedKeys(names) {
-		x, y := pa.Get(gjson.Escape(n)), pb.Get(gjson.Escape(n))
+		x, y := child(pa, n), child(pb, n)
 		where := fmt.Sprintf("%s property %q", path, n)
 		switch {
 		case !x.Exists():
 			out = append(out, where+" added")
 		case !y.Exists():
 			out = append(out, where+" removed")
-		case !sameJSON([]byte(x.Raw), []byte(y.Raw)):
+		case !sameJSON(x.Raw(), y.Raw()):
 			for _, kw := range schemaKeywords {
-				kx, ky := x.Get(kw), y.Get(kw)
-				if kx.Exists() == ky.Exists() && sameJSON([]byte(kx.Raw), []byte(ky.Raw)) {
+				kx, ky := child(x, kw), child(y, kw)
+				if kx.Exists() == ky.Exists() && sameJSON(kx.Raw(), ky.Raw()) {
 					continue
 				}
 				out = append(out, fmt.Sprintf("%s %s %s → %s", where, kw, rawOr(kx), rawOr(ky)))
@@ -359,7 +361,7 @@ func schemaChanges(path string, a, b gjson.Result, depth int) []string {
 			}
 		}
 	}
-	ra, rb := stringSet(a.Get("required")), stringSet(b.Get("required"))
+	ra, rb := stringSet(child(a, "required")), stringSet(child(b, "required"))
 	for _, n := range sortedKeys(rb) {
 		if !ra[n] {
 			out = append(out, fmt.Sprintf("%s requires %q now", path, n))
@@ -376,28 +378,28 @@ func schemaChanges(path string, a, b gjson.Result, depth int) []string {
 	return out
 }
 
-func rawOr(r gjson.Result) string {
+func rawOr(r frame.Node) string {
 	if !r.Exists() {
 		return "(none)"
 	}
-	s := r.Raw
+	s := string(r.Raw())
 	if len(s) > 80 {
 		s = s[:77] + "..."
 	}
 	return s
 }
 
-func stringSet(r gjson.Result) map[string]bool {
+func stringSet(r frame.Node) map[string]bool {
 	out := map[string]bool{}
-	r.ForEach(func(_, v gjson.Result) bool { out[v.String()] = true; return true })
+	each(r, func(_ string, v frame.Node) bool { out[text(v)] = true; return true })
 	return out
 }
 
 // argumentChanges compares a prompt's arguments by name.
-func argumentChanges(a, b gjson.Result) []string {
-	byName := func(r gjson.Result) map[string]gjson.Result {
-		out := map[string]gjson.Result{}
-		r.ForEach(func(_, v gjson.Result) bool { out[v.Get("name").String()] = v; return true })
+func argumentChanges(a, b frame.Node) []string {
+	byName := func(r frame.Node) map[string]frame.Node {
+		out := map[string]frame.Node{}
+		each(r, func(_ string, v frame.Node) bool { out[text(child(v, "name"))] = v; return true })
 		return out
 	}
 	ma, mb := byName(a), byName(b)
@@ -417,9 +419,9 @@ func argumentChanges(a, b gjson.Result) []string {
 			out = append(out, fmt.Sprintf("argument %q added", n))
 		case !oky:
 			out = append(out, fmt.Sprintf("argument %q removed", n))
-		case x.Get("required").Bool() != y.Get("required").Bool():
-			out = append(out, fmt.Sprintf("argument %q required %v → %v", n, x.Get("required").Bool(), y.Get("required").Bool()))
-		case !sameJSON([]byte(x.Raw), []byte(y.Raw)):
+		case truth(child(x, "required")) != truth(child(y, "required")):
+			out = append(out, fmt.Sprintf("argument %q required %v → %v", n, truth(child(x, "required")), truth(child(y, "required"))))
+		case !sameJSON(x.Raw(), y.Raw()):
 			out = append(out, fmt.Sprintf("argument %q changed", n))
 		}
 	}

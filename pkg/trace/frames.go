@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/redact"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
@@ -302,7 +300,7 @@ func summarize(m *session.Message, t *Trace) FrameSummary {
 	case frame.KindRequest:
 		fs.Method = t.intern(m.Method)
 		if m.Method == "tools/call" || m.Method == "prompts/get" {
-			fs.Subject = cut(gjson.GetBytes(m.Params, "name").String(), maxSubject)
+			fs.Subject = cut(text(child(m.ParamsNode(), "name")), maxSubject)
 		}
 		fs.LongLived = m.Request != nil && m.Request.LongLived
 	case frame.KindNotification:
@@ -331,8 +329,8 @@ func countUse(t *Trace, m *session.Message) {
 	if m.Kind == frame.KindResult && m.Session.Era == session.EraModern && bytes.Contains(m.Result, []byte(`"inputRequests"`)) {
 		// 2026-07-28: roots/list, sampling/createMessage, elicitation/create travel
 		// as entries of an InputRequiredResult.
-		gjson.GetBytes(m.Result, "inputRequests").ForEach(func(_, entry gjson.Result) bool {
-			if method := entry.Get("method").String(); method != "" {
+		each(child(m.ResultNode(), "inputRequests"), func(_ string, entry frame.Node) bool {
+			if method := text(child(entry, "method")); method != "" {
 				t.use(spec.S2C, method, lineOf(m))
 			}
 			return true
@@ -471,7 +469,7 @@ func notification(t *Trace, m *session.Message, idx int) {
 	key := m.Method
 	if m.Method == "notifications/resources/updated" {
 		expected = []string{"resources/read"}
-		key = updatedKey(gjson.GetBytes(m.Params, "uri").String())
+		key = updatedKey(text(child(m.ParamsNode(), "uri")))
 	}
 	// A declared list_changed to a receiver that never fetched the list asks for
 	// nothing: a fetch that follows is shown, its absence is not "no reaction". (An
@@ -524,7 +522,7 @@ func reacted(t *Trace, m *session.Message) {
 	}
 	updated := ""
 	if m.Method == "resources/read" {
-		updated = updatedKey(gjson.GetBytes(m.Params, "uri").String())
+		updated = updatedKey(text(child(m.ParamsNode(), "uri")))
 	}
 	kept := t.waiting[:0]
 	for _, w := range t.waiting {

@@ -4,8 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"sort"
-
-	"github.com/tidwall/gjson"
+	"strings"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
@@ -51,10 +50,10 @@ func keepListed(t *Trace, m *session.Message) {
 	if t.listedAt == nil {
 		t.listedAt = map[[2]string]int{}
 	}
-	gjson.GetBytes(m.Result, kind.member).ForEach(func(_, item gjson.Result) bool {
-		name := item.Get(kind.nameKey).String()
+	each(child(m.ResultNode(), kind.member), func(_ string, item frame.Node) bool {
+		name := strings.Clone(text(child(item, kind.nameKey))) // the frame's bytes are borrowed
 		key := [2]string{m.Request.Method, name}
-		def := []byte(item.Raw)
+		def := item.Raw()
 		if len(def) > maxDefinition {
 			def = def[:maxDefinition]
 		}
