@@ -1,3 +1,11 @@
+//go:build gjsonref
+
+// This file compares the port from gjson to frame.Node with the gjson code it
+// replaced (issue 26): run it with `go test -tags gjsonref`. It is left out of the
+// default build so that no package but pkg/frame imports gjson
+// (pkg/frame/imports_test.go); the fixtures' .want files and golden reports pin the
+// behaviour in every run.
+
 package session
 
 // The session read message values with gjson before frame.Node: these tests keep
