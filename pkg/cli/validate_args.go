@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v3"
@@ -209,7 +208,7 @@ func (p *publishedInput) observe(m *session.Message, tool string) {
 	}
 	for _, t := range each {
 		nameNode, _ := t.Get("name")
-		name := nodeText(nameNode)
+		name := nameNode.Text()
 		if name != tool {
 			if len(p.names) < maxListedNames && !slices.Contains(p.names, name) {
 				p.names = append(p.names, strings.Clone(name))
@@ -222,33 +221,6 @@ func (p *publishedInput) observe(m *session.Message, tool string) {
 		}
 		return
 	}
-}
-
-// nodeText is a value as text, as gjson's Result.String gave it: a string
-// unescaped, a number as written when it is an integer (else as the float64 it is
-// nearest, in 'f' form: 1e3 is "1000"), true and false, an object or array as its
-// JSON text; "" for null and for a value that does not exist. It aliases the
-// value's text.
-func nodeText(v frame.Node) string {
-	switch v.Kind() {
-	case '"':
-		s, _ := v.Str()
-		return s
-	case '0':
-		raw := string(v.Raw())
-		if strings.Trim(strings.TrimPrefix(raw, "-"), "0123456789") == "" {
-			return raw
-		}
-		f, _ := strconv.ParseFloat(raw, 64)
-		return strconv.FormatFloat(f, 'f', -1, 64)
-	case 't':
-		return "true"
-	case 'f':
-		return "false"
-	case '{', '[':
-		return string(v.Raw())
-	}
-	return ""
 }
 
 func revisionName(rev spec.Revision) string {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
@@ -186,6 +187,58 @@ func (n Node) Raw() []byte {
 		end = n.toks[t.End].End
 	}
 	return n.text[t.Start:end:end]
+}
+
+// Text is the value as text, as the packages read values before Node (gjson's
+// Result.String): a string unescaped, a number as written when it is written in
+// digits only (any other number as strconv.FormatFloat(v, 'f', -1, 64) renders it:
+// 1.50 is "1.5", 1e3 "1000"), "true" and "false", an object or array as its JSON
+// text, "" for null and for no value. It aliases the text but for an unescaped
+// string or a reformatted number: clone what is kept past the text's life.
+func (n Node) Text() string {
+	switch n.Kind() {
+	case '"':
+		s, _ := n.Str()
+		return s
+	case '0':
+		raw := n.Raw()
+		digits := raw
+		if len(digits) > 0 && digits[0] == '-' {
+			digits = digits[1:]
+		}
+		for _, c := range digits {
+			if c < '0' || c > '9' {
+				f, _ := n.Float()
+				return strconv.FormatFloat(f, 'f', -1, 64)
+			}
+		}
+		return view(raw)
+	case 't':
+		return "true"
+	case 'f':
+		return "false"
+	case '{', '[':
+		return view(n.Raw())
+	}
+	return ""
+}
+
+// Truthy is the value as a flag, as the packages read flags before Node (gjson's
+// Result.Bool): true, a string that strconv.ParseBool reads as true in any case
+// ("True", "1"), a number other than 0; false otherwise.
+func (n Node) Truthy() bool {
+	switch n.Kind() {
+	case 't':
+		return true
+	case '"':
+		s, _ := n.Str()
+		b, _ := strconv.ParseBool(strings.ToLower(s))
+		return b
+	case '0':
+		f, _ := n.Float()
+		return f != 0
+	}
+	return false
 }
 
 // Str is a string value, unescaped: it aliases the text when the string has no

@@ -105,7 +105,7 @@ func checkModernHeaders(p *rule.Pass, m *session.Message, h *frame.HTTP) {
 		return
 	}
 	params := m.ParamsNode()
-	version := textOf(get(params, "_meta", "io.modelcontextprotocol/protocolVersion"))
+	version := get(params, "_meta", "io.modelcontextprotocol/protocolVersion").Text()
 	from := "its _meta io.modelcontextprotocol/protocolVersion"
 	if version == "" {
 		version, from = string(m.Session.ModernRevision), "the session's revision"
@@ -124,7 +124,7 @@ func checkModernHeaders(p *rule.Pass, m *session.Message, h *frame.HTTP) {
 		problems = append(problems, rule.Sprintf("Mcp-Method: %s, but the body's method is %s", rule.As(rule.ValueName, h.McpMethod), m.Method))
 	}
 	if field := nameParam(m.Method); field != "" && m.Kind == frame.KindRequest {
-		want := textOf(get(params, field))
+		want := get(params, field).Text()
 		got := decodeHeaderValue(h.McpName)
 		switch {
 		case h.McpName == "":

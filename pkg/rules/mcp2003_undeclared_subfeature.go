@@ -79,7 +79,7 @@ func subfeatureUses(method string, params frame.Node, withTasks bool) []subfeatu
 			}
 			uses = append(uses, subfeatureUse{what: what, effect: "the client must answer it with an error", gate: spec.Gate{Side: spec.Client, Path: "sampling.tools"}, parent: "sampling", severity: rule.SeverityError})
 		}
-		if ctx := textOf(get(params, "includeContext")); ctx == "thisServer" || ctx == "allServers" {
+		if ctx := get(params, "includeContext").Text(); ctx == "thisServer" || ctx == "allServers" {
 			uses = append(uses, subfeatureUse{what: `includeContext "` + ctx + `"`, effect: "the client may ignore it and sample without the context", gate: spec.Gate{Side: spec.Client, Path: "sampling.context"}, parent: "sampling", severity: rule.SeverityWarning})
 		}
 		if withTasks && taskParam(params) {
@@ -87,9 +87,9 @@ func subfeatureUses(method string, params frame.Node, withTasks bool) []subfeatu
 		}
 	case "elicitation/create":
 		switch mode := get(params, "mode"); {
-		case textOf(mode) == "url":
+		case mode.Text() == "url":
 			uses = append(uses, subfeatureUse{what: `mode "url"`, effect: "the client cannot open the URL flow", gate: spec.Gate{Side: spec.Client, Path: "elicitation.url"}, parent: "elicitation", severity: rule.SeverityError})
-		case !mode.Exists() || textOf(mode) == "form":
+		case !mode.Exists() || mode.Text() == "form":
 			what := `mode "form"`
 			if !mode.Exists() {
 				what = "form mode (no params.mode)"
@@ -176,7 +176,7 @@ func checkSubfeatureRequest(p *rule.Pass, m *session.Message) {
 // InputRequiredResult against the clientCapabilities of the request it answers.
 func checkSubfeatureInputRequests(p *rule.Pass, m *session.Message) {
 	res := m.ResultNode()
-	if textOf(get(res, "resultType")) != spec.ResultTypeInputRequired {
+	if get(res, "resultType").Text() != spec.ResultTypeInputRequired {
 		return
 	}
 	c := m.Request.Contract
@@ -188,7 +188,7 @@ func checkSubfeatureInputRequests(p *rule.Pass, m *session.Message) {
 		return
 	}
 	eachKeyed(get(res, "inputRequests"), func(key string, entry frame.Node) bool {
-		method := textOf(get(entry, "method"))
+		method := get(entry, "method").Text()
 		for _, u := range subfeatureUses(method, get(entry, "params"), false) {
 			declared, ok := subfeatureDeclared(p, c, u)
 			if !ok || declared {

@@ -235,7 +235,7 @@ func (w *listWatch) End(p *rule.Pass) {
 func fingerprint(list frame.Node, key string) map[string]uint64 {
 	items := map[string]uint64{}
 	eachValue(list, func(item frame.Node) bool {
-		name := textOf(get(item, key))
+		name := get(item, key).Text()
 		if name == "" {
 			name = rawText(item)
 		}

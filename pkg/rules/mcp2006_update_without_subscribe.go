@@ -74,7 +74,7 @@ type unplacedUpdate struct {
 func (w *subscribeWatch) Message(p *rule.Pass, m *session.Message) {
 	switch {
 	case m.Kind == frame.KindRequest && (m.Method == "resources/subscribe" || m.Method == "resources/unsubscribe") && m.Dir != spec.S2C:
-		uri := textOf(get(m.ParamsNode(), "uri"))
+		uri := get(m.ParamsNode(), "uri").Text()
 		if m.Request.Answered() { // its response was logged first
 			w.outcome(m.Request, strings.Clone(uri)) // kept in the subscription tables
 			return
@@ -151,7 +151,7 @@ func (w *subscribeWatch) updated(p *rule.Pass, m *session.Message) {
 		p.CannotJudge(because(reasonTooManySubscribedf, maxSubscriptions))
 		return
 	}
-	uri := textOf(get(m.ParamsNode(), "uri")) // aliases the frame: cloned where it is kept
+	uri := get(m.ParamsNode(), "uri").Text() // aliases the frame: cloned where it is kept
 	for sub := range w.subscribed {
 		if resourceURICovers(sub, uri) {
 			return

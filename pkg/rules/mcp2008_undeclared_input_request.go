@@ -68,7 +68,7 @@ func checkInputRequests(p *rule.Pass, m *session.Message) {
 		return
 	}
 	res := m.ResultNode()
-	if textOf(get(res, "resultType")) != spec.ResultTypeInputRequired {
+	if get(res, "resultType").Text() != spec.ResultTypeInputRequired {
 		return
 	}
 	r := m.Request
@@ -86,7 +86,7 @@ func checkInputRequests(p *rule.Pass, m *session.Message) {
 	}
 	missing := map[string][]rule.Message{} // capability -> input request keys
 	eachKeyed(get(res, "inputRequests"), func(key string, entry frame.Node) bool {
-		method := textOf(get(entry, "method"))
+		method := get(entry, "method").Text()
 		gate, ok := inputRequestGate(method)
 		if !ok {
 			return true // not an input request the spec defines: the schema rule's finding
@@ -126,5 +126,5 @@ func isInputRequired(m *session.Message) bool {
 	if rev != "" && !rev.Modern() {
 		return false
 	}
-	return textOf(get(m.ResultNode(), "resultType")) == spec.ResultTypeInputRequired && bytes.Contains(m.Result, []byte(`input_required`))
+	return get(m.ResultNode(), "resultType").Text() == spec.ResultTypeInputRequired && bytes.Contains(m.Result, []byte(`input_required`))
 }

@@ -66,12 +66,12 @@ const maxListenURIs = 256
 // as its values (an object's) or as one entry.
 func readListenFilter(v frame.Node) listenFilter {
 	f := listenFilter{
-		tools:     truthy(get(v, "toolsListChanged")),
-		prompts:   truthy(get(v, "promptsListChanged")),
-		resources: truthy(get(v, "resourcesListChanged")),
+		tools:     get(v, "toolsListChanged").Truthy(),
+		prompts:   get(v, "promptsListChanged").Truthy(),
+		resources: get(v, "resourcesListChanged").Truthy(),
 	}
 	eachValue(get(v, "resourceSubscriptions"), func(u frame.Node) bool {
-		f.uris = append(f.uris, strings.Clone(textOf(u)))
+		f.uris = append(f.uris, strings.Clone(u.Text()))
 		return len(f.uris) < maxListenURIs
 	})
 	return f
@@ -212,7 +212,7 @@ func (w *listenWatch) notification(p *rule.Pass, m *session.Message) {
 		return // legacy sessions: MCP2001 and MCP2006
 	}
 	params := m.ParamsNode()
-	uri := textOf(get(params, "uri"))
+	uri := get(params, "uri").Text()
 	what := rule.Text(m.Method)
 	if m.Method == "notifications/resources/updated" {
 		what = rule.Sprintf("%s for %s", m.Method, rule.Quote(rule.ValueURI, uri))

@@ -97,7 +97,7 @@ func (w *rootsWatch) Message(p *rule.Pass, m *session.Message) {
 func contentsFileURIs(result frame.Node, requested string) []foundURI {
 	var found []foundURI
 	eachValue(get(result, "contents"), func(item frame.Node) bool {
-		if u := textOf(get(item, "uri")); isFileURI(u) && u != requested {
+		if u := get(item, "uri").Text(); isFileURI(u) && u != requested {
 			found = append(found, foundURI{uri: u, where: "contents[].uri"})
 		}
 		return len(found) < rootsWalkURIs
@@ -109,7 +109,7 @@ func (w *rootsWatch) setRoots(list frame.Node, line int) {
 	w.known, w.rootsLine, w.staleLine = true, line, 0
 	w.roots, w.rootURIs = w.roots[:0], w.rootURIs[:0]
 	eachValue(list, func(root frame.Node) bool {
-		u := textOf(get(root, "uri")) // fileURIPath's path is a string of its own
+		u := get(root, "uri").Text() // fileURIPath's path is a string of its own
 		if p, ok := fileURIPath(u); ok {
 			w.roots = append(w.roots, p)
 			w.rootURIs = append(w.rootURIs, strings.Clone(u))
@@ -142,7 +142,7 @@ func (w *rootsWatch) request(p *rule.Pass, m *session.Message) {
 		return
 	}
 	if m.Method == "resources/read" {
-		w.reads.put(m.Request, textOf(get(params, "uri"))) // put clones it
+		w.reads.put(m.Request, get(params, "uri").Text()) // put clones it
 	}
 	var found []foundURI
 	var at [128]byte

@@ -80,11 +80,11 @@ func (w *readWatch) Message(p *rule.Pass, m *session.Message) {
 		switch m.Method {
 		case "resources/unsubscribe":
 			// From the moment the client asks, it no longer relies on the promise.
-			uri := textOf(get(m.ParamsNode(), "uri"))
+			uri := get(m.ParamsNode(), "uri").Text()
 			delete(w.subscribed, uri)
 			delete(w.reads, uri)
 		case "resources/subscribe", "resources/read":
-			uri := textOf(get(m.ParamsNode(), "uri")) // aliases the frame: cloned where it is kept
+			uri := get(m.ParamsNode(), "uri").Text() // aliases the frame: cloned where it is kept
 			if m.Request.Answered() {
 				if m.Method == "resources/subscribe" {
 					w.subscribe(m.Request, strings.Clone(uri))
@@ -110,7 +110,7 @@ func (w *readWatch) Message(p *rule.Pass, m *session.Message) {
 			w.read(p, m, uri)
 		}
 	case m.Kind == frame.KindNotification && m.Method == "notifications/resources/updated" && m.Dir != spec.C2S:
-		uri := textOf(get(m.ParamsNode(), "uri"))
+		uri := get(m.ParamsNode(), "uri").Text()
 		if m.Unplaced() {
 			if w.unplaced == nil {
 				w.unplaced = map[string]bool{}

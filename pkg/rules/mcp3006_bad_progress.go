@@ -171,7 +171,7 @@ func createdTask(m *session.Message) string {
 	if rev := m.Revision(); m.Kind != frame.KindResult || rev != "" && rev != spec.Rev20251125 && !rev.Modern() {
 		return ""
 	}
-	if id := textOf(get(m.ResultNode(), "task", "taskId")); id != "" {
+	if id := get(m.ResultNode(), "task", "taskId").Text(); id != "" {
 		return strings.Clone(id) // kept with the token's state
 	}
 	return ""
@@ -188,12 +188,12 @@ func (w *progressWatch) taskStatus(m *session.Message) {
 	switch {
 	case m.Kind == frame.KindNotification && m.Method == "notifications/tasks/status":
 		params := m.ParamsNode()
-		id, status = textOf(get(params, "taskId")), textOf(get(params, "status"))
+		id, status = get(params, "taskId").Text(), get(params, "status").Text()
 	case m.Kind.IsResponse() && m.Request != nil && (m.Request.Method == "tasks/get" || m.Request.Method == "tasks/cancel"):
 		res := m.ResultNode()
-		id, status = textOf(get(res, "taskId")), textOf(get(res, "status"))
+		id, status = get(res, "taskId").Text(), get(res, "status").Text()
 	case m.Kind.IsResponse() && m.Request != nil && m.Request.Method == "tasks/result":
-		id, status = textOf(get(m.ResultNode(), "_meta", "io.modelcontextprotocol/related-task", "taskId")), "completed"
+		id, status = get(m.ResultNode(), "_meta", "io.modelcontextprotocol/related-task", "taskId").Text(), "completed"
 		if m.Kind == frame.KindError {
 			status = "failed"
 		}

@@ -104,7 +104,7 @@ func (w *toolSchemaWatch) Message(p *rule.Pass, m *session.Message) {
 	}
 	verdicts, _ := p.Shared().(*schemaVerdicts)
 	eachValue(get(m.ResultNode(), "tools"), func(tool frame.Node) bool {
-		name := textOf(get(tool, "name"))
+		name := get(tool, "name").Text()
 		for _, member := range []string{"inputSchema", "outputSchema"} {
 			published, ok := tool.Get(member)
 			target, defined := wire.Doc().ToolSchema(member)

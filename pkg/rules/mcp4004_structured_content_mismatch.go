@@ -132,7 +132,7 @@ func (w *structuredWatch) call(p *rule.Pass, m *session.Message) {
 
 func (w *structuredWatch) result(p *rule.Pass, m *session.Message, tool *schema.Tool) {
 	res := m.ResultNode()
-	if _, task := res.Get("task"); truthy(get(res, "isError")) || task || textOf(get(res, "resultType")) == spec.ResultTypeInputRequired {
+	if _, task := res.Get("task"); get(res, "isError").Truthy() || task || get(res, "resultType").Text() == spec.ResultTypeInputRequired {
 		return
 	}
 	name := tool.Name

@@ -49,7 +49,7 @@ func (w *hintWatch) Message(p *rule.Pass, m *session.Message) {
 		return
 	}
 	eachValue(get(m.ResultNode(), "tools"), func(tool frame.Node) bool {
-		name := textOf(get(tool, "name"))
+		name := get(tool, "name").Text()
 		var fields []strictField
 		collectStrictFields(get(tool, "inputSchema"), "", &fields, 0)
 		for _, f := range fields {
@@ -117,7 +117,7 @@ func collectStrictFields(s frame.Node, ptr string, out *[]strictField, depth int
 		if items := get(field, "items"); items.IsObject() {
 			if f, ok := strictOf(items, fieldPtr+"/*"); ok {
 				if f.description == "" {
-					f.description = textOf(get(field, "description"))
+					f.description = get(field, "description").Text()
 				}
 				*out = append(*out, f)
 			}
@@ -128,7 +128,7 @@ func collectStrictFields(s frame.Node, ptr string, out *[]strictField, depth int
 }
 
 func strictOf(field frame.Node, ptr string) (strictField, bool) {
-	f := strictField{pointer: ptr, description: strings.TrimSpace(textOf(get(field, "description"))), raw: rawText(field)}
+	f := strictField{pointer: ptr, description: strings.TrimSpace(get(field, "description").Text()), raw: rawText(field)}
 	var parts []rule.Message
 	if format, ok := get(field, "format").Str(); ok {
 		f.format = format
@@ -140,7 +140,7 @@ func strictOf(field frame.Node, ptr string) (strictField, bool) {
 	}
 	if v := get(field, "enum"); v.IsArray() {
 		for _, e := range v.Elements {
-			f.enum = append(f.enum, textOf(e))
+			f.enum = append(f.enum, e.Text())
 		}
 		parts = append(parts, rule.Sprintf("enum %s", rule.QuoteJSON(rule.ValueDefinition, rawText(v))))
 	}

@@ -2,7 +2,6 @@ package rules
 
 import (
 	"strconv"
-	"strings"
 	"unsafe"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
@@ -21,56 +20,6 @@ import (
 func get(n frame.Node, names ...string) frame.Node {
 	v, _ := n.Path(names...)
 	return v
-}
-
-// textOf is a value as text, as gjson's Result.String gives it: a string
-// unescaped, a number as written when it is written in digits only (else as Go
-// formats its float64: 1.50 is "1.5", 1e3 "1000"), "true" and "false", an object
-// or array as its JSON text, "" for null and for no value.
-func textOf(n frame.Node) string {
-	switch n.Kind() {
-	case '"':
-		s, _ := n.Str()
-		return s
-	case '0':
-		raw := n.Raw()
-		digits := raw
-		if digits[0] == '-' {
-			digits = digits[1:]
-		}
-		for _, c := range digits {
-			if c < '0' || c > '9' {
-				f, _ := n.Float()
-				return strconv.FormatFloat(f, 'f', -1, 64)
-			}
-		}
-		return rawText(n)
-	case 't':
-		return "true"
-	case 'f':
-		return "false"
-	case '{', '[':
-		return rawText(n)
-	}
-	return ""
-}
-
-// truthy is a value as a flag, as gjson's Result.Bool reads it: true, a string
-// that strconv.ParseBool accepts as true in any case ("true", "1", "T"), a
-// number other than 0.
-func truthy(n frame.Node) bool {
-	switch n.Kind() {
-	case 't':
-		return true
-	case '"':
-		s, _ := n.Str()
-		b, _ := strconv.ParseBool(strings.ToLower(s))
-		return b
-	case '0':
-		f, _ := n.Float()
-		return f != 0
-	}
-	return false
 }
 
 // numberOf is a value as a number, as gjson's Result.Float reads it: a number, a

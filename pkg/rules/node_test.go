@@ -127,10 +127,10 @@ func helpersAsGjson(t *testing.T, text, at string, n frame.Node, r gjson.Result)
 	if rawText(n) != string(n.Raw()) {
 		fail("rawText %.200s", rawText(n))
 	}
-	if got, want := textOf(n), r.String(); got != want {
+	if got, want := n.Text(), r.String(); got != want {
 		fail("textOf %.200q, gjson String %.200q", got, want)
 	}
-	if got, want := truthy(n), r.Bool(); got != want {
+	if got, want := n.Truthy(), r.Bool(); got != want {
 		fail("truthy %v, gjson Bool %v", got, want)
 	}
 	if got, want := numberOf(n), r.Float(); got != want && !(math.IsNaN(got) && math.IsNaN(want)) {

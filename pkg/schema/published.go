@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -153,7 +152,7 @@ func compileProblem(err error, doc frame.Node) error {
 	if errors.As(err, &load) {
 		ref := strings.TrimPrefix(load.URL, publishedBase)
 		member, _ := doc.Get("$schema")
-		if declared := gjsonText(member); declared != "" && strings.TrimSuffix(declared, "#") == strings.TrimSuffix(load.URL, "#") {
+		if declared := member.Text(); declared != "" && strings.TrimSuffix(declared, "#") == strings.TrimSuffix(load.URL, "#") {
 			return fmt.Errorf("it declares $schema %q, a dialect clients do not know", declared)
 		}
 		return fmt.Errorf("it refers to %q, which is not part of the schema (clients do not fetch it)", ref)
@@ -218,35 +217,6 @@ func (p *Published) ValidateNodeWith(memo *Memo, v frame.Node) ([]Violation, err
 		memo.Remember(shape)
 	}
 	return vs, err
-}
-
-// gjsonText is a value as text, as gjson's Result.String gave it (compileProblem
-// compares a declared "$schema" of any type with the address that failed to load):
-// a string unescaped, a number as written when it is an integer (else as the
-// float64 it is nearest, in 'f' form: 1e3 is "1000"), true and false, an object or
-// array as its JSON text; "" for null and for a value that does not exist. It
-// aliases the value's text.
-func gjsonText(v frame.Node) string {
-	switch v.Kind() {
-	case '"':
-		s, _ := v.Str()
-		return s
-	case '0':
-		raw := viewString(v.Raw())
-		digits := strings.TrimPrefix(raw, "-")
-		if strings.Trim(digits, "0123456789") == "" {
-			return raw
-		}
-		f, _ := strconv.ParseFloat(raw, 64)
-		return strconv.FormatFloat(f, 'f', -1, 64)
-	case 't':
-		return "true"
-	case 'f':
-		return "false"
-	case '{', '[':
-		return viewString(v.Raw())
-	}
-	return ""
 }
 
 // ecmaRegexp compiles a pattern as clients do: patterns are ECMA-262 regular

@@ -193,7 +193,7 @@ func candidates(w *Wire, msg []byte) []candidate {
 	for name := range w.doc.defs {
 		switch {
 		case hasMethod:
-			if c, ok := w.doc.methodConst(name); ok && c == gjsonText(method) {
+			if c, ok := w.doc.methodConst(name); ok && c == method.Text() {
 				out = append(out, candidate{Target{Definition: name}, msg})
 			}
 		case result.IsObject():

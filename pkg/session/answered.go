@@ -32,12 +32,12 @@ func (s *Session) answered(r *Request, line int, isErr bool, msg frame.Node, raw
 			return
 		}
 		res := member(msg, "result") // what is kept is copied below
-		c.Answered = strings.Clone(text(member(res, "protocolVersion")))
+		c.Answered = strings.Clone(member(res, "protocolVersion").Text())
 		if caps := member(res, "capabilities"); caps.Exists() {
 			s.declare(c, spec.Server, caps)
 		}
 		c.Server = implementation(member(res, "serverInfo"))
-		c.Instructions = strings.Clone(text(member(res, "instructions")))
+		c.Instructions = strings.Clone(member(res, "instructions").Text())
 		c.ResultLine, c.ServerCapsLine = line, line
 		c.ResultRaw = bytes.Clone(raw[:min(len(raw), MaxContractRaw)])
 		c.Revision = ""
@@ -52,9 +52,9 @@ func (s *Session) answered(r *Request, line int, isErr bool, msg frame.Node, raw
 			s.declare(d, spec.Server, caps)
 		}
 		d.Server = implementation(member(member(res, "_meta"), "io.modelcontextprotocol/serverInfo"))
-		d.Instructions = strings.Clone(text(member(res, "instructions")))
+		d.Instructions = strings.Clone(member(res, "instructions").Text())
 		values(member(res, "supportedVersions"), func(v frame.Node) bool {
-			d.SupportedVersions = append(d.SupportedVersions, strings.Clone(text(v)))
+			d.SupportedVersions = append(d.SupportedVersions, strings.Clone(v.Text()))
 			return true
 		})
 		s.Discover = d
@@ -90,7 +90,7 @@ func provisionalRevision(requested string) spec.Revision {
 
 // implementation reads clientInfo/serverInfo, copied out of the frame.
 func implementation(v frame.Node) Implementation {
-	return Implementation{Name: strings.Clone(text(member(v, "name"))), Version: strings.Clone(text(member(v, "version")))}
+	return Implementation{Name: strings.Clone(member(v, "name").Text()), Version: strings.Clone(member(v, "version").Text())}
 }
 
 // view reads bytes as a string without copying them; what is kept of it is cloned.

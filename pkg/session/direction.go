@@ -70,7 +70,7 @@ func (s *Session) inferDirection(m *Message) {
 			// Sent by the side that created the task, the receiver of a task-augmented
 			// request: the side whose CreateTaskResult carried the taskId, and a side
 			// that received no request has no task to report on.
-			d, known := s.taskSenders.Get(text(member(m.ParamsNode(), "taskId")))
+			d, known := s.taskSenders.Get(member(m.ParamsNode(), "taskId").Text())
 			var augmented [3]bool // task-augmented requests in flight, by direction
 			if !known {
 				augmented[spec.C2S], augmented[spec.S2C] = s.augmentedOut[spec.C2S] > 0, s.augmentedOut[spec.S2C] > 0

@@ -55,7 +55,7 @@ func readParams(m *Message, r *Request) requestMeta {
 // modernContract builds the contract of one modern request from its _meta and the
 // latest server/discover result. Consecutive requests with the same _meta share one.
 func (s *Session) modernContract(m *Message, meta requestMeta, raw []byte) *Contract {
-	version := text(meta.version)
+	version := meta.version.Text()
 	if prev := s.lastModern; prev != nil && prev.Requested == version && bytes.Equal(prev.ClientCaps, meta.caps.Raw()) && s.discoverLine() == prev.ServerCapsLine && prev.RequestLine != 0 {
 		c := *prev
 		c.RequestLine, c.RequestRaw = m.Line, raw

@@ -47,11 +47,11 @@ func TestHelpersAsGjson(t *testing.T) {
 
 func helpersAsGjson(t *testing.T, src, at string, n frame.Node, r gjson.Result) {
 	t.Helper()
-	if got, want := text(n), r.String(); got != want {
+	if got, want := n.Text(), r.String(); got != want {
 		t.Errorf("%s at %q: text %q, gjson String %q", src, at, got, want)
 	}
 	var got []string
-	values(n, func(v frame.Node) bool { got = append(got, text(v)); return true })
+	values(n, func(v frame.Node) bool { got = append(got, v.Text()); return true })
 	var want []string
 	for _, v := range r.Array() {
 		want = append(want, v.String())
@@ -64,7 +64,7 @@ func helpersAsGjson(t *testing.T, src, at string, n frame.Node, r gjson.Result) 
 	}
 	for _, name := range []string{"protocolVersion", "supportedVersions", "name", "nope", "0", ""} {
 		v, w := member(n, name), r.Get(gjson.Escape(name))
-		if string(v.Raw()) != w.Raw || v.Exists() != w.Exists() || text(v) != w.String() {
+		if string(v.Raw()) != w.Raw || v.Exists() != w.Exists() || v.Text() != w.String() {
 			if !(r.IsArray() && name == "0") { // gjson's Get picks an element; member never does, and no caller asks an array
 				t.Errorf("%s at %q: member %q %s, gjson %s", src, at, name, v.Raw(), w.Raw)
 			}

@@ -226,7 +226,7 @@ func (s *Session) trackRequest(m *Message) {
 	case m.Method == "initialize" && m.Dir != spec.S2C:
 		c := &Contract{Era: EraLegacy, RequestLine: m.Line, RequestRaw: bytes.Clone(r.Raw)}
 		p := m.ParamsNode()
-		c.Requested = strings.Clone(text(member(p, "protocolVersion")))
+		c.Requested = strings.Clone(member(p, "protocolVersion").Text())
 		if caps := member(p, "capabilities"); caps.Exists() {
 			s.declare(c, spec.Client, caps)
 		}

@@ -391,7 +391,7 @@ func rawOr(r frame.Node) string {
 
 func stringSet(r frame.Node) map[string]bool {
 	out := map[string]bool{}
-	each(r, func(_ string, v frame.Node) bool { out[text(v)] = true; return true })
+	each(r, func(_ string, v frame.Node) bool { out[v.Text()] = true; return true })
 	return out
 }
 
@@ -399,7 +399,7 @@ func stringSet(r frame.Node) map[string]bool {
 func argumentChanges(a, b frame.Node) []string {
 	byName := func(r frame.Node) map[string]frame.Node {
 		out := map[string]frame.Node{}
-		each(r, func(_ string, v frame.Node) bool { out[text(child(v, "name"))] = v; return true })
+		each(r, func(_ string, v frame.Node) bool { out[child(v, "name").Text()] = v; return true })
 		return out
 	}
 	ma, mb := byName(a), byName(b)
@@ -419,8 +419,8 @@ func argumentChanges(a, b frame.Node) []string {
 			out = append(out, fmt.Sprintf("argument %q added", n))
 		case !oky:
 			out = append(out, fmt.Sprintf("argument %q removed", n))
-		case truth(child(x, "required")) != truth(child(y, "required")):
-			out = append(out, fmt.Sprintf("argument %q required %v → %v", n, truth(child(x, "required")), truth(child(y, "required"))))
+		case child(x, "required").Truthy() != child(y, "required").Truthy():
+			out = append(out, fmt.Sprintf("argument %q required %v → %v", n, child(x, "required").Truthy(), child(y, "required").Truthy()))
 		case !sameJSON(x.Raw(), y.Raw()):
 			out = append(out, fmt.Sprintf("argument %q changed", n))
 		}

@@ -300,7 +300,7 @@ func summarize(m *session.Message, t *Trace) FrameSummary {
 	case frame.KindRequest:
 		fs.Method = t.intern(m.Method)
 		if m.Method == "tools/call" || m.Method == "prompts/get" {
-			fs.Subject = cut(text(child(m.ParamsNode(), "name")), maxSubject)
+			fs.Subject = cut(child(m.ParamsNode(), "name").Text(), maxSubject)
 		}
 		fs.LongLived = m.Request != nil && m.Request.LongLived
 	case frame.KindNotification:
@@ -330,7 +330,7 @@ func countUse(t *Trace, m *session.Message) {
 		// 2026-07-28: roots/list, sampling/createMessage, elicitation/create travel
 		// as entries of an InputRequiredResult.
 		each(child(m.ResultNode(), "inputRequests"), func(_ string, entry frame.Node) bool {
-			if method := text(child(entry, "method")); method != "" {
+			if method := child(entry, "method").Text(); method != "" {
 				t.use(spec.S2C, method, lineOf(m))
 			}
 			return true
@@ -469,7 +469,7 @@ func notification(t *Trace, m *session.Message, idx int) {
 	key := m.Method
 	if m.Method == "notifications/resources/updated" {
 		expected = []string{"resources/read"}
-		key = updatedKey(text(child(m.ParamsNode(), "uri")))
+		key = updatedKey(child(m.ParamsNode(), "uri").Text())
 	}
 	// A declared list_changed to a receiver that never fetched the list asks for
 	// nothing: a fetch that follows is shown, its absence is not "no reaction". (An
@@ -522,7 +522,7 @@ func reacted(t *Trace, m *session.Message) {
 	}
 	updated := ""
 	if m.Method == "resources/read" {
-		updated = updatedKey(text(child(m.ParamsNode(), "uri")))
+		updated = updatedKey(child(m.ParamsNode(), "uri").Text())
 	}
 	kept := t.waiting[:0]
 	for _, w := range t.waiting {

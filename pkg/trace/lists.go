@@ -51,7 +51,7 @@ func keepListed(t *Trace, m *session.Message) {
 		t.listedAt = map[[2]string]int{}
 	}
 	each(child(m.ResultNode(), kind.member), func(_ string, item frame.Node) bool {
-		name := strings.Clone(text(child(item, kind.nameKey))) // the frame's bytes are borrowed
+		name := strings.Clone(child(item, kind.nameKey).Text()) // the frame's bytes are borrowed
 		key := [2]string{m.Request.Method, name}
 		def := item.Raw()
 		if len(def) > maxDefinition {

@@ -6,7 +6,6 @@ package trace
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 )
@@ -40,55 +39,4 @@ func each(n frame.Node, yield func(key string, v frame.Node) bool) {
 	default:
 		yield("", n)
 	}
-}
-
-// text is a value as text, aliasing its bytes when it can: a string's value
-// (unescaped), a number as written when it is an integer written with digits only
-// (any other number as strconv.FormatFloat(v, 'f', -1, 64) renders it), true and
-// false, an object's or array's JSON text, "" for null or an absent value. What
-// gjson's Result.String gave.
-func text(n frame.Node) string {
-	switch n.Kind() {
-	case '"':
-		s, _ := n.Str()
-		return s
-	case '0':
-		raw := n.Raw()
-		digits := raw
-		if len(digits) > 0 && digits[0] == '-' {
-			digits = digits[1:]
-		}
-		for _, c := range digits {
-			if c < '0' || c > '9' {
-				f, _ := n.Float()
-				return strconv.FormatFloat(f, 'f', -1, 64)
-			}
-		}
-		return string(raw)
-	case 't':
-		return "true"
-	case 'f':
-		return "false"
-	case '{', '[':
-		return string(n.Raw())
-	}
-	return ""
-}
-
-// truth is a value as a flag: true, a string that strconv.ParseBool reads as true
-// in any case ("True", "1"), a number other than 0; false otherwise. What gjson's
-// Result.Bool gave.
-func truth(n frame.Node) bool {
-	switch n.Kind() {
-	case 't':
-		return true
-	case '"':
-		s, _ := n.Str()
-		b, _ := strconv.ParseBool(strings.ToLower(s))
-		return b
-	case '0':
-		f, _ := n.Float()
-		return f != 0
-	}
-	return false
 }

@@ -69,10 +69,10 @@ func TestHelpersAsGjson(t *testing.T) {
 
 func helpersAsGjson(t *testing.T, src, at string, n frame.Node, r gjson.Result) {
 	t.Helper()
-	if got, want := text(n), r.String(); got != want {
+	if got, want := n.Text(), r.String(); got != want {
 		t.Errorf("%s at %q: text %q, gjson String %q", src, at, got, want)
 	}
-	if got, want := truth(n), r.Bool(); got != want {
+	if got, want := n.Truthy(), r.Bool(); got != want {
 		t.Errorf("%s at %q: truth %v, gjson Bool %v", src, at, got, want)
 	}
 	if got, want := string(n.Raw()), r.Raw; got != want || n.Exists() != r.Exists() {
@@ -106,7 +106,7 @@ func helpersLeaf(t *testing.T, src, at string, n frame.Node, r gjson.Result) {
 	if got, want := string(n.Raw()), r.Raw; got != want || n.Exists() != r.Exists() {
 		t.Errorf("%s at %q: child %s (%v), gjson %s (%v)", src, at, got, n.Exists(), want, r.Exists())
 	}
-	if got, want := text(n), r.String(); got != want {
+	if got, want := n.Text(), r.String(); got != want {
 		t.Errorf("%s at %q: text %q, gjson String %q", src, at, got, want)
 	}
 }
