@@ -2,11 +2,11 @@ package redact
 
 import (
 	"encoding/json"
-	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mcpsleuth/mcpsleuth/pkg/jsontree"
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 )
 
@@ -39,23 +39,104 @@ var dataKeys = map[string]bool{
 	"text": true, "blob": true, "instructions": true, "cursor": true, "nextCursor": true, "uri": true,
 }
 
-// walk redacts a frame's tree in place. It hides the values of the kinds a
-// frame carries as data, masks secrets in what it keeps, and, with a Set, either
-// adds what it hides and masks to the set (collecting) or replaces the set's
-// values in the strings it keeps (applying).
-type walk struct {
-	set     *Set
-	collect bool
-	// protocol is set for what a frame keeps exactly (exact).
-	protocol bool
+// Classes of member names (keyClass): the tables above, in one lookup.
+const (
+	classKept = 1 << iota
+	classScalar
+	classDefinitions
+	classData
+)
+
+// keyClass is the class of a member name: which of the tables above hold it
+// (TestKeyClasses).
+func keyClass(name string) uint8 {
+	switch name {
+	case "capabilities", "clientInfo", "serverInfo", "protocolVersion", "supportedVersions",
+		"inputSchema", "outputSchema", "requestedSchema", "annotations", "toolChoice",
+		"io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities",
+		"io.modelcontextprotocol/clientInfo", "io.modelcontextprotocol/serverInfo":
+		return classKept
+	case "jsonrpc", "id", "method", "type", "mimeType", "role", "level",
+		"progressToken", "requestId", "progress", "total", "isError", "resultType",
+		"ttlMs", "cacheScope", "mode", "action", "stopReason", "includeContext",
+		"subscriptionId", "taskId", "elicitationId", "code":
+		return classScalar
+	case "tools", "prompts", "resourceTemplates":
+		return classDefinitions
+	case "arguments", "structuredContent", "data", "inputResponses", "contents",
+		"text", "blob", "instructions", "cursor", "nextCursor", "uri":
+		return classData
+	}
+	return 0
 }
 
-// exact is the walk for what a frame keeps exactly as triage needs it (the
-// envelope, ids, enumerations, counters): secrets are still masked, the set's
-// values are not replaced in it, and nothing of it is collected (protocol values
-// are not what a session echoes).
-func (w walk) exact() walk {
-	return walk{collect: w.collect, protocol: true}
+// path is where a value stands in a message, as routing reads it: the first and
+// last member names on the way to it and how many there are (an array's elements
+// stand at the array's path with its last name once more).
+type path struct {
+	first, last string
+	n           int
+}
+
+func (p path) push(name string) path {
+	if p.n == 0 {
+		p.first = name
+	}
+	p.last = name
+	p.n++
+	return p
+}
+
+// errorPath is the path of a member of a message's error object.
+func errorPath(name string) path { return path{first: "error", last: name, n: 2} }
+
+// A route is what redaction does with a value outside data (route).
+type routeKind uint8
+
+const (
+	routeWalk   routeKind = iota // walked: containers member by member, scalars hidden
+	routeData                    // walked as data: everything below is hidden
+	routeSecret                  // a scalar whose name says credential: hidden
+	routeKeep                    // kept, secrets masked, the set's values replaced
+	routeExact                   // kept exactly, secrets masked
+	routeMeta                    // a _meta object (metaRoute for its members)
+)
+
+// route is what redaction does with a value at p outside data; container and
+// array say what the value is.
+func route(p path, container, array bool) routeKind {
+	key := p.last
+	if !container && isSecretName(key) {
+		return routeSecret
+	}
+	class := keyClass(key)
+	switch {
+	case class&classKept != 0:
+		return routeKeep
+	case key == "name" && p.n == 2 && p.first == "params":
+		return routeKeep // the tool or prompt of tools/call, prompts/get
+	case class&classDefinitions != 0 && p.n == 2 && (p.first == "result" || p.first == "params") && array:
+		return routeKeep
+	case class&classScalar != 0 && !container:
+		return routeExact
+	case key == "_meta":
+		return routeMeta
+	case class&classData != 0:
+		return routeData
+	}
+	return routeWalk
+}
+
+// metaRoute is what redaction does with a member of a _meta object: the
+// contract members stay, the progress token stays exactly, the rest is data.
+func metaRoute(name string) routeKind {
+	switch {
+	case keptKeys[name]:
+		return routeKeep
+	case name == "progressToken":
+		return routeExact
+	}
+	return routeData
 }
 
 // Frame redacts one captured frame (a JSON-RPC message or batch, possibly cut or
@@ -67,203 +148,46 @@ func Frame(raw []byte, set *Set) []byte {
 	if len(raw) == 0 {
 		return raw
 	}
-	n := jsontree.Parse(raw)
-	walk{set: set}.frame(n)
-	var b strings.Builder
-	n.Compact(&b)
-	return []byte(b.String())
+	if n, err := frame.Parse(raw); err == nil {
+		w := walk{set: set, out: make([]byte, 0, len(raw))}
+		if w.frame(n); !w.deep {
+			return w.out
+		}
+	}
+	t := readLenient(raw)
+	treeWalk{set: set}.frame(t)
+	return t.compact(make([]byte, 0, len(raw)))
 }
 
 // Collect adds to set the values Frame hides in a captured frame, and the
 // secrets it masks, so that they can be replaced wherever else the session
-// prints them.
+// prints them. CollectFrame does the same from a frame's tokens, without reading
+// its bytes again.
 func Collect(raw []byte, set *Set) {
-	if len(raw) == 0 || set == nil {
+	if len(raw) == 0 || set.saturated() {
 		return
 	}
-	walk{set: set, collect: true}.frame(jsontree.Parse(raw))
-}
-
-func (w walk) frame(n *jsontree.Node) {
-	if n.Kind == 'a' && !n.Mixed {
-		for _, k := range n.Kids {
-			w.message(k)
-		}
+	if n, err := frame.Parse(raw); err == nil {
+		w := walk{set: set, collect: true}
+		w.frame(n)
 		return
 	}
-	w.message(n)
+	treeWalk{set: set, collect: true}.frame(readLenient(raw))
 }
 
-// message redacts a JSON-RPC message: its envelope stays, params and result are
-// walked, the error keeps its code and message.
-func (w walk) message(n *jsontree.Node) {
-	if n.Kind != 'o' {
-		w.value(n, nil, false)
+// CollectFrame is Collect of a frame's bytes (f.Raw), read from the tokens its
+// scan recorded (f.Node).
+func CollectFrame(f *frame.Frame, set *Set) {
+	if f == nil || set.saturated() {
 		return
 	}
-	for i, k := range n.Keys {
-		kid := n.Kids[i]
-		switch k {
-		case "jsonrpc", "id", "method":
-			w.exact().keep(kid)
-		case "error":
-			if kid.Kind != 'o' {
-				w.value(kid, nil, false)
-				continue
-			}
-			for j, ek := range kid.Keys {
-				switch ek {
-				case "code", "message":
-					w.keep(kid.Kids[j])
-				default:
-					w.value(kid.Kids[j], []string{"error", ek}, true)
-				}
-			}
-		default:
-			w.value(kid, []string{k}, false)
-		}
-	}
-}
-
-// value redacts the value at path; inData is set below a member that holds data
-// (arguments, structuredContent, ...).
-func (w walk) value(n *jsontree.Node, path []string, inData bool) {
-	key := ""
-	if len(path) > 0 {
-		key = path[len(path)-1]
-	}
-	if !inData && isSecretName(key) && n.Kind != 'o' && n.Kind != 'a' {
-		w.scalar(n)
+	n := f.Node()
+	if !n.Exists() {
+		Collect(f.Raw, set) // not JSON: read tolerantly
 		return
 	}
-	if !inData {
-		switch {
-		case keptKeys[key]:
-			w.keep(n)
-			return
-		case key == "name" && len(path) == 2 && path[0] == "params":
-			w.keep(n) // the tool or prompt of tools/call, prompts/get
-			return
-		case definitionLists[key] && len(path) == 2 && (path[0] == "result" || path[0] == "params") && n.Kind == 'a':
-			w.keep(n)
-			return
-		case keptScalars[key] && n.Kind != 'o' && n.Kind != 'a':
-			w.exact().keep(n)
-			return
-		case key == "_meta":
-			for i, mk := range n.Keys {
-				if keptKeys[mk] {
-					w.keep(n.Kids[i])
-				} else if mk == "progressToken" {
-					w.exact().keep(n.Kids[i])
-				} else {
-					w.value(n.Kids[i], append(path, mk), true)
-				}
-			}
-			return
-		case dataKeys[key]:
-			inData = true
-		}
-	}
-	switch n.Kind {
-	case 'o':
-		for i, k := range n.Keys {
-			w.value(n.Kids[i], append(path[:len(path):len(path)], k), inData)
-		}
-	case 'a':
-		for _, kid := range n.Kids {
-			w.value(kid, append(path[:len(path):len(path)], key), inData)
-		}
-	default:
-		w.scalar(n)
-	}
-}
-
-// scalar replaces a string, number or unreadable text with its placeholder (or,
-// collecting, adds its value to the set).
-func (w walk) scalar(n *jsontree.Node) {
-	switch n.Kind {
-	case 's', 'n':
-	case 'x':
-		if n.Raw == "" {
-			return
-		}
-	default:
-		return
-	}
-	if w.collect {
-		switch n.Kind {
-		case 's':
-			w.set.Add(jsontree.DecodeString(n.Raw))
-		case 'n':
-			w.set.Add(n.Raw)
-		}
-		return
-	}
-	n.Raw, n.Kind = placeholder(n), 's'
-	n.Open = false
-}
-
-// keep keeps a value, masking secret-looking strings and the values of members
-// whose names say credential, and replacing the set's values in its strings.
-func (w walk) keep(n *jsontree.Node) {
-	switch n.Kind {
-	case 's':
-		if w.collect && w.protocol {
-			return
-		}
-		s := jsontree.DecodeString(n.Raw)
-		if w.collect {
-			maskSecrets(s, w.addSecret)
-			return
-		}
-		if kept := w.set.Replace(MaskSecrets(s)); kept != s {
-			n.Raw = jsontree.EncodeString(kept)
-			if n.Open {
-				n.Raw = strings.TrimSuffix(n.Raw, `"`)
-			}
-		}
-	case 'o':
-		for i, k := range n.Keys {
-			if isSecretName(k) && n.Kids[i].Kind != 'o' && n.Kids[i].Kind != 'a' {
-				w.scalar(n.Kids[i])
-				continue
-			}
-			w.keep(n.Kids[i])
-		}
-	case 'a':
-		for _, k := range n.Kids {
-			w.keep(k)
-		}
-	case 'x':
-		w.scalar(n) // unreadable: cannot tell what it holds
-	}
-}
-
-// addSecret adds a secret masked in a kept string, and its last word on its own
-// ("Bearer abc123": the token alone is what the session repeats elsewhere).
-func (w walk) addSecret(secret string) {
-	w.set.Add(secret)
-	if fields := strings.Fields(secret); len(fields) > 1 {
-		w.set.Add(fields[len(fields)-1])
-	}
-}
-
-// placeholder is what a redacted value becomes: its type and size, never its content.
-func placeholder(n *jsontree.Node) string {
-	switch n.Kind {
-	case 's':
-		s := jsontree.DecodeString(n.Raw)
-		if n.Open {
-			return jsontree.EncodeString(fmt.Sprintf("[redacted string, %d+ chars, cut]", utf8.RuneCountInString(s)))
-		}
-		return jsontree.EncodeString("[redacted string, " + quote.Count(utf8.RuneCountInString(s), "char") + "]")
-	case 'n':
-		return jsontree.EncodeString("[redacted number, " + quote.Count(len(n.Raw), "char") + "]")
-	case 'x':
-		return jsontree.EncodeString("[redacted unreadable text, " + quote.Count(len(n.Raw), "byte") + "]")
-	}
-	return n.Raw
+	w := walk{set: set, collect: true}
+	w.frame(n)
 }
 
 // Kept masks secrets inside a JSON value that redaction keeps (a capability
@@ -272,11 +196,15 @@ func Kept(raw json.RawMessage, set *Set) json.RawMessage {
 	if len(raw) == 0 || string(raw) == "null" {
 		return raw
 	}
-	n := jsontree.Parse(raw)
-	walk{set: set}.keep(n)
-	var b strings.Builder
-	n.Compact(&b)
-	return json.RawMessage(b.String())
+	if n, err := frame.Parse(raw); err == nil {
+		w := walk{set: set, out: make([]byte, 0, len(raw))}
+		if w.keep(n, false, 0); !w.deep {
+			return w.out
+		}
+	}
+	t := readLenient(raw)
+	treeWalk{set: set}.keep(t)
+	return t.compact(make([]byte, 0, len(raw)))
 }
 
 // ID masks a secret-looking string id (ids stay: triage needs them).
@@ -284,9 +212,9 @@ func ID(id json.RawMessage) json.RawMessage {
 	if len(id) == 0 || id[0] != '"' {
 		return id
 	}
-	s := jsontree.DecodeString(string(id))
+	s := decodeString(string(id))
 	if masked := MaskSecrets(s); masked != s {
-		return json.RawMessage(jsontree.EncodeString(masked))
+		return json.RawMessage(encodeString(masked))
 	}
 	return id
 }
@@ -296,12 +224,50 @@ func ID(id json.RawMessage) json.RawMessage {
 // and the members triage needs stay, strings and numbers become placeholders.
 func jsonValue(shown string, set *Set) string {
 	body, cut := strings.CutSuffix(shown, quote.Ellipsis)
-	n := jsontree.Parse([]byte(body))
-	walk{set: set}.value(n, nil, false)
-	var b strings.Builder
-	n.Compact(&b)
-	if cut {
-		b.WriteString(quote.Ellipsis)
+	var out []byte
+	if n, err := frame.Parse([]byte(body)); err == nil {
+		w := walk{set: set, out: make([]byte, 0, len(body)+len(quote.Ellipsis))}
+		if w.value(n, path{}, false, 0); !w.deep {
+			out = w.out
+		}
 	}
-	return b.String()
+	if out == nil {
+		t := readLenient([]byte(body))
+		treeWalk{set: set}.value(t, path{}, false)
+		out = t.compact(make([]byte, 0, len(body)+len(quote.Ellipsis)))
+	}
+	if cut {
+		out = append(out, quote.Ellipsis...)
+	}
+	return string(out)
 }
+
+// addSecret adds a secret masked in a kept string, and its last word on its own
+// ("Bearer abc123": the token alone is what the session repeats elsewhere).
+func (s *Set) addSecret(secret string) {
+	s.Add(secret)
+	if fields := strings.Fields(secret); len(fields) > 1 {
+		s.Add(fields[len(fields)-1])
+	}
+}
+
+// Placeholders: what a redacted value becomes, its type and size, never its
+// content.
+
+func stringPlaceholder(chars int) string {
+	return "[redacted string, " + quote.Count(chars, "char") + "]"
+}
+
+func cutStringPlaceholder(chars int) string {
+	return "[redacted string, " + strconv.Itoa(chars) + "+ chars, cut]"
+}
+
+func numberPlaceholder(size int) string {
+	return "[redacted number, " + quote.Count(size, "char") + "]"
+}
+
+func unreadablePlaceholder(size int) string {
+	return "[redacted unreadable text, " + quote.Count(size, "byte") + "]"
+}
+
+func runeCount(s string) int { return utf8.RuneCountInString(s) }

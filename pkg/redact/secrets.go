@@ -61,6 +61,9 @@ func maskSecrets(s string, found func(secret string)) string {
 	if len(s) < minSecretText {
 		return s
 	}
+	if !mayMatchPatterns(s) {
+		return maskPathTokens(s, found)
+	}
 	for _, re := range secretPatterns {
 		locs := re.FindAllStringSubmatchIndex(s, -1)
 		if locs == nil {
@@ -90,6 +93,104 @@ func maskSecrets(s string, found func(secret string)) string {
 		s = b.String()
 	}
 	return maskPathTokens(s, found)
+}
+
+// mayMatchPatterns reports whether some secret pattern may match in s: false
+// only when none can, so that most strings (names, descriptions, schema text)
+// are not searched with each expression. Each pattern needs a word of its own
+// to match (a name saying credential and a ':' or '=' after it, "bearer", a
+// token's prefix, "://"); s holds none of them when it is ASCII (under (?i), 'k'
+// and 's' also match U+212A and U+017F: text that is not ASCII is searched).
+func mayMatchPatterns(s string) bool {
+	sep := strings.IndexByte(s, ':') >= 0 || strings.IndexByte(s, '=') >= 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return true
+		}
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		rest := s[i:]
+		switch c {
+		case 'a': // authorization (pattern 1), api key (2), AKIA, ASIA, AIza
+			if sep && hasPrefixFold(rest, "authorization") {
+				return true
+			}
+			if strings.HasPrefix(rest, "AKIA") || strings.HasPrefix(rest, "ASIA") || strings.HasPrefix(rest, "AIza") {
+				return true
+			}
+		case 'c': // cookie, set-cookie (1), credential (2)
+			if sep && (hasPrefixFold(rest, "cookie") || hasPrefixFold(rest, "credential")) {
+				return true
+			}
+		case 'k': // apikey, api_key, access-key, private_key, x-api-key (2)
+			if sep && hasPrefixFold(rest, "key") {
+				return true
+			}
+		case 'p': // password, passwd, passphrase (2), pk-
+			if sep && hasPrefixFold(rest, "pass") || strings.HasPrefix(rest, "pk-") {
+				return true
+			}
+		case 's': // secret, session id, signature (2), sk-
+			if sep && (hasPrefixFold(rest, "secret") || hasPrefixFold(rest, "session") || hasPrefixFold(rest, "signature")) {
+				return true
+			}
+			if strings.HasPrefix(rest, "sk-") {
+				return true
+			}
+		case 't': // token (2)
+			if sep && hasPrefixFold(rest, "token") {
+				return true
+			}
+		case 'b': // bearer (3)
+			if hasPrefixFold(rest, "bearer") {
+				return true
+			}
+		case 'r': // rk-
+			if strings.HasPrefix(rest, "rk-") {
+				return true
+			}
+		case '_': // sk_live_, pk_test_, ...
+			if strings.HasPrefix(rest, "_live_") || strings.HasPrefix(rest, "_test_") {
+				return true
+			}
+		case 'g': // ghp_ and the other GitHub tokens, github_pat_, glpat-
+			if len(rest) >= 4 && rest[0] == 'g' && rest[1] == 'h' && strings.IndexByte("pousr", rest[2]) >= 0 && rest[3] == '_' {
+				return true
+			}
+			if strings.HasPrefix(rest, "github_pat_") || strings.HasPrefix(rest, "glpat-") {
+				return true
+			}
+		case 'x': // xoxb- and the other Slack tokens
+			if strings.HasPrefix(rest, "xox") {
+				return true
+			}
+		case 'n': // npm_
+			if strings.HasPrefix(rest, "npm_") {
+				return true
+			}
+		case 'e': // eyJ (JWT)
+			if strings.HasPrefix(rest, "eyJ") {
+				return true
+			}
+		case '-': // -----BEGIN ... PRIVATE KEY-----
+			if strings.HasPrefix(rest, "-----BEGIN ") {
+				return true
+			}
+		case ':': // scheme://user:password@host
+			if strings.HasPrefix(rest, "://") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasPrefixFold reports whether s starts with prefix (lower-case ASCII letters),
+// ignoring the case of ASCII letters.
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && equalFoldASCII(s[:len(prefix)], prefix)
 }
 
 func secretPlaceholder(secret string) string {
@@ -182,29 +283,63 @@ func isSecretName(name string) bool {
 	if len(name) < 4 {
 		return false
 	}
-	var buf [64]byte
-	lower := buf[:0]
-	if len(name) > len(buf) {
-		lower = make([]byte, 0, len(name))
+	ends := secretEndsByLast[name[len(name)-1]]
+	if len(ends) == 0 {
+		return false // most names: no ending has their last letter
 	}
-	lower = lower[:len(name)]
+	found := false
+	for _, end := range ends {
+		if len(name) >= len(end) && equalFoldASCII(name[len(name)-len(end):], end) {
+			found = true
+			break
+		}
+	}
+	if !found {
+		return false
+	}
 	for i := 0; i < len(name); i++ {
-		c := name[i]
-		switch {
-		case c >= 'A' && c <= 'Z':
-			c += 'a' - 'A'
-		case c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '_', c == '.', c == '-':
+		switch c := name[i]; {
+		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '_', c == '.', c == '-':
 		default:
 			return false
 		}
-		lower[i] = c
 	}
-	for _, end := range secretNameEnds {
-		if strings.HasSuffix(string(lower), end) {
-			return !notSecretNames[string(lower)]
+	for notSecret := range notSecretNames {
+		if len(name) == len(notSecret) && equalFoldASCII(name, notSecret) {
+			return false
 		}
 	}
-	return false
+	return true
+}
+
+// secretEndsByLast are secretNameEnds by their last byte, in either case.
+var secretEndsByLast = func() (by [256][]string) {
+	for _, end := range secretNameEnds {
+		last := end[len(end)-1]
+		by[last] = append(by[last], end)
+		if last >= 'a' && last <= 'z' {
+			by[last-'a'+'A'] = append(by[last-'a'+'A'], end)
+		}
+	}
+	return by
+}()
+
+// equalFoldASCII reports whether s is lower, a lower-case ASCII text, ignoring
+// the case of ASCII letters in s.
+func equalFoldASCII(s, lower string) bool {
+	if len(s) != len(lower) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // tokenLike matches stream keys that look like session identifiers (HTTP

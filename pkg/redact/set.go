@@ -2,11 +2,10 @@ package redact
 
 import (
 	"sort"
-	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
-	"github.com/mcpsleuth/mcpsleuth/pkg/jsontree"
 	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 )
 
@@ -39,6 +38,11 @@ type Set struct {
 	bytes int
 	// unsorted is set when a value was added since the lists were last sorted.
 	unsorted bool
+	// block is where the set copies the forms it keeps (copy).
+	block []byte
+	// scratch holds the string a walk collecting into the set decoded last
+	// (walk.add): the set keeps a copy of it, if anything.
+	scratch []byte
 	// Full is set when a value was left out because the bounds were reached.
 	Full bool
 }
@@ -48,26 +52,37 @@ func NewSet() *Set {
 	return &Set{byPrefix: map[string][]string{}, chars: map[string]int{}}
 }
 
-// Add adds a captured value, and the forms a message or a frame may show it in
-// (JSON- or Go-escaped inside quotes).
-func (s *Set) Add(value string) {
-	if s == nil || len(value) < MinValue || strings.HasPrefix(value, "[redacted") {
-		return
-	}
-	n := utf8.RuneCountInString(value)
-	s.add(value, n)
-	if printableASCII(value) {
-		return // shown as it is, quoted or not
-	}
-	if enc := strings.Trim(jsontree.EncodeString(value), `"`); enc != value {
-		s.add(enc, n)
-	}
-	if q := strconv.Quote(value); q[1:len(q)-1] != value {
-		s.add(q[1:len(q)-1], n)
-	}
+// saturated reports whether nothing can be added to the set any more (a nil
+// set is saturated).
+func (s *Set) saturated() bool {
+	return s == nil || (s.Full && len(s.chars) >= MaxValues)
 }
 
-func (s *Set) add(form string, chars int) {
+// Blocks the set copies its forms into: from firstBlock bytes, doubling up to
+// maxBlock (a session with a few values keeps a small block); a form longer than
+// the block it would start is a string of its own.
+const (
+	firstBlock = 512
+	maxBlock   = 64 << 10
+)
+
+// copy is a copy of form that the set keeps, in its current block.
+func (s *Set) copy(form string) string {
+	if len(form) > cap(s.block)-len(s.block) {
+		size := min(max(2*cap(s.block), firstBlock), maxBlock)
+		if len(form) > size {
+			return strings.Clone(form)
+		}
+		s.block = make([]byte, 0, size)
+	}
+	start := len(s.block)
+	s.block = append(s.block, form...)
+	return unsafe.String(&s.block[start], len(form))
+}
+
+// add adds one form of a value; owned says the set may keep the string as it is
+// (else it keeps a copy: the form may alias a frame's bytes).
+func (s *Set) add(form string, chars int, owned bool) {
 	if _, ok := s.chars[form]; ok {
 		return
 	}
@@ -75,22 +90,14 @@ func (s *Set) add(form string, chars int) {
 		s.Full = true
 		return
 	}
+	if !owned {
+		form = s.copy(form)
+	}
 	s.chars[form] = chars
 	s.bytes += len(form)
 	p := form[:MinValue]
 	s.byPrefix[p] = append(s.byPrefix[p], form)
 	s.unsorted = true
-}
-
-// printableASCII reports whether s is printable ASCII without quotes or
-// backslashes: JSON and Go quoting leave it as it is.
-func printableASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
-			return false
-		}
-	}
-	return true
 }
 
 // Len is the number of values (and escaped forms) in the set.

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mcpsleuth/mcpsleuth/pkg/jsontree"
 	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 )
@@ -97,7 +96,7 @@ func valuePlaceholder(v rule.Value, set *Set) string {
 	n := 0
 	switch {
 	case v.JSON && strings.HasPrefix(text, `"`):
-		n = utf8.RuneCountInString(jsontree.DecodeString(text))
+		n = utf8.RuneCountInString(decodeString(text))
 	default:
 		n = utf8.RuneCountInString(text)
 	}

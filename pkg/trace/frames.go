@@ -243,7 +243,7 @@ func (o *observation) Message(m *session.Message) {
 		keepListed(t, m)
 	}
 	if t.Redacted != nil && m.Batch == nil {
-		redact.Collect(m.Raw, t.Redacted)
+		redact.CollectFrame(m.Frame, t.Redacted)
 	}
 	if !o.tr.opt.Frames {
 		return

@@ -1,0 +1,406 @@
+package redact
+
+import (
+	"unicode/utf8"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+)
+
+// walk redacts a JSON text read with pkg/frame (a frame's Node, or frame.Parse of
+// bytes that are one JSON text), in one pass over its tokens. It hides the values
+// of the kinds a frame carries as data, masks secrets in what it keeps, and, with
+// a Set, either adds what it hides and masks to the set (collecting: nothing is
+// written) or replaces the set's values in the strings it keeps and writes the
+// redacted text, compact, to out.
+//
+// What it hides and keeps is what the tolerant walk of other bytes (treeWalk,
+// lenient.go) hides and keeps, member by member (route). Like that reader, it
+// reads no value nested deeper than maxDepth: at the first one, in the text's
+// order, it stops (deep); collecting, nothing after it is collected, as the
+// tolerant reader reads nothing after it; writing, the caller redacts the bytes
+// with the tolerant walk instead.
+type walk struct {
+	set     *Set
+	collect bool
+	out     []byte
+	deep    bool
+}
+
+// frame redacts a message, or each message of a batch.
+func (w *walk) frame(n frame.Node) {
+	if n.Kind() != '[' {
+		w.message(n, 0)
+		return
+	}
+	w.put('[')
+	for i, kid := range n.Elements {
+		if i > 0 {
+			w.put(',')
+		}
+		if w.message(kid, 1); w.deep {
+			return
+		}
+	}
+	w.put(']')
+}
+
+// message redacts a JSON-RPC message: its envelope stays, params and result are
+// walked, the error keeps its code and message.
+func (w *walk) message(n frame.Node, depth int) {
+	if depth > maxDepth {
+		w.deep = true
+		return
+	}
+	if n.Kind() != '{' {
+		w.value(n, path{}, false, depth)
+		return
+	}
+	w.put('{')
+	i := 0
+	for k, kid := range n.Members {
+		w.name(i, k)
+		i++
+		switch k {
+		case "jsonrpc", "id", "method":
+			w.keep(kid, true, depth+1)
+		case "error":
+			if kid.Kind() != '{' {
+				w.value(kid, path{}, false, depth+1)
+				break
+			}
+			if depth+1 > maxDepth {
+				w.deep = true
+				return
+			}
+			w.put('{')
+			j := 0
+			for ek, ev := range kid.Members {
+				w.name(j, ek)
+				j++
+				switch ek {
+				case "code", "message":
+					w.keep(ev, false, depth+2)
+				default:
+					w.value(ev, errorPath(ek), true, depth+2)
+				}
+				if w.deep {
+					return
+				}
+			}
+			w.put('}')
+		default:
+			w.value(kid, path{}.push(k), false, depth+1)
+		}
+		if w.deep {
+			return
+		}
+	}
+	w.put('}')
+}
+
+// value redacts the value at path p; inData is set below a member that holds
+// data (arguments, structuredContent, ...).
+func (w *walk) value(n frame.Node, p path, inData bool, depth int) {
+	if inData {
+		w.data(n, depth)
+		return
+	}
+	if depth > maxDepth {
+		w.deep = true
+		return
+	}
+	kind := n.Kind()
+	switch route(p, kind == '{' || kind == '[', kind == '[') {
+	case routeSecret:
+		w.scalar(n, kind, depth)
+		return
+	case routeKeep:
+		w.keep(n, false, depth)
+		return
+	case routeExact:
+		w.keep(n, true, depth)
+		return
+	case routeMeta:
+		w.meta(n, p, depth)
+		return
+	case routeData:
+		w.data(n, depth)
+		return
+	}
+	switch kind {
+	case '{':
+		w.put('{')
+		i := 0
+		for k, kid := range n.Members {
+			w.name(i, k)
+			i++
+			if w.value(kid, p.push(k), false, depth+1); w.deep {
+				return
+			}
+		}
+		w.put('}')
+	case '[':
+		w.put('[')
+		for i, kid := range n.Elements {
+			if i > 0 {
+				w.put(',')
+			}
+			if w.value(kid, p.push(p.last), false, depth+1); w.deep {
+				return
+			}
+		}
+		w.put(']')
+	default:
+		w.scalar(n, kind, depth)
+	}
+}
+
+// data redacts a value below a member that holds data: every string and number
+// in it is hidden (booleans and null stay: they have no length to hide).
+func (w *walk) data(n frame.Node, depth int) {
+	if depth > maxDepth {
+		w.deep = true
+		return
+	}
+	switch kind := n.Kind(); kind {
+	case '{':
+		w.put('{')
+		i := 0
+		for k, kid := range n.Members {
+			w.name(i, k)
+			i++
+			if w.data(kid, depth+1); w.deep {
+				return
+			}
+		}
+		w.put('}')
+	case '[':
+		w.put('[')
+		for i, kid := range n.Elements {
+			if i > 0 {
+				w.put(',')
+			}
+			if w.data(kid, depth+1); w.deep {
+				return
+			}
+		}
+		w.put(']')
+	default:
+		w.scalar(n, kind, depth)
+	}
+}
+
+// meta redacts a _meta object: the contract members it carries stay, a progress
+// token stays exactly, the rest is data. A _meta that is not an object stays.
+func (w *walk) meta(n frame.Node, p path, depth int) {
+	if kind := n.Kind(); kind != '{' {
+		w.same(n, kind, depth)
+		return
+	}
+	w.put('{')
+	i := 0
+	for mk, kid := range n.Members {
+		w.name(i, mk)
+		i++
+		switch metaRoute(mk) {
+		case routeKeep:
+			w.keep(kid, false, depth+1)
+		case routeExact:
+			w.keep(kid, true, depth+1)
+		default:
+			w.value(kid, p.push(mk), true, depth+1)
+		}
+		if w.deep {
+			return
+		}
+	}
+	w.put('}')
+}
+
+// scalar replaces a string or number (of that kind) with its placeholder (or,
+// collecting, adds its value to the set); other values stay.
+func (w *walk) scalar(n frame.Node, kind byte, depth int) {
+	switch kind {
+	case '"':
+		if w.collect {
+			w.add(n)
+			return
+		}
+		w.out = appendString(w.out, stringPlaceholder(stringChars(n)))
+	case '0':
+		if w.collect {
+			w.set.Add(view(n.Raw()))
+			return
+		}
+		w.out = appendString(w.out, numberPlaceholder(len(n.Raw())))
+	default:
+		w.same(n, kind, depth)
+	}
+}
+
+// add adds a string value to the set, decoded, with the forms of it the set
+// keeps: without escapes, the value is the string's bytes; with the escapes
+// encoding/json writes, its JSON form is (decodeJSON).
+func (w *walk) add(n frame.Node) {
+	if !n.Escaped() {
+		w.set.Add(str(n))
+		return
+	}
+	body := n.Bytes()
+	if w.set.saturated() || w.set.tooLong(len(body)/6) {
+		return // no room for a string this long (an escape is at most 6 bytes for a byte)
+	}
+	s, chars, goAlike, ok := decodeJSON(w.set.scratch, body)
+	if ok {
+		w.set.scratch = s
+		w.set.addJSON(view(s), view(body), chars, goAlike)
+		return
+	}
+	w.set.addValue(str(n), true) // a string of its own: Str unescaped it
+}
+
+// keep keeps a value, masking secret-looking strings and the values of members
+// whose names say credential, and replacing the set's values in its strings.
+//
+// exact is set for what a frame keeps exactly as triage needs it (the envelope,
+// ids, enumerations, counters): secrets are still masked, the set's values are
+// not replaced in it, and nothing of it is collected (protocol values are not
+// what a session echoes).
+func (w *walk) keep(n frame.Node, exact bool, depth int) {
+	if depth > maxDepth {
+		w.deep = true
+		return
+	}
+	kind := n.Kind()
+	if w.collect && exact {
+		w.same(n, kind, depth) // nothing to collect, but how deep it goes
+		return
+	}
+	switch kind {
+	case '"':
+		if w.collect {
+			maskSecrets(str(n), w.set.addSecret)
+			return
+		}
+		s := str(n)
+		kept := MaskSecrets(s)
+		if !exact {
+			kept = w.set.Replace(kept)
+		}
+		if kept != s {
+			w.out = appendString(w.out, kept)
+		} else {
+			w.out = append(w.out, n.Raw()...)
+		}
+	case '{':
+		w.put('{')
+		i := 0
+		for k, kid := range n.Members {
+			w.name(i, k)
+			i++
+			if kind := kid.Kind(); kind != '{' && kind != '[' && isSecretName(k) {
+				if depth+1 > maxDepth {
+					w.deep = true
+					return
+				}
+				w.scalar(kid, kind, depth+1)
+			} else {
+				w.keep(kid, exact, depth+1)
+			}
+			if w.deep {
+				return
+			}
+		}
+		w.put('}')
+	case '[':
+		w.put('[')
+		for i, kid := range n.Elements {
+			if i > 0 {
+				w.put(',')
+			}
+			if w.keep(kid, exact, depth+1); w.deep {
+				return
+			}
+		}
+		w.put(']')
+	default:
+		w.same(n, kind, depth)
+	}
+}
+
+// same writes a value (of that kind) as it is, compact (member names as
+// encodeString writes them); collecting, it only looks how deep the value goes.
+func (w *walk) same(n frame.Node, kind byte, depth int) {
+	switch kind {
+	case '{':
+		if depth+1 > maxDepth && n.Len() > 0 {
+			w.deep = true
+			return
+		}
+		w.put('{')
+		i := 0
+		for k, kid := range n.Members {
+			w.name(i, k)
+			i++
+			if w.same(kid, kid.Kind(), depth+1); w.deep {
+				return
+			}
+		}
+		w.put('}')
+	case '[':
+		if depth+1 > maxDepth && n.Len() > 0 {
+			w.deep = true
+			return
+		}
+		w.put('[')
+		for i, kid := range n.Elements {
+			if i > 0 {
+				w.put(',')
+			}
+			if w.same(kid, kid.Kind(), depth+1); w.deep {
+				return
+			}
+		}
+		w.put(']')
+	default:
+		if !w.collect {
+			w.out = append(w.out, n.Raw()...)
+		}
+	}
+}
+
+// put writes a byte of the redacted text (nothing when collecting).
+func (w *walk) put(c byte) {
+	if !w.collect {
+		w.out = append(w.out, c)
+	}
+}
+
+// name writes the i-th member name of an object (decoded, then encoded again as
+// encodeString does), after a comma but for the first.
+func (w *walk) name(i int, k string) {
+	if w.collect {
+		return
+	}
+	if i > 0 {
+		w.out = append(w.out, ',')
+	}
+	if plainText(k) {
+		w.out = append(w.out, '"')
+		w.out = append(w.out, k...)
+		w.out = append(w.out, '"', ':')
+		return
+	}
+	w.out = appendString(w.out, validUTF8(k))
+	w.out = append(w.out, ':')
+}
+
+// stringChars is the length of a string value in characters, decoded (a byte
+// that is not UTF-8 counts as one, as the U+FFFD it decodes to).
+func stringChars(n frame.Node) int {
+	if !n.Escaped() {
+		return utf8.RuneCount(n.Bytes())
+	}
+	s, _ := n.Str()
+	return utf8.RuneCountInString(s)
+}
