@@ -51,8 +51,9 @@ type parser struct {
 	i int
 }
 
-// maxDepth bounds the nesting read (deeper values stay unreadable text).
-const maxDepth = 64
+// MaxDepth bounds the nesting read (deeper values stay unreadable text); redaction
+// reads JSON texts no deeper, so that both readers hide the same values.
+const MaxDepth = 64
 
 func (p *parser) space() {
 	for p.i < len(p.s) {
@@ -76,7 +77,7 @@ func (p *parser) value(depth int) *Node {
 	if p.i >= len(p.s) {
 		return &Node{Kind: 'x', Open: true}
 	}
-	if depth > maxDepth {
+	if depth > MaxDepth {
 		return p.rest()
 	}
 	switch c := p.s[p.i]; {

@@ -2,6 +2,7 @@ package redact
 
 import (
 	"encoding/json"
+	"github.com/mcpsleuth/mcpsleuth/pkg/jsontree"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -154,9 +155,9 @@ func Frame(raw []byte, set *Set) []byte {
 			return w.out
 		}
 	}
-	t := readLenient(raw)
+	t := jsontree.Parse(raw)
 	treeWalk{set: set}.frame(t)
-	return t.compact(make([]byte, 0, len(raw)))
+	return compact(t, len(raw))
 }
 
 // Collect adds to set the values Frame hides in a captured frame, and the
@@ -172,7 +173,7 @@ func Collect(raw []byte, set *Set) {
 		w.frame(n)
 		return
 	}
-	treeWalk{set: set, collect: true}.frame(readLenient(raw))
+	treeWalk{set: set, collect: true}.frame(jsontree.Parse(raw))
 }
 
 // CollectFrame is Collect of a frame's bytes (f.Raw), read from the tokens its
@@ -202,9 +203,9 @@ func Kept(raw json.RawMessage, set *Set) json.RawMessage {
 			return w.out
 		}
 	}
-	t := readLenient(raw)
+	t := jsontree.Parse(raw)
 	treeWalk{set: set}.keep(t)
-	return t.compact(make([]byte, 0, len(raw)))
+	return compact(t, len(raw))
 }
 
 // ID masks a secret-looking string id (ids stay: triage needs them).
@@ -232,9 +233,9 @@ func jsonValue(shown string, set *Set) string {
 		}
 	}
 	if out == nil {
-		t := readLenient([]byte(body))
+		t := jsontree.Parse([]byte(body))
 		treeWalk{set: set}.value(t, path{}, false)
-		out = t.compact(make([]byte, 0, len(body)+len(quote.Ellipsis)))
+		out = compact(t, len(body)+len(quote.Ellipsis))
 	}
 	if cut {
 		out = append(out, quote.Ellipsis...)

@@ -143,7 +143,7 @@ func TestMatchesReferenceOnFixtures(t *testing.T) {
 }
 
 // referenceTexts are texts made to reach the corners of the walk: nesting deeper
-// than the tolerant reader reads (maxDepth) wherever a value may stand, member
+// than the tolerant reader reads (jsontree.MaxDepth) wherever a value may stand, member
 // names with escapes and bytes that are not UTF-8, duplicates, secrets in kept
 // values and under credential names, a _meta that is not an object, batches,
 // trailing bytes, texts cut inside strings and escapes.

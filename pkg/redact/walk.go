@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"github.com/mcpsleuth/mcpsleuth/pkg/jsontree"
 	"unicode/utf8"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
@@ -15,7 +16,7 @@ import (
 //
 // What it hides and keeps is what the tolerant walk of other bytes (treeWalk,
 // lenient.go) hides and keeps, member by member (route). Like that reader, it
-// reads no value nested deeper than maxDepth: at the first one, in the text's
+// reads no value nested deeper than jsontree.MaxDepth: at the first one, in the text's
 // order, it stops (deep); collecting, nothing after it is collected, as the
 // tolerant reader reads nothing after it; writing, the caller redacts the bytes
 // with the tolerant walk instead.
@@ -47,7 +48,7 @@ func (w *walk) frame(n frame.Node) {
 // message redacts a JSON-RPC message: its envelope stays, params and result are
 // walked, the error keeps its code and message.
 func (w *walk) message(n frame.Node, depth int) {
-	if depth > maxDepth {
+	if depth > jsontree.MaxDepth {
 		w.deep = true
 		return
 	}
@@ -68,7 +69,7 @@ func (w *walk) message(n frame.Node, depth int) {
 				w.value(kid, path{}, false, depth+1)
 				break
 			}
-			if depth+1 > maxDepth {
+			if depth+1 > jsontree.MaxDepth {
 				w.deep = true
 				return
 			}
@@ -105,7 +106,7 @@ func (w *walk) value(n frame.Node, p path, inData bool, depth int) {
 		w.data(n, depth)
 		return
 	}
-	if depth > maxDepth {
+	if depth > jsontree.MaxDepth {
 		w.deep = true
 		return
 	}
@@ -158,7 +159,7 @@ func (w *walk) value(n frame.Node, p path, inData bool, depth int) {
 // data redacts a value below a member that holds data: every string and number
 // in it is hidden (booleans and null stay: they have no length to hide).
 func (w *walk) data(n frame.Node, depth int) {
-	if depth > maxDepth {
+	if depth > jsontree.MaxDepth {
 		w.deep = true
 		return
 	}
@@ -267,7 +268,7 @@ func (w *walk) add(n frame.Node) {
 // not replaced in it, and nothing of it is collected (protocol values are not
 // what a session echoes).
 func (w *walk) keep(n frame.Node, exact bool, depth int) {
-	if depth > maxDepth {
+	if depth > jsontree.MaxDepth {
 		w.deep = true
 		return
 	}
@@ -299,7 +300,7 @@ func (w *walk) keep(n frame.Node, exact bool, depth int) {
 			w.name(i, k)
 			i++
 			if kind := kid.Kind(); kind != '{' && kind != '[' && isSecretName(k) {
-				if depth+1 > maxDepth {
+				if depth+1 > jsontree.MaxDepth {
 					w.deep = true
 					return
 				}
@@ -333,7 +334,7 @@ func (w *walk) keep(n frame.Node, exact bool, depth int) {
 func (w *walk) same(n frame.Node, kind byte, depth int) {
 	switch kind {
 	case '{':
-		if depth+1 > maxDepth && n.Len() > 0 {
+		if depth+1 > jsontree.MaxDepth && n.Len() > 0 {
 			w.deep = true
 			return
 		}
@@ -348,7 +349,7 @@ func (w *walk) same(n frame.Node, kind byte, depth int) {
 		}
 		w.put('}')
 	case '[':
-		if depth+1 > maxDepth && n.Len() > 0 {
+		if depth+1 > jsontree.MaxDepth && n.Len() > 0 {
 			w.deep = true
 			return
 		}
