@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // docDecoder reads a format that is one JSON document (a HAR file, an Inspector
@@ -154,86 +155,226 @@ func skipValue(dec *json.Decoder) error {
 	}
 }
 
+var newline = []byte{'\n'}
+
 // errEntryTooLong stops a document decoder inside an entry longer than MaxLine.
 var errEntryTooLong = errors.New("entry too long")
 
-// countingReader counts the bytes a json.Decoder reads and refuses to read on once the
-// current entry has taken more than limit bytes. It also counts the line ends it
-// passes, so that the line an entry starts on is known (lineAt).
-type countingReader struct {
-	r     io.Reader
-	n     int64
-	mark  int64
-	limit int64
-	// newlines counts the '\n' bytes among the n read.
-	newlines int64
-}
+// docChunk is what one read of a document asks for; the buffer grows past it only
+// for an entry longer than what it holds.
+const docChunk = 256 << 10
 
-// maxDocRead caps one read: what the decoder holds beyond the value it is at (its
-// Buffered data, which lineAt scans) stays small.
-const maxDocRead = 64 << 10
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	if c.limit > 0 && c.n-c.mark > c.limit {
-		return 0, errEntryTooLong
-	}
-	if len(p) > maxDocRead {
-		p = p[:maxDocRead]
-	}
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	c.newlines += int64(bytes.Count(p[:n], newline))
-	return n, err
-}
-
-var newline = []byte{'\n'}
-
-// jsonDoc walks a JSON document with encoding/json's streaming Decoder: to the array
-// of entries, then one entry at a time.
+// jsonDoc walks a JSON document to its array of entries, then hands out one entry's
+// bytes at a time. It finds where a value ends by its brackets and string quotes
+// alone, never decoding it: the entry's one validating scan is Parse's (see
+// entryNode), the same scan every frame has. An entry is held whole in memory (up
+// to MaxLine); the document never is.
 type jsonDoc struct {
-	name    string
-	src     *countingReader
-	dec     *json.Decoder
-	entries int  // entries decoded so far
+	name  string
+	r     io.Reader
+	buf   []byte // buf[pos:] is read and not consumed
+	pos   int
+	err   error // the read error that ended the input (io.EOF at its end)
+	read  int64 // bytes read from r
+	line  int   // the 1-based line of the document buf[pos] is on
+	limit int64
+
+	entries int  // entries handed out so far
 	inArray bool // positioned inside the entries array
 	done    bool
 }
 
 func newJSONDoc(name string, r io.Reader, limit int64) *jsonDoc {
-	src := &countingReader{r: r, limit: limit}
-	return &jsonDoc{name: name, src: src, dec: json.NewDecoder(src)}
+	return &jsonDoc{name: name, r: r, line: 1, limit: limit}
 }
 
-func (d *jsonDoc) bytesRead() int64 { return d.src.n }
+func (d *jsonDoc) bytesRead() int64 { return d.read }
 
-// line is the 1-based line of the document the decoder is at (InputOffset): the
-// line ends read, less those in what the decoder holds and has not consumed yet.
-func (d *jsonDoc) line() int {
-	ahead := int64(0)
-	if b, ok := d.dec.Buffered().(*bytes.Reader); ok {
-		ahead = countNewlines(b)
+// fill reads more of the document into the buffer, keeping buf[pos:]; false when
+// nothing more can be read.
+func (d *jsonDoc) fill() bool {
+	if d.err != nil {
+		return false
 	}
-	return int(d.src.newlines-ahead) + 1
+	if d.pos > 0 && (d.pos >= len(d.buf)/2 || len(d.buf) == cap(d.buf)) {
+		n := copy(d.buf, d.buf[d.pos:])
+		d.buf, d.pos = d.buf[:n], 0
+	}
+	if cap(d.buf)-len(d.buf) < docChunk/4 {
+		grown := make([]byte, len(d.buf), max(2*cap(d.buf), len(d.buf)+docChunk))
+		copy(grown, d.buf)
+		d.buf = grown
+	}
+	n, err := d.r.Read(d.buf[len(d.buf):cap(d.buf)])
+	d.buf = d.buf[:len(d.buf)+n]
+	d.read += int64(n)
+	if err != nil {
+		d.err = err
+	}
+	return n > 0 || err == nil
 }
 
-// countNewlines counts the line ends left in b without consuming them.
-func countNewlines(b *bytes.Reader) int64 {
-	n := int64(0)
-	var buf [4096]byte
-	for off := int64(0); ; {
-		k, err := b.ReadAt(buf[:], off)
-		n += int64(bytes.Count(buf[:k], newline))
-		off += int64(k)
-		if err != nil {
-			return n
+// consume moves past n bytes, counting the lines they end.
+func (d *jsonDoc) consume(n int) {
+	d.line += bytes.Count(d.buf[d.pos:d.pos+n], newline)
+	d.pos += n
+}
+
+// peek skips whitespace and returns the next byte without consuming it; false at
+// the end of the input.
+func (d *jsonDoc) peek() (byte, bool) {
+	for {
+		for d.pos < len(d.buf) {
+			switch c := d.buf[d.pos]; c {
+			case '\n':
+				d.line++
+				d.pos++
+			case ' ', '\t', '\r':
+				d.pos++
+			default:
+				return c, true
+			}
+		}
+		if !d.fill() {
+			return 0, false
 		}
 	}
+}
+
+// ended is the error for input that ended (or broke off) where more was expected.
+func (d *jsonDoc) ended() error {
+	if d.err != nil && !errors.Is(d.err, io.EOF) {
+		return d.errorf(d.err)
+	}
+	return d.errorf(io.ErrUnexpectedEOF)
+}
+
+// expect consumes one delimiter.
+func (d *jsonDoc) expect(delim byte, what string) error {
+	c, ok := d.peek()
+	if !ok {
+		return d.ended()
+	}
+	if c != delim {
+		found := string(c)
+		if c != '{' && c != '[' && c != '}' && c != ']' {
+			// A scalar: shown whole, as it is written (cut short).
+			if raw, _, err := d.value(); err == nil {
+				found = string(raw)
+			}
+		}
+		return fmt.Errorf("mcpsleuth: %s: %s: found %s", d.name, what, quoteShort(found))
+	}
+	d.consume(1)
+	return nil
+}
+
+// value reads the next value's bytes, up to MaxLine of them: they alias the
+// buffer until the next read. line is the line it starts on. The value is found
+// by its brackets and quotes; it is not validated (Parse does that).
+func (d *jsonDoc) value() (raw []byte, line int, err error) {
+	if _, ok := d.peek(); !ok {
+		return nil, 0, d.ended()
+	}
+	line = d.line
+	off, depth, inString := 0, 0, false
+	for {
+		b := d.buf[d.pos:]
+		complete := false
+	scan:
+		for off < len(b) {
+			if inString {
+				j := bytes.IndexByte(b[off:], '"')
+				if j < 0 {
+					off = len(b)
+					break
+				}
+				off += j + 1
+				if escapedQuote(b[:off-1]) {
+					continue
+				}
+				inString = false
+				if complete = depth == 0; complete {
+					break scan
+				}
+				continue
+			}
+			switch b[off] {
+			case '"':
+				inString = true
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth == 0 { // the end of a scalar before a closing bracket
+					complete = true
+					break scan
+				}
+				depth--
+				if depth == 0 {
+					off++
+					complete = true
+					break scan
+				}
+			case ',', ':', ' ', '\t', '\r', '\n':
+				if depth == 0 {
+					complete = true
+					break scan
+				}
+			}
+			off++
+		}
+		if d.limit > 0 && int64(off) > d.limit {
+			return nil, 0, d.broken(b[:off], line, errEntryTooLong)
+		}
+		if !complete && !d.fill() {
+			// A scalar may end with the input; nothing else may.
+			complete = off > 0 && !inString && depth == 0
+			if !complete {
+				return nil, 0, d.broken(d.buf[d.pos:d.pos+off], line, nil)
+			}
+			b = d.buf[d.pos:]
+		}
+		if complete {
+			if off == 0 {
+				return nil, 0, d.errorf(fmt.Errorf("unexpected %s", quoteShort(string(b[0]))))
+			}
+			raw = b[:off:off]
+			d.consume(off)
+			return raw, line, nil
+		}
+	}
+}
+
+// broken is the error for a value that never ended (the input ended, or it grew
+// past MaxLine: err): a stray quote or bracket earlier in it is named where it is,
+// as a decoder that validates while it reads would name it, rather than the end.
+func (d *jsonDoc) broken(partial []byte, line int, err error) error {
+	if _, perr := Parse(partial); perr != nil {
+		var pe *ParseError
+		if errors.As(perr, &pe) && pe.Offset < len(partial) && pe.Problem == "not valid JSON" {
+			return d.errorf(invalidAt(partial, line, perr))
+		}
+	}
+	if err != nil {
+		return d.errorf(err)
+	}
+	return d.ended()
+}
+
+// escapedQuote reports whether the quote after b is escaped: preceded by an odd
+// number of backslashes.
+func escapedQuote(b []byte) bool {
+	n := 0
+	for i := len(b) - 1; i >= 0 && b[i] == '\\'; i-- {
+		n++
+	}
+	return n%2 == 1
 }
 
 // errorf wraps a problem of the document with its name and the entry it is in.
 func (d *jsonDoc) errorf(err error) error {
 	if errors.Is(err, errEntryTooLong) {
-		return fmt.Errorf("mcpsleuth: %s: entry %d: longer than the %s limit (--max-line)", d.name, d.entries+1, Size(d.src.limit))
+		return fmt.Errorf("mcpsleuth: %s: entry %d: longer than the %s limit (--max-line)", d.name, d.entries+1, Size(d.limit))
 	}
 	if errors.Is(err, io.EOF) {
 		err = io.ErrUnexpectedEOF
@@ -241,56 +382,84 @@ func (d *jsonDoc) errorf(err error) error {
 	return fmt.Errorf("mcpsleuth: %s: entry %d: %w", d.name, d.entries+1, err)
 }
 
-// expect reads one delimiter.
-func (d *jsonDoc) expect(delim json.Delim, what string) error {
-	tok, err := d.dec.Token()
+// key reads an object member's name and its colon.
+func (d *jsonDoc) key() (string, error) {
+	raw, _, err := d.value()
 	if err != nil {
-		return d.errorf(err)
+		return "", err
 	}
-	if tok != delim {
-		return fmt.Errorf("mcpsleuth: %s: %s: found %s", d.name, what, quoteToken(tok))
+	n, perr := Parse(raw)
+	name, ok := n.Str()
+	if perr != nil || !ok {
+		return "", fmt.Errorf("mcpsleuth: %s: expected a member name: found %s", d.name, quoteShort(string(raw)))
 	}
-	return nil
+	name = strings.Clone(name)
+	return name, d.expect(':', "expected a colon after the member name \""+name+"\"")
 }
 
-// enter positions the decoder inside the entries array: the top-level array, or the
+// separator consumes the comma after an array element or object member and
+// reports whether another follows (false: the closing bracket, consumed).
+func (d *jsonDoc) separator(closing byte) (bool, error) {
+	c, ok := d.peek()
+	if !ok {
+		return false, d.ended()
+	}
+	switch c {
+	case ',':
+		d.consume(1)
+		return true, nil
+	case closing:
+		d.consume(1)
+		return false, nil
+	}
+	return false, d.errorf(fmt.Errorf("expected a comma or %q, found %q", closing, c))
+}
+
+// enter positions the reader inside the entries array: the top-level array, or the
 // array at path (object keys) for a document such as {"log":{"entries":[...]}}.
-// visit sees every other member on the way, by key, and must consume its value.
-func (d *jsonDoc) enter(path []string, visit func(depth int, key string, dec *json.Decoder) error) error {
+// visit sees every other member on the way, by key, with its value's bytes (which
+// alias the buffer).
+func (d *jsonDoc) enter(path []string, visit func(depth int, key string, raw []byte)) error {
 	if len(path) == 0 {
 		if err := d.expect('[', "expected a JSON array of entries"); err != nil {
 			return err
 		}
 		d.inArray = true
-		return nil
+		return d.firstEntry()
 	}
 	if err := d.expect('{', "expected a JSON object"); err != nil {
 		return err
 	}
 	for depth, want := range path {
 		for {
-			if !d.dec.More() {
+			if c, ok := d.peek(); ok && c == '}' {
 				d.done = true // no entries
 				return nil
 			}
-			tok, err := d.dec.Token()
+			key, err := d.key()
 			if err != nil {
-				return d.errorf(err)
+				return err
 			}
-			key, _ := tok.(string)
 			if key == want {
 				break
 			}
-			if visit != nil {
-				err = visit(depth, key, d.dec)
-			} else {
-				err = skipValue(d.dec)
-			}
+			raw, _, err := d.value()
 			if err != nil {
-				return d.errorf(err)
+				return err
+			}
+			if visit != nil {
+				visit(depth, key, raw)
+			}
+			more, err := d.separator('}')
+			if err != nil {
+				return err
+			}
+			if !more {
+				d.done = true
+				return nil
 			}
 		}
-		open, what := json.Delim('{'), "expected an object under \""+want+"\""
+		open, what := byte('{'), "expected an object under \""+want+"\""
 		if depth == len(path)-1 {
 			open, what = '[', "expected an array under \""+want+"\""
 		}
@@ -299,43 +468,79 @@ func (d *jsonDoc) enter(path []string, visit func(depth int, key string, dec *js
 		}
 	}
 	d.inArray = true
+	return d.firstEntry()
+}
+
+// firstEntry handles an empty entries array.
+func (d *jsonDoc) firstEntry() error {
+	c, ok := d.peek()
+	if !ok {
+		return d.ended()
+	}
+	if c == ']' {
+		d.consume(1)
+		d.done = true
+	}
 	return nil
 }
 
-// entry reads the next entry: its bytes as written, and the 1-based line of the
-// document it starts on; io.EOF at the end of the array.
-func (d *jsonDoc) entry() (raw json.RawMessage, line int, err error) {
+// entry reads the next entry and validates it: its Node (over a copy of its bytes,
+// which the caller may keep), and the 1-based line of the document it starts on;
+// io.EOF at the end of the array.
+func (d *jsonDoc) entry() (n Node, line int, err error) {
 	if d.done || !d.inArray {
-		return nil, 0, io.EOF
+		return Node{}, 0, io.EOF
 	}
-	if !d.dec.More() {
-		d.done = true
-		if _, err := d.dec.Token(); err != nil { // the closing ']'
-			return nil, 0, d.errorf(err)
+	if d.entries > 0 {
+		more, err := d.separator(']')
+		if err != nil {
+			return Node{}, 0, err
 		}
-		return nil, 0, io.EOF
+		if !more {
+			d.done = true
+			return Node{}, 0, io.EOF
+		}
 	}
-	d.src.mark = d.dec.InputOffset()
-	if err := d.dec.Decode(&raw); err != nil {
-		return nil, 0, d.errorf(err)
+	raw, line, err := d.value()
+	if err != nil {
+		return Node{}, 0, err
+	}
+	if d.limit > 0 && int64(len(raw)) > d.limit {
+		return Node{}, 0, d.errorf(errEntryTooLong)
+	}
+	n, perr := Parse(bytes.Clone(raw))
+	if perr != nil {
+		return Node{}, 0, d.errorf(invalidAt(raw, line, perr))
 	}
 	d.entries++
-	return raw, d.line() - bytes.Count(raw, newline), nil
+	if !n.IsObject() {
+		return Node{}, 0, fmt.Errorf("mcpsleuth: %s: entry %d: not a JSON object", d.name, d.entries)
+	}
+	return n, line, nil
 }
 
-// lineIn is the line of the document that byte at of an entry read by entry (which
-// starts on line start) is on.
-func lineIn(raw []byte, start, at int) int {
-	if at <= 0 || at > len(raw) {
+// lineIn is the line of the document that a value inside an entry (read by entry,
+// which starts on line start) starts on; start when v does not exist.
+func lineIn(entry Node, start int, v Node) int {
+	if !v.Exists() {
 		return start
 	}
-	return start + bytes.Count(raw[:at], newline)
+	return start + bytes.Count(entry.text[:v.toks[v.at].Start], newline)
 }
 
-// decodeEntry decodes an entry's bytes into v, with the entry's index in errors.
-func (d *jsonDoc) decodeEntry(raw []byte, v any) error {
-	if err := json.Unmarshal(raw, v); err != nil {
-		return fmt.Errorf("mcpsleuth: %s: entry %d: %w", d.name, d.entries, err)
+// invalidAt says where an entry that is not JSON goes wrong: the byte Parse stopped
+// at and the line of the document it is on.
+func invalidAt(raw []byte, start int, err error) error {
+	var pe *ParseError
+	if !errors.As(err, &pe) || pe.Offset < 0 || pe.Offset > len(raw) {
+		return err
 	}
-	return nil
+	line := start + bytes.Count(raw[:pe.Offset], newline)
+	if pe.Problem != "not valid JSON" {
+		return fmt.Errorf("%s (line %d)", pe.Problem, line)
+	}
+	if pe.Offset == len(raw) {
+		return fmt.Errorf("not valid JSON: it ends early (line %d)", line)
+	}
+	return fmt.Errorf("not valid JSON: unexpected %q on line %d", raw[pe.Offset:pe.Offset+1], line)
 }

@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"container/heap"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
+	"math"
 	"net/url"
 	"strings"
 	"time"
-
-	"github.com/tidwall/gjson"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
@@ -71,16 +69,13 @@ type harLines struct {
 	entry, request, response int
 }
 
-// harLinesOf finds the lines of an entry read from raw, which starts on line start.
-func harLinesOf(raw []byte, start int) harLines {
-	at := func(path string) int {
-		v := gjson.GetBytes(raw, path)
-		if !v.Exists() {
-			return start
-		}
-		return lineIn(raw, start, v.Index)
+// harLinesOf finds the lines of an entry, which starts on line start.
+func harLinesOf(entry Node, start int) harLines {
+	at := func(path ...string) int {
+		v, _ := entry.Path(path...)
+		return lineIn(entry, start, v)
 	}
-	return harLines{entry: start, request: at("request.postData.text"), response: at("response.content.text")}
+	return harLines{entry: start, request: at("request", "postData", "text"), response: at("response", "content", "text")}
 }
 
 // harWindow is a min-heap of pending entries by (at, index).
@@ -111,31 +106,76 @@ func (d *harDecoder) noFrames() string {
 }
 
 type harHeader struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
+	Name, Value string
 }
 
 type harBody struct {
-	MimeType string `json:"mimeType"`
-	Text     string `json:"text"`
-	Encoding string `json:"encoding"`
+	MimeType, Text, Encoding string
 }
 
+// harEntry is what the decoder reads of a HAR entry. Members of the wrong type
+// read as absent (a status written as a string is 0): one odd field does not
+// break off the capture.
 type harEntry struct {
-	StartedDateTime string  `json:"startedDateTime"`
-	Time            float64 `json:"time"`
+	StartedDateTime string
+	Time            float64
 	Request         struct {
-		Method   string      `json:"method"`
-		URL      string      `json:"url"`
-		Headers  []harHeader `json:"headers"`
-		PostData *harBody    `json:"postData"`
-	} `json:"request"`
+		Method   string
+		URL      string
+		Headers  []harHeader
+		PostData *harBody
+	}
 	Response struct {
-		Status     int         `json:"status"`
-		StatusText string      `json:"statusText"`
-		Headers    []harHeader `json:"headers"`
-		Content    harBody     `json:"content"`
-	} `json:"response"`
+		Status     int
+		StatusText string
+		Headers    []harHeader
+		Content    harBody
+	}
+}
+
+// readHAREntry reads an entry from its Node. The strings alias the entry's text
+// where they have no escapes (jsonDoc.entry gives each entry its own copy).
+func readHAREntry(n Node) harEntry {
+	var e harEntry
+	str := func(v Node, name string) string {
+		m, _ := v.Get(name)
+		s, _ := m.Str()
+		return s
+	}
+	headers := func(v Node) []harHeader {
+		hs, _ := v.Get("headers")
+		var out []harHeader
+		for _, h := range hs.Elements {
+			out = append(out, harHeader{Name: str(h, "name"), Value: str(h, "value")})
+		}
+		return out
+	}
+	body := func(v Node) harBody {
+		return harBody{MimeType: str(v, "mimeType"), Text: str(v, "text"), Encoding: str(v, "encoding")}
+	}
+	e.StartedDateTime = str(n, "startedDateTime")
+	if t, ok := n.Get("time"); ok {
+		e.Time, _ = t.Float()
+	}
+	if req, ok := n.Get("request"); ok {
+		e.Request.Method, e.Request.URL, e.Request.Headers = str(req, "method"), str(req, "url"), headers(req)
+		if pd, ok := req.Get("postData"); ok && pd.IsObject() {
+			b := body(pd)
+			e.Request.PostData = &b
+		}
+	}
+	if resp, ok := n.Get("response"); ok {
+		if st, ok := resp.Get("status"); ok {
+			if v, ok := st.Int(); ok && v >= math.MinInt32 && v <= math.MaxInt32 {
+				e.Response.Status = int(v)
+			}
+		}
+		e.Response.StatusText, e.Response.Headers = str(resp, "statusText"), headers(resp)
+		if c, ok := resp.Get("content"); ok {
+			e.Response.Content = body(c)
+		}
+	}
+	return e
 }
 
 func header(hs []harHeader, name string) string {
@@ -150,20 +190,14 @@ func header(hs []harHeader, name string) string {
 func (d *harDecoder) next(r *Reader) error {
 	doc := r.docInput
 	if !doc.inArray && !doc.done {
-		err := doc.enter([]string{"log", "entries"}, func(depth int, key string, dec *json.Decoder) error {
+		err := doc.enter([]string{"log", "entries"}, func(depth int, key string, raw []byte) {
 			if depth == 1 && key == "creator" {
-				var c struct {
-					Name string `json:"name"`
-				}
-				if err := dec.Decode(&c); err != nil {
-					return err
-				}
-				d.creator = c.Name
-				name := strings.ToLower(c.Name)
-				d.synthetic = strings.Contains(name, "mcpsnoop") || strings.Contains(name, "reticle")
-				return nil
+				c, _ := Parse(raw)
+				name, _ := c.Get("name")
+				d.creator = strings.Clone(name.Text())
+				lower := strings.ToLower(d.creator)
+				d.synthetic = strings.Contains(lower, "mcpsnoop") || strings.Contains(lower, "reticle")
 			}
-			return skipValue(dec)
 		})
 		if err != nil {
 			return err
@@ -171,15 +205,13 @@ func (d *harDecoder) next(r *Reader) error {
 	}
 	for d.ended == nil && len(d.window) < maxHARWindow && d.windowBytes < maxHARWindowBytes {
 		p := &harPending{}
-		raw, line, err := doc.entry()
-		if err == nil {
-			err = doc.decodeEntry(raw, &p.entry)
-		}
+		n, line, err := doc.entry()
 		if err != nil {
 			d.ended = err
 			break
 		}
-		p.lines = harLinesOf(raw, line)
+		p.entry = readHAREntry(n)
+		p.lines = harLinesOf(n, line)
 		r.stats.Lines++
 		p.index = doc.entries
 		if t, err := time.Parse(time.RFC3339Nano, p.entry.StartedDateTime); err == nil {

@@ -1,8 +1,6 @@
 package frame
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"sort"
@@ -47,13 +45,29 @@ func (*inspectorDecoder) noFrames() string {
 	return "an MCP Inspector export without message entries"
 }
 
+// inspectorEntry is what the decoder reads of an entry; members of the wrong type
+// read as absent.
 type inspectorEntry struct {
-	Timestamp string          `json:"timestamp"`
-	Direction string          `json:"direction"`
-	Origin    string          `json:"origin"`
-	Message   json.RawMessage `json:"message"`
-	Response  json.RawMessage `json:"response"`
-	Duration  *float64        `json:"duration"`
+	Timestamp, Direction, Origin string
+	Message, Response            Node
+	Duration                     *float64
+}
+
+func readInspectorEntry(n Node) inspectorEntry {
+	str := func(name string) string {
+		m, _ := n.Get(name)
+		s, _ := m.Str()
+		return s
+	}
+	e := inspectorEntry{Timestamp: str("timestamp"), Direction: str("direction"), Origin: str("origin")}
+	e.Message, _ = n.Get("message")
+	e.Response, _ = n.Get("response")
+	if d, ok := n.Get("duration"); ok {
+		if v, ok := d.Float(); ok {
+			e.Duration = &v
+		}
+	}
+	return e
 }
 
 func (d *inspectorDecoder) next(r *Reader) error {
@@ -63,11 +77,7 @@ func (d *inspectorDecoder) next(r *Reader) error {
 			return err
 		}
 	}
-	var e inspectorEntry
-	raw, start, err := doc.entry()
-	if err == nil {
-		err = doc.decodeEntry(raw, &e)
-	}
+	n, start, err := doc.entry()
 	if err != nil {
 		if errors.Is(err, io.EOF) && len(d.held) > 0 {
 			d.release(r, time.Time{}, true)
@@ -77,30 +87,30 @@ func (d *inspectorDecoder) next(r *Reader) error {
 	}
 	r.stats.Lines++
 	index := doc.entries
+	e := readInspectorEntry(n)
 	at := parseTime(gjson.Result{Type: gjson.String, Str: e.Timestamp}, time.Time{})
 	d.release(r, at, false)
 
 	dir, reason := inspectorDirection(e.Origin, e.Direction)
-	msg := bytes.TrimSpace(e.Message)
-	if len(msg) == 0 || string(msg) == "null" {
+	msg := e.Message.Raw()
+	if len(msg) == 0 || e.Message.IsNull() {
 		r.queueContext(start, index, "Inspector entry without a message")
 		return nil
 	}
-	lineOf := func(member string) int { return lineIn(raw, start, gjson.GetBytes(raw, member).Index) }
-	f := Frame{Source: r.name, Line: lineOf("message"), Entry: index, Time: at, Dir: dir, DirReason: reason, Offset: -1, view: r.newView()}
+	f := Frame{Source: r.name, Line: lineIn(n, start, e.Message), Entry: index, Time: at, Dir: dir, DirReason: reason, Offset: -1, view: r.newView()}
 	decodeMessage(&f, msg)
 	r.queueFrame(f)
 	r.stats.FrameLines++
 
-	resp := bytes.TrimSpace(e.Response)
-	if len(resp) == 0 || string(resp) == "null" {
+	resp := e.Response.Raw()
+	if len(resp) == 0 || e.Response.IsNull() {
 		return nil
 	}
 	answered := at
 	if e.Duration != nil && !at.IsZero() && *e.Duration > 0 {
 		answered = at.Add(time.Duration(*e.Duration * float64(time.Millisecond)))
 	}
-	rf := Frame{Source: r.name, Line: lineOf("response"), Entry: index, Time: answered, Dir: dir.Opposite(), Offset: -1, view: r.newView()}
+	rf := Frame{Source: r.name, Line: lineIn(n, start, e.Response), Entry: index, Time: answered, Dir: dir.Opposite(), Offset: -1, view: r.newView()}
 	if dir == spec.DirUnknown {
 		rf.DirReason = "the entry does not say who sent its request"
 	}
