@@ -179,8 +179,9 @@ type jsonDoc struct {
 	line  int   // the 1-based line of the document buf[pos] is on
 	limit int64
 
-	entries int  // entries handed out so far
-	inArray bool // positioned inside the entries array
+	toks    []Token // the tokens of the last entry, reused by the next
+	entries int     // entries handed out so far
+	inArray bool    // positioned inside the entries array
 	done    bool
 }
 
@@ -484,9 +485,10 @@ func (d *jsonDoc) firstEntry() error {
 	return nil
 }
 
-// entry reads the next entry and validates it: its Node (over a copy of its bytes,
-// which the caller may keep), and the 1-based line of the document it starts on;
-// io.EOF at the end of the array.
+// entry reads the next entry and validates it: its Node, and the 1-based line of
+// the document it starts on; io.EOF at the end of the array. The Node aliases the
+// reader's buffer and tokens: it is valid until the next call, and what is kept of
+// it must be copied.
 func (d *jsonDoc) entry() (n Node, line int, err error) {
 	if d.done || !d.inArray {
 		return Node{}, 0, io.EOF
@@ -508,7 +510,8 @@ func (d *jsonDoc) entry() (n Node, line int, err error) {
 	if d.limit > 0 && int64(len(raw)) > d.limit {
 		return Node{}, 0, d.errorf(errEntryTooLong)
 	}
-	n, perr := Parse(bytes.Clone(raw))
+	n, perr := parseInto(raw, d.toks)
+	d.toks = n.toks
 	if perr != nil {
 		return Node{}, 0, d.errorf(invalidAt(raw, line, perr))
 	}

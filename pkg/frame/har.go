@@ -133,13 +133,16 @@ type harEntry struct {
 	}
 }
 
-// readHAREntry reads an entry from its Node. The strings alias the entry's text
-// where they have no escapes (jsonDoc.entry gives each entry its own copy).
+// readHAREntry reads an entry from its Node, copying what it keeps (the entry may
+// wait in the reordering window; its Node is gone at the next entry).
 func readHAREntry(n Node) harEntry {
 	var e harEntry
 	str := func(v Node, name string) string {
 		m, _ := v.Get(name)
 		s, _ := m.Str()
+		if !m.Escaped() {
+			s = strings.Clone(s)
+		}
 		return s
 	}
 	headers := func(v Node) []harHeader {

@@ -1,6 +1,7 @@
 package frame
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"sort"
@@ -92,7 +93,8 @@ func (d *inspectorDecoder) next(r *Reader) error {
 	d.release(r, at, false)
 
 	dir, reason := inspectorDirection(e.Origin, e.Direction)
-	msg := e.Message.Raw()
+	// The frames keep their bytes past the entry's Node (jsonDoc.entry): copies.
+	msg := bytes.Clone(e.Message.Raw())
 	if len(msg) == 0 || e.Message.IsNull() {
 		r.queueContext(start, index, "Inspector entry without a message")
 		return nil
@@ -102,7 +104,7 @@ func (d *inspectorDecoder) next(r *Reader) error {
 	r.queueFrame(f)
 	r.stats.FrameLines++
 
-	resp := e.Response.Raw()
+	resp := bytes.Clone(e.Response.Raw())
 	if len(resp) == 0 || e.Response.IsNull() {
 		return nil
 	}

@@ -35,7 +35,14 @@ type Node struct {
 func Parse(b []byte) (Node, error) {
 	// A JSON text has a token for every 4 to 8 bytes but for its long strings:
 	// room for a small document's tokens at once, more as the scan finds them.
-	ix := index{tokensOnly: true, tokens: make([]Token, 0, min(len(b)/4, 1024)+8)}
+	return parseInto(b, make([]Token, 0, min(len(b)/4, 1024)+8))
+}
+
+// parseInto is Parse recording the tokens into toks (reused from its start): a
+// reader that parses one text after another keeps one token slice. The Node holds
+// the slice the scan grew toks into.
+func parseInto(b []byte, toks []Token) (Node, error) {
+	ix := index{tokensOnly: true, tokens: toks[:0]}
 	switch p, at := scanJSON(b, &ix); p {
 	case scanOK:
 		return Node{text: b, toks: ix.tokens}, nil
