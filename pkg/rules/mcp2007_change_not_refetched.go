@@ -162,10 +162,7 @@ func (w *refetchWatch) End(p *rule.Pass) {
 		if pr.count > 1 {
 			times = fmt.Sprintf(" (and %d more after it)", pr.count-1)
 		}
-		end := "the capture ends"
-		if s.EndedBy > 0 {
-			end = fmt.Sprintf("the session ends (a new initialize at line %d)", s.EndedBy)
-		}
+		end := s.EndText()
 		span := "1 line later"
 		if n := s.LastLine - a.Line; n != 1 {
 			span = fmt.Sprintf("%d lines later", n)

@@ -28,11 +28,7 @@ func after(s *session.Session, r *session.Request) string {
 	default:
 		parts = append(parts, fmt.Sprintf("%d lines later", lines))
 	}
-	end := "the capture ends "
-	if s.EndedBy > 0 {
-		end = fmt.Sprintf("the session ends (a new initialize at line %d) ", s.EndedBy)
-	}
-	return end + strings.Join(parts, ", ")
+	return s.EndText() + " " + strings.Join(parts, ", ")
 }
 
 func roundDuration(d time.Duration) string {

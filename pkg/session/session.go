@@ -4,6 +4,7 @@
 package session
 
 import (
+	"fmt"
 	"sort"
 	"time"
 
@@ -45,6 +46,10 @@ type Session struct {
 	// EndedBy is the line of the initialize that replaced this session on its
 	// stream (0 when the session ran to the end of the capture).
 	EndedBy int
+	// DeletedLine and DeletedEntry are where the HTTP DELETE that ended this session
+	// is (a Streamable HTTP client ends its session with a DELETE the server
+	// answers 2xx; the session's id is then gone): 0 when none did.
+	DeletedLine, DeletedEntry int
 	// PreHandshake counts frames seen before any initialize or modern request.
 	PreHandshake int
 
@@ -302,4 +307,19 @@ func (e *Exchange) Revision() spec.Revision {
 		return ""
 	}
 	return e.Contract.Revision
+}
+
+// EndText says what ended the session, as findings about what it never saw say
+// it: "the capture ends", "the session ends (a new initialize at line 7)", "the
+// session ends (the client deleted it: DELETE at entry 12)".
+func (s *Session) EndText() string {
+	switch {
+	case s.EndedBy > 0:
+		return fmt.Sprintf("the session ends (a new initialize at line %d)", s.EndedBy)
+	case s.DeletedEntry > 0:
+		return fmt.Sprintf("the session ends (the client deleted it: DELETE at entry %d)", s.DeletedEntry)
+	case s.DeletedLine > 0:
+		return fmt.Sprintf("the session ends (the client deleted it: DELETE at line %d)", s.DeletedLine)
+	}
+	return "the capture ends"
 }

@@ -5,6 +5,7 @@ package session
 
 import (
 	"bytes"
+	"slices"
 	"sort"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
@@ -164,6 +165,21 @@ func (t *Tracker) Exchange(line, entry int, x *frame.Exchange, visit func(*Excha
 		}
 	}
 	visit(&Exchange{HTTP: x.HTTP, Line: line, Entry: entry, Time: x.Time, Session: s, Contract: s.current()})
+	if h := x.HTTP; h.Method == "DELETE" && !h.InResponse && h.Status >= 200 && h.Status < 300 {
+		// The client ended the session and the server agreed: its id names no
+		// session any more, and what it still owed is owed no more.
+		s.DeletedLine, s.DeletedEntry = line, entry
+		t.end(x.StreamKey, s)
+	}
+}
+
+// end ends the session open on the stream key: the stream has none after it.
+func (t *Tracker) end(key string, s *Session) {
+	t.onEnd(s)
+	delete(t.streams, key)
+	if i := slices.Index(t.order, key); i >= 0 {
+		t.order = slices.Delete(t.order, i, i+1)
+	}
 }
 
 // startsSession decides whether f opens a new session on the stream.
