@@ -55,7 +55,7 @@ func (p *perspectiveCheck) contradicted(sr *rule.SessionResult) string {
 	if p == nil {
 		return ""
 	}
-	line, _ := sr.ResultOf(p.observer).(int)
+	line, _ := sr.ObservedBy(p.observer).(int)
 	if line == 0 {
 		return ""
 	}

@@ -10,6 +10,9 @@ import "github.com/mcpsleuth/mcpsleuth/pkg/session"
 type Observer struct {
 	// Name says what the observer computes (for messages and tests).
 	Name string
+	// Requires are the analyses whose results the observer reads
+	// (SessionResult.ResultOf).
+	Requires []*Analysis
 	// New returns fresh per-session state.
 	New func(s *session.Session) Observation
 }
@@ -31,9 +34,15 @@ type ExchangeObservation interface {
 	Exchange(e *session.Exchange)
 }
 
-// ResultOf returns what an observer computed for the session (nil when it did not run).
-func (r *SessionResult) ResultOf(o *Observer) any {
+// ObservedBy returns what an observer computed for the session (nil when it did not run).
+func (r *SessionResult) ObservedBy(o *Observer) any {
 	return r.results[o]
+}
+
+// ResultOf returns an analysis's result for the session (see Analysis); it
+// panics when no rule or observer of the run required it.
+func (r *SessionResult) ResultOf(a *Analysis) any {
+	return r.analyses.ResultOf(a)
 }
 
 // Observe adds observers to a run prepared with NewAnalyzer (Run adds

@@ -24,7 +24,7 @@ func (c *counting) End(r *rule.SessionResult) any {
 
 // TestObserverRunsNextToRules: an observer sees every message of each session in
 // the same pass, ends after the rules with their findings, and its result is the
-// session's ResultOf; the rules' findings and notes do not change.
+// session's ObservedBy; the rules' findings and notes do not change.
 func TestObserverRunsNextToRules(t *testing.T) {
 	const capture = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}
 {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}
@@ -51,11 +51,11 @@ func TestObserverRunsNextToRules(t *testing.T) {
 		t.Fatalf("%d and %d sessions", len(res.Sessions), len(alone.Sessions))
 	}
 	sr := res.Sessions[0]
-	c, ok := sr.ResultOf(obs).(*counting)
+	c, ok := sr.ObservedBy(obs).(*counting)
 	if !ok || c.messages != 4 || c.findings != 2 {
-		t.Errorf("observer result %+v, want 4 messages and the 2 findings", sr.ResultOf(obs))
+		t.Errorf("observer result %+v, want 4 messages and the 2 findings", sr.ObservedBy(obs))
 	}
-	if sr.ResultOf(other) != nil {
+	if sr.ObservedBy(other) != nil {
 		t.Errorf("an observer that did not run has a result")
 	}
 	if len(sr.Findings) != len(alone.Sessions[0].Findings) || len(sr.Notes) != len(alone.Sessions[0].Notes) {

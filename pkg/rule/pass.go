@@ -89,6 +89,10 @@ func (p *Pass) Shared() any {
 	return p.state
 }
 
+// ResultOf returns the result of an analysis the rule requires (Rule.Requires)
+// for the session: up to the message the rule is looking at, whole in End.
+func (p *Pass) ResultOf(a *Analysis) any { return p.result.analyses.ResultOf(a) }
+
 // Schemas is the run's store of compiled published schemas (tools' inputSchema and
 // outputSchema), shared by every rule, session and input of the run.
 func (p *Pass) Schemas() *schema.Compiled { return p.shared.schemas }
@@ -231,6 +235,8 @@ type SessionResult struct {
 	cannot     map[string]map[Reason]int
 	suppressed map[string]int
 	results    map[*Observer]any
+	// analyses are the session's analyses, their results final once it ended.
+	analyses computing
 }
 
 // Worst is the highest severity among the findings (0 when none).
@@ -305,6 +311,10 @@ type Analyzer struct {
 	free []*running
 	// noSettling turns Pass.Settled off (RunOptions.NoSettling).
 	noSettling bool
+	// analyses are the analyses the rules and observers require, in the order they
+	// run (set when the first session starts).
+	analyses []*Analysis
+	ordered  bool
 	// byKind lists, per message kind, the checkers (by index) that observe it
 	// (Rule.Kinds), in catalogue order.
 	byKind [numKinds][]int
@@ -316,6 +326,7 @@ type Analyzer struct {
 
 type running struct {
 	result   *SessionResult
+	analyses computing
 	store    []Pass // the passes, in one allocation
 	passes   []*Pass
 	checkers []Checker
@@ -363,7 +374,11 @@ func (a *Analyzer) start(s *session.Session) {
 	} else {
 		run = &running{store: make([]Pass, len(a.rules)), passes: make([]*Pass, len(a.rules)), checkers: make([]Checker, len(a.rules))}
 	}
-	run.result = &SessionResult{Session: s}
+	if !a.ordered {
+		a.analyses, a.ordered = analysesOf(a.rules, a.observers), true // the observers are known now
+	}
+	run.analyses = startAnalyses(a.analyses, s)
+	run.result = &SessionResult{Session: s, analyses: run.analyses}
 	for i, r := range a.rules {
 		run.store[i] = Pass{Rule: r, Session: s, result: run.result, limit: a.limit, shared: a.shared, onFinding: a.onFinding, index: i}
 		if !a.noSettling {
@@ -397,7 +412,7 @@ func (a *Analyzer) recycle(run *running) {
 			run.checkers[i] = nil
 		}
 	}
-	run.result, run.observe = nil, nil
+	run.result, run.observe, run.analyses = nil, nil, nil
 	run.settled.reset()
 	a.free = append(a.free, run)
 }
@@ -408,6 +423,7 @@ func (a *Analyzer) end(s *session.Session) {
 		return
 	}
 	delete(a.open, s)
+	run.analyses.end()
 	for i, c := range run.checkers {
 		c.End(run.passes[i])
 	}
@@ -429,6 +445,7 @@ func (a *Analyzer) end(s *session.Session) {
 func (a *Analyzer) Frame(f *frame.Frame) {
 	a.tracker.Frame(f, func(m *session.Message) {
 		run := a.open[m.Session]
+		run.analyses.message(m)
 		done := uint64(0)
 		if !a.noSettling {
 			done = run.settled.begin(m)
@@ -454,6 +471,7 @@ func (a *Analyzer) Exchange(line, entry int, x *frame.Exchange) {
 		if run == nil {
 			return
 		}
+		run.analyses.exchange(e)
 		for i, c := range run.checkers {
 			if ec, ok := c.(ExchangeChecker); ok {
 				ec.Exchange(run.passes[i], e)

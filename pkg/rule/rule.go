@@ -182,6 +182,8 @@ type Rule struct {
 	// Override, when set, is the severity of every finding of the rule, whatever
 	// the revision or the rule would say (a project's configuration: WithSeverity).
 	Override Severity
+	// Requires are the analyses whose results the rule reads (Pass.ResultOf).
+	Requires []*Analysis
 	// Kinds, when set, are the only kinds of message the rule's checker observes
 	// (KindsOf): the engine hands it no other, as an inspector filters the nodes
 	// an analyzer visits. Zero means every kind.

@@ -142,7 +142,7 @@ func (t *Tracer) Of(sr *rule.SessionResult) *Trace {
 	if t == nil || sr == nil {
 		return nil
 	}
-	tr, _ := sr.ResultOf(t.observer).(*Trace)
+	tr, _ := sr.ObservedBy(t.observer).(*Trace)
 	return tr
 }
 
