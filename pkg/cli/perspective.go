@@ -27,7 +27,7 @@ func newPerspectiveCheck(fopt frame.Options) *perspectiveCheck {
 	}
 	return &perspectiveCheck{side: fopt.Perspective, observer: &rule.Observer{
 		Name: "perspective",
-		New:  func(*session.Session) rule.Observation { return &contradiction{} },
+		New:  func(*session.Session, rule.Results) rule.Observation { return &contradiction{} },
 	}}
 }
 

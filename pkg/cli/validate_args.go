@@ -114,7 +114,7 @@ func runValidateArgs(env Env, c *cli.Command) error {
 	var found publishedInput
 	// No rule runs: an observer collects the tool's published inputSchema (the last
 	// tools/list result that lists it, whatever the session).
-	collector := &rule.Observer{Name: "published-input-schema", New: func(*session.Session) rule.Observation {
+	collector := &rule.Observer{Name: "published-input-schema", New: func(*session.Session, rule.Results) rule.Observation {
 		return collectInput{found: &found, tool: tool}
 	}}
 	res, err := rule.Run(capture, in, nil, rule.RunOptions{Frame: fopt, Observers: []*rule.Observer{collector}})

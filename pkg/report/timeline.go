@@ -361,15 +361,11 @@ func frameMarkers(fs trace.FrameSummary) []frameMarker {
 	receiver := r.Receiver.String()
 	switch {
 	case r.Missing():
-		until := "before the session ended"
-		if r.Until > 0 {
-			until = fmt.Sprintf("before the next %s (line %d)", Safe(fs.Method), r.Until)
-		}
-		text := fmt.Sprintf("(no reaction: the %s sent no %s %s", receiver, r.Expected, until)
-		if r.Undeclared != "" {
-			text += "; " + r.Undeclared + ", so the " + receiver + " may drop it"
-		}
-		mark(text+")", true)
+		mark(fmt.Sprintf("(no reaction: the %s sent no %s before the session ended)", receiver, r.Expected), true)
+	case r.Dropped():
+		mark(fmt.Sprintf("(no reaction: the %s sent no %s before the session ended; %s, so the %s may drop it)", receiver, r.Expected, r.Undeclared, receiver), true)
+	case r.Expected != "" && r.Line == 0 && r.Cannot != "" && !r.Unjudged:
+		mark(fmt.Sprintf("(no reaction, not judged: %s)", r.Cannot), false)
 	case r.Expected == "" && r.Undeclared != "":
 		mark(fmt.Sprintf("(no reaction expected: %s, so the %s may drop it)", r.Undeclared, receiver), true)
 	case r.Line > 0:

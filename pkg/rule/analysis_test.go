@@ -70,7 +70,7 @@ func TestAnalysisRunsOnceBeforeItsReaders(t *testing.T) {
 		}
 		return r
 	}
-	obs := &rule.Observer{Name: "uses-derived", Requires: []*rule.Analysis{derived}, New: func(*session.Session) rule.Observation { return &counting{} }}
+	obs := &rule.Observer{Name: "uses-derived", Requires: []*rule.Analysis{derived}, New: func(*session.Session, rule.Results) rule.Observation { return &counting{} }}
 	res, err := rule.Run("c.jsonl", strings.NewReader(capture), []*rule.Rule{reader("MCP0001", "first-reader"), reader("MCP0002", "second-reader")}, rule.RunOptions{Observers: []*rule.Observer{obs}})
 	if err != nil {
 		t.Fatal(err)

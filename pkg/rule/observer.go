@@ -13,8 +13,9 @@ type Observer struct {
 	// Requires are the analyses whose results the observer reads
 	// (SessionResult.ResultOf).
 	Requires []*Analysis
-	// New returns fresh per-session state.
-	New func(s *session.Session) Observation
+	// New returns fresh per-session state; results gives the session's analyses
+	// (those in Requires), to read as it goes.
+	New func(s *session.Session, results Results) Observation
 }
 
 // Observation is an Observer's state for one session.
@@ -59,13 +60,13 @@ type observed struct {
 	state Observation
 }
 
-func (a *Analyzer) startObservers(s *session.Session) observing {
+func (a *Analyzer) startObservers(s *session.Session, results Results) observing {
 	if len(a.observers) == 0 {
 		return nil
 	}
 	out := make(observing, len(a.observers))
 	for i, o := range a.observers {
-		out[i] = observed{o: o, state: o.New(s)}
+		out[i] = observed{o: o, state: o.New(s, results)}
 	}
 	return out
 }

@@ -37,8 +37,8 @@ func TestObserverRunsNextToRules(t *testing.T) {
 			p.Reportf(rule.At(m), "a request")
 		}
 	})
-	obs := &rule.Observer{Name: "count", New: func(*session.Session) rule.Observation { return &counting{} }}
-	other := &rule.Observer{Name: "other", New: func(*session.Session) rule.Observation { return &counting{} }}
+	obs := &rule.Observer{Name: "count", New: func(*session.Session, rule.Results) rule.Observation { return &counting{} }}
+	other := &rule.Observer{Name: "other", New: func(*session.Session, rule.Results) rule.Observation { return &counting{} }}
 	alone, err := rule.Run("c.jsonl", strings.NewReader(capture), []*rule.Rule{every}, rule.RunOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -389,7 +389,7 @@ func (a *Analyzer) start(s *session.Session) {
 			run.checkers[i] = r.New()
 		}
 	}
-	run.observe = a.startObservers(s)
+	run.observe = a.startObservers(s, run.analyses)
 	a.open[s] = run
 }
 

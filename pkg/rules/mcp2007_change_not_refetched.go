@@ -1,10 +1,8 @@
 package rules
 
 import (
-	"bytes"
 	"fmt"
-	"strings"
-	"time"
+	"slices"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
@@ -57,110 +55,49 @@ var ChangeNotRefetched = &rule.Rule{
 			{Revision: spec.Rev20260728, Page: "server/tools#list-changed-notification", Says: "the notification arrives on a subscriptions/listen stream; the message flow shows the client listing again after it"},
 		},
 	},
-	New: func() rule.Checker { return &refetchWatch{} },
+	Requires: []*rule.Analysis{Reactions},
+	New:      func() rule.Checker { return &refetchWatch{} },
 }
 
-// refetchGrace is how long a client is given to re-list before the capture ends.
-const refetchGrace = time.Second
-
-// refetchKinds are the list kinds whose change a client should re-fetch (the
-// server's lists of spec.ListChanges; which requests re-fetch them comes from there).
+// refetchKinds are the list kinds whose change a client should re-fetch: the
+// server's lists of spec.ListChanges (a server owes nothing to roots/list_changed
+// that this rule judges).
 var refetchKinds = [...]string{"tools", "prompts", "resources"}
 
-type pendingRefetch struct {
-	anchor rule.Anchor
-	count  int // list_changed notifications of the kind since the last list request
-}
+// refetchWatch reports what Reactions found: the rule judges nothing itself.
+type refetchWatch struct{}
 
-type refetchWatch struct {
-	pending [len(refetchKinds)]*pendingRefetch
-	// listed says which kinds the client has asked for in this session: a
-	// list_changed before the first list leaves no cached list behind.
-	listed [len(refetchKinds)]bool
-}
-
-func refetchKind(name string) int {
-	for i, k := range refetchKinds {
-		if k == name {
-			return i
-		}
+func (*refetchWatch) Message(p *rule.Pass, m *session.Message) {
+	if m.Kind != frame.KindNotification || m.Dir == spec.C2S {
+		return
 	}
-	return -1
-}
-
-func (w *refetchWatch) Message(p *rule.Pass, m *session.Message) {
-	switch m.Kind {
-	case frame.KindRequest:
-		if m.Dir == spec.S2C {
-			return
-		}
-		lc, ok := spec.ListChangeFetchedBy(m.Method)
-		if !ok {
-			return
-		}
-		if i := refetchKind(lc.Kind); i >= 0 {
-			w.pending[i] = nil
-			w.listed[i] = true
-		}
-	case frame.KindNotification:
-		lc, ok := spec.ListChangeOf(m.Method)
-		if !ok {
-			return
-		}
-		i := refetchKind(lc.Kind)
-		if i < 0 || m.Dir == spec.C2S {
-			return
-		}
-		if m.Dir == spec.DirUnknown {
-			p.CannotJudge(reasonDirectionUnknown)
-			return
-		}
-		if m.Contract == nil {
-			p.CannotJudge(reasonNoContract)
-			return
-		}
-		if !w.listed[i] {
-			return // the client holds no list of this kind yet: nothing to re-fetch
-		}
-		declared, known := m.Contract.DeclaresGate(lc.Gate)
-		switch {
-		case !known:
-			p.CannotJudge(reasonServerCapsUnknown)
-			return
-		case !declared:
-			return // an undeclared notification (MCP2001): the client may rightly drop it
-		}
-		if pr := w.pending[i]; pr != nil {
-			pr.count++
-			return
-		}
-		a := rule.At(m)
-		a.Raw = bytes.Clone(m.Raw[:min(len(m.Raw), session.MaxRequestRaw)])
-		a.ID = strings.Clone(a.ID)
-		a.Method = strings.Clone(a.Method)
-		w.pending[i] = &pendingRefetch{anchor: a, count: 1}
+	r := p.ResultOf(Reactions).(*ReactionLog).Current()
+	if r == nil || r.Cannot == "" {
+		return
+	}
+	if lc, ok := spec.ListChangeOf(m.Method); ok && slices.Contains(refetchKinds[:], lc.Kind) {
+		reason := r.Cannot // one of reasons.go's, set by Reactions
+		p.CannotJudge(reason)
 	}
 }
 
-func (w *refetchWatch) End(p *rule.Pass) {
+func (*refetchWatch) End(p *rule.Pass) {
 	s := p.Session
-	for i, pr := range w.pending {
-		if pr == nil {
+	for _, run := range p.ResultOf(Reactions).(*ReactionLog).Ended() {
+		if !run.Owed || run.from != spec.C2S || !slices.Contains(refetchKinds[:], run.Kind) {
 			continue
 		}
-		kind := refetchKinds[i]
-		a := pr.anchor
-		switch {
-		case !a.Time.IsZero() && !s.LastTime.IsZero() && s.LastTime.Sub(a.Time) < refetchGrace:
-			p.CannotJudge(because(reasonEndsWithinGracef, refetchGrace, kind))
-			continue
-		case (a.Time.IsZero() || s.LastTime.IsZero()) && s.LastLine <= a.Line:
-			p.CannotJudge(because(reasonEndsAtChangef, kind))
+		if reason := run.Cannot; reason != "" { // one of reasons.go's, set by Reactions
+			p.CannotJudge(reason)
 			continue
 		}
+		if !run.Missing() {
+			continue
+		}
+		kind, a := run.Kind, run.First
 		times := ""
-		if pr.count > 1 {
-			times = fmt.Sprintf(" (and %d more after it)", pr.count-1)
+		if run.Count > 1 {
+			times = fmt.Sprintf(" (and %d more after it)", run.Count-1)
 		}
 		end := s.EndText()
 		span := "1 line later"

@@ -449,7 +449,7 @@ func behaviour(t *Trace) map[counted]int {
 			switch {
 			case r.Line > 0:
 				out[counted{"notification reacted to", fs.Method}]++
-			case r.Missing():
+			case r.Missing() || r.Dropped():
 				out[counted{"notification without reaction", fs.Method}]++
 			}
 		case fs.Kind == KindRequest && fs.Unanswered && !fs.LongLived:

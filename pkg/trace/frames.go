@@ -2,7 +2,6 @@ package trace
 
 import (
 	"bytes"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/redact"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
@@ -56,10 +56,9 @@ type Trace struct {
 	// summary's index. A request the session no longer follows (it follows at most
 	// session.MaxOutstanding) is settled and let go (see follow).
 	pending map[*session.Request]int
-	waiting []waitingReaction
-	// listed records the list methods each side has requested: a list_changed asks
-	// for a new list only from a receiver that fetched the list before.
-	listed map[listKey]bool
+	// reactions are the kept notifications' reactions as rules.Reactions follows
+	// them (frame index and reaction), written into their summaries at the end.
+	reactions []keptReaction
 	// methods interns method names (bounded like uses): one copy per name, not per frame.
 	methods map[string]string
 }
@@ -173,12 +172,11 @@ func (fs FrameSummary) IsExchange() bool { return fs.Exchange != nil && !fs.Cont
 type Reaction struct {
 	// Expected is what would count as acting on it ("resources/list").
 	Expected string
-	// Line is the line of the reaction (0: none came), By its method.
+	// Line is the line of the reaction (0: none came), By its method. The reaction
+	// of a run of notifications of one kind (one URI) is the receiver's first
+	// fitting request after them: every notification of the run shows it.
 	Line int
 	By   string
-	// Until is the line of the next notification of the same kind that closed
-	// the window (0: the session ended first).
-	Until int
 	// Undeclared says why the receiver may drop it ("" when it was declared).
 	Undeclared string
 	// Unjudged is set when too many notifications waited for a reaction at once
@@ -187,20 +185,48 @@ type Reaction struct {
 	// Receiver is the side that should have reacted.
 	Receiver spec.Side
 	// Optional is set when no reaction was owed: a list_changed to a receiver that
-	// had not fetched that list yet.
+	// had not fetched that list yet, or a notification that cannot be judged.
 	Optional bool
+	// Cannot says why a notification without a reaction cannot be judged (the
+	// session ended too soon after it, its direction or contract is unknown).
+	Cannot string
+	// RunLine is the line of the first notification of its run (the notifications
+	// of one kind before the receiver acted): where MCP2007 anchors a run that got
+	// no reaction. 0 when it is in none.
+	RunLine int
+	// missing is rules.Reaction.Missing: no reaction came that was owed.
+	missing bool
 }
 
-// Missing reports whether the notification got no reaction it owed.
-func (r *Reaction) Missing() bool {
-	return r != nil && r.Expected != "" && r.Line == 0 && !r.Unjudged && !r.Optional
+// Missing reports whether the notification got no reaction it owed: the verdict
+// of rules.Reactions, which MCP2007 reports from.
+func (r *Reaction) Missing() bool { return r != nil && r.missing }
+
+// Dropped reports whether the notification got no reaction and its sender had not
+// declared it: the receiver may rightly have dropped it (MCP2001's evidence).
+func (r *Reaction) Dropped() bool {
+	return r != nil && r.Expected != "" && r.Undeclared != "" && r.Line == 0 && !r.Unjudged
 }
 
-type waitingReaction struct {
-	key      string // the notification's method, or "updated:" and the URI
-	expected []string
-	from     spec.Direction // direction the reaction travels
-	reaction *Reaction
+type keptReaction struct {
+	idx int
+	r   *rules.Reaction
+}
+
+// reactionOf is the view of a reaction, as rules.Reactions left it.
+func reactionOf(r *rules.Reaction) *Reaction {
+	v := &Reaction{Expected: strings.Join(r.Expected, " or "), Undeclared: r.Undeclared, Receiver: r.Receiver, Cannot: string(r.Cannot)}
+	if run := r.Run; run != nil {
+		v.Line, v.By, v.Unjudged, v.RunLine = run.ReactionLine, run.By, run.Unjudged, run.First.Line
+		if v.Cannot == "" {
+			v.Cannot = string(run.Cannot)
+		}
+		v.Optional = !run.Owed && r.Undeclared == ""
+	} else {
+		v.Optional = r.Undeclared == ""
+	}
+	v.missing = r.Missing()
+	return v
 }
 
 func (t *Trace) add(fs FrameSummary, maxFrames int) int {
@@ -221,14 +247,20 @@ func (t *Trace) add(fs FrameSummary, maxFrames int) int {
 type observation struct {
 	tr *Tracer
 	t  *Trace
+	// reactions is the session's rules.Reactions (when frames are kept).
+	reactions *rules.ReactionLog
 }
 
-func (tr *Tracer) start(*session.Session) rule.Observation {
+func (tr *Tracer) start(_ *session.Session, results rule.Results) rule.Observation {
 	t := &Trace{uses: map[useKey]int{}, pending: map[*session.Request]int{}, Declaring: map[int][]byte{}, methods: map[string]string{}}
 	if tr.opt.Redaction {
 		t.Redacted = redact.NewSet()
 	}
-	return &observation{tr: tr, t: t}
+	o := &observation{tr: tr, t: t}
+	if tr.opt.Frames {
+		o.reactions = results.ResultOf(rules.Reactions).(*rules.ReactionLog)
+	}
+	return o
 }
 
 func (o *observation) Message(m *session.Message) {
@@ -249,7 +281,7 @@ func (o *observation) Message(m *session.Message) {
 		return
 	}
 	if m.Batch != nil {
-		react(t, m, -1)
+		react(t, m, -1, o.reactions)
 		return
 	}
 	fs := summarize(m, t)
@@ -267,7 +299,7 @@ func (o *observation) Message(m *session.Message) {
 	} else {
 		t.Omitted++
 	}
-	react(t, m, idx)
+	react(t, m, idx, o.reactions)
 }
 
 // Exchange records an HTTP exchange that carried no message: on the context line
@@ -432,135 +464,22 @@ func settle(fs *FrameSummary, r *session.Request) {
 
 // react follows requests to their responses and notifications to the reactions
 // they ask for. idx is the message's summary index (-1 when not kept).
-func react(t *Trace, m *session.Message, idx int) {
+func react(t *Trace, m *session.Message, idx int, reactions *rules.ReactionLog) {
 	switch m.Kind {
 	case frame.KindRequest:
 		if m.Request != nil && idx >= 0 && m.Batch == nil {
 			t.follow(m.Session, m.Request, idx)
 		}
-		reacted(t, m)
 	case frame.KindResult, frame.KindError:
 		if i, ok := t.pending[m.Request]; ok && m.Request != nil {
 			t.Frames[i].ResponseLine = m.Line
 			delete(t.pending, m.Request)
 		}
 	case frame.KindNotification:
-		if m.Batch != nil {
-			idx = -1
-		}
-		notification(t, m, idx)
-	}
-}
-
-// updatedKey is the wait a resources/updated of uri opens (a resources/read of
-// that uri closes it).
-func updatedKey(uri string) string { return "updated:" + uri }
-
-// notification opens the wait for the reaction a notification asks for: a
-// list_changed asks the receiver to list again before the next list_changed of the
-// same kind (spec.ListChangeOf); a resources/updated asks it to read that URI again
-// before the next update of it.
-func notification(t *Trace, m *session.Message, idx int) {
-	undeclared := undeclaredReason(m)
-	var expected []string
-	if lc, ok := spec.ListChangeOf(m.Method); ok {
-		expected = lc.Lists()
-	}
-	key := m.Method
-	if m.Method == "notifications/resources/updated" {
-		expected = []string{"resources/read"}
-		key = updatedKey(child(m.ParamsNode(), "uri").Text())
-	}
-	// A declared list_changed to a receiver that never fetched the list asks for
-	// nothing: a fetch that follows is shown, its absence is not "no reaction". (An
-	// undeclared one is always followed: whether the receiver acted on it is the
-	// evidence that it dropped it.)
-	optional := m.Method != "notifications/resources/updated" && expected != nil && undeclared == "" && !listedBefore(t, m.Dir.Opposite(), expected)
-	if expected == nil && undeclared == "" {
-		return
-	}
-	r := &Reaction{Undeclared: undeclared, Receiver: spec.Receiver(m.Dir), Expected: strings.Join(expected, " or "), Optional: optional}
-	if idx >= 0 {
-		t.Frames[idx].Reaction = r
-	}
-	if expected == nil {
-		return
-	}
-	from := m.Dir.Opposite()
-	kept := t.waiting[:0]
-	for _, w := range t.waiting {
-		if w.key == key && w.from == from {
-			w.reaction.Until = m.Line // the window of the earlier one closes here
-			continue
-		}
-		kept = append(kept, w)
-	}
-	t.waiting = kept
-	if len(t.waiting) >= maxWaiting {
-		// Too many open waits (updates of many URIs): the oldest is no longer judged.
-		t.waiting[0].reaction.Unjudged = true
-		t.waiting = t.waiting[1:]
-	}
-	t.waiting = append(t.waiting, waitingReaction{key: strings.Clone(key), expected: expected, from: from, reaction: r})
-}
-
-type listKey struct {
-	dir    spec.Direction
-	method string
-}
-
-// reacted closes the waits that a request acts on.
-func reacted(t *Trace, m *session.Message) {
-	if _, ok := spec.ListChangeFetchedBy(m.Method); ok {
-		if t.listed == nil {
-			t.listed = map[listKey]bool{}
-		}
-		t.listed[listKey{m.Dir, strings.Clone(m.Method)}] = true
-	}
-	if len(t.waiting) == 0 {
-		return
-	}
-	updated := ""
-	if m.Method == "resources/read" {
-		updated = updatedKey(child(m.ParamsNode(), "uri").Text())
-	}
-	kept := t.waiting[:0]
-	for _, w := range t.waiting {
-		if w.from == m.Dir && slices.Contains(w.expected, m.Method) && (!strings.HasPrefix(w.key, "updated:") || w.key == updated) {
-			w.reaction.Line, w.reaction.By = lineOf(m), strings.Clone(m.Method)
-			continue
-		}
-		kept = append(kept, w)
-	}
-	t.waiting = kept
-}
-
-// listedBefore reports whether the side sending in direction d requested one of the
-// list methods before.
-func listedBefore(t *Trace, d spec.Direction, methods []string) bool {
-	for _, method := range methods {
-		if t.listed[listKey{d, method}] {
-			return true
+		if r := reactions.Current(); r != nil && idx >= 0 && m.Batch == nil {
+			t.reactions = append(t.reactions, keptReaction{idx, r})
 		}
 	}
-	return false
-}
-
-// undeclaredReason says why the receiver may drop a notification: its sender's
-// own declaration does not cover it ("" when it does, or when unknown).
-func undeclaredReason(m *session.Message) string {
-	c := m.Contract
-	if c == nil || m.Dir == spec.DirUnknown || c.Revision == "" {
-		return ""
-	}
-	facts, ok := m.Spec().Facts(c.Revision, m.Dir)
-	if !ok || facts.Gate.None() || facts.Gate.Extension != "" {
-		return ""
-	}
-	if declared, known := c.DeclaresGate(facts.Gate); !known || declared {
-		return ""
-	}
-	return c.Lacking(facts.Gate)
 }
 
 func (o *observation) End(sr *rule.SessionResult) any {
@@ -569,7 +488,10 @@ func (o *observation) End(sr *rule.SessionResult) any {
 		settle(&t.Frames[i], r)
 	}
 	t.pending = nil
-	t.waiting, t.uses, t.methods, t.listedAt = nil, nil, nil, nil
+	for _, k := range t.reactions {
+		t.Frames[k.idx].Reaction = reactionOf(k.r)
+	}
+	t.reactions, t.uses, t.methods, t.listedAt = nil, nil, nil, nil
 	sortLists(t.Lists)
 	sort.SliceStable(t.Uses, func(i, j int) bool {
 		if t.Uses[i].Lines[0] != t.Uses[j].Lines[0] {

@@ -12,6 +12,7 @@ package trace
 
 import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 )
 
@@ -68,8 +69,6 @@ const (
 	maxContextText = 512
 	// maxSubject cuts a kept tool name, error message or problem.
 	maxSubject = 160
-	// maxWaiting caps the notifications waiting for a reaction (updates of many URIs).
-	maxWaiting = 1024
 	// maxPreamble caps the context lines kept before the first session.
 	maxPreamble = 200
 	// MaxRaw cuts the copy of a frame kept with Needs.Raw.
@@ -104,7 +103,10 @@ func New(opt Options) *Tracer {
 		opt.MaxFrames = DefaultMaxFrames
 	}
 	t := &Tracer{opt: opt}
-	t.observer = &rule.Observer{Name: "trace", New: func(s *session.Session) rule.Observation { return t.start(s) }}
+	t.observer = &rule.Observer{Name: "trace", New: func(s *session.Session, r rule.Results) rule.Observation { return t.start(s, r) }}
+	if opt.Frames {
+		t.observer.Requires = []*rule.Analysis{rules.Reactions}
+	}
 	return t
 }
 
