@@ -59,7 +59,8 @@ type listedKey struct {
 	method string
 }
 
-// Reaction is what one notification asked of its receiver.
+// Reaction is what one notification asked of its receiver (a list_changed or a
+// resources/updated).
 type Reaction struct {
 	// Line, Entry and Seq place the notification (Line: its batch's, for a member).
 	Line, Entry, Seq int
@@ -196,17 +197,17 @@ func (l *ReactionLog) notification(m *session.Message) {
 		expected = []string{"resources/read"}
 		key = updatedKey(get(m.ParamsNode(), "uri").Text())
 	}
-	undeclared, cannot := senderDeclared(m)
-	if expected == nil && undeclared == "" {
+	if expected == nil {
 		return
 	}
+	undeclared, cannot := senderDeclared(m)
 	if kind != "" && cannot == reasonServerCapsUnknown && !l.listedBefore(m.Dir.Opposite(), expected) {
 		cannot = "" // the receiver holds no list: nothing is owed, whatever was declared
 	}
 	a := rule.At(m)
 	r := &Reaction{Line: a.Line, Entry: a.Entry, Seq: m.Seq, Method: strings.Clone(m.Method), Expected: expected, Receiver: spec.Receiver(m.Dir), Undeclared: undeclared, Cannot: cannot}
 	l.current = r
-	if expected == nil || m.Dir == spec.DirUnknown {
+	if m.Dir == spec.DirUnknown {
 		return
 	}
 	from := m.Dir.Opposite()
@@ -230,6 +231,15 @@ func (l *ReactionLog) notification(m *session.Message) {
 	}
 	l.open = append(l.open, run)
 	r.Run = run
+}
+
+// Undeclared says why the receiver of a notification may drop it: its sender's
+// own declaration does not cover it ("" when it does, or when that cannot be
+// told). Reaction.Undeclared is the same for the notifications that ask for a
+// reaction.
+func Undeclared(m *session.Message) string {
+	u, _ := senderDeclared(m)
+	return u
 }
 
 // senderDeclared says whether the notification's sender declared it: why the

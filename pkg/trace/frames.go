@@ -476,8 +476,14 @@ func react(t *Trace, m *session.Message, idx int, reactions *rules.ReactionLog) 
 			delete(t.pending, m.Request)
 		}
 	case frame.KindNotification:
-		if r := reactions.Current(); r != nil && idx >= 0 && m.Batch == nil {
+		if idx < 0 || m.Batch != nil {
+			break
+		}
+		if r := reactions.Current(); r != nil {
 			t.reactions = append(t.reactions, keptReaction{idx, r})
+		} else if u := rules.Undeclared(m); u != "" {
+			// It asks for no reaction, and its receiver may drop it.
+			t.Frames[idx].Reaction = &Reaction{Undeclared: u, Receiver: spec.Receiver(m.Dir), Optional: true}
 		}
 	}
 }
