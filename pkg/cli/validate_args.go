@@ -180,10 +180,11 @@ func (collectInput) End(*rule.SessionResult) any  { return nil }
 // read as text (a number, an object: its JSON text), as the gjson reading of
 // before (testdata/script/validate_args.txtar pins it: odd-tools.jsonl).
 func (p *publishedInput) observe(m *session.Message, tool string) {
-	if m.Kind != frame.KindResult || m.Request == nil || m.Request.Method != "tools/list" {
+	list, _ := spec.ListResultOf("tools/list")
+	if m.Kind != frame.KindResult || m.Request == nil || m.Request.Method != list.Method {
 		return
 	}
-	tools, _ := m.ResultNode().Get("tools")
+	tools, _ := m.ResultNode().Get(list.Member)
 	var each func(yield func(int, frame.Node) bool)
 	switch {
 	case tools.IsArray():
@@ -207,7 +208,7 @@ func (p *publishedInput) observe(m *session.Message, tool string) {
 		each = func(yield func(int, frame.Node) bool) { yield(0, frame.Node{}) }
 	}
 	for _, t := range each {
-		nameNode, _ := t.Get("name")
+		nameNode, _ := t.Get(list.Key)
 		name := nameNode.Text()
 		if name != tool {
 			if len(p.names) < maxListedNames && !slices.Contains(p.names, name) {

@@ -2,13 +2,14 @@ package redact
 
 import (
 	"encoding/json"
-	"github.com/mcpsleuth/mcpsleuth/pkg/jsontree"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/jsontree"
 	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
 
 // keptKeys are members whose whole value stays (secret-looking strings inside are
@@ -30,8 +31,17 @@ var keptScalars = map[string]bool{
 }
 
 // definitionLists are result members whose entries are definitions the server
-// publishes (tools, prompts, resource templates): kept whole.
-var definitionLists = map[string]bool{"tools": true, "prompts": true, "resourceTemplates": true}
+// publishes (tools, prompts, resource templates: spec.ListResult.Definitions):
+// kept whole.
+var definitionLists = func() map[string]bool {
+	m := map[string]bool{}
+	for _, l := range spec.ListResults() {
+		if l.Definitions {
+			m[l.Member] = true
+		}
+	}
+	return m
+}()
 
 // dataKeys hold the values a session carries: everything below them is redacted
 // (booleans and null stay: they have no length to hide).

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -50,18 +51,9 @@ s->c {"jsonrpc":"2.0","id":5,"result":{"tools":[{"name":"search","inputSchema":{
 	},
 }
 
-// listKind is a list method compared: the result member that holds the items, the
-// key that names an item, and the kind of list (spec.ListChange.Kind, filled in
-// from the spec table: it names the notification that announces a change and the
-// capability whose listChanged promises it).
-type listKind struct{ member, key, capability string }
-
-// listKinds are the list methods compared.
-var listKinds = map[string]listKind{
-	"tools/list":     {member: "tools", key: "name"},
-	"prompts/list":   {member: "prompts", key: "name"},
-	"resources/list": {member: "resources", key: "uri"},
-}
+// comparedLists are the list methods compared (resources/templates/list is not
+// watched yet); what their results hold comes from spec.ListResultOf.
+var comparedLists = [...]string{"tools/list", "prompts/list", "resources/list"}
 
 type listState struct {
 	line     int
@@ -165,12 +157,12 @@ func (w *listWatch) Message(p *rule.Pass, m *session.Message) {
 	if m.Kind != frame.KindResult || m.Request == nil {
 		return
 	}
-	kind, ok := listKinds[m.Request.Method]
-	if !ok {
+	list, ok := spec.ListResultOf(m.Request.Method)
+	if !ok || !slices.Contains(comparedLists[:], list.Method) {
 		return
 	}
 	lc, _ := spec.ListChangeFetchedBy(m.Request.Method)
-	kind.capability = lc.Kind
+	kind := struct{ member, key, capability string }{list.Member, list.Key, lc.Kind}
 	res := m.ResultNode()
 	if _, next := res.Get("nextCursor"); m.Request.Paginated || next {
 		p.CannotJudge(reasonPaginated)

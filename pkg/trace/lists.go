@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
 
 // Limits of what Needs.Lists keeps per session.
@@ -17,15 +18,6 @@ const (
 	// maxDefinition cuts the copy of one item's definition.
 	maxDefinition = 64 << 10
 )
-
-// listKinds are the list methods whose results Needs.Lists keeps, and the member
-// of the result that holds the items, each named by its nameKey.
-var listKinds = map[string]struct{ member, nameKey string }{
-	"tools/list":               {"tools", "name"},
-	"prompts/list":             {"prompts", "name"},
-	"resources/list":           {"resources", "uri"},
-	"resources/templates/list": {"resourceTemplates", "uriTemplate"},
-}
 
 // ListedItem is one tool, prompt, resource or resource template a server
 // listed: its kind (the list method), its name (a resource's URI) and its
@@ -43,15 +35,15 @@ func keepListed(t *Trace, m *session.Message) {
 	if m.Kind != frame.KindResult || m.Request == nil {
 		return
 	}
-	kind, ok := listKinds[m.Request.Method]
-	if !ok {
+	kind, ok := spec.ListResultOf(m.Request.Method)
+	if !ok || kind.Method == "roots/list" { // what a server listed, not the client's roots
 		return
 	}
 	if t.listedAt == nil {
 		t.listedAt = map[[2]string]int{}
 	}
-	each(child(m.ResultNode(), kind.member), func(_ string, item frame.Node) bool {
-		name := strings.Clone(child(item, kind.nameKey).Text()) // the frame's bytes are borrowed
+	each(child(m.ResultNode(), kind.Member), func(_ string, item frame.Node) bool {
+		name := strings.Clone(child(item, kind.Key).Text()) // the frame's bytes are borrowed
 		key := [2]string{m.Request.Method, name}
 		def := item.Raw()
 		if len(def) > maxDefinition {
@@ -62,7 +54,7 @@ func keepListed(t *Trace, m *session.Message) {
 			t.Lists[i] = entry
 			return true
 		}
-		if len(t.listedAt) >= maxListed*len(listKinds) {
+		if len(t.listedAt) >= maxListed*serverLists {
 			t.ListsOmitted++
 			return true
 		}
@@ -71,6 +63,10 @@ func keepListed(t *Trace, m *session.Message) {
 		return true
 	})
 }
+
+// serverLists is how many kinds of list a server answers (spec.ListResults but
+// roots/list): the cap of kept items is maxListed of each.
+const serverLists = 4
 
 // sortLists orders the kept items by kind and name.
 func sortLists(items []ListedItem) {
