@@ -16,7 +16,7 @@ import (
 // no handshake at all.
 type perspectiveCheck struct {
 	side     spec.Side
-	observer *rule.Observer
+	analysis *rule.Analysis
 }
 
 // newPerspectiveCheck returns the check for an explicit --perspective (nil when
@@ -25,16 +25,16 @@ func newPerspectiveCheck(fopt frame.Options) *perspectiveCheck {
 	if fopt.Perspective == 0 {
 		return nil
 	}
-	return &perspectiveCheck{side: fopt.Perspective, observer: &rule.Observer{
+	return &perspectiveCheck{side: fopt.Perspective, analysis: &rule.Analysis{
 		Name: "perspective",
-		New:  func(*session.Session, rule.Results) rule.Observation { return &contradiction{} },
+		New:  func(*session.Session, rule.Results) rule.Computation { return &contradiction{} },
 	}}
 }
 
 // apply adds the check to a run.
 func (p *perspectiveCheck) apply(opt *rule.RunOptions) {
 	if p != nil {
-		opt.Observers = append(opt.Observers, p.observer)
+		opt.Analyses = append(opt.Analyses, p.analysis)
 	}
 }
 
@@ -47,7 +47,7 @@ func (c *contradiction) Message(m *session.Message) {
 	}
 }
 
-func (c *contradiction) End(*rule.SessionResult) any { return c.line }
+func (c *contradiction) Result() any { return c.line }
 
 // contradicted returns what the session says against --perspective ("" when
 // nothing does).
@@ -55,7 +55,7 @@ func (p *perspectiveCheck) contradicted(sr *rule.SessionResult) string {
 	if p == nil {
 		return ""
 	}
-	line, _ := sr.ObservedBy(p.observer).(int)
+	line, _ := sr.ResultOf(p.analysis).(int)
 	if line == 0 {
 		return ""
 	}

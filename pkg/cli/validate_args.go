@@ -112,12 +112,12 @@ func runValidateArgs(env Env, c *cli.Command) error {
 	}
 	defer in.Close()
 	var found publishedInput
-	// No rule runs: an observer collects the tool's published inputSchema (the last
+	// No rule runs: an analysis collects the tool's published inputSchema (the last
 	// tools/list result that lists it, whatever the session).
-	collector := &rule.Observer{Name: "published-input-schema", New: func(*session.Session, rule.Results) rule.Observation {
+	collector := &rule.Analysis{Name: "published-input-schema", New: func(*session.Session, rule.Results) rule.Computation {
 		return collectInput{found: &found, tool: tool}
 	}}
-	res, err := rule.Run(capture, in, nil, rule.RunOptions{Frame: fopt, Observers: []*rule.Observer{collector}})
+	res, err := rule.Run(capture, in, nil, rule.RunOptions{Frame: fopt, Analyses: []*rule.Analysis{collector}})
 	if err != nil {
 		return &exitError{code: ExitUsage, msg: err.Error()}
 	}
@@ -170,7 +170,7 @@ type collectInput struct {
 }
 
 func (c collectInput) Message(m *session.Message) { c.found.observe(m, c.tool) }
-func (collectInput) End(*rule.SessionResult) any  { return nil }
+func (collectInput) Result() any                  { return nil } // what it found is in found
 
 // observe remembers the tool's inputSchema from a tools/list result that lists it
 // (the last one wins). Frame bytes are copied: they alias the reader's buffer.

@@ -2,22 +2,29 @@ package rule
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 )
 
 // Analysis computes one judgement of a session once, for every rule and view that
 // asks for it: go/analysis's analyzer that reports nothing and returns a result.
-// It has no ID and is not part of the catalogue. A Rule or an Observer names the
-// analyses it needs in Requires and reads their result with Pass.ResultOf or
-// SessionResult.ResultOf; the engine runs each analysis a run needs once a
-// session, on every message before the rules see it, whoever asked.
+// It has no ID and is not part of the catalogue. A Rule or another Analysis names
+// the analyses it needs in Requires and reads their result with Pass.ResultOf or
+// Results.ResultOf; a view adds the analysis it renders to the run
+// (RunOptions.Analyses) and reads its result with SessionResult.ResultOf. The
+// engine runs each analysis a run needs once a session, whoever asked.
 type Analysis struct {
 	// Name says what the analysis computes (for messages and tests).
 	Name string
-	// Requires are the analyses this one reads (Computations.ResultOf), run
-	// before it on each message.
+	// Requires are the analyses this one reads (Results.ResultOf), run before it
+	// on each message.
 	Requires []*Analysis
+	// AfterRules is set for an analysis of what the rules found (a view of the
+	// session with its findings: the timeline): it sees each message after the
+	// rules did, and its End comes after theirs, with the session's sorted
+	// findings and notes. No rule can require it.
+	AfterRules bool
 	// New returns fresh per-session state; results gives the state of the
 	// analyses it requires.
 	New func(s *session.Session, results Results) Computation
@@ -34,9 +41,10 @@ type Computation interface {
 }
 
 // EndComputation is implemented by a Computation with work to do when its
-// session ends, before the rules' End.
+// session ends: before the rules' End (r's findings are not final then), or
+// after them for an analysis that runs AfterRules.
 type EndComputation interface {
-	End()
+	End(r *SessionResult)
 }
 
 // ExchangeComputation is implemented by a Computation that also sees the HTTP
@@ -50,7 +58,8 @@ type Results interface {
 	ResultOf(a *Analysis) any
 }
 
-// computing is what the analyses hold of one open session, in the order they run.
+// computing is what the analyses hold of one open session, in the order they run
+// (those that run after the rules last).
 type computing []computed
 
 type computed struct {
@@ -58,15 +67,33 @@ type computed struct {
 	state Computation
 }
 
+// split returns the analyses that run before the rules and those that run after.
+func (c computing) split() (before, after computing) {
+	for i, x := range c {
+		if x.a.AfterRules {
+			return c[:i], c[i:]
+		}
+	}
+	return c, nil
+}
+
 // ResultOf returns the analysis's result for the session; it panics when the
 // analysis was not run, that is, when who asks did not list it in Requires.
 func (c computing) ResultOf(a *Analysis) any {
-	for _, x := range c {
-		if x.a == a {
-			return x.state.Result()
-		}
+	if v, ok := c.lookup(a); ok {
+		return v
 	}
 	panic(fmt.Sprintf("mcpsleuth: analysis %q was not required", a.Name))
+}
+
+// lookup returns the analysis's result, and whether it ran.
+func (c computing) lookup(a *Analysis) (any, bool) {
+	for _, x := range c {
+		if x.a == a {
+			return x.state.Result(), true
+		}
+	}
+	return nil, false
 }
 
 func (c computing) message(m *session.Message) {
@@ -83,17 +110,19 @@ func (c computing) exchange(e *session.Exchange) {
 	}
 }
 
-func (c computing) end() {
+func (c computing) end(r *SessionResult) {
 	for _, x := range c {
 		if xc, ok := x.state.(EndComputation); ok {
-			xc.End()
+			xc.End(r)
 		}
 	}
 }
 
-// analysesOf orders the analyses that rules and observers require, with what
-// they require, so that each comes after the analyses it reads.
-func analysesOf(rules []*Rule, observers []*Observer) []*Analysis {
+// analysesOf orders the analyses that rules require and the run adds, with what
+// they require, so that each comes after the analyses it reads and those that
+// run after the rules come last. A rule or an analysis that runs before the rules
+// cannot require one that runs after them.
+func analysesOf(rules []*Rule, added []*Analysis) ([]*Analysis, error) {
 	var order []*Analysis
 	seen := map[*Analysis]bool{}
 	var visit func(a *Analysis)
@@ -109,15 +138,33 @@ func analysesOf(rules []*Rule, observers []*Observer) []*Analysis {
 	}
 	for _, r := range rules {
 		for _, a := range r.Requires {
+			if a.AfterRules {
+				return nil, fmt.Errorf("mcpsleuth: rule %s requires %q, which runs after the rules", r.ID, a.Name)
+			}
 			visit(a)
 		}
 	}
-	for _, o := range observers {
-		for _, a := range o.Requires {
-			visit(a)
+	for _, a := range added {
+		visit(a)
+	}
+	for _, a := range order {
+		for _, req := range a.Requires {
+			if req.AfterRules && !a.AfterRules {
+				return nil, fmt.Errorf("mcpsleuth: analysis %q requires %q, which runs after the rules", a.Name, req.Name)
+			}
 		}
 	}
-	return order
+	// Stable: the order of the requirements holds within each group.
+	slices.SortStableFunc(order, func(x, y *Analysis) int {
+		switch {
+		case x.AfterRules == y.AfterRules:
+			return 0
+		case y.AfterRules:
+			return -1
+		}
+		return 1
+	})
+	return order, nil
 }
 
 // startAnalyses makes the analyses' state for a new session.

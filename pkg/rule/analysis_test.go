@@ -27,13 +27,12 @@ func (l *methodLog) Message(m *session.Message) {
 	}
 }
 func (l *methodLog) Result() any { return l }
-func (l *methodLog) End()        { l.ended = true }
+func (l *methodLog) End(*rule.SessionResult) { l.ended = true }
 
-// TestAnalysisRunsOnceBeforeItsReaders: an analysis that two rules and an observer
+// TestAnalysisRunsOnceBeforeItsReaders: an analysis that two rules and a view
 // require runs once a session, on each message before the rules (a rule reads it
 // up to the message it looks at, whole in End), after the analyses it requires;
-// an analysis nobody requires does not run, and asking for it is a programming
-// error.
+// an analysis nobody requires does not run (its result is nil).
 func TestAnalysisRunsOnceBeforeItsReaders(t *testing.T) {
 	const capture = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}
 {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}
@@ -70,23 +69,32 @@ func TestAnalysisRunsOnceBeforeItsReaders(t *testing.T) {
 		}
 		return r
 	}
-	obs := &rule.Observer{Name: "uses-derived", Requires: []*rule.Analysis{derived}, New: func(*session.Session, rule.Results) rule.Observation { return &counting{} }}
-	res, err := rule.Run("c.jsonl", strings.NewReader(capture), []*rule.Rule{reader("MCP0001", "first-reader"), reader("MCP0002", "second-reader")}, rule.RunOptions{Observers: []*rule.Observer{obs}})
+	view := &rule.Analysis{Name: "uses-derived", AfterRules: true, Requires: []*rule.Analysis{derived}, New: func(*session.Session, rule.Results) rule.Computation { return &counting{} }}
+	res, err := rule.Run("c.jsonl", strings.NewReader(capture), []*rule.Rule{reader("MCP0001", "first-reader"), reader("MCP0002", "second-reader")}, rule.RunOptions{Analyses: []*rule.Analysis{view}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if made != 1 {
-		t.Errorf("the analysis two rules and an observer require ran %d times for one session", made)
+		t.Errorf("the analysis two rules and a view require ran %d times for one session", made)
 	}
 	sr := res.Sessions[0]
 	d := sr.ResultOf(derived).(*methodLog)
 	if fmt.Sprint(d.seen) != "[1 2 3 4]" {
 		t.Errorf("the derived analysis read %v of the one it requires, want [1 2 3 4]: it must run after it", d.seen)
 	}
-	defer func() {
-		if recover() == nil {
-			t.Errorf("asking for an analysis nobody required did not panic")
-		}
-	}()
-	sr.ResultOf(unused)
+	if sr.ResultOf(unused) != nil {
+		t.Errorf("an analysis nobody required has a result")
+	}
+}
+
+// TestAnalysisAfterRulesIsRefusedToRules: a rule cannot require an analysis that
+// runs after the rules (it would read what is not computed yet).
+func TestAnalysisAfterRulesIsRefusedToRules(t *testing.T) {
+	view := &rule.Analysis{Name: "view", AfterRules: true, New: func(*session.Session, rule.Results) rule.Computation { return &counting{} }}
+	r := sample("MCP0001", "reads-a-view")
+	r.Requires = []*rule.Analysis{view}
+	_, err := rule.Run("c.jsonl", strings.NewReader("{}\n"), []*rule.Rule{r}, rule.RunOptions{})
+	if err == nil || !strings.Contains(err.Error(), `rule MCP0001 requires "view", which runs after the rules`) {
+		t.Errorf("err = %v", err)
+	}
 }

@@ -234,9 +234,17 @@ type SessionResult struct {
 
 	cannot     map[string]map[Reason]int
 	suppressed map[string]int
-	results    map[*Observer]any
 	// analyses are the session's analyses, their results final once it ended.
 	analyses computing
+}
+
+// ResultOf returns an analysis's result for the session (see Analysis): nil
+// when the run did not run it (no rule required it, and the run did not add it).
+func (r *SessionResult) ResultOf(a *Analysis) any {
+	if v, ok := r.analyses.lookup(a); ok {
+		return v
+	}
+	return nil
 }
 
 // Worst is the highest severity among the findings (0 when none).
@@ -300,8 +308,8 @@ type Analyzer struct {
 	tracker *session.Tracker
 	open    map[*session.Session]*running
 	done    []*SessionResult
-	// observers compute results next to the rules (Observe).
-	observers []*Observer
+	// added are the analyses the run adds whatever the rules require (Add).
+	added []*Analysis
 
 	onSession func(*SessionResult)
 	onFinding func(*session.Session, Finding)
@@ -311,7 +319,7 @@ type Analyzer struct {
 	free []*running
 	// noSettling turns Pass.Settled off (RunOptions.NoSettling).
 	noSettling bool
-	// analyses are the analyses the rules and observers require, in the order they
+	// analyses are the analyses the rules require and the run adds, in the order they
 	// run (set when the first session starts).
 	analyses []*Analysis
 	ordered  bool
@@ -330,8 +338,9 @@ type running struct {
 	store    []Pass // the passes, in one allocation
 	passes   []*Pass
 	checkers []Checker
-	observe  observing
-	settled  settled
+	// before and after split analyses: those that run before the rules and after.
+	before, after computing
+	settled       settled
 }
 
 // NewAnalyzer prepares a run over one input. limit <= 0 means DefaultFindingLimit.
@@ -375,9 +384,14 @@ func (a *Analyzer) start(s *session.Session) {
 		run = &running{store: make([]Pass, len(a.rules)), passes: make([]*Pass, len(a.rules)), checkers: make([]Checker, len(a.rules))}
 	}
 	if !a.ordered {
-		a.analyses, a.ordered = analysesOf(a.rules, a.observers), true // the observers are known now
+		order, err := analysesOf(a.rules, a.added)
+		if err != nil {
+			panic(err) // Run and Add refuse it first
+		}
+		a.analyses, a.ordered = order, true
 	}
 	run.analyses = startAnalyses(a.analyses, s)
+	run.before, run.after = run.analyses.split()
 	run.result = &SessionResult{Session: s, analyses: run.analyses}
 	for i, r := range a.rules {
 		run.store[i] = Pass{Rule: r, Session: s, result: run.result, limit: a.limit, shared: a.shared, onFinding: a.onFinding, index: i}
@@ -389,8 +403,20 @@ func (a *Analyzer) start(s *session.Session) {
 			run.checkers[i] = r.New()
 		}
 	}
-	run.observe = a.startObservers(s, run.analyses)
 	a.open[s] = run
+}
+
+// Add adds analyses the run computes whatever the rules require (a view's, with
+// what they require); call it before the first frame. It refuses requirements
+// that cannot be met (something that runs before the rules requiring what runs
+// after them).
+func (a *Analyzer) Add(analyses ...*Analysis) error {
+	if _, err := analysesOf(a.rules, append(slices.Clip(a.added), analyses...)); err != nil {
+		return err
+	}
+	a.added = append(a.added, analyses...)
+	a.ordered = false
+	return nil
 }
 
 // maxFreeRuns bounds the ended sessions' passes kept for reuse.
@@ -412,7 +438,7 @@ func (a *Analyzer) recycle(run *running) {
 			run.checkers[i] = nil
 		}
 	}
-	run.result, run.observe, run.analyses = nil, nil, nil
+	run.result, run.analyses, run.before, run.after = nil, nil, nil, nil
 	run.settled.reset()
 	a.free = append(a.free, run)
 }
@@ -423,12 +449,12 @@ func (a *Analyzer) end(s *session.Session) {
 		return
 	}
 	delete(a.open, s)
-	run.analyses.end()
+	run.before.end(run.result)
 	for i, c := range run.checkers {
 		c.End(run.passes[i])
 	}
 	run.result.finish(a.rules)
-	run.observe.end(run.result)
+	run.after.end(run.result)
 	s.Release()
 	if a.onSession != nil {
 		a.onSession(run.result)
@@ -445,7 +471,7 @@ func (a *Analyzer) end(s *session.Session) {
 func (a *Analyzer) Frame(f *frame.Frame) {
 	a.tracker.Frame(f, func(m *session.Message) {
 		run := a.open[m.Session]
-		run.analyses.message(m)
+		run.before.message(m)
 		done := uint64(0)
 		if !a.noSettling {
 			done = run.settled.begin(m)
@@ -457,7 +483,7 @@ func (a *Analyzer) Frame(f *frame.Frame) {
 			run.checkers[i].Message(run.passes[i], m)
 		}
 		run.settled.finish()
-		run.observe.message(m)
+		run.after.message(m)
 	})
 }
 
@@ -471,13 +497,13 @@ func (a *Analyzer) Exchange(line, entry int, x *frame.Exchange) {
 		if run == nil {
 			return
 		}
-		run.analyses.exchange(e)
+		run.before.exchange(e)
 		for i, c := range run.checkers {
 			if ec, ok := c.(ExchangeChecker); ok {
 				ec.Exchange(run.passes[i], e)
 			}
 		}
-		run.observe.exchange(e)
+		run.after.exchange(e)
 	})
 }
 

@@ -27,9 +27,9 @@ type RunOptions struct {
 	Frame frame.Options
 	// FindingLimit caps the findings one rule lists per session (0 = default).
 	FindingLimit int
-	// Observers compute results next to the rules, in the same pass
-	// (SessionResult.ResultOf); they report nothing.
-	Observers []*Observer
+	// Analyses are run whether or not a rule requires them: the views' own
+	// (SessionResult.ResultOf), with what they require.
+	Analyses []*Analysis
 	// OnContext, when set, receives each non-frame line (valid only during the call).
 	OnContext func(line int, text []byte)
 	// OnSession, when set, receives each session's result as soon as the session
@@ -83,13 +83,15 @@ func Run(name string, r io.Reader, rules []*Rule, opt RunOptions) (*InputResult,
 		// The cores beyond the replay's and the parse stage's scan lines ahead.
 		opt.Frame.ScanAhead = scanWorkers()
 	}
+	a := NewAnalyzer(name, rules, opt.FindingLimit)
+	if err := a.Add(opt.Analyses...); err != nil {
+		return nil, err
+	}
 	rd, err := frame.NewReader(name, r, opt.Frame)
 	if err != nil {
 		return nil, err
 	}
 	defer rd.Close()
-	a := NewAnalyzer(name, rules, opt.FindingLimit)
-	a.Observe(opt.Observers...)
 	a.onSession, a.discard, a.onFinding = opt.OnSession, opt.Discard, opt.OnFinding
 	a.noSettling = opt.NoSettling
 	if opt.Shared != nil {

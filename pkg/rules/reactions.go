@@ -288,7 +288,7 @@ func (l *ReactionLog) listedBefore(d spec.Direction, methods []string) bool {
 
 // End settles the runs still open: those the session ended too soon after to
 // judge say so.
-func (l *ReactionLog) End() {
+func (l *ReactionLog) End(*rule.SessionResult) {
 	l.current = nil
 	s := l.session
 	for _, r := range l.open {

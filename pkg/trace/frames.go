@@ -251,7 +251,7 @@ type observation struct {
 	reactions *rules.ReactionLog
 }
 
-func (tr *Tracer) start(_ *session.Session, results rule.Results) rule.Observation {
+func (tr *Tracer) start(_ *session.Session, results rule.Results) rule.Computation {
 	t := &Trace{uses: map[useKey]int{}, pending: map[*session.Request]int{}, Declaring: map[int][]byte{}, methods: map[string]string{}}
 	if tr.opt.Redaction {
 		t.Redacted = redact.NewSet()
@@ -488,7 +488,10 @@ func react(t *Trace, m *session.Message, idx int, reactions *rules.ReactionLog) 
 	}
 }
 
-func (o *observation) End(sr *rule.SessionResult) any {
+// Result is the session's trace: whole once the session ended.
+func (o *observation) Result() any { return o.t }
+
+func (o *observation) End(sr *rule.SessionResult) {
 	t := o.t
 	for r, i := range t.pending {
 		settle(&t.Frames[i], r)
@@ -517,7 +520,6 @@ func (o *observation) End(sr *rule.SessionResult) any {
 	if opt.Handshake && c != nil {
 		t.Handshake = handshakeOf(sr.Session, c)
 	}
-	return t
 }
 
 // cut shortens captured text to at most n bytes on a character boundary.

@@ -2,7 +2,7 @@
 // results that views show beyond findings: the trace of each session's frames and
 // what became of them (latency, no response, no reaction), the methods each side
 // used, the frames that declared the contract, the contract table and the
-// handshake. It runs as a rule.Observer: it never reports, and pkg/report renders
+// handshake. It runs as a rule.Analysis after the rules: it never reports, and pkg/report renders
 // what it kept without looking at frames or sessions itself.
 //
 // A view says what it needs (Needs, as a go/analysis analyzer lists what it
@@ -90,7 +90,7 @@ type Options struct {
 // Tracer follows the sessions of a run (one or several inputs) next to the rules.
 type Tracer struct {
 	opt      Options
-	observer *rule.Observer
+	analysis *rule.Analysis
 	last     *Trace
 	// Preamble holds context lines seen before the first frame.
 	Preamble        []FrameSummary
@@ -103,9 +103,9 @@ func New(opt Options) *Tracer {
 		opt.MaxFrames = DefaultMaxFrames
 	}
 	t := &Tracer{opt: opt}
-	t.observer = &rule.Observer{Name: "trace", New: func(s *session.Session, r rule.Results) rule.Observation { return t.start(s, r) }}
+	t.analysis = &rule.Analysis{Name: "trace", AfterRules: true, New: func(s *session.Session, r rule.Results) rule.Computation { return t.start(s, r) }}
 	if opt.Frames {
-		t.observer.Requires = []*rule.Analysis{rules.Reactions}
+		t.analysis.Requires = []*rule.Analysis{rules.Reactions}
 	}
 	return t
 }
@@ -119,14 +119,14 @@ func Require(needs Needs) *Tracer {
 	return New(Options{Needs: needs})
 }
 
-// Apply adds the tracer to the options of a run (rule.Run): its observer, and
+// Apply adds the tracer to the options of a run (rule.Run): its analysis, and
 // when context lines are needed, a hook that sees them. A nil tracer changes
 // nothing.
 func (t *Tracer) Apply(opt *rule.RunOptions) {
 	if t == nil {
 		return
 	}
-	opt.Observers = append(opt.Observers, t.observer)
+	opt.Analyses = append(opt.Analyses, t.analysis)
 	if !t.opt.Context {
 		return
 	}
@@ -144,7 +144,7 @@ func (t *Tracer) Of(sr *rule.SessionResult) *Trace {
 	if t == nil || sr == nil {
 		return nil
 	}
-	tr, _ := sr.ObservedBy(t.observer).(*Trace)
+	tr, _ := sr.ResultOf(t.analysis).(*Trace)
 	return tr
 }
 

@@ -47,7 +47,7 @@ func TestRequireNothing(t *testing.T) {
 	var none *trace.Tracer
 	opt := rule.RunOptions{}
 	none.Apply(&opt)
-	if len(opt.Observers) != 0 || opt.OnContext != nil || none.Of(nil) != nil {
+	if len(opt.Analyses) != 0 || opt.OnContext != nil || none.Of(nil) != nil {
 		t.Errorf("a nil tracer changed the run")
 	}
 	if got := (trace.Needs{Frames: true}).Union(trace.Needs{Contract: true}); got != (trace.Needs{Frames: true, Contract: true}) {

@@ -9,7 +9,7 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 )
 
-// counting is an observation that counts messages and notes what End saw.
+// counting is a view's analysis that counts messages and notes what End saw.
 type counting struct {
 	messages int
 	findings int
@@ -17,15 +17,14 @@ type counting struct {
 
 func (c *counting) Message(*session.Message) { c.messages++ }
 
-func (c *counting) End(r *rule.SessionResult) any {
-	c.findings = len(r.Findings)
-	return c
-}
+func (c *counting) End(r *rule.SessionResult) { c.findings = len(r.Findings) }
+func (c *counting) Result() any                { return c }
 
-// TestObserverRunsNextToRules: an observer sees every message of each session in
-// the same pass, ends after the rules with their findings, and its result is the
-// session's ObservedBy; the rules' findings and notes do not change.
-func TestObserverRunsNextToRules(t *testing.T) {
+// TestAnalysisAfterRulesSeesFindings: an analysis that runs after the rules (a
+// view's) sees every message of each session in the same pass, ends after the
+// rules with their findings, and its result is the session's ResultOf; the rules'
+// findings and notes do not change.
+func TestAnalysisAfterRulesSeesFindings(t *testing.T) {
 	const capture = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}
 {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}
 {"jsonrpc":"2.0","method":"notifications/initialized"}
@@ -37,13 +36,13 @@ func TestObserverRunsNextToRules(t *testing.T) {
 			p.Reportf(rule.At(m), "a request")
 		}
 	})
-	obs := &rule.Observer{Name: "count", New: func(*session.Session, rule.Results) rule.Observation { return &counting{} }}
-	other := &rule.Observer{Name: "other", New: func(*session.Session, rule.Results) rule.Observation { return &counting{} }}
+	obs := &rule.Analysis{Name: "count", AfterRules: true, New: func(*session.Session, rule.Results) rule.Computation { return &counting{} }}
+	other := &rule.Analysis{Name: "other", AfterRules: true, New: func(*session.Session, rule.Results) rule.Computation { return &counting{} }}
 	alone, err := rule.Run("c.jsonl", strings.NewReader(capture), []*rule.Rule{every}, rule.RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := rule.Run("c.jsonl", strings.NewReader(capture), []*rule.Rule{every}, rule.RunOptions{Observers: []*rule.Observer{obs}})
+	res, err := rule.Run("c.jsonl", strings.NewReader(capture), []*rule.Rule{every}, rule.RunOptions{Analyses: []*rule.Analysis{obs}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,14 +50,14 @@ func TestObserverRunsNextToRules(t *testing.T) {
 		t.Fatalf("%d and %d sessions", len(res.Sessions), len(alone.Sessions))
 	}
 	sr := res.Sessions[0]
-	c, ok := sr.ObservedBy(obs).(*counting)
+	c, ok := sr.ResultOf(obs).(*counting)
 	if !ok || c.messages != 4 || c.findings != 2 {
-		t.Errorf("observer result %+v, want 4 messages and the 2 findings", sr.ObservedBy(obs))
+		t.Errorf("analysis result %+v, want 4 messages and the 2 findings", sr.ResultOf(obs))
 	}
-	if sr.ObservedBy(other) != nil {
-		t.Errorf("an observer that did not run has a result")
+	if sr.ResultOf(other) != nil {
+		t.Errorf("an analysis that did not run has a result")
 	}
 	if len(sr.Findings) != len(alone.Sessions[0].Findings) || len(sr.Notes) != len(alone.Sessions[0].Notes) {
-		t.Errorf("the observer changed what the rules found: %v vs %v", sr.Findings, alone.Sessions[0].Findings)
+		t.Errorf("the analysis changed what the rules found: %v vs %v", sr.Findings, alone.Sessions[0].Findings)
 	}
 }
