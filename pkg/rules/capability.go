@@ -7,53 +7,6 @@ import (
 	"strings"
 )
 
-// gated is a message's capability gate under its governing revision, resolved
-// against the contract.
-type gated struct {
-	row      spec.MethodFacts
-	declared bool
-	// settled is set when the outcome (nothing to judge, or declared) follows
-	// from the message's class alone, with nothing noted (rule.Pass.Settled).
-	settled bool
-}
-
-// judgeGate looks up the gate of a request or notification (its method resolved)
-// sent in direction d under the message's revision and checks it against the
-// declaring side. ok=false means there is nothing to judge (no gate, unknown
-// method) or the rule could not judge (recorded through p.CannotJudge).
-func judgeGate(p *rule.Pass, m *session.Message, method spec.MethodRef, d spec.Direction) (g gated, ok bool) {
-	if !method.GatedAnywhere() {
-		return gated{settled: true}, false // unknown to the spec, or never capability-gated
-	}
-	if d == spec.DirUnknown {
-		p.CannotJudge(reasonDirectionUnknown)
-		return g, false
-	}
-	rev := m.Revision()
-	switch {
-	case m.Contract == nil:
-		p.CannotJudge(reasonNoContract)
-		return g, false
-	case rev == "":
-		p.CannotJudge(reasonUnknownVersion)
-		return g, false
-	}
-	row, found := method.Facts(rev, d)
-	if !found || row.Gate.None() {
-		return gated{settled: true}, false // a method the revision lacks is MCP1008's; an ungated one needs no declaration
-	}
-	if row.Gate.Extension != "" {
-		p.CannotJudge(because(reasonExtensionUncheckedf, row.Gate.Extension))
-		return g, false
-	}
-	declared, known := m.Contract.DeclaresGate(row.Gate)
-	if !known {
-		p.CannotJudge(because(reasonCapsUnknownf, row.Gate.Side, m.Contract.DeclaredIn(row.Gate.Side)))
-		return g, false
-	}
-	return gated{row: row, declared: declared, settled: declared}, true
-}
-
 // declaration says what a side declared for a gate, as evidence in a message
 // (session.Contract.Declaration), with the declaring frame as related evidence:
 // `initialize result (line 2) declared resources: {} (no listChanged)`.

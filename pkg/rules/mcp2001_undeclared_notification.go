@@ -34,21 +34,22 @@ s->c {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`,
 			{Revision: "2025-06-18", Page: "server/utilities/logging#capabilities", Says: "Servers that emit log message notifications MUST declare the logging capability."},
 		},
 	},
-	Kinds: rule.KindsOf(frame.KindNotification),
+	Requires: []*rule.Analysis{Gates},
+	Kinds:    rule.KindsOf(frame.KindNotification),
 	New: rule.PerMessage(func(p *rule.Pass, m *session.Message) {
 		if m.Kind != frame.KindNotification {
 			return
 		}
-		g, ok := judgeGate(p, m, m.Spec(), m.Dir)
-		if !ok || g.declared {
-			if g.settled {
+		g, ok := judged(p, p.ResultOf(Gates).(*GateLog).Current())
+		if !ok || g.Declared {
+			if g.Settled {
 				p.Settled() // the gate and the declaration are the class's
 			}
 			return
 		}
-		evidence, related := undeclaredEvidence(m, g.row.Gate)
+		evidence, related := undeclaredEvidence(m, g.Facts.Gate)
 		hint := fmt.Sprintf("declare %s in the %s's capabilities, or stop sending %s: the receiver is entitled to drop it, and spec-following clients do",
-			capabilityExample(g.row.Gate), g.row.Gate.Side, m.Method)
+			capabilityExample(g.Facts.Gate), g.Facts.Gate.Side, m.Method)
 		p.Report(rule.At(m), rule.Sprintf("%s sent %s but %s: the receiver may drop it", m.Sender(), m.Method, evidence).WithHint(hint), related)
 	}),
 }

@@ -36,21 +36,22 @@ c->s {"jsonrpc":"2.0","id":0,"result":{"role":"assistant","content":{"type":"tex
 			{Revision: "2025-06-18", Page: "client/roots#error-handling", Says: "Client does not support roots: -32601 (Method not found)."},
 		},
 	},
-	Kinds: rule.KindsOf(frame.KindRequest),
+	Requires: []*rule.Analysis{Gates},
+	Kinds:    rule.KindsOf(frame.KindRequest),
 	New: rule.PerMessage(func(p *rule.Pass, m *session.Message) {
 		if m.Kind != frame.KindRequest {
 			return
 		}
-		g, ok := judgeGate(p, m, m.Spec(), m.Dir)
-		if !ok || g.declared {
-			if g.settled {
+		g, ok := judged(p, p.ResultOf(Gates).(*GateLog).Current())
+		if !ok || g.Declared {
+			if g.Settled {
 				p.Settled() // the gate and the declaration are the class's
 			}
 			return
 		}
-		evidence, related := undeclaredEvidence(m, g.row.Gate)
+		evidence, related := undeclaredEvidence(m, g.Facts.Gate)
 		hint := fmt.Sprintf("branch on the %s's declared capabilities before sending %s (it needs %s); if the %s does support it, it must declare %s",
-			g.row.Gate.Side, m.Method, capabilityExample(g.row.Gate), g.row.Gate.Side, capabilityExample(g.row.Gate))
+			g.Facts.Gate.Side, m.Method, capabilityExample(g.Facts.Gate), g.Facts.Gate.Side, capabilityExample(g.Facts.Gate))
 		p.Report(rule.At(m), rule.Sprintf("%s sent %s but %s", m.Sender(), rule.Describe(m), evidence).WithHint(hint), related)
 	}),
 }

@@ -36,27 +36,28 @@ s->c {"jsonrpc":"2.0","id":2,"result":{}}
 			{Revision: "2025-06-18", Page: "server/utilities/logging#setting-log-level", Says: "To configure the minimum log level, clients MAY send a logging/setLevel request (to a server that declared logging)."},
 		},
 	},
-	Kinds: rule.KindsOf(frame.KindError),
+	Requires: []*rule.Analysis{Gates},
+	Kinds:    rule.KindsOf(frame.KindError),
 	New: rule.PerMessage(func(p *rule.Pass, m *session.Message) {
 		if m.Kind != frame.KindError || m.ErrorCode != spec.CodeMethodNotFound || m.Request == nil {
 			return
 		}
 		r := m.Request
-		g, ok := judgeGate(p, m, spec.Resolve(r.Method), r.Dir)
-		if !ok || !g.declared || g.row.Gate.Side != spec.Sender(m.Dir) {
+		g, ok := judged(p, p.ResultOf(Gates).(*GateLog).Of(m, spec.Resolve(r.Method), r.Dir))
+		if !ok || !g.Declared || g.Facts.Gate.Side != spec.Sender(m.Dir) {
 			return
 		}
 		c := m.Contract
 		msg := rule.Sprintf("%s id=%s (line %d) was answered -32601 %s, although the %s's %s declared %s",
-			r.Method, r.ID, r.Line, rule.Quote(rule.ValueErrorMessage, m.ErrorMessage), g.row.Gate.Side, c.DeclaredIn(g.row.Gate.Side), g.row.Gate.Path)
+			r.Method, r.ID, r.Line, rule.Quote(rule.ValueErrorMessage, m.ErrorMessage), g.Facts.Gate.Side, c.DeclaredIn(g.Facts.Gate.Side), g.Facts.Gate.Path)
 		if unknown, ok := spec.UnknownNameOf(r.Method, m.Revision()); ok {
 			// The method may well exist and only the name be unknown: that has a
 			// code of its own, and -32601 tells the client the whole feature is gone.
 			msg = msg.WithHint(fmt.Sprintf("if %s is implemented and only this %s is unknown, answer %d (an unknown %s), not -32601 Method not found, which tells the client the whole method is missing; otherwise implement %s or stop declaring %s",
-				r.Method, unknown.What, unknown.Code, unknown.What, r.Method, g.row.Gate.Path))
+				r.Method, unknown.What, unknown.Code, unknown.What, r.Method, g.Facts.Gate.Path))
 		}
 		p.Report(rule.At(m), msg,
 			rule.Related{Line: r.Line, Note: "the request"},
-			rule.Related{Line: c.DeclaredLine(g.row.Gate.Side), Note: c.DeclarationNote(g.row.Gate.Side, g.row.Gate.Path)})
+			rule.Related{Line: c.DeclaredLine(g.Facts.Gate.Side), Note: c.DeclarationNote(g.Facts.Gate.Side, g.Facts.Gate.Path)})
 	}),
 }

@@ -28,9 +28,10 @@ import (
 // session ended too soon after it to tell (refetchGrace, or right after it when the
 // capture has no times).
 var Reactions = &rule.Analysis{
-	Name: "reactions",
-	New: func(s *session.Session, _ rule.Results) rule.Computation {
-		return &ReactionLog{session: s}
+	Name:     "reactions",
+	Requires: []*rule.Analysis{Gates},
+	New: func(s *session.Session, r rule.Results) rule.Computation {
+		return &ReactionLog{session: s, gates: r.ResultOf(Gates).(*GateLog)}
 	},
 }
 
@@ -44,6 +45,7 @@ const maxOpenRuns = 1024
 // ReactionLog is the result of Reactions for one session.
 type ReactionLog struct {
 	session *session.Session
+	gates   *GateLog
 	// current is the reaction asked by the message being visited (nil: none).
 	current *Reaction
 	// open are the runs waiting for a reaction, oldest first.
@@ -200,8 +202,8 @@ func (l *ReactionLog) notification(m *session.Message) {
 	if expected == nil {
 		return
 	}
-	undeclared, cannot := senderDeclared(m)
-	if kind != "" && cannot == reasonServerCapsUnknown && !l.listedBefore(m.Dir.Opposite(), expected) {
+	undeclared, cannot := l.senderDeclared()
+	if kind != "" && cannot != "" && cannot != reasonDirectionUnknown && cannot != reasonNoContract && !l.listedBefore(m.Dir.Opposite(), expected) {
 		cannot = "" // the receiver holds no list: nothing is owed, whatever was declared
 	}
 	a := rule.At(m)
@@ -233,46 +235,11 @@ func (l *ReactionLog) notification(m *session.Message) {
 	r.Run = run
 }
 
-// Undeclared says why the receiver of a notification may drop it: its sender's
-// own declaration does not cover it ("" when it does, or when that cannot be
-// told). Reaction.Undeclared is the same for the notifications that ask for a
-// reaction.
-func Undeclared(m *session.Message) string {
-	u, _ := senderDeclared(m)
-	return u
-}
-
-// senderDeclared says whether the notification's sender declared it: why the
-// receiver may drop it ("" when declared), or why that cannot be told. A
-// list_changed is judged by its list's gate (spec.ListChange.Gate, which needs no
-// revision); another notification by its method's gate in the governing revision.
-func senderDeclared(m *session.Message) (undeclared string, cannot rule.Reason) {
-	c := m.Contract
-	switch {
-	case m.Dir == spec.DirUnknown:
-		return "", reasonDirectionUnknown
-	case c == nil:
-		return "", reasonNoContract
-	}
-	gate, ok := spec.Gate{}, false
-	if lc, isList := spec.ListChangeOf(m.Method); isList {
-		gate, ok = lc.Gate, true
-	} else if c.Revision != "" {
-		var facts spec.MethodFacts
-		facts, ok = m.Spec().Facts(c.Revision, m.Dir)
-		gate = facts.Gate
-	}
-	if !ok || gate.None() || gate.Extension != "" {
-		return "", ""
-	}
-	declared, known := c.DeclaresGate(gate)
-	switch {
-	case !known:
-		return "", reasonServerCapsUnknown
-	case !declared:
-		return c.Lacking(gate), ""
-	}
-	return "", ""
+// senderDeclared says whether the notification's sender declared it (Gates):
+// why the receiver may drop it ("" when declared), or why that cannot be told.
+func (l *ReactionLog) senderDeclared() (undeclared string, cannot rule.Reason) {
+	v := l.gates.Current()
+	return v.Lacking, v.Cannot
 }
 
 // listedBefore reports whether the side sending in direction d sent one of the

@@ -53,13 +53,23 @@ func ListChangeOf(notification string) (ListChange, bool) {
 // ListChangeFetchedBy returns the row whose list a request fetches again
 // (tools/list, resources/templates/list, ...).
 func ListChangeFetchedBy(method string) (ListChange, bool) {
-	for _, l := range listChanges {
-		if l.FetchedBy(method) {
-			return l, true
-		}
+	if i, ok := fetchedBy[method]; ok {
+		return listChanges[i], true
 	}
 	return ListChange{}, false
 }
+
+// fetchedBy indexes the table by the requests that fetch a list again (asked of
+// every request a session replays).
+var fetchedBy = func() map[string]int {
+	m := map[string]int{}
+	for i, l := range listChanges {
+		for _, method := range l.lists {
+			m[method] = i
+		}
+	}
+	return m
+}()
 
 // ListChangeOfKind returns the row of a list kind ("tools").
 func ListChangeOfKind(kind string) (ListChange, bool) {

@@ -247,8 +247,10 @@ func (t *Trace) add(fs FrameSummary, maxFrames int) int {
 type observation struct {
 	tr *Tracer
 	t  *Trace
-	// reactions is the session's rules.Reactions (when frames are kept).
+	// reactions and gates are the session's rules.Reactions and rules.Gates (when
+	// frames are kept).
 	reactions *rules.ReactionLog
+	gates     *rules.GateLog
 }
 
 func (tr *Tracer) start(_ *session.Session, results rule.Results) rule.Computation {
@@ -259,6 +261,7 @@ func (tr *Tracer) start(_ *session.Session, results rule.Results) rule.Computati
 	o := &observation{tr: tr, t: t}
 	if tr.opt.Frames {
 		o.reactions = results.ResultOf(rules.Reactions).(*rules.ReactionLog)
+		o.gates = results.ResultOf(rules.Gates).(*rules.GateLog)
 	}
 	return o
 }
@@ -281,7 +284,7 @@ func (o *observation) Message(m *session.Message) {
 		return
 	}
 	if m.Batch != nil {
-		react(t, m, -1, o.reactions)
+		react(t, m, -1, o.reactions, o.gates)
 		return
 	}
 	fs := summarize(m, t)
@@ -299,7 +302,7 @@ func (o *observation) Message(m *session.Message) {
 	} else {
 		t.Omitted++
 	}
-	react(t, m, idx, o.reactions)
+	react(t, m, idx, o.reactions, o.gates)
 }
 
 // Exchange records an HTTP exchange that carried no message: on the context line
@@ -464,7 +467,7 @@ func settle(fs *FrameSummary, r *session.Request) {
 
 // react follows requests to their responses and notifications to the reactions
 // they ask for. idx is the message's summary index (-1 when not kept).
-func react(t *Trace, m *session.Message, idx int, reactions *rules.ReactionLog) {
+func react(t *Trace, m *session.Message, idx int, reactions *rules.ReactionLog, gates *rules.GateLog) {
 	switch m.Kind {
 	case frame.KindRequest:
 		if m.Request != nil && idx >= 0 && m.Batch == nil {
@@ -481,7 +484,7 @@ func react(t *Trace, m *session.Message, idx int, reactions *rules.ReactionLog) 
 		}
 		if r := reactions.Current(); r != nil {
 			t.reactions = append(t.reactions, keptReaction{idx, r})
-		} else if u := rules.Undeclared(m); u != "" {
+		} else if u := gates.Current().Lacking; u != "" {
 			// It asks for no reaction, and its receiver may drop it.
 			t.Frames[idx].Reaction = &Reaction{Undeclared: u, Receiver: spec.Receiver(m.Dir), Optional: true}
 		}

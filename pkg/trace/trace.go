@@ -105,7 +105,7 @@ func New(opt Options) *Tracer {
 	t := &Tracer{opt: opt}
 	t.analysis = &rule.Analysis{Name: "trace", AfterRules: true, New: func(s *session.Session, r rule.Results) rule.Computation { return t.start(s, r) }}
 	if opt.Frames {
-		t.analysis.Requires = []*rule.Analysis{rules.Reactions}
+		t.analysis.Requires = []*rule.Analysis{rules.Reactions, rules.Gates}
 	}
 	return t
 }

@@ -1,0 +1,149 @@
+package rules
+
+import (
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/session"
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+)
+
+// Gates judges, for each request and notification, the capability gate its method
+// has under the governing revision against the contract: the one judgement of
+// "was this declared" that MCP2001, MCP2002 and MCP2004, the reactions and the
+// timeline read (a method the spec never gates, or one the revision lacks, has
+// nothing to judge; an extension's gate is not checked yet).
+var Gates = &rule.Analysis{
+	Name: "gates",
+	New: func(*session.Session, rule.Results) rule.Computation {
+		return &GateLog{}
+	},
+}
+
+// GateVerdict is what the contract says of a message's gate.
+type GateVerdict struct {
+	// Facts is the method's row under the governing revision (its Gate); zero
+	// when there is nothing to judge.
+	Facts spec.MethodFacts
+	// Judged is set when there was a gate and the contract could judge it;
+	// Declared then says whether its owner declared it.
+	Judged   bool
+	Declared bool
+	// Lacking says what the gate's owner declared instead, when it did not
+	// declare the gate ("the server declared resources without listChanged").
+	Lacking string
+	// Cannot says why a gate could not be judged ("" when it was, or when there
+	// is nothing to judge): one of reasons.go's.
+	Cannot rule.Reason
+	// Settled is set when the outcome follows from the message's class alone
+	// (nothing to judge, or declared): rule.Pass.Settled may skip the class.
+	Settled bool
+}
+
+// GateLog is the result of Gates for one session.
+type GateLog struct {
+	// m is the message being visited; current its verdict, once asked for
+	// (judged says it was): a verdict no rule or view asks for is never computed
+	// (the rules skip the classes they settled).
+	m       *session.Message
+	current GateVerdict
+	judged  bool
+	// known are the verdicts by contract terms, method and direction: a session
+	// sends a few methods many times.
+	known map[gateKey]GateVerdict
+}
+
+type gateKey struct {
+	terms  uint64
+	method int32
+	dir    spec.Direction
+}
+
+// maxKnownGates bounds the verdicts a session keeps.
+const maxKnownGates = 4096
+
+func (l *GateLog) Result() any { return l }
+
+// Current is the verdict on the message being visited (the zero verdict for one
+// that is not a request or a notification).
+func (l *GateLog) Current() GateVerdict {
+	if !l.judged {
+		l.judged = true
+		if m := l.m; m != nil && (m.Kind == frame.KindRequest || m.Kind == frame.KindNotification) {
+			l.current = l.Of(m, m.Spec(), m.Dir)
+		}
+	}
+	return l.current
+}
+
+func (l *GateLog) Message(m *session.Message) {
+	l.m, l.current, l.judged = m, GateVerdict{}, false
+}
+
+// End lets go of the last message.
+func (l *GateLog) End(*rule.SessionResult) { l.m = nil }
+
+// Of judges the gate of method sent in direction d under m's contract and
+// revision: for a message's own method, or for the request a response answers
+// (MCP2004).
+func (l *GateLog) Of(m *session.Message, method spec.MethodRef, d spec.Direction) GateVerdict {
+	key := gateKey{method: int32(method.Index()), dir: d}
+	if m.Contract != nil {
+		key.terms = m.Contract.Terms()
+	}
+	if key.terms != 0 && key.method >= 0 {
+		if v, ok := l.known[key]; ok {
+			return v
+		}
+	}
+	v := judgeGate(m, method, d)
+	if key.terms != 0 && key.method >= 0 && len(l.known) < maxKnownGates {
+		if l.known == nil {
+			l.known = map[gateKey]GateVerdict{}
+		}
+		l.known[key] = v
+	}
+	return v
+}
+
+// judgeGate looks up the gate of a method sent in direction d under the message's
+// revision and checks it against the declaring side.
+func judgeGate(m *session.Message, method spec.MethodRef, d spec.Direction) GateVerdict {
+	if !method.GatedAnywhere() {
+		return GateVerdict{Settled: true} // unknown to the spec, or never capability-gated
+	}
+	if d == spec.DirUnknown {
+		return GateVerdict{Cannot: reasonDirectionUnknown}
+	}
+	rev := m.Revision()
+	switch {
+	case m.Contract == nil:
+		return GateVerdict{Cannot: reasonNoContract}
+	case rev == "":
+		return GateVerdict{Cannot: reasonUnknownVersion}
+	}
+	row, found := method.Facts(rev, d)
+	if !found || row.Gate.None() {
+		return GateVerdict{Settled: true} // a method the revision lacks is MCP1008's; an ungated one needs no declaration
+	}
+	if row.Gate.Extension != "" {
+		return GateVerdict{Cannot: because(reasonExtensionUncheckedf, row.Gate.Extension)}
+	}
+	declared, known := m.Contract.DeclaresGate(row.Gate)
+	if !known {
+		return GateVerdict{Cannot: because(reasonCapsUnknownf, row.Gate.Side, m.Contract.DeclaredIn(row.Gate.Side))}
+	}
+	v := GateVerdict{Facts: row, Judged: true, Declared: declared, Settled: declared}
+	if !declared {
+		v.Lacking = m.Contract.Lacking(row.Gate)
+	}
+	return v
+}
+
+// judged is a gate verdict as a rule reads it: ok when there is a judged gate;
+// a verdict that could not be judged is counted through p.CannotJudge.
+func judged(p *rule.Pass, v GateVerdict) (GateVerdict, bool) {
+	if reason := v.Cannot; reason != "" { // one of reasons.go's, set by Gates
+		p.CannotJudge(reason)
+	}
+	return v, v.Judged
+}
