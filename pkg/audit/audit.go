@@ -92,10 +92,7 @@ func Diff(c Contract, side spec.Side, emissions []Emission) []Finding {
 		if !known || declared {
 			continue
 		}
-		sev := rule.SeverityError
-		if rev != "" && !rev.CapabilityMust() {
-			sev = rule.SeverityWarning
-		}
+		sev := rule.CapabilitySeverity(rev)
 		out = append(out, Finding{
 			Kind: KindUndeclared, Severity: sev, Method: e.Method, Gate: g.String(), Emission: e,
 			Capture: c.Capture, CaptureLine: c.DeclaredLine(g.Side),

@@ -199,10 +199,22 @@ func capped(raw []byte) ([]byte, bool) {
 }
 
 func (p *Pass) severityAt(rev spec.Revision) Severity {
-	if p.Rule.CapabilityScaled && rev != "" && !rev.CapabilityMust() && p.Rule.Severity == SeverityError {
-		return SeverityWarning
+	if p.Rule.CapabilityScaled && p.Rule.Severity == SeverityError {
+		return CapabilitySeverity(rev)
 	}
 	return p.Rule.Severity
+}
+
+// CapabilitySeverity is the severity of using a capability its owner did not
+// declare, under the governing revision: a warning under the revisions whose
+// lifecycle said SHOULD (2024-11-05, 2025-03-26), an error from 2025-06-18 (MUST)
+// and when the revision is unknown. Rules that are CapabilityScaled and the audit
+// of source code both say it so.
+func CapabilitySeverity(rev spec.Revision) Severity {
+	if rev != "" && !rev.CapabilityMust() {
+		return SeverityWarning
+	}
+	return SeverityError
 }
 
 // CannotJudge counts a message (or a whole session) the rule could not judge, with
