@@ -58,12 +58,13 @@ s->c {"jsonrpc":"2.0","id":3,"result":{"prompts":[]}}`,
 		switch {
 		case rev == "":
 			p.CannotJudge(reasonNoRevisionShort)
-		case rev.Batching():
+		case rev.Has(spec.FeatureBatching):
 			return
-		case rev == spec.Rev20241105:
-			p.ReportSeverity(rule.SeverityWarning, rule.At(m), rule.Sprintf("JSON-RPC batch of %d messages (%s) in a 2024-11-05 session: that revision does not define batching (2025-03-26 added it)", len(m.Members), list))
+		case rev.Before(spec.FeatureBatching.Since):
+			// A revision before batching: its schema has no batch, though JSON-RPC 2.0 does.
+			p.ReportSeverity(rule.SeverityWarning, rule.At(m), rule.Sprintf("JSON-RPC batch of %d messages (%s) in a %s session: that revision does not define batching (%s added it)", len(m.Members), list, rev, spec.FeatureBatching.Since))
 		default:
-			p.Report(rule.At(m), rule.Sprintf("JSON-RPC batch of %d messages (%s) in a %s session: batching was removed in 2025-06-18", len(m.Members), list, rev))
+			p.Report(rule.At(m), rule.Sprintf("JSON-RPC batch of %d messages (%s) in a %s session: batching was removed in %s", len(m.Members), list, rev, spec.FeatureBatching.Until))
 		}
 	}),
 }

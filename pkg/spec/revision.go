@@ -58,22 +58,16 @@ func (r Revision) Before(o Revision) bool {
 
 // Modern reports whether r belongs to the stateless era without an initialize
 // handshake: 2026-07-28 and draft.
-func (r Revision) Modern() bool {
-	return r == Rev20260728 || r == RevDraft
-}
+func (r Revision) Modern() bool { return r.Has(FeatureStateless) }
 
 // Batching reports whether JSON-RPC batches (arrays) are part of the JSONRPCMessage
 // union of r. That holds only for 2025-03-26.
-func (r Revision) Batching() bool {
-	return r == Rev20250326
-}
+func (r Revision) Batching() bool { return r.Has(FeatureBatching) }
 
 // CapabilityMust reports whether the lifecycle rule "only use capabilities that were
 // successfully negotiated" is a MUST in r. It is a MUST from 2025-06-18 on and a
 // SHOULD in 2024-11-05 and 2025-03-26.
-func (r Revision) CapabilityMust() bool {
-	return r.Known() && !r.Before(Rev20250618)
-}
+func (r Revision) CapabilityMust() bool { return r.Has(FeatureCapabilityMust) }
 
 // order returns the chronological index of r, or -1 if r is unknown.
 func (r Revision) order() int {

@@ -168,12 +168,8 @@ func promises(c *session.Contract, rev spec.Revision) []Promise {
 // MCP1010's, judged per message from the schemas.
 func lacking(c *session.Contract, rev spec.Revision) []Lack {
 	var out []Lack
-	switch {
-	case rev.Batching():
-	case rev == spec.Rev20241105:
-		out = append(out, Lack{"JSON-RPC batching", "not defined in 2024-11-05 (2025-03-26 added it): send messages one by one"})
-	default:
-		out = append(out, Lack{"JSON-RPC batching", "removed in 2025-06-18: send messages one by one"})
+	if why := spec.FeatureBatching.Lacking(rev); why != "" {
+		out = append(out, Lack{spec.FeatureBatching.Name, why + ": send messages one by one"})
 	}
 	reference := spec.Rev20251125
 	if req, ok := spec.ParseRevision(c.Requested); ok && rev.Before(req) {
@@ -193,9 +189,9 @@ func lacking(c *session.Contract, rev spec.Revision) []Lack {
 		out = append(out, Lack{n, lostMethodWhy(byName[n], rev)})
 	}
 	for _, capa := range lost.Capabilities {
-		why := "removed in 2026-07-28"
-		if !rev.Modern() {
-			why = fmt.Sprintf("not in %s (from %s)", rev, capa.Revisions[0])
+		why := fmt.Sprintf("not in %s (from %s)", rev, capa.Revisions[0])
+		if last := capa.Revisions[len(capa.Revisions)-1]; last.Before(rev) {
+			why = "removed in " + string(nextRevision(last))
 		}
 		out = append(out, Lack{capa.String() + " capability", why})
 	}
@@ -268,4 +264,15 @@ func dirOf(method string) spec.Direction {
 		return m.Dir
 	}
 	return spec.DirUnknown
+}
+
+// nextRevision is the revision after r (r itself when none follows).
+func nextRevision(r spec.Revision) spec.Revision {
+	all := spec.Revisions()
+	for i, x := range all {
+		if x == r && i+1 < len(all) {
+			return all[i+1]
+		}
+	}
+	return r
 }

@@ -1,0 +1,46 @@
+package spec
+
+// Feature is a piece of protocol behaviour that revisions have or lack, as data:
+// the revision that added it and the first that removed it. What "this revision
+// lacks" means is then a row, not a comparison with a revision's name: a new
+// revision that removes a feature sets its Until, one that adds a feature is a
+// new row.
+type Feature struct {
+	// Name says what it is, as a message names it: "JSON-RPC batching".
+	Name string
+	// Since is the first revision that has it; Until the first that no longer has
+	// it ("" while every later revision does).
+	Since, Until Revision
+}
+
+// The features that findings and views judge by revision.
+var (
+	// FeatureBatching: arrays of messages in the JSONRPCMessage union.
+	FeatureBatching = Feature{Name: "JSON-RPC batching", Since: Rev20250326, Until: Rev20250618}
+	// FeatureHandshake: the initialize request, its result and
+	// notifications/initialized open the session.
+	FeatureHandshake = Feature{Name: "the initialize handshake", Since: Rev20241105, Until: Rev20260728}
+	// FeatureStateless: no handshake; each request carries its revision and its
+	// sender's capabilities in _meta, and server/discover describes the server.
+	FeatureStateless = Feature{Name: "stateless requests with a per-request _meta contract", Since: Rev20260728}
+	// FeatureCapabilityMust: "only use capabilities that were successfully
+	// negotiated" is a MUST (a SHOULD before).
+	FeatureCapabilityMust = Feature{Name: "using only negotiated capabilities as a MUST", Since: Rev20250618}
+)
+
+// Has reports whether revision r has the feature (false for an unknown revision).
+func (r Revision) Has(f Feature) bool {
+	return r.Known() && !r.Before(f.Since) && (f.Until == "" || r.Before(f.Until))
+}
+
+// Lacking says how r lacks f, for a message ("" when r has it): "removed in
+// 2025-06-18" or "not defined in 2024-11-05 (2025-03-26 added it)".
+func (f Feature) Lacking(r Revision) string {
+	switch {
+	case r.Has(f) || !r.Known():
+		return ""
+	case r.Before(f.Since):
+		return "not defined in " + string(r) + " (" + string(f.Since) + " added it)"
+	}
+	return "removed in " + string(f.Until)
+}
