@@ -18,7 +18,7 @@ type counting struct {
 func (c *counting) Message(*session.Message) { c.messages++ }
 
 func (c *counting) End(r *rule.SessionResult) { c.findings = len(r.Findings) }
-func (c *counting) Result() any                { return c }
+func (c *counting) Result() any               { return c }
 
 // TestAnalysisAfterRulesSeesFindings: an analysis that runs after the rules (a
 // view's) sees every message of each session in the same pass, ends after the

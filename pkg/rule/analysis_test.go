@@ -26,7 +26,7 @@ func (l *methodLog) Message(m *session.Message) {
 		l.seen = append(l.seen, len(l.before.ResultOf(l.read).(*methodLog).methods))
 	}
 }
-func (l *methodLog) Result() any { return l }
+func (l *methodLog) Result() any             { return l }
 func (l *methodLog) End(*rule.SessionResult) { l.ended = true }
 
 // TestAnalysisRunsOnceBeforeItsReaders: an analysis that two rules and a view
