@@ -31,7 +31,7 @@ func auditCommand(env Env) *cli.Command {
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of stdout"},
 			&cli.StringFlag{Name: "fail-on", Value: "error", Usage: "exit 1 when a finding is at or above this severity: error, warning, info or never"},
-		}, readFlags...),
+		}, readFlags()...),
 		Action: func(_ context.Context, c *cli.Command) error { return runAudit(env, c) },
 	}
 }

@@ -37,8 +37,8 @@ func checkCommand(env Env) *cli.Command {
 			&cli.IntFlag{Name: "max-info", Value: defaultMaxInfo, Usage: "the text report lists at most `N` info findings per session, after the errors and warnings, and counts the rest (0: all); the other formats list every finding"},
 			&cli.BoolFlag{Name: "list-formats", Usage: "list the input formats and exit"},
 			&cli.StringFlag{Name: "baseline", Usage: "show and fail only on findings not in `REPORT.json`, an earlier check --format json (matched by fingerprint, never by line)"},
-			configFlag,
-		}, readFlags...),
+			configFlag(),
+		}, readFlags()...),
 		Action: func(_ context.Context, c *cli.Command) error { return runCheck(env, c) },
 	}
 }

@@ -17,9 +17,11 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 )
 
-// configFlag names the configuration file (else .mcpsleuth.yaml is looked for in
-// the working directory and its parents).
-var configFlag = &cli.StringFlag{Name: "config", Usage: "read the configuration from `FILE` (default: " + config.FileName + " in the working directory or a parent)"}
+// configFlag returns the flag that names the configuration file (else
+// .mcpsleuth.yaml is looked for in the working directory and its parents).
+func configFlag() cli.Flag {
+	return &cli.StringFlag{Name: "config", Usage: "read the configuration from `FILE` (default: " + config.FileName + " in the working directory or a parent)"}
+}
 
 // settings are what a run is configured with: flags over the configuration file
 // over the defaults, with where each came from (for `mcpsleuth config`).
@@ -158,7 +160,7 @@ func configCommand(env Env) *cli.Command {
 		Name:      "config",
 		Usage:     "print the effective configuration: " + config.FileName + " and the defaults, with where each value comes from",
 		UsageText: "mcpsleuth config [--config FILE]",
-		Flags:     []cli.Flag{configFlag},
+		Flags:     []cli.Flag{configFlag()},
 		Action: func(_ context.Context, c *cli.Command) error {
 			s, err := loadSettings(c)
 			if err != nil {

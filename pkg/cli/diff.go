@@ -36,7 +36,7 @@ func diffCommand(env Env) *cli.Command {
 			&cli.BoolFlag{Name: "redact", Usage: "replace the values findings quote from params and results by their type and length, mask secret-looking strings (tokens, keys, cookies) everywhere, as check --redact does"},
 			&cli.StringSliceFlag{Name: "enable", Usage: "run only these rules (IDs or names, comma-separated)"},
 			&cli.StringSliceFlag{Name: "disable", Usage: "do not run these rules (IDs or names, comma-separated)"},
-		}, readFlags...),
+		}, readFlags()...),
 		Action: func(_ context.Context, c *cli.Command) error { return runDiff(env, c) },
 	}
 }

@@ -30,7 +30,7 @@ func handshakeCommand(env Env) *cli.Command {
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of stdout"},
 			&cli.StringFlag{Name: "color", Value: "auto", Usage: "auto, always or never"},
-		}, readFlags...),
+		}, readFlags()...),
 		Action: func(_ context.Context, c *cli.Command) error { return runHandshake(env, c) },
 	}
 }

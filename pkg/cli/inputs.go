@@ -155,11 +155,15 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// readFlags are the flags shared by commands that read captures.
-var readFlags = append([]cli.Flag{
-	&cli.StringFlag{Name: "input-format", Value: "auto", Usage: "input format: auto or one of " + strings.Join(frame.Formats(), ", ")},
-	&cli.StringFlag{Name: "perspective", Usage: "side that wrote a read/write log (Go SDK LoggingTransport): client or server (default: inferred from who sent initialize)"},
-}, limitFlags...)
+// readFlags returns the flags shared by commands that read captures: new values
+// for each command (urfave/cli keeps parse state in a flag, so no two commands or
+// runs may share one).
+func readFlags() []cli.Flag {
+	return append([]cli.Flag{
+		&cli.StringFlag{Name: "input-format", Value: "auto", Usage: "input format: auto or one of " + strings.Join(frame.Formats(), ", ")},
+		&cli.StringFlag{Name: "perspective", Usage: "side that wrote a read/write log (Go SDK LoggingTransport): client or server (default: inferred from who sent initialize)"},
+	}, limitFlags()...)
+}
 
 func frameOptions(c *cli.Command) (frame.Options, error) {
 	opt := frame.Options{Format: c.String("input-format")}

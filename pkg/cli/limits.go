@@ -12,12 +12,15 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 )
 
-// limitFlags bound what one input may cost (memory near --max-line, time near the
-// byte limits), so that a hostile input cannot take the machine.
-var limitFlags = []cli.Flag{
-	&cli.StringFlag{Name: "max-line", Value: frame.Size(frame.DefaultMaxLine), Usage: "longest line or document entry read into memory; a longer one is reported (MCP0001) and skipped"},
-	&cli.StringFlag{Name: "max-input", Value: frame.Size(frame.DefaultMaxInput), Usage: "most bytes read from one input as stored (none: no limit)"},
-	&cli.StringFlag{Name: "max-decompressed", Value: frame.Size(frame.DefaultMaxDecompressed), Usage: "most bytes a gzip or zstd input may expand to (none: no limit)"},
+// limitFlags returns the flags that bound what one input may cost (memory near
+// --max-line, time near the byte limits), so that a hostile input cannot take
+// the machine.
+func limitFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "max-line", Value: frame.Size(frame.DefaultMaxLine), Usage: "longest line or document entry read into memory; a longer one is reported (MCP0001) and skipped"},
+		&cli.StringFlag{Name: "max-input", Value: frame.Size(frame.DefaultMaxInput), Usage: "most bytes read from one input as stored (none: no limit)"},
+		&cli.StringFlag{Name: "max-decompressed", Value: frame.Size(frame.DefaultMaxDecompressed), Usage: "most bytes a gzip or zstd input may expand to (none: no limit)"},
+	}
 }
 
 // raiseMemoryLimit raises the soft memory limit to want: only ever raised here,

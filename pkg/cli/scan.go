@@ -45,7 +45,7 @@ func scanCommand(env Env) *cli.Command {
 			&cli.StringSliceFlag{Name: "disable", Usage: "do not run these rules (IDs or names, comma-separated)"},
 			&cli.DurationFlag{Name: "slow", Value: rules.DefaultSlowThreshold, Usage: "report responses slower than this (MCP3008 slow-response)"},
 			&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour the summary: auto, always or never (NO_COLOR is honoured)"},
-		}, readFlags...),
+		}, readFlags()...),
 		Action: func(_ context.Context, c *cli.Command) error { return runScan(env, c) },
 	}
 }

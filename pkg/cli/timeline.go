@@ -46,7 +46,7 @@ func timelineCommand(env Env) *cli.Command {
 			&cli.BoolFlag{Name: "redact", Usage: "mask secret-looking strings (tokens, keys, cookies) everywhere, and the values findings quote from params and results"},
 			&cli.StringSliceFlag{Name: "enable", Usage: "run only these rules (IDs or names, comma-separated)"},
 			&cli.StringSliceFlag{Name: "disable", Usage: "do not run these rules (IDs or names, comma-separated)"},
-		}, readFlags...),
+		}, readFlags()...),
 		Action: func(_ context.Context, c *cli.Command) error { return runTimeline(env, c) },
 	}
 }

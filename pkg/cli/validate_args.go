@@ -32,7 +32,7 @@ func validateArgsCommand(env Env) *cli.Command {
 			"it), with formats asserted. The arguments are given inline, read from a file (@FILE) or from\n" +
 			"stdin (-). Prints what the client would log. Exit 1 when the arguments are\n" +
 			"rejected, 0 when accepted, 2 on a usage error, an unreadable capture or a tool it never listed.",
-		Flags:  readFlags,
+		Flags:  readFlags(),
 		Action: func(_ context.Context, c *cli.Command) error { return runValidateArgs(env, c) },
 	}
 }
