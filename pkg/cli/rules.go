@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 )
 
@@ -43,7 +44,7 @@ func writeRulesText(w io.Writer, width int) error {
 		}
 		b.WriteString(report.WrapColumns(fmt.Sprintf("%s  %-26s %-9s ", r.ID, r.Name, sev), r.Title, width))
 	}
-	b.WriteString("\n" + report.WrapColumns("* ", "warning under 2024-11-05 and 2025-03-26 (the spec said SHOULD), error from 2025-06-18 (MUST)", width))
+	b.WriteString("\n" + report.WrapColumns("* ", rule.CapabilityScaling(), width))
 	_, err := io.WriteString(w, b.String())
 	return err
 }

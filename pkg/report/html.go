@@ -383,7 +383,7 @@ func writeHTMLWhatToDo(b *strings.Builder, r *Report) {
 			fmt.Fprintf(b, "<p>%s</p>\n<p><strong>How to fix it.</strong> %s</p>\n</article>\n", found, htmlText(fr.hint))
 			continue
 		}
-		fmt.Fprintf(b, "<p><strong>%s</strong> (%s). %s</p>\n", htmlText(ru.Title), htmlText(severityDoc(ru)), found)
+		fmt.Fprintf(b, "<p><strong>%s</strong> (%s). %s</p>\n", htmlText(ru.Title), htmlText(ru.SeverityText()), found)
 		fmt.Fprintf(b, "<ul><li><strong>What it sees.</strong> %s</li><li><strong>Why it matters.</strong> %s</li><li><strong>How to fix it.</strong> %s</li></ul>\n",
 			htmlText(oneParagraph(ru.Doc.Sees)), htmlText(oneParagraph(ru.Doc.Why)), htmlText(oneParagraph(ru.Doc.Fix)))
 		if ru.Doc.Bad != "" || ru.Doc.Good != "" {

@@ -447,7 +447,7 @@ func writeWhatToDo(b *strings.Builder, r *Report) {
 			fmt.Fprintf(b, "%s\n\n**How to fix it.** %s\n\n", found, mdText(fr.hint))
 			continue
 		}
-		fmt.Fprintf(b, "**%s** (%s). %s\n\n", ru.Title, severityDoc(ru), found)
+		fmt.Fprintf(b, "**%s** (%s). %s\n\n", ru.Title, ru.SeverityText(), found)
 		fmt.Fprintf(b, "- **What it sees.** %s\n- **Why it matters.** %s\n- **How to fix it.** %s\n\n", oneParagraph(ru.Doc.Sees), oneParagraph(ru.Doc.Why), oneParagraph(ru.Doc.Fix))
 		if ru.Doc.Bad != "" || ru.Doc.Good != "" {
 			b.WriteString("<details><summary>Example, and the same fixed</summary>\n\nExample:\n\n")
@@ -464,13 +464,6 @@ func writeWhatToDo(b *strings.Builder, r *Report) {
 			b.WriteString("\n")
 		}
 	}
-}
-
-func severityDoc(r *rule.Rule) string {
-	if r.CapabilityScaled {
-		return r.Severity.String() + " from 2025-06-18, warning under 2024-11-05 and 2025-03-26"
-	}
-	return r.Severity.String()
 }
 
 // oneParagraph keeps documentation text inside one list item.

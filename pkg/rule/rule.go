@@ -208,6 +208,43 @@ func KindsOf(kinds ...frame.Kind) Kinds {
 // Has reports whether the set holds kind; the zero set holds every kind.
 func (k Kinds) Has(kind frame.Kind) bool { return k == 0 || k&(1<<kind) != 0 }
 
+// SeverityText says the rule's severity as its documentation does: "error", or
+// for a CapabilityScaled rule "error from 2025-06-18, warning under 2024-11-05
+// and 2025-03-26" (from spec.FeatureCapabilityMust).
+func (r *Rule) SeverityText() string {
+	if !r.CapabilityScaled {
+		return r.Severity.String()
+	}
+	must, should := capabilityEras()
+	return fmt.Sprintf("%s from %s, warning under %s", r.Severity, must, should)
+}
+
+// CapabilityScaling says how a CapabilityScaled rule's severity follows the
+// revision, for a footnote: "warning under 2024-11-05 and 2025-03-26 (the spec said
+// SHOULD), error from 2025-06-18 (MUST)".
+func CapabilityScaling() string {
+	must, should := capabilityEras()
+	return fmt.Sprintf("warning under %s (the spec said SHOULD), error from %s (MUST)", should, must)
+}
+
+// capabilityEras are the revision from which using an undeclared capability is a
+// MUST violation, and the revisions before it, as a list for a sentence.
+func capabilityEras() (must, should string) {
+	since := spec.FeatureCapabilityMust.Since
+	var before []string
+	for _, r := range spec.Revisions() {
+		if r.Before(since) {
+			before = append(before, string(r))
+		}
+	}
+	if n := len(before); n > 1 {
+		should = strings.Join(before[:n-1], ", ") + " and " + before[n-1]
+	} else {
+		should = strings.Join(before, "")
+	}
+	return string(since), should
+}
+
 // WithSeverity returns a copy of r whose findings all have severity sev.
 func WithSeverity(r *Rule, sev Severity) *Rule {
 	c := *r

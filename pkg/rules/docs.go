@@ -10,7 +10,7 @@ import (
 // Explain renders one rule's documentation as plain text (mcpsleuth explain).
 func Explain(r *rule.Rule) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s (%s)\n%s\n\n", r.ID, r.Name, severityText(r), r.Title)
+	fmt.Fprintf(&b, "%s %s (%s)\n%s\n\n", r.ID, r.Name, r.SeverityText(), r.Title)
 	section := func(title, text string) {
 		fmt.Fprintf(&b, "%s\n%s\n\n", title, indent(text, "  "))
 	}
@@ -34,11 +34,11 @@ func Markdown(all []*rule.Rule) string {
 	b.WriteString("do not edit by hand: `go test ./pkg/rules -run TestDocs -update` rewrites it.\n\n")
 	b.WriteString("| ID | name | severity | title |\n| --- | --- | --- | --- |\n")
 	for _, r := range all {
-		fmt.Fprintf(&b, "| [%s](#%s) | %s | %s | %s |\n", r.ID, strings.ToLower(r.ID+"-"+r.Name), r.Name, severityText(r), escapeCell(r.Title))
+		fmt.Fprintf(&b, "| [%s](#%s) | %s | %s | %s |\n", r.ID, strings.ToLower(r.ID+"-"+r.Name), r.Name, r.SeverityText(), escapeCell(r.Title))
 	}
 	for _, r := range all {
 		fmt.Fprintf(&b, "\n## %s %s\n\n", r.ID, r.Name)
-		fmt.Fprintf(&b, "**%s** (%s)\n\n", r.Title, severityText(r))
+		fmt.Fprintf(&b, "**%s** (%s)\n\n", r.Title, r.SeverityText())
 		fmt.Fprintf(&b, "**What it sees.** %s\n\n", r.Doc.Sees)
 		fmt.Fprintf(&b, "**Why it matters.** %s\n\n", r.Doc.Why)
 		fmt.Fprintf(&b, "**How to fix it.** %s\n\n", r.Doc.Fix)
@@ -57,13 +57,6 @@ func indent(text, prefix string) string {
 		lines[i] = prefix + l
 	}
 	return strings.Join(lines, "\n")
-}
-
-func severityText(r *rule.Rule) string {
-	if r.CapabilityScaled {
-		return r.Severity.String() + " from 2025-06-18, warning under 2024-11-05 and 2025-03-26"
-	}
-	return r.Severity.String()
 }
 
 func escapeCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
