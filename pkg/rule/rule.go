@@ -313,8 +313,13 @@ func Validate(rules []*Rule) error {
 }
 
 // Select filters a catalogue by --enable / --disable lists of IDs or names
-// (an empty enable list keeps every rule). Unknown entries are an error.
+// (an empty enable list keeps every rule). Unknown entries are an error. The
+// catalogue is validated first (Validate), as go/analysis's drivers validate
+// their analyzers before a run: every command that runs rules selects them here.
 func Select(all []*Rule, enable, disable []string) ([]*Rule, error) {
+	if err := Validate(all); err != nil {
+		return nil, err
+	}
 	index := map[string]*Rule{}
 	for _, r := range all {
 		index[strings.ToUpper(r.ID)], index[r.Name] = r, r

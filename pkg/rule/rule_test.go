@@ -192,3 +192,12 @@ func TestOnSessionDiscard(t *testing.T) {
 		t.Errorf("ended %v, kept %d sessions; want [0 1] and none kept", ended, len(res.Sessions))
 	}
 }
+
+// TestSelectValidatesTheCatalogue: every command selects its rules with Select,
+// which refuses a catalogue Validate refuses (two rules with one ID here).
+func TestSelectValidatesTheCatalogue(t *testing.T) {
+	a, b := sample("MCP0001", "first"), sample("MCP0001", "second")
+	if _, err := rule.Select([]*rule.Rule{a, b}, nil, nil); err == nil || !strings.Contains(err.Error(), "rule MCP0001: id used twice") {
+		t.Errorf("err = %v", err)
+	}
+}
