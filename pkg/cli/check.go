@@ -15,7 +15,6 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/redact"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
-	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
 
@@ -31,14 +30,13 @@ func checkCommand(env Env) *cli.Command {
 			&cli.StringFlag{Name: "fail-on", Value: "error", Usage: "exit 1 when a finding is at or above this severity: error, warning, info or never"},
 			&cli.StringSliceFlag{Name: "enable", Usage: "run only these rules (IDs or names, comma-separated)"},
 			&cli.StringSliceFlag{Name: "disable", Usage: "do not run these rules (IDs or names, comma-separated)"},
-			&cli.DurationFlag{Name: "slow", Value: rules.DefaultSlowThreshold, Usage: "report responses slower than this (MCP3008 slow-response)"},
 			&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour the text report: auto, always or never (NO_COLOR is honoured)"},
 			&cli.StringFlag{Name: "min-severity", Usage: "show only findings at or above this severity: error, warning or info (--fail-on still sees every finding)"},
 			&cli.IntFlag{Name: "max-info", Value: defaultMaxInfo, Usage: "the text report lists at most `N` info findings per session, after the errors and warnings, and counts the rest (0: all); the other formats list every finding"},
 			&cli.BoolFlag{Name: "list-formats", Usage: "list the input formats and exit"},
 			&cli.StringFlag{Name: "baseline", Usage: "show and fail only on findings not in `REPORT.json`, an earlier check --format json (matched by fingerprint, never by line)"},
 			configFlag(),
-		}, readFlags()...),
+		}, append(ruleOptionFlags(), readFlags()...)...),
 		Action: func(_ context.Context, c *cli.Command) error { return runCheck(env, c) },
 	}
 }

@@ -125,7 +125,10 @@ func loadSettings(c *cli.Command) (*settings, error) {
 			return nil, usageErr("mcpsleuth: --slow must be a positive duration such as 30s or 2m, not %s", s.slow)
 		}
 	}
-	s.rules = rules.WithSlowThreshold(selected, s.slow)
+	s.rules, err = rule.Configure(selected, map[string]any{"slow": s.slow})
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
 	return s, nil
 }
 
@@ -222,4 +225,27 @@ func (s *settings) write(w io.Writer, width int) error {
 	comment(fmt.Sprintf("rules that run: %d of %d", len(s.rules), len(rules.All())))
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// ruleOptionFlags returns a flag for each option the rules of the catalogue
+// declare (rule.Option), with its default and usage: the rule's own declaration,
+// not a flag written for it here.
+func ruleOptionFlags() []cli.Flag {
+	var out []cli.Flag
+	seen := map[string]bool{}
+	for _, r := range rules.All() {
+		for _, o := range r.Options {
+			if seen[o.Name] {
+				continue
+			}
+			seen[o.Name] = true
+			switch d := o.Default.(type) {
+			case time.Duration:
+				out = append(out, &cli.DurationFlag{Name: o.Name, Value: d, Usage: o.Usage})
+			default:
+				panic(fmt.Sprintf("mcpsleuth: rule %s: option %s of type %T has no flag", r.ID, o.Name, d))
+			}
+		}
+	}
+	return out
 }

@@ -20,7 +20,6 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/redact"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
-	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 	"github.com/mcpsleuth/mcpsleuth/pkg/scan"
 )
 
@@ -43,9 +42,8 @@ func scanCommand(env Env) *cli.Command {
 			&cli.StringFlag{Name: "fail-on", Value: "error", Usage: "exit 1 when a finding is at or above this severity: error, warning, info or never"},
 			&cli.StringSliceFlag{Name: "enable", Usage: "run only these rules (IDs or names, comma-separated)"},
 			&cli.StringSliceFlag{Name: "disable", Usage: "do not run these rules (IDs or names, comma-separated)"},
-			&cli.DurationFlag{Name: "slow", Value: rules.DefaultSlowThreshold, Usage: "report responses slower than this (MCP3008 slow-response)"},
 			&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour the summary: auto, always or never (NO_COLOR is honoured)"},
-		}, readFlags()...),
+		}, append(ruleOptionFlags(), readFlags()...)...),
 		Action: func(_ context.Context, c *cli.Command) error { return runScan(env, c) },
 	}
 }
@@ -200,6 +198,9 @@ func parseScanFlags(env Env, c *cli.Command) (*scanRun, scan.Shard, error) {
 	if c.Duration("slow") <= 0 {
 		return nil, shard, usageErr("mcpsleuth: --slow must be a positive duration such as 30s or 2m, not %s", c.Duration("slow"))
 	}
+	if selected, err = rule.Configure(selected, map[string]any{"slow": c.Duration("slow")}); err != nil {
+		return nil, shard, usageErr("%v", err)
+	}
 	fopt, err := frameOptions(c)
 	if err != nil {
 		return nil, shard, err
@@ -218,7 +219,7 @@ func parseScanFlags(env Env, c *cli.Command) (*scanRun, scan.Shard, error) {
 	}
 	format, _ := report.LookupFormat(out.format)
 	run := &scanRun{env: env, out: out, format: format, failOn: failOn, frame: fopt, redact: c.Bool("redact"),
-		selected: rules.WithSlowThreshold(selected, c.Duration("slow")),
+		selected: selected,
 		shared:   rule.NewShared(), // concurrency-safe: what the rules learn once serves every file
 		summary:  report.NewScanSummary()}
 	run.summary.Jobs = jobs

@@ -89,6 +89,9 @@ func (p *Pass) Shared() any {
 	return p.state
 }
 
+// Option returns the value of one of the rule's options (Rule.Option).
+func (p *Pass) Option(name string) any { return p.Rule.Option(name) }
+
 // ResultOf returns the result of an analysis the rule requires (Rule.Requires)
 // for the session: up to the message the rule is looking at, whole in End.
 func (p *Pass) ResultOf(a *Analysis) any { return p.result.analyses.ResultOf(a) }

@@ -6,6 +6,8 @@ package rule
 
 import (
 	"fmt"
+	"maps"
+	"reflect"
 	"regexp"
 	"strings"
 	"time"
@@ -184,6 +186,12 @@ type Rule struct {
 	Override Severity
 	// Requires are the analyses whose results the rule reads (Pass.ResultOf).
 	Requires []*Analysis
+	// Options are the settings the rule declares (go/analysis's Analyzer.Flags):
+	// each is set by the command-line flag and the configuration key of its name
+	// (Configure), and read with Pass.Option.
+	Options []Option
+	// values are the options set for this copy of the rule (Configure).
+	values map[string]any
 	// Kinds, when set, are the only kinds of message the rule's checker observes
 	// (KindsOf): the engine hands it no other, as an inspector filters the nodes
 	// an analyzer visits. Zero means every kind.
@@ -243,6 +251,60 @@ func capabilityEras() (must, should string) {
 		should = strings.Join(before, "")
 	}
 	return string(since), should
+}
+
+// Option is a setting a rule declares.
+type Option struct {
+	// Name is the flag (--slow) and the configuration key (slow) that set it.
+	Name  string
+	Usage string
+	// Default is its value when nothing sets it; a value set must be of its type.
+	Default any
+}
+
+// Configure returns the rules with the options in values set (by option name):
+// a rule that declares an option named there is replaced by a copy of it with the
+// value; the others are returned as they are. A value of another type than the
+// option's default is an error.
+func Configure(rules []*Rule, values map[string]any) ([]*Rule, error) {
+	out := make([]*Rule, len(rules))
+	for i, r := range rules {
+		out[i] = r
+		for _, o := range r.Options {
+			v, ok := values[o.Name]
+			if !ok {
+				continue
+			}
+			if reflect.TypeOf(v) != reflect.TypeOf(o.Default) {
+				return nil, fmt.Errorf("mcpsleuth: rule %s: option %s is a %T, not a %T", r.ID, o.Name, o.Default, v)
+			}
+			if out[i] == r {
+				c := *r
+				c.values = maps.Clone(r.values)
+				if c.values == nil {
+					c.values = map[string]any{}
+				}
+				out[i] = &c
+			}
+			out[i].values[o.Name] = v
+		}
+	}
+	return out, nil
+}
+
+// Option returns the value of one of the rule's options: set by Configure, else
+// its default. Asking for an option the rule does not declare is a programming
+// error.
+func (r *Rule) Option(name string) any {
+	if v, ok := r.values[name]; ok {
+		return v
+	}
+	for _, o := range r.Options {
+		if o.Name == name {
+			return o.Default
+		}
+	}
+	panic(fmt.Sprintf("mcpsleuth: rule %s has no option %q", r.ID, name))
 }
 
 // WithSeverity returns a copy of r whose findings all have severity sev.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
@@ -198,6 +199,28 @@ func TestOnSessionDiscard(t *testing.T) {
 func TestSelectValidatesTheCatalogue(t *testing.T) {
 	a, b := sample("MCP0001", "first"), sample("MCP0001", "second")
 	if _, err := rule.Select([]*rule.Rule{a, b}, nil, nil); err == nil || !strings.Contains(err.Error(), "rule MCP0001: id used twice") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// TestConfigureSetsDeclaredOptions: Configure gives a copy of a rule that declares
+// an option the value set, leaves the catalogue's rule and the rules that do not
+// declare it as they are, and refuses a value of another type.
+func TestConfigureSetsDeclaredOptions(t *testing.T) {
+	slow := sample("MCP0001", "slow")
+	slow.Options = []rule.Option{{Name: "slow", Usage: "u", Default: 30 * time.Second}}
+	other := sample("MCP0002", "other")
+	got, err := rule.Configure([]*rule.Rule{slow, other}, map[string]any{"slow": 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0] == slow || got[0].Option("slow") != 2*time.Second || slow.Option("slow") != 30*time.Second {
+		t.Errorf("configured %v (copy: %v), catalogue's %v", got[0].Option("slow"), got[0] != slow, slow.Option("slow"))
+	}
+	if got[1] != other {
+		t.Errorf("a rule without the option was copied")
+	}
+	if _, err := rule.Configure([]*rule.Rule{slow}, map[string]any{"slow": "2s"}); err == nil || !strings.Contains(err.Error(), "option slow is a time.Duration, not a string") {
 		t.Errorf("err = %v", err)
 	}
 }

@@ -42,7 +42,7 @@ func All() []*rule.Rule {
 		BadCancel,
 		BadProgress,
 		ErrorCodeMisuse,
-		DefaultSlowResponse,
+		SlowResponse,
 		SchemaViolation,
 		ToolSchemaInvalid,
 		ArgumentsRejected,

@@ -12,63 +12,46 @@ import (
 // DefaultSlowThreshold is the response time above which MCP3008 reports (check --slow).
 const DefaultSlowThreshold = 30 * time.Second
 
-// DefaultSlowResponse is MCP3008 at DefaultSlowThreshold, as All lists it.
-var DefaultSlowResponse = SlowResponse(DefaultSlowThreshold)
-
-// SlowResponse returns MCP3008 slow-response reporting responses slower than
-// threshold (DefaultSlowThreshold when threshold <= 0).
-func SlowResponse(threshold time.Duration) *rule.Rule {
-	if threshold <= 0 {
-		threshold = DefaultSlowThreshold
-	}
-	return &rule.Rule{
-		ID:       "MCP3008",
-		Name:     "slow-response",
-		Severity: rule.SeverityInfo,
-		Title:    "A response slower than the --slow threshold (default 30s)",
-		Anchor:   "the response",
-		Hint:     "long work should report progress (when the request carried a progressToken) and stay well below the client's timeout; look for a blocking handler, a slow backend or a lock",
-		Doc: rule.Doc{
-			Sees: "The time between a request and its response, from the capture's timestamps, for every answered request except " +
-				"subscriptions/listen (a stream answered only when it closes). Reported when it exceeds the threshold: 30s by default, set with " +
-				"`mcpsleuth check --slow DURATION`. Captures without timestamps (bare JSON-RPC lines, Go SDK logs) cannot show it: the report " +
-				"notes that once per session.",
-			Why: "Clients time requests out (the TypeScript SDK's default is 60 seconds, and many hosts use less), and a model waiting on a tool " +
-				"call blocks the whole conversation turn. A response that comes after the client gave up is wasted work, and the user sees " +
-				"a failure although the server succeeded.",
-			Fix: "In the server, make slow tools fast (cache, paginate, narrow the query) or report progress with notifications/progress when the " +
-				"request carries a progressToken, so the client can extend its timeout. In the client, send a progressToken for long calls and " +
-				"raise the timeout for tools known to be slow.",
-			Bad: `{"ts":"12:00:00.000","dir":"c->s","msg":{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"report","arguments":{}}}}
+// SlowResponse reports responses slower than its "slow" option (check --slow,
+// the configuration's slow key; DefaultSlowThreshold unless set).
+var SlowResponse = &rule.Rule{
+	ID:       "MCP3008",
+	Name:     "slow-response",
+	Severity: rule.SeverityInfo,
+	Title:    "A response slower than the --slow threshold (default 30s)",
+	Anchor:   "the response",
+	Hint:     "long work should report progress (when the request carried a progressToken) and stay well below the client's timeout; look for a blocking handler, a slow backend or a lock",
+	Doc: rule.Doc{
+		Sees: "The time between a request and its response, from the capture's timestamps, for every answered request except " +
+			"subscriptions/listen (a stream answered only when it closes). Reported when it exceeds the threshold: 30s by default, set with " +
+			"`mcpsleuth check --slow DURATION`. Captures without timestamps (bare JSON-RPC lines, Go SDK logs) cannot show it: the report " +
+			"notes that once per session.",
+		Why: "Clients time requests out (the TypeScript SDK's default is 60 seconds, and many hosts use less), and a model waiting on a tool " +
+			"call blocks the whole conversation turn. A response that comes after the client gave up is wasted work, and the user sees " +
+			"a failure although the server succeeded.",
+		Fix: "In the server, make slow tools fast (cache, paginate, narrow the query) or report progress with notifications/progress when the " +
+			"request carries a progressToken, so the client can extend its timeout. In the client, send a progressToken for long calls and " +
+			"raise the timeout for tools known to be slow.",
+		Bad: `{"ts":"12:00:00.000","dir":"c->s","msg":{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"report","arguments":{}}}}
 {"ts":"12:00:45.000","dir":"s->c","msg":{"jsonrpc":"2.0","id":4,"result":{"content":[...]}}}`,
-			Good: `{"ts":"12:00:00.000","dir":"c->s","msg":{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"report","arguments":{},"_meta":{"progressToken":"r4"}}}}
+		Good: `{"ts":"12:00:00.000","dir":"c->s","msg":{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"report","arguments":{},"_meta":{"progressToken":"r4"}}}}
 {"ts":"12:00:10.000","dir":"s->c","msg":{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"r4","progress":1,"total":3}}}
 {"ts":"12:00:12.000","dir":"s->c","msg":{"jsonrpc":"2.0","id":4,"result":{"content":[...]}}}`,
-			Spec: []rule.SpecRef{
-				{Revision: spec.Rev20250618, Page: "basic/lifecycle#timeouts", Says: "Implementations SHOULD establish timeouts for all sent requests; when no response arrives in time the sender SHOULD issue a cancellation. Progress notifications MAY reset the timeout, but a maximum timeout SHOULD be enforced."},
-				{Revision: spec.Rev20250618, Page: "basic/utilities/progress", Says: "A request may carry _meta.progressToken; the receiver MAY then send notifications/progress while it works."},
-			},
+		Spec: []rule.SpecRef{
+			{Revision: spec.Rev20250618, Page: "basic/lifecycle#timeouts", Says: "Implementations SHOULD establish timeouts for all sent requests; when no response arrives in time the sender SHOULD issue a cancellation. Progress notifications MAY reset the timeout, but a maximum timeout SHOULD be enforced."},
+			{Revision: spec.Rev20250618, Page: "basic/utilities/progress", Says: "A request may carry _meta.progressToken; the receiver MAY then send notifications/progress while it works."},
 		},
-		Kinds: rule.KindsOf(frame.KindResult, frame.KindError),
-		New:   func() rule.Checker { return &slowWatch{threshold: threshold} },
-	}
+	},
+	Options: []rule.Option{{Name: slowOption, Usage: "report responses slower than this (MCP3008 slow-response)", Default: DefaultSlowThreshold}},
+	Kinds:   rule.KindsOf(frame.KindResult, frame.KindError),
+	New:     func() rule.Checker { return &slowWatch{} },
 }
 
-// WithSlowThreshold returns rules with MCP3008 replaced by SlowResponse(threshold)
-// (the other rules unchanged): the --slow flag of mcpsleuth check.
-func WithSlowThreshold(rules []*rule.Rule, threshold time.Duration) []*rule.Rule {
-	out := make([]*rule.Rule, len(rules))
-	for i, r := range rules {
-		if r.ID == "MCP3008" {
-			r = SlowResponse(threshold)
-		}
-		out[i] = r
-	}
-	return out
-}
+// slowOption is MCP3008's threshold: a time.Duration.
+const slowOption = "slow"
 
 type slowWatch struct {
-	threshold time.Duration
+	threshold time.Duration // the option, read at the first response
 	noTimes   bool
 }
 
@@ -83,6 +66,9 @@ func (w *slowWatch) Message(p *rule.Pass, m *session.Message) {
 			p.CannotJudge(reasonNoTimestamps)
 		}
 		return
+	}
+	if w.threshold == 0 {
+		w.threshold = p.Option(slowOption).(time.Duration)
 	}
 	took := m.Time.Sub(r.Time)
 	if took <= w.threshold {
