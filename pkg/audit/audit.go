@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
@@ -85,19 +86,16 @@ func Diff(c Contract, side spec.Side, emissions []Emission) []Finding {
 			continue
 		}
 		g := row.Gate
-		if g.None() || g.Extension != "" {
-			continue
-		}
-		declared, known := c.DeclaresGate(g)
-		if !known || declared {
-			continue
+		v := rules.GateUnder(c.Contract, g)
+		if !v.Judged || v.Declared {
+			continue // nothing to judge, an extension's gate, unknown, or declared
 		}
 		sev := rule.CapabilitySeverity(rev)
 		out = append(out, Finding{
 			Kind: KindUndeclared, Severity: sev, Method: e.Method, Gate: g.String(), Emission: e,
 			Capture: c.Capture, CaptureLine: c.DeclaredLine(g.Side),
 			Message: fmt.Sprintf("%s sends %s, gated on %s, but %s (%s): %s",
-				side, e.Method, g, c.Lacking(g), c.DeclaredIn(g.Side), consequence(g, side)),
+				side, e.Method, g, v.Lacking, c.DeclaredIn(g.Side), consequence(g, side)),
 		})
 	}
 	out = append(out, unused(c, side, send, emitted)...)

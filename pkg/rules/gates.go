@@ -122,19 +122,33 @@ func judgeGate(m *session.Message, method spec.MethodRef, d spec.Direction) Gate
 		return GateVerdict{Cannot: reasonUnknownVersion}
 	}
 	row, found := method.Facts(rev, d)
-	if !found || row.Gate.None() {
-		return GateVerdict{Settled: true} // a method the revision lacks is MCP1008's; an ungated one needs no declaration
+	if !found {
+		return GateVerdict{Settled: true} // a method the revision lacks is MCP1008's
 	}
-	if row.Gate.Extension != "" {
-		return GateVerdict{Cannot: because(reasonExtensionUncheckedf, row.Gate.Extension)}
+	v := GateUnder(m.Contract, row.Gate)
+	v.Facts = row
+	return v
+}
+
+// GateUnder judges a capability gate against a contract: nothing to judge (no
+// gate: Settled), an extension's gate (not checked yet), the owner's capabilities
+// not in the capture, declared, or not (Lacking says what was declared instead).
+// It is the one place a gate is resolved: the per-message verdicts of Gates, the
+// handshake view's table of who may send what, and the audit of source code.
+func GateUnder(c *session.Contract, g spec.Gate) GateVerdict {
+	switch {
+	case g.None():
+		return GateVerdict{Settled: true} // an ungated method needs no declaration
+	case g.Extension != "":
+		return GateVerdict{Cannot: because(reasonExtensionUncheckedf, g.Extension)}
 	}
-	declared, known := m.Contract.DeclaresGate(row.Gate)
+	declared, known := c.DeclaresGate(g)
 	if !known {
-		return GateVerdict{Cannot: because(reasonCapsUnknownf, row.Gate.Side, m.Contract.DeclaredIn(row.Gate.Side))}
+		return GateVerdict{Cannot: because(reasonCapsUnknownf, g.Side, c.DeclaredIn(g.Side))}
 	}
-	v := GateVerdict{Facts: row, Judged: true, Declared: declared, Settled: declared}
+	v := GateVerdict{Facts: spec.MethodFacts{Gate: g}, Judged: true, Declared: declared, Settled: declared}
 	if !declared {
-		v.Lacking = m.Contract.Lacking(row.Gate)
+		v.Lacking = c.Lacking(g)
 	}
 	return v
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
@@ -127,14 +128,13 @@ func permissions(c *session.Contract, rev spec.Revision) []Permission {
 			continue
 		}
 		p := Permission{Method: m.Name, Kind: m.Kind.String(), Sender: spec.Sender(m.Dir).String(), Needs: m.Gate.String()}
-		declared, known := c.DeclaresGate(m.Gate)
-		switch {
-		case !known:
+		switch v := rules.GateUnder(c, m.Gate); {
+		case !v.Judged:
 			p.Why = "the " + m.Gate.Side.String() + "'s capabilities are not in the capture"
-		case declared:
+		case v.Declared:
 			p.Allowed = true
 		default:
-			p.Why = c.Lacking(m.Gate)
+			p.Why = v.Lacking
 		}
 		if m.Kind == spec.KindInputRequest {
 			p.Kind = "input request (inside InputRequiredResult)"
