@@ -45,14 +45,6 @@ func possessive(sender, owner spec.Side) string {
 	return "the " + owner.String() + "'s"
 }
 
-// capsOf is one side's declared capability object (nil when not seen).
-func capsOf(c *session.Contract, side spec.Side) []byte {
-	if side == spec.Server {
-		return c.ServerCaps
-	}
-	return c.ClientCaps
-}
-
 // capabilityExample writes what declaring a gate looks like in a capability
 // object: logging: {}, resources: {"listChanged": true}.
 func capabilityExample(g spec.Gate) string {

@@ -259,13 +259,6 @@ func kindWords(k spec.Kind) string {
 	return "a " + k.String()
 }
 
-func dirOf(method string) spec.Direction {
-	for _, m := range spec.MethodRows(method) {
-		return m.Dir
-	}
-	return spec.DirUnknown
-}
-
 // nextRevision is the revision after r (r itself when none follows).
 func nextRevision(r spec.Revision) spec.Revision {
 	all := spec.Revisions()
