@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
@@ -207,7 +208,7 @@ func containsString(list []string, s string) bool {
 // returns the contract of its session number n (1-based; 0: the first session
 // whose handshake declared both sides' capabilities).
 func ReadContract(name string, r io.Reader, opt frame.Options, n int) (Contract, error) {
-	res, err := rule.Run(name, r, nil, rule.RunOptions{Frame: opt})
+	res, err := driver.Run(name, r, nil, driver.RunOptions{Frame: opt})
 	if err != nil {
 		return Contract{}, err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/redact"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
@@ -116,7 +117,7 @@ func runCheck(env Env, c *cli.Command) error {
 			return err
 		}
 	} else {
-		var results []*rule.InputResult
+		var results []*driver.InputResult
 		results, failed = analyseAll(env, names, runRules(selected, fopt, tracer, show))
 		failed = append(walkErrs, failed...)
 		rep := report.BuildWith(Version(), results, report.Options{Rules: selected, Trace: tracer})

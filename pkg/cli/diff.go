@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
@@ -129,14 +130,14 @@ func analyseSession(env Env, ref sessionRef, selected []*rule.Rule, fopt frame.O
 	tracer := trace.New(trace.Options{Needs: trace.DiffNeeds.Union(trace.Needs{Redaction: redact})})
 	var found trace.Compared
 	sessions := 0
-	opt := rule.RunOptions{Frame: fopt, Shared: shared, Discard: true, OnSession: func(sr *rule.SessionResult) {
+	opt := driver.RunOptions{Frame: fopt, Shared: shared, Discard: true, OnSession: func(sr *rule.SessionResult) {
 		sessions++
 		if sessions == ref.session {
 			found = trace.Compared{Trace: tracer.Of(sr), Findings: append([]rule.Finding(nil), sr.Findings...)}
 		}
 	}}
 	tracer.Apply(&opt)
-	res, err := rule.Run(ref.name, in, selected, opt)
+	res, err := driver.Run(ref.name, in, selected, opt)
 	if err != nil {
 		return trace.Compared{}, 0, &exitError{code: ExitUsage, msg: err.Error()}
 	}

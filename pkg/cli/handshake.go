@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
@@ -74,7 +75,7 @@ func runHandshake(env Env, c *cli.Command) error {
 	var streamErr error
 	perspective := newPerspectiveCheck(fopt)
 	contradicted := ""
-	ropt := rule.RunOptions{Frame: fopt, Discard: true, OnSession: func(sr *rule.SessionResult) {
+	ropt := driver.RunOptions{Frame: fopt, Discard: true, OnSession: func(sr *rule.SessionResult) {
 		if text := perspective.contradicted(sr); text != "" && contradicted == "" {
 			contradicted = text
 		}
@@ -88,7 +89,7 @@ func runHandshake(env Env, c *cli.Command) error {
 	}}
 	tracer.Apply(&ropt)
 	perspective.apply(&ropt)
-	res, err := rule.Run(name, src, nil, ropt)
+	res, err := driver.Run(name, src, nil, ropt)
 	if err != nil {
 		return &exitError{code: ExitUsage, msg: err.Error()}
 	}

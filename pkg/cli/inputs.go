@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
@@ -183,18 +184,18 @@ func frameOptions(c *cli.Command) (frame.Options, error) {
 }
 
 // analyser analyses one input.
-type analyser func(name string, r io.Reader) (*rule.InputResult, error)
+type analyser func(name string, r io.Reader) (*driver.InputResult, error)
 
 // runRules analyses with the selected rules and, when a view needs more than
 // findings, the tracer next to them (nil: none).
 func runRules(selected []*rule.Rule, fopt frame.Options, tracer *trace.Tracer, show *shown) analyser {
 	shared := rule.NewShared() // what the rules learn once serves every input
 	perspective := newPerspectiveCheck(fopt)
-	return func(name string, r io.Reader) (*rule.InputResult, error) {
-		opt := rule.RunOptions{Frame: fopt, Shared: shared}
+	return func(name string, r io.Reader) (*driver.InputResult, error) {
+		opt := driver.RunOptions{Frame: fopt, Shared: shared}
 		tracer.Apply(&opt)
 		perspective.apply(&opt)
-		res, err := rule.Run(name, r, selected, opt)
+		res, err := driver.Run(name, r, selected, opt)
 		if res != nil {
 			for _, sr := range res.Sessions {
 				perspective.note(sr)
@@ -213,8 +214,8 @@ func runRules(selected []*rule.Rule, fopt frame.Options, tracer *trace.Tracer, s
 func streamRules(selected []*rule.Rule, fopt frame.Options, tracer *trace.Tracer, show *shown, stream report.Stream, failed *error) analyser {
 	shared := rule.NewShared()
 	perspective := newPerspectiveCheck(fopt)
-	return func(name string, r io.Reader) (*rule.InputResult, error) {
-		opt := rule.RunOptions{Frame: fopt, Discard: true, Shared: shared}
+	return func(name string, r io.Reader) (*driver.InputResult, error) {
+		opt := driver.RunOptions{Frame: fopt, Discard: true, Shared: shared}
 		tracer.Apply(&opt)
 		perspective.apply(&opt)
 		opt.OnSession = func(sr *rule.SessionResult) {
@@ -226,7 +227,7 @@ func streamRules(selected []*rule.Rule, fopt frame.Options, tracer *trace.Tracer
 				*failed = err
 			}
 		}
-		res, err := rule.Run(name, r, selected, opt)
+		res, err := driver.Run(name, r, selected, opt)
 		if err == nil {
 			stream.Input(res)
 		}
@@ -237,7 +238,7 @@ func streamRules(selected []*rule.Rule, fopt frame.Options, tracer *trace.Tracer
 // analyseAll analyses every input in order. Inputs that cannot be read (or were
 // read in part) are reported on stderr as they are met, and returned with the
 // inputs that could not be judged (no frame in them), in input order.
-func analyseAll(env Env, names []string, analyse analyser) (results []*rule.InputResult, failed []report.InputError) {
+func analyseAll(env Env, names []string, analyse analyser) (results []*driver.InputResult, failed []report.InputError) {
 	for _, name := range names {
 		in, err := openInput(env, name)
 		if err != nil {
@@ -264,7 +265,7 @@ func analyseAll(env Env, names []string, analyse analyser) (results []*rule.Inpu
 	return results, failed
 }
 
-// readInPart is the error of an input whose reading broke off (rule.InputResult.Broken).
+// readInPart is the error of an input whose reading broke off (driver.InputResult.Broken).
 func readInPart(name string, err error) report.InputError {
 	return report.InputError{Input: name, Kind: report.ErrorReadInPart, Message: "read in part: " + reason(err, name)}
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
@@ -32,7 +33,7 @@ func newPerspectiveCheck(fopt frame.Options) *perspectiveCheck {
 }
 
 // apply adds the check to a run.
-func (p *perspectiveCheck) apply(opt *rule.RunOptions) {
+func (p *perspectiveCheck) apply(opt *driver.RunOptions) {
 	if p != nil {
 		opt.Analyses = append(opt.Analyses, p.analysis)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/record"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
@@ -196,13 +197,13 @@ func startLive(env Env, path string, rec *record.Recording, rules []*rule.Rule) 
 	run := &liveRun{done: make(chan error, 1)}
 	go func() {
 		defer in.Close()
-		opt := rule.RunOptions{
+		opt := driver.RunOptions{
 			Frame:     frame.Options{Format: "envelope-jsonl"},
 			Live:      true,
 			Discard:   true,
 			OnFinding: func(s *session.Session, f rule.Finding) { fmt.Fprintln(env.Stderr, liveLine(s, f)) },
 		}
-		res, err := rule.Run(path, rec.Follow(in), rules, opt)
+		res, err := driver.Run(path, rec.Follow(in), rules, opt)
 		if err == nil && res.Broken != nil {
 			err = res.Broken
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/vbauerster/mpb/v8/decor"
 	"golang.org/x/term"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/redact"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
@@ -50,7 +51,7 @@ func scanCommand(env Env) *cli.Command {
 
 // scanned is what one job hands back for one input.
 type scanned struct {
-	res *rule.InputResult
+	res *driver.InputResult
 	// sessions are the input's sessions as the reports show them (the summary
 	// counts them); part is the input's report, for the formats written whole.
 	sessions []report.Session
@@ -266,7 +267,7 @@ func (run *scanRun) analyse(i int) scanned {
 	// A scan of one file analyses it on two, as check does.
 	fo := run.frame
 	fo.SizeHint = in.Size
-	res, err := rule.Run(in.Path, counted, run.selected, rule.RunOptions{Frame: fo, Shared: run.shared, Inline: len(run.inputs) > 1})
+	res, err := driver.Run(in.Path, counted, run.selected, driver.RunOptions{Frame: fo, Shared: run.shared, Inline: len(run.inputs) > 1})
 	r.Close()
 	run.bar.fileDone(in, counted.n)
 	if err != nil {
@@ -274,7 +275,7 @@ func (run *scanRun) analyse(i int) scanned {
 	}
 	got := scanned{res: res}
 	if run.whole != nil {
-		got.part = report.BuildWith(Version(), []*rule.InputResult{res}, report.Options{Rules: run.selected})
+		got.part = report.BuildWith(Version(), []*driver.InputResult{res}, report.Options{Rules: run.selected})
 		got.sessions = got.part.Sessions
 		return got
 	}

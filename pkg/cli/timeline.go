@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
@@ -118,7 +119,7 @@ func runTimeline(env Env, c *cli.Command) error {
 			return report.WriteTimelinePreamble(w, tracer, tlopt)
 		}
 		perspective := newPerspectiveCheck(fopt)
-		ropt := rule.RunOptions{Frame: fopt, Discard: true,
+		ropt := driver.RunOptions{Frame: fopt, Discard: true,
 			OnSession: func(sr *rule.SessionResult) {
 				if werr != nil {
 					return
@@ -137,7 +138,7 @@ func runTimeline(env Env, c *cli.Command) error {
 			}}
 		tracer.Apply(&ropt)
 		perspective.apply(&ropt)
-		res, err := rule.Run(name, in, selected, ropt)
+		res, err := driver.Run(name, in, selected, ropt)
 		if err != nil {
 			return err
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
@@ -117,7 +118,7 @@ func runValidateArgs(env Env, c *cli.Command) error {
 	collector := &rule.Analysis{Name: "published-input-schema", New: func(*session.Session, rule.Results) rule.Computation {
 		return collectInput{found: &found, tool: tool}
 	}}
-	res, err := rule.Run(capture, in, nil, rule.RunOptions{Frame: fopt, Analyses: []*rule.Analysis{collector}})
+	res, err := driver.Run(capture, in, nil, driver.RunOptions{Frame: fopt, Analyses: []*rule.Analysis{collector}})
 	if err != nil {
 		return &exitError{code: ExitUsage, msg: err.Error()}
 	}

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
-	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
@@ -87,7 +87,7 @@ func verdicts(t *testing.T, name string, data []byte) []string {
 			}
 		}
 	}
-	res, err := rule.Run(name, bytes.NewReader(data), rules.All(), rule.RunOptions{})
+	res, err := driver.Run(name, bytes.NewReader(data), rules.All(), driver.RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

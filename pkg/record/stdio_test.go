@@ -16,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/record"
 	"github.com/mcpsleuth/mcpsleuth/pkg/record/recordtest"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
@@ -89,14 +90,14 @@ func wire(recs []envelope, dir string) []byte {
 	return b.Bytes()
 }
 
-func analyse(t *testing.T, path string) *rule.InputResult {
+func analyse(t *testing.T, path string) *driver.InputResult {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	res, err := rule.Run(path, f, rules.All(), rule.RunOptions{})
+	res, err := driver.Run(path, f, rules.All(), driver.RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +107,7 @@ func analyse(t *testing.T, path string) *rule.InputResult {
 	return res
 }
 
-func findings(res *rule.InputResult, id string) []rule.Finding {
+func findings(res *driver.InputResult, id string) []rule.Finding {
 	var out []rule.Finding
 	for _, s := range res.Sessions {
 		for _, f := range s.Findings {

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
-	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
@@ -48,17 +48,17 @@ func BenchmarkCheckJSON(b *testing.B) {
 	data := benchCapture(4)
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		res, err := rule.Run("bench.jsonl", bytes.NewReader(data), rules.All(), rule.RunOptions{})
+		res, err := driver.Run("bench.jsonl", bytes.NewReader(data), rules.All(), driver.RunOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := report.WriteJSON(io.Discard, report.Build("bench", []*rule.InputResult{res})); err != nil {
+		if err := report.WriteJSON(io.Discard, report.Build("bench", []*driver.InputResult{res})); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
-// BenchmarkCheckJSONInline: the same analysis on one goroutine (rule.RunOptions.Inline),
+// BenchmarkCheckJSONInline: the same analysis on one goroutine (driver.RunOptions.Inline),
 // so that its time per operation is the CPU the whole check costs: the figure that
 // shows a change of either stage, where the pipelined run's wall time shows only the
 // slower one.
@@ -66,11 +66,11 @@ func BenchmarkCheckJSONInline(b *testing.B) {
 	data := benchCapture(4)
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		res, err := rule.Run("bench.jsonl", bytes.NewReader(data), rules.All(), rule.RunOptions{Inline: true})
+		res, err := driver.Run("bench.jsonl", bytes.NewReader(data), rules.All(), driver.RunOptions{Inline: true})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := report.WriteJSON(io.Discard, report.Build("bench", []*rule.InputResult{res})); err != nil {
+		if err := report.WriteJSON(io.Discard, report.Build("bench", []*driver.InputResult{res})); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -83,13 +83,13 @@ func BenchmarkCheckMarkdown(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
 		tr := trace.New(trace.Options{Needs: report.MarkdownRequires})
-		opt := rule.RunOptions{}
+		opt := driver.RunOptions{}
 		tr.Apply(&opt)
-		res, err := rule.Run("bench.jsonl", bytes.NewReader(data), rules.All(), opt)
+		res, err := driver.Run("bench.jsonl", bytes.NewReader(data), rules.All(), opt)
 		if err != nil {
 			b.Fatal(err)
 		}
-		rep := report.BuildWith("bench", []*rule.InputResult{res}, report.Options{Rules: rules.All(), Trace: tr})
+		rep := report.BuildWith("bench", []*driver.InputResult{res}, report.Options{Rules: rules.All(), Trace: tr})
 		if err := report.WriteMarkdown(io.Discard, rep); err != nil {
 			b.Fatal(err)
 		}

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/redact"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
-	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
@@ -23,9 +23,9 @@ func diffOf(t *testing.T, a, b string) *trace.Diff {
 		}
 		defer f.Close()
 		tr := trace.New(trace.Options{Needs: trace.DiffNeeds})
-		opt := rule.RunOptions{}
+		opt := driver.RunOptions{}
 		tr.Apply(&opt)
-		res, err := rule.Run(path, f, rules.All(), opt)
+		res, err := driver.Run(path, f, rules.All(), opt)
 		if err != nil {
 			t.Fatal(err)
 		}

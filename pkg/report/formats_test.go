@@ -17,6 +17,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
@@ -29,7 +30,7 @@ func catalogueReport(t *testing.T, path string) *report.Report {
 	t.Helper()
 	all := rules.All()
 	res, tr := analyseFile(t, path, all, trace.Options{Needs: report.MarkdownRequires})
-	return report.BuildWith("test", []*rule.InputResult{res}, report.Options{Rules: all, Trace: tr})
+	return report.BuildWith("test", []*driver.InputResult{res}, report.Options{Rules: all, Trace: tr})
 }
 
 // reportCaptures are the inputs the format tests render: the golden input, the

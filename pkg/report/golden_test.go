@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
@@ -78,7 +79,7 @@ var (
 )
 
 // analyseFile runs rules over a file with a tracer, as check --format markdown does.
-func analyseFile(t *testing.T, path string, rules []*rule.Rule, opt trace.Options) (*rule.InputResult, *trace.Tracer) {
+func analyseFile(t *testing.T, path string, rules []*rule.Rule, opt trace.Options) (*driver.InputResult, *trace.Tracer) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -86,9 +87,9 @@ func analyseFile(t *testing.T, path string, rules []*rule.Rule, opt trace.Option
 	}
 	defer f.Close()
 	tr := trace.New(opt)
-	ropt := rule.RunOptions{}
+	ropt := driver.RunOptions{}
 	tr.Apply(&ropt)
-	res, err := rule.Run(path, f, rules, ropt)
+	res, err := driver.Run(path, f, rules, ropt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +100,7 @@ func analyseFile(t *testing.T, path string, rules []*rule.Rule, opt trace.Option
 func goldenReport(t *testing.T, path string) *report.Report {
 	t.Helper()
 	res, tr := analyseFile(t, path, goldenRules, trace.Options{Needs: report.MarkdownRequires.Union(report.HTMLRequires)})
-	return report.BuildWith("test", []*rule.InputResult{res}, report.Options{Rules: goldenRules, Trace: tr})
+	return report.BuildWith("test", []*driver.InputResult{res}, report.Options{Rules: goldenRules, Trace: tr})
 }
 
 // renderTimeline writes the timeline of a file as the timeline command does.
@@ -113,7 +114,7 @@ func renderTimeline(t *testing.T, path string, rules []*rule.Rule, redact bool) 
 	var b bytes.Buffer
 	tr := trace.New(trace.Options{Needs: report.TimelineRequires.Union(trace.Needs{Redaction: redact})})
 	var werr error
-	opt := rule.RunOptions{Discard: true,
+	opt := driver.RunOptions{Discard: true,
 		OnSession: func(sr *rule.SessionResult) {
 			s := report.SessionOf(sr, tr.Of(sr))
 			if redact {
@@ -124,7 +125,7 @@ func renderTimeline(t *testing.T, path string, rules []*rule.Rule, redact bool) 
 			}
 		}}
 	tr.Apply(&opt)
-	_, err = rule.Run(path, f, rules, opt)
+	_, err = driver.Run(path, f, rules, opt)
 	if err != nil || werr != nil {
 		t.Fatal(err, werr)
 	}
@@ -247,7 +248,7 @@ func TestGoldenExchange(t *testing.T) {
 	}
 	checkGolden(t, "timeline-exchange", renderTimeline(t, input, []*rule.Rule{only}, false))
 	res, tr := analyseFile(t, input, []*rule.Rule{only}, trace.Options{Needs: report.MarkdownRequires})
-	rep := report.BuildWith("test", []*rule.InputResult{res}, report.Options{Rules: []*rule.Rule{only}, Trace: tr})
+	rep := report.BuildWith("test", []*driver.InputResult{res}, report.Options{Rules: []*rule.Rule{only}, Trace: tr})
 	var b bytes.Buffer
 	if err := report.WriteMarkdown(&b, rep); err != nil {
 		t.Fatal(err)

@@ -20,8 +20,8 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
-	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
@@ -64,7 +64,7 @@ func openReport(t *testing.T, capture string, redact bool) (*browserPage, *repor
 	exe := chromiumPath(t)
 	all := rules.All()
 	res, tr := analyseFile(t, capture, all, trace.Options{Needs: report.HTMLRequires.Union(trace.Needs{Redaction: redact})})
-	rep := report.BuildWith("test", []*rule.InputResult{res}, report.Options{Rules: all, Trace: tr})
+	rep := report.BuildWith("test", []*driver.InputResult{res}, report.Options{Rules: all, Trace: tr})
 	if redact {
 		report.Redact(rep)
 	}

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
-	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
@@ -21,7 +21,7 @@ func htmlReport(t *testing.T, path string, redact bool) (string, *report.Report)
 	t.Helper()
 	all := rules.All()
 	res, tr := analyseFile(t, path, all, trace.Options{Needs: report.HTMLRequires.Union(trace.Needs{Redaction: redact})})
-	rep := report.BuildWith("test", []*rule.InputResult{res}, report.Options{Rules: all, Trace: tr})
+	rep := report.BuildWith("test", []*driver.InputResult{res}, report.Options{Rules: all, Trace: tr})
 	if redact {
 		report.Redact(rep)
 	}

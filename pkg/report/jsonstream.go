@@ -7,6 +7,7 @@ import (
 	"io"
 	"sort"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/redact"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
@@ -28,7 +29,7 @@ type Stream interface {
 	Add(p *Prepared) error
 	// Input takes an input once it has been read to its end (its sessions have
 	// all been given to Session by then).
-	Input(in *rule.InputResult)
+	Input(in *driver.InputResult)
 	// Finish writes the whole report to w, reading the spooled sessions back.
 	Finish(w io.Writer, spool io.ReaderAt) error
 	// Worst is the highest severity among the findings.
@@ -154,7 +155,7 @@ func (s *spoolStream) Add(p *Prepared) error {
 	return nil
 }
 
-func (s *spoolStream) Input(in *rule.InputResult) {
+func (s *spoolStream) Input(in *driver.InputResult) {
 	input := InputOf(in)
 	if s.opt.Redact {
 		input.Name = redact.MaskSecrets(input.Name)

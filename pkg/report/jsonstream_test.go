@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule/ruletest"
@@ -30,16 +31,16 @@ func wholeJSONL(t *testing.T, paths []string, redact bool) []byte {
 
 func whole(t *testing.T, paths []string, redact bool, write func(*bytes.Buffer, *report.Report) error) []byte {
 	t.Helper()
-	var results []*rule.InputResult
+	var results []*driver.InputResult
 	tracer := trace.Require(trace.Needs{Redaction: redact})
 	for _, path := range paths {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		opt := rule.RunOptions{}
+		opt := driver.RunOptions{}
 		tracer.Apply(&opt)
-		res, err := rule.Run(path, bytes.NewReader(data), rules.All(), opt)
+		res, err := driver.Run(path, bytes.NewReader(data), rules.All(), opt)
 		if err != nil {
 			continue
 		}
@@ -83,13 +84,13 @@ func streamedWith(t *testing.T, paths []string, redact bool, open func(io.Writer
 		}
 		// With --redact, the command runs a tracer for the session's redacted values.
 		tracer := trace.Require(trace.Needs{Redaction: redact})
-		opt := rule.RunOptions{Discard: true, OnSession: func(sr *rule.SessionResult) {
+		opt := driver.RunOptions{Discard: true, OnSession: func(sr *rule.SessionResult) {
 			if err := st.Session(sr, tracer.Of(sr)); err != nil {
 				t.Fatal(err)
 			}
 		}}
 		tracer.Apply(&opt)
-		res, err := rule.Run(path, bytes.NewReader(data), rules.All(), opt)
+		res, err := driver.Run(path, bytes.NewReader(data), rules.All(), opt)
 		if err != nil {
 			continue
 		}
@@ -196,9 +197,9 @@ func TestHandshakeStreamEqualsWhole(t *testing.T) {
 			t.Fatal(err)
 		}
 		tr := trace.Require(report.HandshakeRequires)
-		opt := rule.RunOptions{}
+		opt := driver.RunOptions{}
 		tr.Apply(&opt)
-		res, err := rule.Run(path, bytes.NewReader(data), nil, opt)
+		res, err := driver.Run(path, bytes.NewReader(data), nil, opt)
 		if err != nil {
 			continue
 		}
@@ -222,13 +223,13 @@ func TestHandshakeStreamEqualsWhole(t *testing.T) {
 			var spool bytes.Buffer
 			st := c.open(&spool, report.StreamOptions{Text: report.TextOptions{Color: true}})
 			tr := trace.Require(report.HandshakeRequires)
-			opt := rule.RunOptions{Discard: true, OnSession: func(sr *rule.SessionResult) {
+			opt := driver.RunOptions{Discard: true, OnSession: func(sr *rule.SessionResult) {
 				if err := st.Session(sr, tr.Of(sr)); err != nil {
 					t.Fatal(err)
 				}
 			}}
 			tr.Apply(&opt)
-			if _, err := rule.Run(path, bytes.NewReader(data), nil, opt); err != nil {
+			if _, err := driver.Run(path, bytes.NewReader(data), nil, opt); err != nil {
 				t.Fatal(err)
 			}
 			var streamed bytes.Buffer
@@ -309,7 +310,7 @@ func TestPipelinedStreamReportsItsError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := rule.Run("healthy.jsonl", bytes.NewReader(data), rules.All(), rule.RunOptions{Discard: true, OnSession: func(sr *rule.SessionResult) { st.Session(sr, nil) }})
+	res, err := driver.Run("healthy.jsonl", bytes.NewReader(data), rules.All(), driver.RunOptions{Discard: true, OnSession: func(sr *rule.SessionResult) { st.Session(sr, nil) }})
 	if err != nil {
 		t.Fatal(err)
 	}

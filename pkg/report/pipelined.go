@@ -4,6 +4,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
@@ -12,7 +13,7 @@ import (
 // redacting and encoding it, spooling it) on a goroutine of its own, in the order
 // the calls came, so that writing the report of a capture of many sessions runs
 // beside its analysis instead of after each session on the analysis' goroutine. A
-// session's result is final once it is handed over (rule.RunOptions.OnSession), so
+// session's result is final once it is handed over (driver.RunOptions.OnSession), so
 // the two goroutines share nothing that changes.
 type PipelinedStream struct {
 	inner Stream
@@ -68,7 +69,7 @@ func (p *PipelinedStream) Add(prepared *Prepared) error {
 }
 
 // Input hands the input over, after its sessions.
-func (p *PipelinedStream) Input(in *rule.InputResult) {
+func (p *PipelinedStream) Input(in *driver.InputResult) {
 	p.work <- func() error { p.inner.Input(in); return nil }
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
@@ -70,7 +71,7 @@ func TestRedactDeclaredValues(t *testing.T) {
 	}
 	ruleset := append([]*rule.Rule{quoteArguments}, rules.All()...)
 	res, tr := analyseFile(t, path, ruleset, trace.Options{})
-	rep := report.BuildWith("test", []*rule.InputResult{res}, report.Options{Rules: ruleset, Trace: tr})
+	rep := report.BuildWith("test", []*driver.InputResult{res}, report.Options{Rules: ruleset, Trace: tr})
 	message := func(id string) string {
 		for _, f := range rep.Sessions[0].Findings {
 			if f.Rule == id {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
@@ -46,7 +47,7 @@ type Tool struct {
 }
 
 // InputOf is the report's view of one input read.
-func InputOf(in *rule.InputResult) Input {
+func InputOf(in *driver.InputResult) Input {
 	st := in.Stats
 	return Input{Name: in.Name, Format: st.Format, Lines: st.Lines, Frames: st.Frames, Rejected: st.Rejected,
 		FrameLines: st.FrameLines, Context: st.Context, FrameLike: st.FrameLike, Blank: st.Blank, Folded: st.Folded, Mixed: st.Mixed,
@@ -178,13 +179,13 @@ type Summary struct {
 }
 
 // Build assembles a report from the results of each input, in input order.
-func Build(version string, inputs []*rule.InputResult) *Report {
+func Build(version string, inputs []*driver.InputResult) *Report {
 	return BuildWith(version, inputs, Options{})
 }
 
 // BuildWith assembles a report with the rule metadata and observations that the
 // Markdown, SARIF and JUnit formats show.
-func BuildWith(version string, inputs []*rule.InputResult, opt Options) *Report {
+func BuildWith(version string, inputs []*driver.InputResult, opt Options) *Report {
 	r := &Report{Version: 1, Tool: Tool{Name: "mcpsleuth", Version: version},
 		Inputs: []Input{}, Errors: []InputError{}, Sessions: []Session{},
 		Summary: Summary{Findings: map[string]int{"error": 0, "warning": 0, "info": 0}},

@@ -9,19 +9,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
-	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 )
 
-func analyse(t *testing.T, path string) *rule.InputResult {
+func analyse(t *testing.T, path string) *driver.InputResult {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	res, err := rule.Run(path, f, rules.All(), rule.RunOptions{})
+	res, err := driver.Run(path, f, rules.All(), driver.RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func split(s string) []string {
 // every object, and the values of one finding.
 func TestJSONShape(t *testing.T) {
 	const capture = "../../fixtures/seeds/invoices-undeclared-list-changed.jsonl"
-	rep := report.Build("test", []*rule.InputResult{analyse(t, capture)})
+	rep := report.Build("test", []*driver.InputResult{analyse(t, capture)})
 	var buf bytes.Buffer
 	if err := report.WriteJSON(&buf, rep); err != nil {
 		t.Fatal(err)
@@ -162,12 +162,12 @@ func TestSafe(t *testing.T) {
 // never reach the text report raw.
 func TestTextEscapesCapturedData(t *testing.T) {
 	capture := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18\u001b[2J","capabilities":{},"clientInfo":{"name":"evil\u001b]0;owned\u0007","version":"1"}}}` + "\n"
-	res, err := rule.Run("evil.jsonl", strings.NewReader(capture), rules.All(), rule.RunOptions{})
+	res, err := driver.Run("evil.jsonl", strings.NewReader(capture), rules.All(), driver.RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := report.WriteText(&buf, report.Build("test", []*rule.InputResult{res}), report.TextOptions{}); err != nil {
+	if err := report.WriteText(&buf, report.Build("test", []*driver.InputResult{res}), report.TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -183,7 +183,7 @@ func TestTextEscapesCapturedData(t *testing.T) {
 
 // TestTextColour: colour only when asked, per palette (never the global switch).
 func TestTextColour(t *testing.T) {
-	rep := report.Build("test", []*rule.InputResult{analyse(t, "../../fixtures/real/ts-client-go-server-sampling-undeclared.jsonl")})
+	rep := report.Build("test", []*driver.InputResult{analyse(t, "../../fixtures/real/ts-client-go-server-sampling-undeclared.jsonl")})
 	var plain, coloured bytes.Buffer
 	if err := report.WriteText(&plain, rep, report.TextOptions{}); err != nil {
 		t.Fatal(err)

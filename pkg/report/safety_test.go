@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
@@ -76,7 +77,7 @@ func valueText(v frame.Node) string {
 func everyFormat(t *testing.T, path string, ruleset []*rule.Rule, redact bool) map[string]string {
 	t.Helper()
 	res, tr := analyseFile(t, path, ruleset, trace.Options{Needs: report.MarkdownRequires.Union(report.HTMLRequires).Union(trace.Needs{Redaction: redact})})
-	rep := report.BuildWith("test", []*rule.InputResult{res}, report.Options{Rules: ruleset, Trace: tr})
+	rep := report.BuildWith("test", []*driver.InputResult{res}, report.Options{Rules: ruleset, Trace: tr})
 	if redact {
 		report.Redact(rep)
 	}

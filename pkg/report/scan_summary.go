@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 )
 
 // ScanSummary is what a scan adds up over its files, from the analysis results as the
@@ -63,7 +63,7 @@ func NewScanSummary() *ScanSummary {
 }
 
 // AddFile adds one input that was read: its reader's counts and its sessions.
-func (s *ScanSummary) AddFile(in *rule.InputResult, sessions []Session) {
+func (s *ScanSummary) AddFile(in *driver.InputResult, sessions []Session) {
 	st := in.Stats
 	s.Files++
 	s.Frames += st.Frames

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
-	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
 
@@ -38,7 +38,7 @@ func buriedCapture(t *testing.T) string {
 // findings, and at most MaxInfo info rows, counting the rest; 0 lists them all.
 func TestTextErrorsFirst(t *testing.T) {
 	res, _ := analyseFile(t, buriedCapture(t), goldenRules, trace.Options{})
-	rep := report.BuildWith("test", []*rule.InputResult{res}, report.Options{Rules: goldenRules})
+	rep := report.BuildWith("test", []*driver.InputResult{res}, report.Options{Rules: goldenRules})
 	render := func(maxInfo int) string {
 		var b bytes.Buffer
 		if err := report.WriteText(&b, rep, report.TextOptions{Width: 120, MaxInfo: maxInfo}); err != nil {

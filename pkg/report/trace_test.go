@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
@@ -16,7 +17,7 @@ import (
 )
 
 // findingKeys renders what a run found, session by session, to compare runs.
-func findingKeys(res *rule.InputResult) []string {
+func findingKeys(res *driver.InputResult) []string {
 	var out []string
 	for _, s := range res.Sessions {
 		out = append(out, fmt.Sprintf("session %d lines %d-%d frames %d", s.Session.Index, s.Session.FirstLine, s.Session.LastLine, s.Session.Frames))
@@ -42,19 +43,19 @@ func TestTraceChangesNoFinding(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := rule.Run(path, strings.NewReader(string(data)), rules.All(), rule.RunOptions{})
+		want, err := driver.Run(path, strings.NewReader(string(data)), rules.All(), driver.RunOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var ended []int
 		tr := trace.New(trace.Options{Needs: trace.Needs{Frames: true, Contract: true, Handshake: true}})
-		opt := rule.RunOptions{OnSession: func(sr *rule.SessionResult) {
+		opt := driver.RunOptions{OnSession: func(sr *rule.SessionResult) {
 			if tr.Of(sr) != nil {
 				ended = append(ended, sr.Session.Index)
 			}
 		}}
 		tr.Apply(&opt)
-		got, err := rule.Run(path, strings.NewReader(string(data)), rules.All(), opt)
+		got, err := driver.Run(path, strings.NewReader(string(data)), rules.All(), opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +83,7 @@ func TestTraceStreams(t *testing.T) {
 	var contextSeen []int
 	var endedAt []int
 	tracer := trace.New(trace.Options{Needs: report.TimelineRequires})
-	opt := rule.RunOptions{Discard: true,
+	opt := driver.RunOptions{Discard: true,
 		OnContext: func(line int, _ []byte) { contextSeen = append(contextSeen, line) },
 		OnSession: func(sr *rule.SessionResult) {
 			endedAt = append(endedAt, sr.Session.LastLine)
@@ -91,7 +92,7 @@ func TestTraceStreams(t *testing.T) {
 			}
 		}}
 	tracer.Apply(&opt)
-	res, err := rule.Run(capture, f, goldenRules, opt)
+	res, err := driver.Run(capture, f, goldenRules, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +160,7 @@ func TestTraceCap(t *testing.T) {
 	if !tr.Capped || tr.CappedAt != 12 || tr.Total != 52 || tr.Omitted != 42 {
 		t.Fatalf("trace capped=%v at %d, total %d", tr.Capped, tr.CappedAt, tr.Total)
 	}
-	rep := report.BuildWith("test", []*rule.InputResult{res}, report.Options{Rules: goldenRules, Trace: tracer})
+	rep := report.BuildWith("test", []*driver.InputResult{res}, report.Options{Rules: goldenRules, Trace: tracer})
 	var b strings.Builder
 	if err := report.WriteMarkdown(&b, rep); err != nil {
 		t.Fatal(err)
@@ -179,15 +180,15 @@ func TestTraceCap(t *testing.T) {
 // input as rule.Run numbers them.
 func TestTraceNumbersPerInput(t *testing.T) {
 	tracer := trace.New(trace.Options{Needs: report.MarkdownRequires})
-	var inputs []*rule.InputResult
+	var inputs []*driver.InputResult
 	for _, path := range []string{"testdata/golden/session.jsonl", "testdata/golden/session.jsonl"} {
 		f, err := os.Open(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		opt := rule.RunOptions{}
+		opt := driver.RunOptions{}
 		tracer.Apply(&opt)
-		res, err := rule.Run(path, f, goldenRules, opt)
+		res, err := driver.Run(path, f, goldenRules, opt)
 		f.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -223,9 +224,9 @@ func TestReactionOptionalBeforeAnyList(t *testing.T) {
 	}
 	defer f.Close()
 	tracer := trace.New(trace.Options{Needs: trace.Needs{Frames: true}})
-	opt := rule.RunOptions{}
+	opt := driver.RunOptions{}
 	tracer.Apply(&opt)
-	res, err := rule.Run(capture, f, nil, opt)
+	res, err := driver.Run(capture, f, nil, opt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 // It has no ID and is not part of the catalogue. A Rule or another Analysis names
 // the analyses it needs in Requires and reads their result with Pass.ResultOf or
 // Results.ResultOf; a view adds the analysis it renders to the run
-// (RunOptions.Analyses) and reads its result with SessionResult.ResultOf. The
+// (driver.RunOptions.Analyses) and reads its result with SessionResult.ResultOf. The
 // engine runs each analysis a run needs once a session, whoever asked.
 type Analysis struct {
 	// Name says what the analysis computes (for messages and tests).

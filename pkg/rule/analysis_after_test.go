@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
@@ -38,11 +39,11 @@ func TestAnalysisAfterRulesSeesFindings(t *testing.T) {
 	})
 	obs := &rule.Analysis{Name: "count", AfterRules: true, New: func(*session.Session, rule.Results) rule.Computation { return &counting{} }}
 	other := &rule.Analysis{Name: "other", AfterRules: true, New: func(*session.Session, rule.Results) rule.Computation { return &counting{} }}
-	alone, err := rule.Run("c.jsonl", strings.NewReader(capture), []*rule.Rule{every}, rule.RunOptions{})
+	alone, err := driver.Run("c.jsonl", strings.NewReader(capture), []*rule.Rule{every}, driver.RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := rule.Run("c.jsonl", strings.NewReader(capture), []*rule.Rule{every}, rule.RunOptions{Analyses: []*rule.Analysis{obs}})
+	res, err := driver.Run("c.jsonl", strings.NewReader(capture), []*rule.Rule{every}, driver.RunOptions{Analyses: []*rule.Analysis{obs}})
 	if err != nil {
 		t.Fatal(err)
 	}

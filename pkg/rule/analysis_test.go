@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 )
@@ -70,7 +71,7 @@ func TestAnalysisRunsOnceBeforeItsReaders(t *testing.T) {
 		return r
 	}
 	view := &rule.Analysis{Name: "uses-derived", AfterRules: true, Requires: []*rule.Analysis{derived}, New: func(*session.Session, rule.Results) rule.Computation { return &counting{} }}
-	res, err := rule.Run("c.jsonl", strings.NewReader(capture), []*rule.Rule{reader("MCP0001", "first-reader"), reader("MCP0002", "second-reader")}, rule.RunOptions{Analyses: []*rule.Analysis{view}})
+	res, err := driver.Run("c.jsonl", strings.NewReader(capture), []*rule.Rule{reader("MCP0001", "first-reader"), reader("MCP0002", "second-reader")}, driver.RunOptions{Analyses: []*rule.Analysis{view}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +94,7 @@ func TestAnalysisAfterRulesIsRefusedToRules(t *testing.T) {
 	view := &rule.Analysis{Name: "view", AfterRules: true, New: func(*session.Session, rule.Results) rule.Computation { return &counting{} }}
 	r := sample("MCP0001", "reads-a-view")
 	r.Requires = []*rule.Analysis{view}
-	_, err := rule.Run("c.jsonl", strings.NewReader("{}\n"), []*rule.Rule{r}, rule.RunOptions{})
+	_, err := driver.Run("c.jsonl", strings.NewReader("{}\n"), []*rule.Rule{r}, driver.RunOptions{})
 	if err == nil || !strings.Contains(err.Error(), `rule MCP0001 requires "view", which runs after the rules`) {
 		t.Errorf("err = %v", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
@@ -20,7 +21,7 @@ func TestLiveFindings(t *testing.T) {
 	found := make(chan rule.Finding, 8)
 	done := make(chan error, 1)
 	go func() {
-		_, err := rule.Run("live.jsonl", r, rules.All(), rule.RunOptions{
+		_, err := driver.Run("live.jsonl", r, rules.All(), driver.RunOptions{
 			Frame:     frame.Options{Format: "envelope-jsonl"},
 			Live:      true,
 			Discard:   true,

@@ -72,7 +72,7 @@ type Pass struct {
 	count   int
 	shared  *Shared
 	state   any // p.shared's state for the rule, once asked for
-	// onFinding receives each finding as it is reported (RunOptions.OnFinding).
+	// onFinding receives each finding as it is reported (AnalyzerOptions.OnFinding).
 	onFinding func(*session.Session, Finding)
 	// settled is the session's record of settled classes (nil when settling is
 	// off); index is the rule's checker in it.
@@ -114,16 +114,17 @@ type Shared struct {
 	arenas sync.Pool
 }
 
-// arena returns an arena for one input's inline parse stage, reused when one is free.
-func (s *Shared) arena() *frame.Arena {
+// Arena returns an arena for one input's inline parse stage (the driver's),
+// reused when one is free.
+func (s *Shared) Arena() *frame.Arena {
 	if a, ok := s.arenas.Get().(*frame.Arena); ok {
 		return a
 	}
 	return new(frame.Arena)
 }
 
-// release gives an input's arena back for the next input of the run.
-func (s *Shared) release(a *frame.Arena) {
+// Release gives an input's arena back for the next input of the run.
+func (s *Shared) Release(a *frame.Arena) {
 	a.Reset()
 	s.arenas.Put(a)
 }
@@ -332,7 +333,7 @@ type Analyzer struct {
 	shared    *Shared
 	// free are the runs of ended sessions, kept for reuse (recycle).
 	free []*running
-	// noSettling turns Pass.Settled off (RunOptions.NoSettling).
+	// noSettling turns Pass.Settled off (AnalyzerOptions.NoSettling).
 	noSettling bool
 	// analyses are the analyses the rules require and the run adds, in the order they
 	// run (set when the first session starts).
@@ -358,12 +359,42 @@ type running struct {
 	settled       settled
 }
 
-// NewAnalyzer prepares a run over one input. limit <= 0 means DefaultFindingLimit.
+// AnalyzerOptions configure an Analyzer (see the driver's RunOptions, which
+// they come from).
+type AnalyzerOptions struct {
+	// FindingLimit caps the findings one rule lists per session (0 = default).
+	FindingLimit int
+	// OnSession receives each session's result as it ends; Discard drops it
+	// then instead of keeping it for Close.
+	OnSession func(*SessionResult)
+	Discard   bool
+	// OnFinding receives each finding as its rule reports it.
+	OnFinding func(*session.Session, Finding)
+	// NoSettling asks every rule about every message (the reference Pass.Settled
+	// is tested against).
+	NoSettling bool
+	// Shared is the run-wide state of the rules; nil gives the input its own.
+	Shared *Shared
+}
+
+// NewAnalyzer prepares the judgement of one input's frames, fed in capture order
+// (Frame, Exchange, Close). limit <= 0 means DefaultFindingLimit.
 func NewAnalyzer(input string, rules []*Rule, limit int) *Analyzer {
+	return NewAnalyzerWith(input, rules, AnalyzerOptions{FindingLimit: limit})
+}
+
+// NewAnalyzerWith is NewAnalyzer with every option.
+func NewAnalyzerWith(input string, rules []*Rule, opt AnalyzerOptions) *Analyzer {
+	limit := opt.FindingLimit
 	if limit <= 0 {
 		limit = DefaultFindingLimit
 	}
-	a := &Analyzer{rules: rules, limit: limit, open: map[*session.Session]*running{}, shared: NewShared(), zeroable: make([]bool, len(rules))}
+	shared := opt.Shared
+	if shared == nil {
+		shared = NewShared()
+	}
+	a := &Analyzer{rules: rules, limit: limit, open: map[*session.Session]*running{}, shared: shared, zeroable: make([]bool, len(rules)),
+		onSession: opt.OnSession, discard: opt.Discard, onFinding: opt.OnFinding, noSettling: opt.NoSettling}
 	for i, r := range rules {
 		a.zeroable[i] = zeroable(r.New(), r.New())
 		for k := range frame.Kind(numKinds) {
@@ -521,6 +552,14 @@ func (a *Analyzer) Exchange(line, entry int, x *frame.Exchange) {
 		run.after.exchange(e)
 	})
 }
+
+// Settle makes the requests of the frames fed since the last Settle independent
+// of those frames' bytes (session.Tracker.Settle): call it before reusing their
+// memory.
+func (a *Analyzer) Settle() { a.tracker.Settle() }
+
+// Shared is the run-wide state the analyzer's rules use.
+func (a *Analyzer) Shared() *Shared { return a.shared }
 
 // Close ends the open sessions and returns every session's result in order of appearance.
 func (a *Analyzer) Close() []*SessionResult {

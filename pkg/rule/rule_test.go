@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
@@ -97,7 +98,7 @@ func everyPing(scaled bool) *rule.Rule {
 
 func run(t *testing.T, rules []*rule.Rule, limit int) *rule.SessionResult {
 	t.Helper()
-	res, err := rule.Run("t.jsonl", strings.NewReader(session20250326), rules, rule.RunOptions{FindingLimit: limit})
+	res, err := driver.Run("t.jsonl", strings.NewReader(session20250326), rules, driver.RunOptions{FindingLimit: limit})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +159,7 @@ func TestSessionsReleased(t *testing.T) {
 			fmt.Fprintf(&capture, `{"jsonrpc":"2.0","id":%d,"result":{"content":[]}}`+"\n", i)
 		}
 	}
-	res, err := rule.Run("t.jsonl", strings.NewReader(capture.String()), nil, rule.RunOptions{})
+	res, err := driver.Run("t.jsonl", strings.NewReader(capture.String()), nil, driver.RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +178,7 @@ func TestSessionsReleased(t *testing.T) {
 func TestOnSessionDiscard(t *testing.T) {
 	capture := session20250326 + session20250326
 	var ended []int
-	res, err := rule.Run("t.jsonl", strings.NewReader(capture), []*rule.Rule{everyPing(false)}, rule.RunOptions{
+	res, err := driver.Run("t.jsonl", strings.NewReader(capture), []*rule.Rule{everyPing(false)}, driver.RunOptions{
 		OnSession: func(sr *rule.SessionResult) {
 			ended = append(ended, sr.Session.Index)
 			if len(sr.Findings) != 3 || sr.Findings[0].Line != sr.Session.FirstLine+3 {

@@ -128,7 +128,7 @@ func (s *settled) reset() {
 // capabilities), the message's kind, method and direction, the answered request's
 // method and direction, its batch and null id, its wire shape. Never after
 // reporting, noting a cannot-judge, or reading or changing the rule's own state
-// in a way a later message could see. RunOptions.NoSettling turns it off (the
+// in a way a later message could see. AnalyzerOptions.NoSettling turns it off (the
 // reference tests compare against).
 func (p *Pass) Settled() {
 	if p.settled != nil {

@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule/ruletest"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 )
@@ -25,7 +25,7 @@ func TestNothingIsLost(t *testing.T) {
 			t.Fatal(err)
 		}
 		context := 0
-		res, err := rule.Run(path, bytes.NewReader(data), rules.All(), rule.RunOptions{OnContext: func(int, []byte) { context++ }})
+		res, err := driver.Run(path, bytes.NewReader(data), rules.All(), driver.RunOptions{OnContext: func(int, []byte) { context++ }})
 		if err != nil {
 			t.Errorf("%s: %v", path, err)
 			continue
@@ -66,7 +66,7 @@ func FuzzCheck(f *testing.F) {
 	}
 	catalogue := rules.All()
 	f.Fuzz(func(t *testing.T, data []byte) {
-		res, err := rule.Run("fuzz", bytes.NewReader(data), catalogue, rule.RunOptions{})
+		res, err := driver.Run("fuzz", bytes.NewReader(data), catalogue, driver.RunOptions{})
 		if err != nil {
 			return // not readable at all (a broken compressed header)
 		}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 )
 
@@ -22,7 +22,7 @@ func TestDeferredFindingsKeepTheirFrame(t *testing.T) {
 		fmt.Fprintf(&b, `{"ts":"2026-11-30T02:30:01Z","dir":"s->c","msg":{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":%q}}}`+"\n", strings.Repeat("x", 3000))
 	}
 	b.WriteString(`{"ts":"2026-11-30T02:30:02Z","dir":"c->s","msg":{"jsonrpc":"2.0","method":"notifications/initialized"}}` + "\n")
-	res, err := rule.Run("deferred.jsonl", strings.NewReader(b.String()), rules.All(), rule.RunOptions{})
+	res, err := driver.Run("deferred.jsonl", strings.NewReader(b.String()), rules.All(), driver.RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestImmediateFindingsKeepTheirMethod(t *testing.T) {
 	for i := range 400 {
 		fmt.Fprintf(&b, `{"ts":"2026-11-30T02:30:01Z","dir":"s->c","msg":{"jsonrpc":"2.0","method":"xxxxx/xxxx","params":{"level":"info","data":%q}}}`+"\n", strings.Repeat("y", 3000+i))
 	}
-	res, err := rule.Run("immediate.jsonl", strings.NewReader(b.String()), rules.All(), rule.RunOptions{})
+	res, err := driver.Run("immediate.jsonl", strings.NewReader(b.String()), rules.All(), driver.RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

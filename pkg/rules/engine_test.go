@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule/ruletest"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
@@ -30,13 +31,13 @@ func captures(t *testing.T) []string {
 
 // verdicts renders everything a run found, in order: findings with every field a
 // report shows, and notes.
-func verdicts(t *testing.T, path string, opt rule.RunOptions) string {
+func verdicts(t *testing.T, path string, opt driver.RunOptions) string {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := rule.Run(path, bytes.NewReader(data), rules.All(), opt)
+	res, err := driver.Run(path, bytes.NewReader(data), rules.All(), opt)
 	if err != nil {
 		return "unreadable: " + err.Error()
 	}
@@ -57,14 +58,14 @@ func verdicts(t *testing.T, path string, opt rule.RunOptions) string {
 // The wire-shape cache must never change a verdict: every fixture gives the same
 // findings and notes when every frame is validated in full.
 func TestShapeCacheChangesNothing(t *testing.T) {
-	sameAsReference(t, "the shape cache", "every frame validated", rule.RunOptions{NoShapes: true})
+	sameAsReference(t, "the shape cache", "every frame validated", driver.RunOptions{NoShapes: true})
 }
 
 // The classes the rules settle (rule.Pass.Settled) must change no verdict: every
 // fixture gives the same findings and notes when every rule is asked about every
 // message.
 func TestSettlingChangesNothing(t *testing.T) {
-	sameAsReference(t, "settled classes", "every rule asked", rule.RunOptions{NoSettling: true})
+	sameAsReference(t, "settled classes", "every rule asked", driver.RunOptions{NoSettling: true})
 }
 
 // A session longer than the parse stage's batches, whose memory is reused for the
@@ -186,7 +187,7 @@ func findingsOf(t *testing.T, capture []byte, ids ...string) []string {
 // named, in order, each as show writes it.
 func findingsAs(t *testing.T, capture []byte, show func(rule.Finding) string, ids ...string) []string {
 	t.Helper()
-	res, err := rule.Run("capture.jsonl", bytes.NewReader(capture), rules.All(), rule.RunOptions{})
+	res, err := driver.Run("capture.jsonl", bytes.NewReader(capture), rules.All(), driver.RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,10 +212,10 @@ func sameFindings(t *testing.T, what string, got, want []string) {
 
 // sameAsReference runs every fixture as a run does and with the reference
 // options, which turn a shortcut off, and requires the same verdicts.
-func sameAsReference(t *testing.T, shortcut, without string, reference rule.RunOptions) {
+func sameAsReference(t *testing.T, shortcut, without string, reference driver.RunOptions) {
 	t.Helper()
 	for _, path := range captures(t) {
-		with, ref := verdicts(t, path, rule.RunOptions{}), verdicts(t, path, reference)
+		with, ref := verdicts(t, path, driver.RunOptions{}), verdicts(t, path, reference)
 		if with != ref {
 			t.Errorf("%s: findings differ with %s:\n--- with\n%s--- without (%s)\n%s", path, shortcut, with, without, ref)
 		}
@@ -227,11 +228,11 @@ func TestSharedStateChangesNothing(t *testing.T) {
 	paths := captures(t)
 	shared := rule.NewShared()
 	for _, path := range paths {
-		verdicts(t, path, rule.RunOptions{Shared: shared})
+		verdicts(t, path, driver.RunOptions{Shared: shared})
 	}
 	for _, path := range paths {
-		alone := verdicts(t, path, rule.RunOptions{})
-		after := verdicts(t, path, rule.RunOptions{Shared: shared})
+		alone := verdicts(t, path, driver.RunOptions{})
+		after := verdicts(t, path, driver.RunOptions{Shared: shared})
 		if alone != after {
 			t.Errorf("%s: findings differ after the other fixtures shared the run's state:\n--- alone\n%s--- after\n%s", path, alone, after)
 		}
@@ -242,7 +243,7 @@ func TestSharedStateChangesNothing(t *testing.T) {
 // processor as on two, and with the parse stage inline (scan's jobs).
 func TestProcessorsChangeNothing(t *testing.T) {
 	paths := captures(t)
-	on := func(procs int, opt rule.RunOptions) []string {
+	on := func(procs int, opt driver.RunOptions) []string {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 		out := make([]string, len(paths))
 		for i, path := range paths {
@@ -250,7 +251,7 @@ func TestProcessorsChangeNothing(t *testing.T) {
 		}
 		return out
 	}
-	one, two, inline := on(1, rule.RunOptions{}), on(2, rule.RunOptions{}), on(2, rule.RunOptions{Inline: true})
+	one, two, inline := on(1, driver.RunOptions{}), on(2, driver.RunOptions{}), on(2, driver.RunOptions{Inline: true})
 	for i := range paths {
 		if one[i] != two[i] {
 			t.Errorf("%s: findings differ between GOMAXPROCS=1 and 2:\n--- 1\n%s--- 2\n%s", paths[i], one[i], two[i])
@@ -298,11 +299,11 @@ func withFiller(t *testing.T, path string) ([]byte, bool) {
 // frame) must be the same when thousands of frames of another session come in
 // between: nothing may alias memory the parse stage has reused.
 func TestLongCapturesKeepTheirFindings(t *testing.T) {
-	t.Run("parse stage beside", func(t *testing.T) { longCapturesKeepTheirFindings(t, rule.RunOptions{}) })
-	t.Run("parse stage inline", func(t *testing.T) { longCapturesKeepTheirFindings(t, rule.RunOptions{Inline: true}) })
+	t.Run("parse stage beside", func(t *testing.T) { longCapturesKeepTheirFindings(t, driver.RunOptions{}) })
+	t.Run("parse stage inline", func(t *testing.T) { longCapturesKeepTheirFindings(t, driver.RunOptions{Inline: true}) })
 }
 
-func longCapturesKeepTheirFindings(t *testing.T, opt rule.RunOptions) {
+func longCapturesKeepTheirFindings(t *testing.T, opt driver.RunOptions) {
 	n := 0
 	for _, path := range captures(t) {
 		long, ok := withFiller(t, path)
@@ -310,8 +311,8 @@ func longCapturesKeepTheirFindings(t *testing.T, opt rule.RunOptions) {
 			continue
 		}
 		n++
-		want := verdicts(t, path, rule.RunOptions{})
-		res, err := rule.Run(path, bytes.NewReader(long), rules.All(), opt)
+		want := verdicts(t, path, driver.RunOptions{})
+		res, err := driver.Run(path, bytes.NewReader(long), rules.All(), opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -363,7 +364,7 @@ func TestUnansweredFloodIsBounded(t *testing.T) {
 		w.Flush()
 		pw.Close()
 	}()
-	res, err := rule.Run("flood.jsonl", pr, rules.All(), rule.RunOptions{})
+	res, err := driver.Run("flood.jsonl", pr, rules.All(), driver.RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -415,7 +416,7 @@ func TestProgressTokenFloodIsBounded(t *testing.T) {
 	b.WriteString(`{"dir":"s->c","msg":{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t1","progress":1}}}` + "\n")
 	last := fmt.Sprintf(`{"dir":"s->c","msg":{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t%d","progress":1}}}`+"\n", n)
 	b.WriteString(last + last)
-	res, err := rule.Run("progress-flood.jsonl", strings.NewReader(b.String()), rules.All(), rule.RunOptions{})
+	res, err := driver.Run("progress-flood.jsonl", strings.NewReader(b.String()), rules.All(), driver.RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

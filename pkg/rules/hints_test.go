@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 )
 
@@ -20,7 +20,7 @@ func TestHintsNameWhatTheFindingLacks(t *testing.T) {
 {"ts":"2026-11-30T10:00:00.006Z","dir":"s->c","msg":{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{"message":"?","requestedSchema":{"type":"object","properties":{}}}}}
 {"ts":"2026-11-30T10:00:00.007Z","dir":"c->s","msg":{"jsonrpc":"2.0","id":1,"result":{"action":"decline"}}}
 `
-	res, err := rule.Run("hints.jsonl", strings.NewReader(capture), rules.All(), rule.RunOptions{})
+	res, err := driver.Run("hints.jsonl", strings.NewReader(capture), rules.All(), driver.RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestDeclaredNotImplementedHintsTheUnknownNameCode(t *testing.T) {
 {"dir":"c->s","msg":{"jsonrpc":"2.0","id":3,"method":"logging/setLevel","params":{"level":"info"}}}
 {"dir":"s->c","msg":{"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"Method not found"}}}
 `
-	res, err := rule.Run("unknown.jsonl", strings.NewReader(capture), rules.All(), rule.RunOptions{})
+	res, err := driver.Run("unknown.jsonl", strings.NewReader(capture), rules.All(), driver.RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 )
 
@@ -41,7 +41,7 @@ func analyseNotes(t *testing.T, path string) []string {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	res, err := rule.Run(path, f, rules.All(), rule.RunOptions{})
+	res, err := driver.Run(path, f, rules.All(), driver.RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

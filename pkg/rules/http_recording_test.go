@@ -19,6 +19,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/record"
 	"github.com/mcpsleuth/mcpsleuth/pkg/record/recordtest"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
@@ -263,7 +264,7 @@ func httpFindings(t *testing.T, path string) []rule.Finding {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	res, err := rule.Run(path, f, rules.All(), rule.RunOptions{})
+	res, err := driver.Run(path, f, rules.All(), driver.RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

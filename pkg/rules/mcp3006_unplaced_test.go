@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 )
@@ -56,7 +57,7 @@ func TestProgressOnGetStreamJudgedByTokenOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := rule.Run("get-stream-progress.har", strings.NewReader(string(data)), rules.All(), rule.RunOptions{})
+	res, err := driver.Run("get-stream-progress.har", strings.NewReader(string(data)), rules.All(), driver.RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
-	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
@@ -49,9 +49,9 @@ func TestMcporterLikeEnvelope(t *testing.T) {
 	}
 }
 
-func analyse(t *testing.T, name string, data []byte, format string) *rule.InputResult {
+func analyse(t *testing.T, name string, data []byte, format string) *driver.InputResult {
 	t.Helper()
-	res, err := rule.Run(name, bytes.NewReader(data), rules.All(), rule.RunOptions{})
+	res, err := driver.Run(name, bytes.NewReader(data), rules.All(), driver.RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func analyse(t *testing.T, name string, data []byte, format string) *rule.InputR
 
 // describeResult lists what a reading of a capture concluded, one line a session or
 // finding.
-func describeResult(res *rule.InputResult) string {
+func describeResult(res *driver.InputResult) string {
 	var b strings.Builder
 	for _, s := range res.Sessions {
 		ss := s.Session

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
@@ -16,9 +16,9 @@ import (
 func compared(t *testing.T, name, capture string) (trace.Compared, trace.DiffSide) {
 	t.Helper()
 	tr := trace.New(trace.Options{Needs: trace.DiffNeeds})
-	ropt := rule.RunOptions{}
+	ropt := driver.RunOptions{}
 	tr.Apply(&ropt)
-	res, err := rule.Run(name, strings.NewReader(capture), rules.All(), ropt)
+	res, err := driver.Run(name, strings.NewReader(capture), rules.All(), ropt)
 	if err != nil {
 		t.Fatal(err)
 	}

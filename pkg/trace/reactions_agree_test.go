@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
@@ -40,9 +40,9 @@ func TestTimelineReactionsAreMCP2007(t *testing.T) {
 				t.Fatal(err)
 			}
 			tracer := trace.New(trace.Options{Needs: trace.Needs{Frames: true}})
-			opt := rule.RunOptions{}
+			opt := driver.RunOptions{}
 			tracer.Apply(&opt)
-			res, err := rule.Run(in, f, rules.All(), opt)
+			res, err := driver.Run(in, f, rules.All(), opt)
 			f.Close()
 			if err != nil {
 				continue // inputs that cannot be read are other tests' business

@@ -11,6 +11,7 @@
 package trace
 
 import (
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
@@ -122,7 +123,7 @@ func Require(needs Needs) *Tracer {
 // Apply adds the tracer to the options of a run (rule.Run): its analysis, and
 // when context lines are needed, a hook that sees them. A nil tracer changes
 // nothing.
-func (t *Tracer) Apply(opt *rule.RunOptions) {
+func (t *Tracer) Apply(opt *driver.RunOptions) {
 	if t == nil {
 		return
 	}

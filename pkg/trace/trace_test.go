@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
@@ -25,12 +26,12 @@ const seed = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolV
 {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_invoice"}}
 `
 
-func traced(t *testing.T, capture string, opt trace.Options) (*trace.Tracer, *rule.InputResult) {
+func traced(t *testing.T, capture string, opt trace.Options) (*trace.Tracer, *driver.InputResult) {
 	t.Helper()
 	tr := trace.New(opt)
-	ropt := rule.RunOptions{}
+	ropt := driver.RunOptions{}
 	tr.Apply(&ropt)
-	res, err := rule.Run("seed.jsonl", strings.NewReader(capture), nil, ropt)
+	res, err := driver.Run("seed.jsonl", strings.NewReader(capture), nil, ropt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +46,7 @@ func TestRequireNothing(t *testing.T) {
 		t.Errorf("a tracer for no needs")
 	}
 	var none *trace.Tracer
-	opt := rule.RunOptions{}
+	opt := driver.RunOptions{}
 	none.Apply(&opt)
 	if len(opt.Analyses) != 0 || opt.OnContext != nil || none.Of(nil) != nil {
 		t.Errorf("a nil tracer changed the run")
@@ -169,9 +170,9 @@ func exchangeTrace(t *testing.T, needs trace.Needs) (*trace.Trace, *rule.Session
 		t.Fatal("no MCP0005")
 	}
 	tr := trace.New(trace.Options{Needs: needs})
-	ropt := rule.RunOptions{}
+	ropt := driver.RunOptions{}
 	tr.Apply(&ropt)
-	res, err := rule.Run("get-refused.har", f, []*rule.Rule{r}, ropt)
+	res, err := driver.Run("get-refused.har", f, []*rule.Rule{r}, ropt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,6 +31,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 )
 
@@ -39,7 +40,7 @@ type Config struct {
 	// Catalogue is the rules run over every capture.
 	Catalogue []*rule.Rule
 	// Options are passed to rule.Run.
-	Options rule.RunOptions
+	Options driver.RunOptions
 	// Strict lists rule IDs whose findings must all be expected, info-level ones
 	// too, and are compared at every severity across forms.
 	Strict []string
@@ -53,7 +54,7 @@ type Result struct {
 	Capture      string // the capture beside it
 	Expectations []Expectation
 	// Input is the analysis of the capture; nil when the fixture was skipped.
-	Input *rule.InputResult
+	Input *driver.InputResult
 	// Findings are the findings of all the capture's sessions, in order.
 	Findings []rule.Finding
 }
@@ -175,9 +176,9 @@ func (c Config) unsupported(exps []Expectation) string {
 	return ""
 }
 
-func (c Config) analyse(t *testing.T, name string, data []byte) *rule.InputResult {
+func (c Config) analyse(t *testing.T, name string, data []byte) *driver.InputResult {
 	t.Helper()
-	res, err := rule.Run(name, bytes.NewReader(data), c.Catalogue, c.Options)
+	res, err := driver.Run(name, bytes.NewReader(data), c.Catalogue, c.Options)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +200,7 @@ func (c Config) verdicts(form Form, fs []rule.Finding) []string {
 	return out
 }
 
-func findings(res *rule.InputResult) []rule.Finding {
+func findings(res *driver.InputResult) []rule.Finding {
 	var all []rule.Finding
 	for _, s := range res.Sessions {
 		all = append(all, s.Findings...)

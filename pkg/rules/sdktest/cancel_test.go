@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 )
 
@@ -125,7 +126,7 @@ func TestGoSDKCancelledCallCaptureEnds(t *testing.T) {
 			r.p.close()
 			cut := prefixLines(r.p.capture.Bytes(), r.late.N-1)
 			res := analyse(t, "cancelled-cut.jsonl", cut)
-			logOnFailure(t, "capture cut before the late answer", func() []byte { return cut }, func() *rule.InputResult { return res })
+			logOnFailure(t, "capture cut before the late answer", func() []byte { return cut }, func() *driver.InputResult { return res })
 			s := onlySession(t, res)
 			requireRevision(t, s, pin)
 			if s.Session.LastLine != r.late.N-1 {

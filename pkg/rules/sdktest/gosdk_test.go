@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
@@ -58,8 +59,8 @@ type goRun struct {
 	capture   *Capture      // envelope JSONL recorded on the client's side
 	serverLog *bytes.Buffer // the SDK's own LoggingTransport output on the server's side
 	init      *mcp.InitializeResult
-	callText  []string          // text content of each tools/call result, in call order
-	res       *rule.InputResult // set by the test once it analysed the capture
+	callText  []string            // text content of each tools/call result, in call order
+	res       *driver.InputResult // set by the test once it analysed the capture
 }
 
 type goConfig struct {
@@ -76,7 +77,7 @@ func runGo(t *testing.T, cfg goConfig) *goRun {
 	t.Helper()
 	ctx := testContext(t)
 	run := &goRun{capture: &Capture{}, serverLog: &bytes.Buffer{}}
-	logOnFailure(t, "capture", run.capture.Bytes, func() *rule.InputResult { return run.res })
+	logOnFailure(t, "capture", run.capture.Bytes, func() *driver.InputResult { return run.res })
 
 	st, ct := mcp.NewInMemoryTransports()
 	// LoggingTransport writes under its own mutex; lockedWriter keeps reading safe too.
@@ -413,8 +414,8 @@ func TestGoSDKLoggingTransportSampling(t *testing.T) {
 			tc.cfg.calls = []*mcp.CallToolParams{askCall()}
 			run := runGo(t, tc.cfg)
 			log := run.serverLog.Bytes()
-			var res *rule.InputResult
-			logOnFailure(t, "server LoggingTransport output", func() []byte { return log }, func() *rule.InputResult { return res })
+			var res *driver.InputResult
+			logOnFailure(t, "server LoggingTransport output", func() []byte { return log }, func() *driver.InputResult { return res })
 
 			lines := parseGoSDKLog(t, log)
 			var samplingLine int
@@ -483,8 +484,8 @@ func TestRecorderKeepsGoSDKWireBytes(t *testing.T) {
 	}
 	_ = cs.Close()
 	_ = ss.Wait()
-	logOnFailure(t, "wire capture", wire.Bytes, func() *rule.InputResult { return nil })
-	logOnFailure(t, "connection capture", conn.Bytes, func() *rule.InputResult { return nil })
+	logOnFailure(t, "wire capture", wire.Bytes, func() *driver.InputResult { return nil })
+	logOnFailure(t, "connection capture", conn.Bytes, func() *driver.InputResult { return nil })
 
 	for _, dir := range []string{C2S, S2C} {
 		pick := func(l Line) bool { return l.Dir == dir }
@@ -572,7 +573,7 @@ func TestGoSDKLogResponseBeforeRequest(t *testing.T) {
 		t.Skipf("in %d runs the SDK always logged the sampling request before its answer", attempts)
 	}
 	res := analyse(t, "reordered.log", log)
-	logOnFailure(t, "server LoggingTransport output", func() []byte { return log }, func() *rule.InputResult { return res })
+	logOnFailure(t, "server LoggingTransport output", func() []byte { return log }, func() *driver.InputResult { return res })
 	s := onlySession(t, res)
 
 	// The response is one line early, not missing: MCP2002 at the request, and

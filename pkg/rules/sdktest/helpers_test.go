@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 )
@@ -24,21 +25,21 @@ func testContext(t *testing.T) context.Context {
 }
 
 // analyse runs the whole catalogue over a capture, as `mcpsleuth check` does.
-func analyse(t *testing.T, name string, capture []byte) *rule.InputResult {
+func analyse(t *testing.T, name string, capture []byte) *driver.InputResult {
 	t.Helper()
-	res, err := rule.Run(name, bytes.NewReader(capture), rules.All(), rule.RunOptions{})
+	res, err := driver.Run(name, bytes.NewReader(capture), rules.All(), driver.RunOptions{})
 	if err != nil {
-		t.Fatalf("rule.Run(%s): %v", name, err)
+		t.Fatalf("driver.Run(%s): %v", name, err)
 	}
 	if res.Broken != nil {
-		t.Fatalf("rule.Run(%s): reading stopped: %v", name, res.Broken)
+		t.Fatalf("driver.Run(%s): reading stopped: %v", name, res.Broken)
 	}
 	return res
 }
 
 // logOnFailure prints a capture (numbered) and what mcpsleuth made of it when the
 // test fails. capture is called at cleanup time, so it sees the final recording.
-func logOnFailure(t *testing.T, label string, capture func() []byte, res func() *rule.InputResult) {
+func logOnFailure(t *testing.T, label string, capture func() []byte, res func() *driver.InputResult) {
 	t.Helper()
 	t.Cleanup(func() {
 		if !t.Failed() {
@@ -51,7 +52,7 @@ func logOnFailure(t *testing.T, label string, capture func() []byte, res func() 
 	})
 }
 
-func describeResult(res *rule.InputResult) string {
+func describeResult(res *driver.InputResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "input %s: %d session(s), format stats %+v\n", res.Name, len(res.Sessions), res.Stats)
 	for i, s := range res.Sessions {
@@ -85,7 +86,7 @@ func describeFindings(fs []rule.Finding) string {
 func loud(f rule.Finding) bool { return f.Severity >= rule.SeverityWarning }
 
 // onlySession requires exactly one session and returns it.
-func onlySession(t *testing.T, res *rule.InputResult) *rule.SessionResult {
+func onlySession(t *testing.T, res *driver.InputResult) *rule.SessionResult {
 	t.Helper()
 	if len(res.Sessions) != 1 {
 		t.Fatalf("got %d sessions, want exactly 1", len(res.Sessions))

@@ -12,6 +12,7 @@ import (
 	mgserver "github.com/mark3labs/mcp-go/server"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 )
 
@@ -167,12 +168,12 @@ func newMCPGoLoggingServer(declare bool) *mgserver.MCPServer {
 // runMCPGoLogging serves the logging mcp-go server to a Go SDK client at
 // legacyRevision; setLevel sends logging/setLevel info first. It returns once
 // the error-level message (logged last) is in the capture.
-func runMCPGoLogging(t *testing.T, declare, setLevel bool) (*Capture, *rule.InputResult) {
+func runMCPGoLogging(t *testing.T, declare, setLevel bool) (*Capture, *driver.InputResult) {
 	t.Helper()
 	ctx := testContext(t)
 	capture := &Capture{}
-	var res *rule.InputResult
-	logOnFailure(t, "capture", capture.Bytes, func() *rule.InputResult { return res })
+	var res *driver.InputResult
+	logOnFailure(t, "capture", capture.Bytes, func() *driver.InputResult { return res })
 	srv := serveMCPGo(t, ctx, newMCPGoLoggingServer(declare), capture)
 	cs := srv.connectGoClient(t, ctx, nil, legacyRevision)
 	if setLevel {

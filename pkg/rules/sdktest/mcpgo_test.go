@@ -17,6 +17,7 @@ import (
 	mgserver "github.com/mark3labs/mcp-go/server"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
@@ -302,8 +303,8 @@ func TestMCPGoListChangedNotified(t *testing.T) {
 	for _, cf := range listClients {
 		t.Run(cf.name, func(t *testing.T) {
 			run := runListChange(t, cf, "add-tool", true)
-			var res *rule.InputResult
-			logOnFailure(t, "capture", run.capture.Bytes, func() *rule.InputResult { return res })
+			var res *driver.InputResult
+			logOnFailure(t, "capture", run.capture.Bytes, func() *driver.InputResult { return res })
 			if slices.Contains(run.before, "added-tool") || !slices.Contains(run.after, "added-tool") {
 				t.Fatalf("tool lists %v then %v: added-tool did not appear", run.before, run.after)
 			}
@@ -339,8 +340,8 @@ func TestMCPGoListChangedSilently(t *testing.T) {
 	for _, cf := range listClients {
 		t.Run(cf.name, func(t *testing.T) {
 			run := runListChange(t, cf, "reveal-hidden", false)
-			var res *rule.InputResult
-			logOnFailure(t, "capture", run.capture.Bytes, func() *rule.InputResult { return res })
+			var res *driver.InputResult
+			logOnFailure(t, "capture", run.capture.Bytes, func() *driver.InputResult { return res })
 			if run.notified || len(run.capture.Requests("notifications/tools/list_changed")) != 0 {
 				t.Fatalf("a list_changed notification was sent: this is not the silent case")
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 )
 
@@ -146,8 +147,8 @@ func TestMCPGoModernListChanged(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := testContext(t)
 			capture := &Capture{}
-			var res *rule.InputResult
-			logOnFailure(t, "capture", capture.Bytes, func() *rule.InputResult { return res })
+			var res *driver.InputResult
+			logOnFailure(t, "capture", capture.Bytes, func() *driver.InputResult { return res })
 			srv := serveMCPGo(t, ctx, newMCPGoServer().srv, capture)
 			var opts *mcp.ClientOptions
 			if tc.listen {

@@ -13,6 +13,7 @@ import (
 	mgserver "github.com/mark3labs/mcp-go/server"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
@@ -34,7 +35,7 @@ type goPair struct {
 	server  *mcp.Server
 	ss      *mcp.ServerSession
 	cs      *mcp.ClientSession
-	res     *rule.InputResult // set by analyse
+	res     *driver.InputResult // set by analyse
 	closed  bool
 }
 
@@ -45,7 +46,7 @@ type goPair struct {
 func connectGoPair(t *testing.T, server *mcp.Server, clientOpts *mcp.ClientOptions, pin string) *goPair {
 	t.Helper()
 	p := &goPair{t: t, ctx: testContext(t), capture: &Capture{}, server: server}
-	logOnFailure(t, "capture", p.capture.Bytes, func() *rule.InputResult { return p.res })
+	logOnFailure(t, "capture", p.capture.Bytes, func() *driver.InputResult { return p.res })
 	st, ct := mcp.NewInMemoryTransports()
 	var err error
 	if p.ss, err = server.Connect(p.ctx, st, nil); err != nil {

@@ -11,6 +11,7 @@ import (
 	mgserver "github.com/mark3labs/mcp-go/server"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 )
 
@@ -215,8 +216,8 @@ func newMCPGoNotesServer() *mgserver.MCPServer {
 func TestMCPGoUpdateWithoutSubscribe(t *testing.T) {
 	ctx := testContext(t)
 	capture := &Capture{}
-	var res *rule.InputResult
-	logOnFailure(t, "capture", capture.Bytes, func() *rule.InputResult { return res })
+	var res *driver.InputResult
+	logOnFailure(t, "capture", capture.Bytes, func() *driver.InputResult { return res })
 	srv := serveMCPGo(t, ctx, newMCPGoNotesServer(), capture)
 	cs := srv.connectGoClient(t, ctx, nil, legacyRevision)
 

@@ -1,4 +1,9 @@
-package rule
+// Package driver runs the rules over inputs: it reads an input with a
+// frame.Reader, hands its frames over from a parse stage in batches (arenas,
+// scan-ahead workers), and replays them in input order through a rule.Analyzer,
+// the way go/analysis keeps its checker apart from the analysis framework. The
+// framework (rules, passes, analyses) is pkg/rule; this package is what runs it.
+package driver
 
 import (
 	"errors"
@@ -8,6 +13,7 @@ import (
 	"strconv"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/schema"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 )
@@ -16,7 +22,7 @@ import (
 type InputResult struct {
 	Name     string
 	Stats    frame.Stats
-	Sessions []*SessionResult
+	Sessions []*rule.SessionResult
 	// Broken is set when reading stopped before the end (a read or decompression
 	// error); the sessions hold what was read until then.
 	Broken error
@@ -29,26 +35,26 @@ type RunOptions struct {
 	FindingLimit int
 	// Analyses are run whether or not a rule requires them: the views' own
 	// (SessionResult.ResultOf), with what they require.
-	Analyses []*Analysis
+	Analyses []*rule.Analysis
 	// OnContext, when set, receives each non-frame line (valid only during the call).
 	OnContext func(line int, text []byte)
 	// OnSession, when set, receives each session's result as soon as the session
 	// ends and its rules have run (in the order sessions end).
-	OnSession func(*SessionResult)
+	OnSession func(*rule.SessionResult)
 	// Discard drops each session's result after OnSession instead of keeping it in
 	// the InputResult: memory then stays bounded by the open sessions.
 	Discard bool
 	// OnFinding, when set, receives each finding as its rule reports it, before the
 	// session ends (its findings are then sorted and fingerprinted; this copy is
 	// neither): what a recording in progress shows as it happens (record --live).
-	OnFinding func(s *session.Session, f Finding)
+	OnFinding func(s *session.Session, f rule.Finding)
 	// Live hands each record to the replay as soon as it is read instead of in
 	// batches, for an input that is still being written (record --live): findings
 	// then come as their frames do.
 	Live bool
 	// Shared is the run-wide state of the rules (Rule.Shared), kept across the
 	// inputs of one run; nil gives this input state of its own.
-	Shared *Shared
+	Shared *rule.Shared
 	// Inline runs the parse stage on the caller's goroutine, one record at a time,
 	// instead of on a goroutine of its own: one input then keeps one core busy, for a
 	// caller that analyses several inputs at once (scan's jobs) and has no core to
@@ -71,7 +77,7 @@ type RunOptions struct {
 // shapes), copies it out of the reader's buffer and hands the records over in
 // batches; the replay (sessions and rules) runs here, in input order,
 // so results never depend on how far the parse stage has read ahead.
-func Run(name string, r io.Reader, rules []*Rule, opt RunOptions) (*InputResult, error) {
+func Run(name string, r io.Reader, rules []*rule.Rule, opt RunOptions) (*InputResult, error) {
 	shapes := false
 	for _, r := range rules {
 		shapes = shapes || r.WireShapes
@@ -83,7 +89,8 @@ func Run(name string, r io.Reader, rules []*Rule, opt RunOptions) (*InputResult,
 		// The cores beyond the replay's and the parse stage's scan lines ahead.
 		opt.Frame.ScanAhead = scanWorkers()
 	}
-	a := NewAnalyzer(name, rules, opt.FindingLimit)
+	a := rule.NewAnalyzerWith(name, rules, rule.AnalyzerOptions{FindingLimit: opt.FindingLimit, OnSession: opt.OnSession, Discard: opt.Discard,
+		OnFinding: opt.OnFinding, NoSettling: opt.NoSettling, Shared: opt.Shared})
 	if err := a.Add(opt.Analyses...); err != nil {
 		return nil, err
 	}
@@ -92,11 +99,6 @@ func Run(name string, r io.Reader, rules []*Rule, opt RunOptions) (*InputResult,
 		return nil, err
 	}
 	defer rd.Close()
-	a.onSession, a.discard, a.onFinding = opt.OnSession, opt.Discard, opt.OnFinding
-	a.noSettling = opt.NoSettling
-	if opt.Shared != nil {
-		a.shared = opt.Shared
-	}
 	res := &InputResult{Name: name}
 	replay := func(rec *parsedRecord) {
 		switch rec.kind {
@@ -115,9 +117,9 @@ func Run(name string, r io.Reader, rules []*Rule, opt RunOptions) (*InputResult,
 		// The arena comes from the run's pool and goes back to it once the
 		// sessions have ended (they are judged to their end before Run returns): a
 		// scan of many small files reuses a few arenas instead of making one a file.
-		arena := a.shared.arena()
-		defer a.shared.release(arena)
-		res.Broken = parseInline(rd, arena, replay, a.tracker.Settle)
+		arena := a.Shared().Arena()
+		defer a.Shared().Release(arena)
+		res.Broken = parseInline(rd, arena, replay, a.Settle)
 	} else {
 		perBatch := batchRecords
 		if opt.Live {
@@ -141,7 +143,7 @@ func Run(name string, r io.Reader, rules []*Rule, opt RunOptions) (*InputResult,
 			if b.err != nil {
 				res.Broken = b.err
 			}
-			a.tracker.Settle() // before the parse stage reuses the batch's memory
+			a.Settle() // before the parse stage reuses the batch's memory
 			select {
 			case free <- b:
 			default:
