@@ -134,7 +134,14 @@ func (*mcporterDecoder) other(f *Frame) (RecordKind, relative) {
 
 // open starts a new connection of a server: its stream key is the server's name for
 // the first connection, "NAME#n" for the n-th.
+//
+// server aliases the line's bytes (a gjson value read through the index), which
+// the Reader reuses for later lines (its buffer, a scan-ahead block): it is
+// copied before it is kept as a map key and in the stream key, or both would
+// change under the decoder (a frame of another server's stream, a map whose key
+// no longer matches its hash).
 func (d *mcporterDecoder) open(server string) {
+	server = strings.Clone(server)
 	if d.conns == nil {
 		d.conns, d.keys = map[string]int{}, map[string]string{}
 	}
