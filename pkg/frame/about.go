@@ -21,27 +21,15 @@ type FormatInfo struct {
 
 // About describes every format, sorted by name.
 func About() []FormatInfo {
-	out := []FormatInfo{
-		{Name: envelopeName, What: `recorder JSONL: one {"ts","dir","msg"} object a line (and the aliases of mcpsnoop, mcp-trace-validator, mcp-cassette)`},
-		{Name: jsonrpcName, What: "bare JSON-RPC: one message a line, directions inferred from the protocol"},
-		{Name: gosdkName, What: "the Go SDK's LoggingTransport: read: / write: lines"},
-		{Name: claudeName, What: "Claude Desktop's mcp-server-NAME.log and the combined mcp.log (split by server)"},
-		{Name: vscodeName, What: "the VS Code MCP output channel at Debug or Trace level"},
-		{Name: mcpgoName, What: "mcp-go's slog output with payloads (JSON handler)"},
-		{Name: cursorName, What: "Cursor's MCP log: names methods, holds no messages", Lossy: true},
-		{Name: mcpRemoteName, What: "mcp-remote's log: names methods, holds no messages", Lossy: true},
-		{Name: mcporterName, What: `mcporter record NDJSON: one JSON-RPC message a line with the recorder's top-level "_meta":{"dir":"send"|"recv"|"lifecycle","server","ts"} (taken off before judging); one stream per server`},
-		{Name: pythonName, What: "the Python SDK's log: names request types, holds no messages", Lossy: true},
-	}
-	for _, name := range documentFormats {
-		if name == prettyName {
-			continue // read as lines that may span lines: below
+	var out []FormatInfo
+	for _, f := range formats {
+		what := f.what
+		if f.document {
+			d := f.newDoc()
+			what = d.describe()
 		}
-		d, _ := docNamed(name)
-		out = append(out, FormatInfo{Name: name, What: d.describe(), Document: true})
+		out = append(out, FormatInfo{Name: f.name, What: what, Lossy: f.lossy, Document: f.document})
 	}
-	out = append(out, FormatInfo{Name: prettyName, What: "pretty-printed JSON: concatenated documents that span lines (jq . of a capture, jq .msg), or one array of them (jq -s .); " +
-		"each an envelope record or a bare JSON-RPC message, read as envelope-jsonl and jsonrpc-jsonl read a line"})
 	for _, u := range unsupportedFormats {
 		u.What += " [unsupported: " + u.Unsupported + "]"
 		out = append(out, u)

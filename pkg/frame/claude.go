@@ -190,3 +190,11 @@ func jsonValueEnd(b []byte) int {
 	}
 	return -1
 }
+
+// claudeFormat is the claude format's entry in the table of input formats.
+var claudeFormat = format{
+	name:    claudeName,
+	what:    "Claude Desktop's mcp-server-NAME.log and the combined mcp.log (split by server)",
+	lossy:   false,
+	newLine: func() lineDecoder { return &claudeDecoder{} },
+}

@@ -492,3 +492,11 @@ func quoteShort(s string) string {
 	}
 	return s
 }
+
+// envelopeFormat is the envelope format's entry in the table of input formats.
+var envelopeFormat = format{
+	name:    envelopeName,
+	what:    `recorder JSONL: one {"ts","dir","msg"} object a line (and the aliases of mcpsnoop, mcp-trace-validator, mcp-cassette)`,
+	lossy:   false,
+	newLine: func() lineDecoder { return &envelopeDecoder{} },
+}

@@ -8,61 +8,68 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// lineFormats lists the line formats; documentFormats the whole-document ones.
-var (
-	lineFormats = []string{
-		envelopeName, jsonrpcName, gosdkName, claudeName, vscodeName, mcpgoName,
-		cursorName, mcpRemoteName, pythonName, mcporterName,
+// format is one input format's entry, declared in its decoder's file: its name
+// (--input-format), what writes it, and its decoder.
+type format struct {
+	name string
+	// what says what writes it and what it looks like ("" for a document
+	// format, whose decoder describes itself).
+	what string
+	// lossy formats log that messages passed without the messages themselves.
+	lossy bool
+	// document formats are one JSON document whose locations are entries.
+	document bool
+	// newLine or newDoc makes a fresh decoder.
+	newLine func() lineDecoder
+	newDoc  func() docDecoder
+}
+
+// formats is the table of input formats: every list of formats, their
+// decoders, and which are documents are read from it (detection has an order
+// of its own, detectFormat).
+var formats = [...]*format{
+	&envelopeFormat, &jsonrpcFormat, &gosdkFormat, &claudeFormat, &vscodeFormat, &mcpgoFormat,
+	&cursorFormat, &mcpRemoteFormat, &pythonFormat, &mcporterFormat,
+	&harFormat, &inspectorFormat, &prettyFormat,
+}
+
+// formatNamed returns a format's entry.
+func formatNamed(name string) (*format, bool) {
+	for _, f := range formats {
+		if f.name == name {
+			return f, true
+		}
 	}
-	documentFormats = []string{harName, inspectorName, prettyName}
-)
+	return nil, false
+}
 
 // decoderNamed returns a fresh decoder for a format name: a line decoder or a
 // document decoder.
 func decoderNamed(name string) (lineDecoder, docDecoder, bool) {
-	switch name {
-	case envelopeName:
-		return &envelopeDecoder{}, nil, true
-	case jsonrpcName:
-		return jsonrpcDecoder{}, nil, true
-	case gosdkName:
-		return gosdkDecoder{}, nil, true
-	case claudeName:
-		return &claudeDecoder{}, nil, true
-	case vscodeName:
-		return &vscodeDecoder{}, nil, true
-	case mcpgoName:
-		return &mcpgoDecoder{}, nil, true
-	case cursorName:
-		return lossyDecoder{family: familyCursor}, nil, true
-	case mcpRemoteName:
-		return lossyDecoder{family: familyMCPRemote}, nil, true
-	case pythonName:
-		return lossyDecoder{family: familyPython}, nil, true
-	case mcporterName:
-		return &mcporterDecoder{}, nil, true
+	f, ok := formatNamed(name)
+	switch {
+	case !ok:
+		return nil, nil, false
+	case f.newLine != nil:
+		return f.newLine(), nil, true
 	}
-	if d, ok := docNamed(name); ok {
-		return nil, d, true
-	}
-	return nil, nil, false
+	return nil, f.newDoc(), true
 }
 
+// docNamed returns a fresh document decoder for a format name.
 func docNamed(name string) (docDecoder, bool) {
-	switch name {
-	case harName:
-		return &harDecoder{}, true
-	case inspectorName:
-		return &inspectorDecoder{}, true
-	case prettyName:
-		return &prettyDecoder{}, true
+	if f, ok := formatNamed(name); ok && f.newDoc != nil {
+		return f.newDoc(), true
 	}
 	return nil, false
 }
 
 // Formats returns the names accepted by Options.Format, sorted.
 func Formats() []string {
-	names := append(append([]string(nil), lineFormats...), documentFormats...)
+	names := make([]string, 0, len(formats))
+	for _, f := range formats {
+		names = append(names, f.name)
+	}
 	sort.Strings(names)
 	return names
 }

@@ -45,3 +45,11 @@ func splitGoSDK(line []byte) (payload []byte, rel relative, ok bool) {
 	}
 	return nil, relNone, false
 }
+
+// gosdkFormat is the gosdk format's entry in the table of input formats.
+var gosdkFormat = format{
+	name:    gosdkName,
+	what:    "the Go SDK's LoggingTransport: read: / write: lines",
+	lossy:   false,
+	newLine: func() lineDecoder { return gosdkDecoder{} },
+}

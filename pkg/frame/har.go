@@ -439,3 +439,11 @@ func sseEvents(body string, emit func(event, data string)) {
 	}
 	dispatch()
 }
+
+// harFormat is the har format's entry in the table of input formats (its
+// description is the decoder's own, describe).
+var harFormat = format{
+	name:     harName,
+	document: true,
+	newDoc:   func() docDecoder { return &harDecoder{} },
+}

@@ -163,3 +163,11 @@ func inspectorDirection(origin, direction string) (spec.Direction, string) {
 	d, _, reason := parseDirection(gjson.Result{Type: gjson.String, Str: direction, Raw: `"` + direction + `"`})
 	return d, reason
 }
+
+// inspectorFormat is the inspector format's entry in the table of input formats (its
+// description is the decoder's own, describe).
+var inspectorFormat = format{
+	name:     inspectorName,
+	document: true,
+	newDoc:   func() docDecoder { return &inspectorDecoder{} },
+}

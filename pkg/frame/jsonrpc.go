@@ -31,3 +31,11 @@ func validJSON(b []byte) bool {
 	p, _ := scanJSON(b, nil)
 	return p == scanOK
 }
+
+// jsonrpcFormat is the jsonrpc format's entry in the table of input formats.
+var jsonrpcFormat = format{
+	name:    jsonrpcName,
+	what:    "bare JSON-RPC: one message a line, directions inferred from the protocol",
+	lossy:   false,
+	newLine: func() lineDecoder { return jsonrpcDecoder{} },
+}

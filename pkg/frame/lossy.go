@@ -271,3 +271,27 @@ func shorten(s string, max int) string {
 	}
 	return s[:cut] + "..."
 }
+
+// cursorFormat is the cursor format's entry in the table of input formats.
+var cursorFormat = format{
+	name:    cursorName,
+	what:    "Cursor's MCP log: names methods, holds no messages",
+	lossy:   true,
+	newLine: func() lineDecoder { return lossyDecoder{family: familyCursor} },
+}
+
+// mcpRemoteFormat is the mcpRemote format's entry in the table of input formats.
+var mcpRemoteFormat = format{
+	name:    mcpRemoteName,
+	what:    "mcp-remote's log: names methods, holds no messages",
+	lossy:   true,
+	newLine: func() lineDecoder { return lossyDecoder{family: familyMCPRemote} },
+}
+
+// pythonFormat is the python format's entry in the table of input formats.
+var pythonFormat = format{
+	name:    pythonName,
+	what:    "the Python SDK's log: names request types, holds no messages",
+	lossy:   true,
+	newLine: func() lineDecoder { return lossyDecoder{family: familyPython} },
+}

@@ -186,3 +186,11 @@ func jsonOrString(v gjson.Result) ([]byte, bool) {
 	}
 	return bytesOf(v.Raw), true
 }
+
+// mcpgoFormat is the mcpgo format's entry in the table of input formats.
+var mcpgoFormat = format{
+	name:    mcpgoName,
+	what:    "mcp-go's slog output with payloads (JSON handler)",
+	lossy:   false,
+	newLine: func() lineDecoder { return &mcpgoDecoder{} },
+}

@@ -190,3 +190,11 @@ func (d *mcporterDecoder) strip(line []byte, x *index, handoff bool, prev, meta 
 	}
 	return out
 }
+
+// mcporterFormat is the mcporter format's entry in the table of input formats.
+var mcporterFormat = format{
+	name:    mcporterName,
+	what:    `mcporter record NDJSON: one JSON-RPC message a line with the recorder's top-level "_meta":{"dir":"send"|"recv"|"lifecycle","server","ts"} (taken off before judging); one stream per server`,
+	lossy:   false,
+	newLine: func() lineDecoder { return &mcporterDecoder{} },
+}

@@ -93,3 +93,11 @@ func (*vscodeDecoder) decode(line []byte, f *Frame, _ *lineExtras) (RecordKind, 
 	}
 	return RecordContext, relNone
 }
+
+// vscodeFormat is the vscode format's entry in the table of input formats.
+var vscodeFormat = format{
+	name:    vscodeName,
+	what:    "the VS Code MCP output channel at Debug or Trace level",
+	lossy:   false,
+	newLine: func() lineDecoder { return &vscodeDecoder{} },
+}
