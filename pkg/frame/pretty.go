@@ -743,8 +743,8 @@ func valueEnd(b []byte) (int, bool) {
 // prettyFormat is the pretty-printed format's entry in the table of input formats: a
 // document decoder read as lines that may span lines (not a Document format).
 var prettyFormat = format{
-	name:   prettyName,
-	what:   "pretty-printed JSON: concatenated documents that span lines (jq . of a capture, jq .msg), or one array of them (jq -s .); " +
+	name: prettyName,
+	what: "pretty-printed JSON: concatenated documents that span lines (jq . of a capture, jq .msg), or one array of them (jq -s .); " +
 		"each an envelope record or a bare JSON-RPC message, read as envelope-jsonl and jsonrpc-jsonl read a line",
 	newDoc: func() docDecoder { return &prettyDecoder{} },
 }
