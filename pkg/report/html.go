@@ -383,17 +383,21 @@ func writeHTMLWhatToDo(b *strings.Builder, r *Report) {
 			fmt.Fprintf(b, "<p>%s</p>\n<p><strong>How to fix it.</strong> %s</p>\n</article>\n", found, htmlText(fr.hint))
 			continue
 		}
-		fmt.Fprintf(b, "<p><strong>%s</strong> (%s). %s</p>\n", htmlText(ru.Title), htmlText(ru.SeverityText()), found)
-		fmt.Fprintf(b, "<ul><li><strong>What it sees.</strong> %s</li><li><strong>Why it matters.</strong> %s</li><li><strong>How to fix it.</strong> %s</li></ul>\n",
-			htmlText(oneParagraph(ru.Doc.Sees)), htmlText(oneParagraph(ru.Doc.Why)), htmlText(oneParagraph(ru.Doc.Fix)))
-		if ru.Doc.Bad != "" || ru.Doc.Good != "" {
-			fmt.Fprintf(b, "<details><summary>Example, and the same fixed</summary>\n<p>Example:</p>\n%s<p>Fixed:</p>\n%s</details>\n",
-				htmlPre(strings.TrimRight(ru.Doc.Bad, "\n")), htmlPre(strings.TrimRight(ru.Doc.Good, "\n")))
+		d := ru.Documentation()
+		fmt.Fprintf(b, "<p><strong>%s</strong> (%s). %s</p>\n", htmlText(ru.Title), htmlText(d.Severity), found)
+		b.WriteString("<ul>")
+		for _, sec := range d.Sections {
+			fmt.Fprintf(b, "<li><strong>%s.</strong> %s</li>", htmlText(sec.Title), htmlText(oneParagraph(sec.Text)))
 		}
-		if len(ru.Doc.Spec) > 0 {
+		b.WriteString("</ul>\n")
+		if d.Example != "" || d.Fixed != "" {
+			fmt.Fprintf(b, "<details><summary>Example, and the same fixed</summary>\n<p>%s:</p>\n%s<p>%s:</p>\n%s</details>\n",
+				htmlText(rule.ExampleTitle), htmlPre(d.Example), htmlText(rule.FixedTitle), htmlPre(d.Fixed))
+		}
+		if len(d.Spec) > 0 {
 			b.WriteString("<p>Specification:</p>\n<ul class=\"spec\">\n")
-			for _, ref := range ru.Doc.Spec {
-				fmt.Fprintf(b, "<li><a href=\"%s\" rel=\"noreferrer noopener\">%s %s</a>: %s</li>\n", htmlText(ref.URL()), htmlText(string(ref.Revision)), htmlText(ref.Page), htmlText(oneParagraph(ref.Says)))
+			for _, ref := range d.Spec {
+				fmt.Fprintf(b, "<li><a href=\"%s\" rel=\"noreferrer noopener\">%s</a>: %s</li>\n", htmlText(ref.URL), htmlText(ref.Label), htmlText(oneParagraph(ref.Says)))
 			}
 			b.WriteString("</ul>\n")
 		}

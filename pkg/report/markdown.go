@@ -447,19 +447,23 @@ func writeWhatToDo(b *strings.Builder, r *Report) {
 			fmt.Fprintf(b, "%s\n\n**How to fix it.** %s\n\n", found, mdText(fr.hint))
 			continue
 		}
-		fmt.Fprintf(b, "**%s** (%s). %s\n\n", ru.Title, ru.SeverityText(), found)
-		fmt.Fprintf(b, "- **What it sees.** %s\n- **Why it matters.** %s\n- **How to fix it.** %s\n\n", oneParagraph(ru.Doc.Sees), oneParagraph(ru.Doc.Why), oneParagraph(ru.Doc.Fix))
-		if ru.Doc.Bad != "" || ru.Doc.Good != "" {
-			b.WriteString("<details><summary>Example, and the same fixed</summary>\n\nExample:\n\n")
-			writeCodeBlock(b, "", strings.TrimRight(ru.Doc.Bad, "\n"))
-			b.WriteString("Fixed:\n\n")
-			writeCodeBlock(b, "", strings.TrimRight(ru.Doc.Good, "\n"))
+		d := ru.Documentation()
+		fmt.Fprintf(b, "**%s** (%s). %s\n\n", ru.Title, d.Severity, found)
+		for _, sec := range d.Sections {
+			fmt.Fprintf(b, "- **%s.** %s\n", sec.Title, oneParagraph(sec.Text))
+		}
+		b.WriteString("\n")
+		if d.Example != "" || d.Fixed != "" {
+			fmt.Fprintf(b, "<details><summary>Example, and the same fixed</summary>\n\n%s:\n\n", rule.ExampleTitle)
+			writeCodeBlock(b, "", d.Example)
+			fmt.Fprintf(b, "%s:\n\n", rule.FixedTitle)
+			writeCodeBlock(b, "", d.Fixed)
 			b.WriteString("</details>\n\n")
 		}
-		if len(ru.Doc.Spec) > 0 {
+		if len(d.Spec) > 0 {
 			b.WriteString("Specification:\n\n")
-			for _, ref := range ru.Doc.Spec {
-				fmt.Fprintf(b, "- [%s %s](%s): %s\n", ref.Revision, ref.Page, ref.URL(), oneParagraph(ref.Says))
+			for _, ref := range d.Spec {
+				fmt.Fprintf(b, "- [%s](%s): %s\n", ref.Label, ref.URL, oneParagraph(ref.Says))
 			}
 			b.WriteString("\n")
 		}

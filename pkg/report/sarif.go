@@ -224,6 +224,7 @@ func WriteSARIF(w io.Writer, r *Report) error {
 }
 
 func sarifRuleOf(ru *rule.Rule) sarifRule {
+	d := ru.Documentation()
 	sr := sarifRule{ID: ru.ID, Name: ru.Name,
 		ShortDescription:     sarifText{Text: ru.Title},
 		FullDescription:      sarifText{Text: firstNonEmpty(oneParagraph(ru.Doc.Sees), ru.Title)},
@@ -232,19 +233,22 @@ func sarifRuleOf(ru *rule.Rule) sarifRule {
 	}
 	text := firstNonEmpty(oneParagraph(ru.Doc.Fix), ru.Hint)
 	if ru.Doc.Why != "" {
-		text = "Why it matters: " + oneParagraph(ru.Doc.Why) + "\nHow to fix it: " + text
+		text = rule.WhyTitle + ": " + oneParagraph(ru.Doc.Why) + "\n" + rule.FixTitle + ": " + text
 	}
 	sr.Help = sarifMarkdown{Text: text}
 	if ru.Doc.Fix != "" {
 		var md strings.Builder
-		fmt.Fprintf(&md, "**%s**\n\n**What it sees.** %s\n\n**Why it matters.** %s\n\n**How to fix it.** %s\n", ru.Title, oneParagraph(ru.Doc.Sees), oneParagraph(ru.Doc.Why), oneParagraph(ru.Doc.Fix))
-		for _, ref := range ru.Doc.Spec {
-			fmt.Fprintf(&md, "\n- [%s %s](%s): %s", ref.Revision, ref.Page, ref.URL(), oneParagraph(ref.Says))
+		fmt.Fprintf(&md, "**%s**\n", ru.Title)
+		for _, sec := range d.Sections {
+			fmt.Fprintf(&md, "\n**%s.** %s\n", sec.Title, oneParagraph(sec.Text))
+		}
+		for _, ref := range d.Spec {
+			fmt.Fprintf(&md, "\n- [%s](%s): %s", ref.Label, ref.URL, oneParagraph(ref.Says))
 		}
 		sr.Help.Markdown = md.String()
 	}
-	if len(ru.Doc.Spec) > 0 {
-		sr.HelpURI = ru.Doc.Spec[0].URL()
+	if len(d.Spec) > 0 {
+		sr.HelpURI = d.Spec[0].URL
 	}
 	return sr
 }

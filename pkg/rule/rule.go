@@ -142,6 +142,57 @@ type Doc struct {
 	Spec []SpecRef
 }
 
+// Documentation is a rule's documentation in the one form every view renders
+// (explain, docs/rules.md, the Markdown and HTML reports' "What to do", SARIF's
+// rule help): the parts, their titles and their order are decided here, the
+// views only write them in their syntax.
+type Documentation struct {
+	// Severity is Rule.SeverityText.
+	Severity string
+	// Sections are the prose parts, in order: what it sees, why it matters, how
+	// to fix it.
+	Sections []DocSection
+	// Example and Fixed are the Bad and Good frames, without trailing newlines,
+	// under ExampleTitle and FixedTitle.
+	Example, Fixed string
+	// Spec are the specification sections, with their labels
+	// ("2025-06-18 basic/lifecycle#capability-negotiation") and addresses.
+	Spec []DocRef
+}
+
+// DocSection is one titled part of a rule's documentation.
+type DocSection struct {
+	Title, Text string
+}
+
+// DocRef is one specification section of a rule's documentation.
+type DocRef struct {
+	Label, URL, Says string
+}
+
+// The titles of the parts of a rule's documentation.
+const (
+	SeesTitle    = "What it sees"
+	WhyTitle     = "Why it matters"
+	FixTitle     = "How to fix it"
+	ExampleTitle = "Example"
+	FixedTitle   = "Fixed"
+)
+
+// Documentation compiles the rule's documentation into the form the views render.
+func (r *Rule) Documentation() Documentation {
+	d := Documentation{
+		Severity: r.SeverityText(),
+		Sections: []DocSection{{SeesTitle, r.Doc.Sees}, {WhyTitle, r.Doc.Why}, {FixTitle, r.Doc.Fix}},
+		Example:  strings.TrimRight(r.Doc.Bad, "\n"),
+		Fixed:    strings.TrimRight(r.Doc.Good, "\n"),
+	}
+	for _, ref := range r.Doc.Spec {
+		d.Spec = append(d.Spec, DocRef{Label: string(ref.Revision) + " " + ref.Page, URL: ref.URL(), Says: ref.Says})
+	}
+	return d
+}
+
 // SpecRef is one specification section, in one revision.
 type SpecRef struct {
 	Revision spec.Revision

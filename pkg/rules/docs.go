@@ -9,19 +9,20 @@ import (
 
 // Explain renders one rule's documentation as plain text (mcpsleuth explain).
 func Explain(r *rule.Rule) string {
+	d := r.Documentation()
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s (%s)\n%s\n\n", r.ID, r.Name, r.SeverityText(), r.Title)
+	fmt.Fprintf(&b, "%s %s (%s)\n%s\n\n", r.ID, r.Name, d.Severity, r.Title)
 	section := func(title, text string) {
 		fmt.Fprintf(&b, "%s\n%s\n\n", title, indent(text, "  "))
 	}
-	section("What it sees", r.Doc.Sees)
-	section("Why it matters", r.Doc.Why)
-	section("How to fix it", r.Doc.Fix)
-	section("Example", r.Doc.Bad)
-	section("Fixed", r.Doc.Good)
+	for _, sec := range d.Sections {
+		section(sec.Title, sec.Text)
+	}
+	section(rule.ExampleTitle, d.Example)
+	section(rule.FixedTitle, d.Fixed)
 	fmt.Fprintf(&b, "Anchored at\n  %s\n\nSpecification\n", r.Anchor)
-	for _, ref := range r.Doc.Spec {
-		fmt.Fprintf(&b, "  %s  %s\n", ref.URL(), ref.Says)
+	for _, ref := range d.Spec {
+		fmt.Fprintf(&b, "  %s  %s\n", ref.URL, ref.Says)
 	}
 	return b.String()
 }
@@ -34,18 +35,19 @@ func Markdown(all []*rule.Rule) string {
 	b.WriteString("do not edit by hand: `go test ./pkg/rules -run TestDocs -update` rewrites it.\n\n")
 	b.WriteString("| ID | name | severity | title |\n| --- | --- | --- | --- |\n")
 	for _, r := range all {
-		fmt.Fprintf(&b, "| [%s](#%s) | %s | %s | %s |\n", r.ID, strings.ToLower(r.ID+"-"+r.Name), r.Name, r.SeverityText(), escapeCell(r.Title))
+		fmt.Fprintf(&b, "| [%s](#%s) | %s | %s | %s |\n", r.ID, strings.ToLower(r.ID+"-"+r.Name), r.Name, r.Documentation().Severity, escapeCell(r.Title))
 	}
 	for _, r := range all {
+		d := r.Documentation()
 		fmt.Fprintf(&b, "\n## %s %s\n\n", r.ID, r.Name)
-		fmt.Fprintf(&b, "**%s** (%s)\n\n", r.Title, r.SeverityText())
-		fmt.Fprintf(&b, "**What it sees.** %s\n\n", r.Doc.Sees)
-		fmt.Fprintf(&b, "**Why it matters.** %s\n\n", r.Doc.Why)
-		fmt.Fprintf(&b, "**How to fix it.** %s\n\n", r.Doc.Fix)
-		fmt.Fprintf(&b, "Example:\n\n```\n%s\n```\n\nFixed:\n\n```\n%s\n```\n\n", strings.TrimRight(r.Doc.Bad, "\n"), strings.TrimRight(r.Doc.Good, "\n"))
+		fmt.Fprintf(&b, "**%s** (%s)\n\n", r.Title, d.Severity)
+		for _, sec := range d.Sections {
+			fmt.Fprintf(&b, "**%s.** %s\n\n", sec.Title, sec.Text)
+		}
+		fmt.Fprintf(&b, "%s:\n\n```\n%s\n```\n\n%s:\n\n```\n%s\n```\n\n", rule.ExampleTitle, d.Example, rule.FixedTitle, d.Fixed)
 		fmt.Fprintf(&b, "Anchored at: %s.\n\nSpecification:\n\n", r.Anchor)
-		for _, ref := range r.Doc.Spec {
-			fmt.Fprintf(&b, "- [%s %s](%s): %s\n", ref.Revision, ref.Page, ref.URL(), ref.Says)
+		for _, ref := range d.Spec {
+			fmt.Fprintf(&b, "- [%s](%s): %s\n", ref.Label, ref.URL, ref.Says)
 		}
 	}
 	return b.String()
