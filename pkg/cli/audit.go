@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/audit"
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
@@ -78,7 +79,7 @@ func runAudit(env Env, c *cli.Command) error {
 	defer in.Close()
 	br := bufio.NewReaderSize(in, 1<<20)
 	var src io.Reader = br
-	if pasted, ok := pastedDocuments(br); ok {
+	if pasted, ok := frame.Pasted(br); ok {
 		src, fopt.Format = bytes.NewReader(pasted), "jsonrpc-jsonl"
 	}
 	contract, err := audit.ReadContract(capture, src, fopt, int(c.Int("session")))
