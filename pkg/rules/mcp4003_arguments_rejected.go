@@ -29,25 +29,20 @@ c->s {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_invo
 			{Revision: "2025-11-25", Page: "basic#json-schema-usage", Says: "A schema without $schema is JSON Schema 2020-12."},
 		},
 	},
+	Requires: []*rule.Analysis{PublishedTools},
 	New: func() rule.Checker {
-		return &argumentsWatch{tools: schema.NewTools(), memo: schema.NewMemo(maxRememberedShapes)}
+		return &argumentsWatch{memo: schema.NewMemo(maxRememberedShapes)}
 	},
 }
 
 type argumentsWatch struct {
-	tools  *schema.Tools
-	listed bool         // a tools/list result was seen
-	memo   *schema.Memo // shapes of arguments that validated
+	memo *schema.Memo // shapes of arguments that validated
 }
 
 func (w *argumentsWatch) End(*rule.Pass) {}
 
 func (w *argumentsWatch) Message(p *rule.Pass, m *session.Message) {
-	switch {
-	case isToolsListResult(m):
-		w.tools.ListedNode(m.ResultNode(), m.Line, m.Revision(), m.Request.Paginated)
-		w.listed = true
-	case isToolsCall(m):
+	if isToolsCall(m) {
 		w.call(p, m)
 	}
 }
@@ -65,7 +60,8 @@ func (w *argumentsWatch) call(p *rule.Pass, m *session.Message) {
 	case args[0] != '{':
 		return // arguments that are not an object break the wire schema (MCP4001)
 	}
-	tool := listedTool(p, w.tools, w.listed, name)
+	tools := p.ResultOf(PublishedTools).(*ToolLog)
+	tool := listedTool(p, tools.Tools, tools.Listed, name)
 	if tool == nil {
 		return
 	}

@@ -31,8 +31,9 @@ s->c {"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"129.90 
 			{Revision: "2025-11-25", Page: "server/tools#output-schema", Says: "The same requirement; schemas default to JSON Schema 2020-12."},
 		},
 	},
+	Requires: []*rule.Analysis{PublishedTools},
 	New: func() rule.Checker {
-		return &structuredWatch{tools: schema.NewTools(), memo: schema.NewMemo(maxRememberedShapes)}
+		return &structuredWatch{memo: schema.NewMemo(maxRememberedShapes)}
 	},
 }
 
@@ -40,8 +41,6 @@ s->c {"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"129.90 
 const maxPendingCalls = 4096
 
 type structuredWatch struct {
-	tools  *schema.Tools
-	listed bool
 	// calls are the tools/call requests in flight whose result must be checked.
 	calls map[*session.Request]*schema.Tool
 	memo  *schema.Memo // shapes of structuredContent that validated
@@ -80,9 +79,6 @@ func (w *structuredWatch) End(*rule.Pass) {}
 
 func (w *structuredWatch) Message(p *rule.Pass, m *session.Message) {
 	switch {
-	case isToolsListResult(m):
-		w.tools.ListedNode(m.ResultNode(), m.Line, m.Revision(), m.Request.Paginated)
-		w.listed = true
 	case isToolsCall(m) && m.Request != nil:
 		w.call(p, m)
 	case m.Kind.IsResponse() && m.Request != nil && m.Request.Method == "tools/call":
@@ -111,7 +107,8 @@ func (w *structuredWatch) call(p *rule.Pass, m *session.Message) {
 	case outputsUndefined:
 		return // no outputSchema in this revision (MCP1010 notes one sent anyway)
 	}
-	tool := listedTool(p, w.tools, w.listed, name)
+	tools := p.ResultOf(PublishedTools).(*ToolLog)
+	tool := listedTool(p, tools.Tools, tools.Listed, name)
 	if tool == nil {
 		return
 	}
