@@ -47,9 +47,17 @@ type GateLog struct {
 	m       *session.Message
 	current GateVerdict
 	judged  bool
-	// known are the verdicts by contract terms, method and direction: a session
-	// sends a few methods many times.
-	known map[gateKey]GateVerdict
+	// recent and known are the verdicts by contract terms, method and direction:
+	// a session sends a few methods many times. The first few are kept inline (a
+	// short session allocates nothing for them), the rest in known.
+	recent [8]knownGate
+	nRecent int
+	known   map[gateKey]GateVerdict
+}
+
+type knownGate struct {
+	key gateKey
+	v   GateVerdict
 }
 
 type gateKey struct {
@@ -90,13 +98,24 @@ func (l *GateLog) Of(m *session.Message, method spec.MethodRef, d spec.Direction
 	if m.Contract != nil {
 		key.terms = m.Contract.Terms()
 	}
-	if key.terms != 0 && key.method >= 0 {
+	cached := key.terms != 0 && key.method >= 0
+	if cached {
+		for _, k := range l.recent[:l.nRecent] {
+			if k.key == key {
+				return k.v
+			}
+		}
 		if v, ok := l.known[key]; ok {
 			return v
 		}
 	}
 	v := judgeGate(m, method, d)
-	if key.terms != 0 && key.method >= 0 && len(l.known) < maxKnownGates {
+	switch {
+	case !cached:
+	case l.nRecent < len(l.recent):
+		l.recent[l.nRecent] = knownGate{key, v}
+		l.nRecent++
+	case len(l.known) < maxKnownGates:
 		if l.known == nil {
 			l.known = map[gateKey]GateVerdict{}
 		}

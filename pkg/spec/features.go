@@ -30,7 +30,8 @@ var (
 
 // Has reports whether revision r has the feature (false for an unknown revision).
 func (r Revision) Has(f Feature) bool {
-	return r.Known() && !r.Before(f.Since) && (f.Until == "" || r.Before(f.Until))
+	ri := r.order()
+	return ri >= 0 && ri >= f.Since.order() && (f.Until == "" || ri < f.Until.order())
 }
 
 // Lacking says how r lacks f, for a message ("" when r has it): "removed in

@@ -45,3 +45,16 @@ func TestFeaturesByRevision(t *testing.T) {
 		t.Errorf("an unknown revision has or lacks a feature")
 	}
 }
+
+// TestRevisionOrderIsTheTable: the order a revision compares by is its place in
+// the table of revisions.
+func TestRevisionOrderIsTheTable(t *testing.T) {
+	for i, r := range allRevisions {
+		if r.order() != i {
+			t.Errorf("%s: order %d, want %d", r, r.order(), i)
+		}
+	}
+	if Revision("2099-01-01").order() != -1 {
+		t.Errorf("an unknown revision has an order")
+	}
+}

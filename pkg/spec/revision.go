@@ -71,5 +71,21 @@ func (r Revision) CapabilityMust() bool { return r.Has(FeatureCapabilityMust) }
 
 // order returns the chronological index of r, or -1 if r is unknown.
 func (r Revision) order() int {
-	return slices.Index(allRevisions[:], r)
+	// A switch on the constants: asked for every message (Modern, Has), where a
+	// search of the table compared strings one by one.
+	switch r {
+	case Rev20241105:
+		return 0
+	case Rev20250326:
+		return 1
+	case Rev20250618:
+		return 2
+	case Rev20251125:
+		return 3
+	case Rev20260728:
+		return 4
+	case RevDraft:
+		return 5
+	}
+	return -1
 }
