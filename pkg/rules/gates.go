@@ -50,7 +50,7 @@ type GateLog struct {
 	// recent and known are the verdicts by contract terms, method and direction:
 	// a session sends a few methods many times. The first few are kept inline (a
 	// short session allocates nothing for them), the rest in known.
-	recent [8]knownGate
+	recent  [8]knownGate
 	nRecent int
 	known   map[gateKey]GateVerdict
 }
