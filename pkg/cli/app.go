@@ -126,6 +126,7 @@ func newApp(env Env) *cli.Command {
 			scanCommand(env),
 			recordCommand(env),
 			auditCommand(env),
+			licensesCommand(env),
 		},
 		EnableShellCompletion: true,
 		Flags: []cli.Flag{
