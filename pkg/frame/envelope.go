@@ -184,7 +184,7 @@ func isEnvelope(v gjson.Result) bool {
 // envelopeFields are the members of one record that matter.
 type envelopeFields struct {
 	payload, dir, ts, typ, text, data, chunks, started, seq, http gjson.Result
-	batch, truncated, bare                                        bool
+	batch, truncated                                              bool
 }
 
 func (d *envelopeDecoder) decode(line []byte, f *Frame, x *lineExtras) (RecordKind, relative) {

@@ -39,12 +39,11 @@ func (*mcpgoDecoder) noFrames() string {
 
 // mcpgoRecord is the kind of message an mcp-go log record describes.
 type mcpgoRecord struct {
-	dir      spec.Direction
-	kind     Kind
-	isError  bool // "response error"
-	failure  bool // "notification error": nothing was delivered
-	valid    bool
-	describe string
+	dir     spec.Direction
+	kind    Kind
+	isError bool // "response error"
+	failure bool // "notification error": nothing was delivered
+	valid   bool
 }
 
 func parseMCPGoMsg(msg string) mcpgoRecord {
