@@ -56,16 +56,16 @@ func (w *laterFieldWatch) Message(p *rule.Pass, m *session.Message) {
 	var msg schema.Message
 	switch m.Kind {
 	case frame.KindRequest:
-		msg = schema.Message{Kind: schema.KindRequest, Method: m.Method, Sender: m.Sender()}
+		msg = schema.Message{Kind: frame.KindRequest, Method: m.Method, Sender: m.Sender()}
 	case frame.KindNotification:
-		msg = schema.Message{Kind: schema.KindNotification, Method: m.Method, Sender: m.Sender()}
+		msg = schema.Message{Kind: frame.KindNotification, Method: m.Method, Sender: m.Sender()}
 	case frame.KindError:
-		msg = schema.Message{Kind: schema.KindError}
+		msg = schema.Message{Kind: frame.KindError}
 	case frame.KindResult:
 		if m.Request == nil {
 			return // which definition applies is unknown (MCP4001 notes it)
 		}
-		msg = schema.Message{Kind: schema.KindResult, Method: m.Request.Method, Sender: spec.Sender(m.Request.Dir)}
+		msg = schema.Message{Kind: frame.KindResult, Method: m.Request.Method, Sender: spec.Sender(m.Request.Dir)}
 	default:
 		return
 	}

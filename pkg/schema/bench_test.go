@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/schema"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
@@ -86,7 +87,7 @@ func BenchmarkWireCheckShaped(b *testing.B) {
 // BenchmarkLaterFields walks a tools/list result against the definitions of its
 // revision and of every later one (MCP1010 without its memo).
 func BenchmarkLaterFields(b *testing.B) {
-	msg := schema.Message{Kind: schema.KindResult, Method: "tools/list", Sender: spec.Client,
+	msg := schema.Message{Kind: frame.KindResult, Method: "tools/list", Sender: spec.Client,
 		Raw: []byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"get_invoice","description":"Fetch one invoice by number","inputSchema":{"type":"object","properties":{"number":{"type":"string","description":"Invoice number, e.g. INV-2025-0042"}},"required":["number"]}},{"name":"search_invoices","description":"Search invoices","inputSchema":{"type":"object","properties":{"since":{"type":"string","format":"date","description":"ISO date, e.g. 2025-06-01"},"customer":{"type":"string"}}}}],"ttlMs":0,"cacheScope":"public"}}`)}
 	b.SetBytes(int64(len(msg.Raw)))
 	b.ReportAllocs()

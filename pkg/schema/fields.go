@@ -25,19 +25,11 @@ type LaterField struct {
 	Value string
 }
 
-// MessageKind selects how a message's definition is found.
-type MessageKind uint8
-
-const (
-	KindRequest MessageKind = iota + 1
-	KindNotification
-	KindResult
-	KindError
-)
-
 // Message describes a message for LaterFields.
 type Message struct {
-	Kind MessageKind
+	// Kind selects how the message's definition is found: a request, a
+	// notification, a result or an error (frame.Kind; another kind has none).
+	Kind frame.Kind
 	// Method is the request's or notification's method; for a result, the method of
 	// the request it answers.
 	Method string
@@ -71,7 +63,7 @@ func LaterFields(rev spec.Revision, m Message) []LaterField {
 	}
 	root := m.node() // aliases the message: what a LaterField keeps is cloned
 	prefix := ""
-	if m.Kind == KindResult {
+	if m.Kind == frame.KindResult {
 		root, _ = root.Get("result") // the first member of the name, as gjson's
 		prefix = "/result"
 		if !root.IsObject() {
@@ -120,15 +112,15 @@ func (d *Doc) startSchemas(m Message, value frame.Node) []map[string]any {
 	var ok bool
 	var envelope []string
 	switch m.Kind {
-	case KindRequest:
+	case frame.KindRequest:
 		t, ok = d.Request(m.Method, m.Sender)
 		envelope = []string{"JSONRPCRequest"}
-	case KindNotification:
+	case frame.KindNotification:
 		t, ok = d.Notification(m.Method, m.Sender)
 		envelope = []string{"JSONRPCNotification"}
-	case KindError:
+	case frame.KindError:
 		t, ok = d.Error(), true
-	case KindResult:
+	case frame.KindResult:
 		task, _ := value.Get("task")
 		t, ok = d.Result(m.Method, m.Sender, task.IsObject())
 	}
@@ -139,7 +131,7 @@ func (d *Doc) startSchemas(m Message, value frame.Node) []map[string]any {
 	if def == nil {
 		return nil
 	}
-	if m.Kind == KindResult && t.Member == "" {
+	if m.Kind == frame.KindResult && t.Member == "" {
 		// A whole-response definition (from 2026-07-28): its result member.
 		def = d.resolve(d.property(d.resolve(def), "result"))
 		if def == nil {

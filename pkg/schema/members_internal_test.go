@@ -32,7 +32,7 @@ func refLaterFields(rev spec.Revision, m Message) []LaterField {
 	}
 	root := refParse(string(m.Raw))
 	prefix := ""
-	if m.Kind == KindResult {
+	if m.Kind == frame.KindResult {
 		root, prefix = root.Get("result"), "/result"
 		if !root.IsObject() {
 			return nil
@@ -80,15 +80,15 @@ func (d *Doc) refStartSchemas(m Message, value refValue) []map[string]any {
 	var ok bool
 	var envelope []string
 	switch m.Kind {
-	case KindRequest:
+	case frame.KindRequest:
 		t, ok = d.Request(m.Method, m.Sender)
 		envelope = []string{"JSONRPCRequest"}
-	case KindNotification:
+	case frame.KindNotification:
 		t, ok = d.Notification(m.Method, m.Sender)
 		envelope = []string{"JSONRPCNotification"}
-	case KindError:
+	case frame.KindError:
 		t, ok = d.Error(), true
-	case KindResult:
+	case frame.KindResult:
 		t, ok = d.Result(m.Method, m.Sender, value.Get("task").IsObject())
 	}
 	if !ok {
@@ -98,7 +98,7 @@ func (d *Doc) refStartSchemas(m Message, value refValue) []map[string]any {
 	if def == nil {
 		return nil
 	}
-	if m.Kind == KindResult && t.Member == "" {
+	if m.Kind == frame.KindResult && t.Member == "" {
 		// A whole-response definition (from 2026-07-28): its result member.
 		def = d.resolve(d.property(d.resolve(def), "result"))
 		if def == nil {
@@ -490,36 +490,36 @@ func refEachItem(arr refValue, fn func(v refValue) bool) {
 // gjson's Get), escaped names and discriminators (the Value is the raw text),
 // numbers of every form, values of the wrong type where objects are expected.
 var laterCases = []struct {
-	kind   MessageKind
+	kind   frame.Kind
 	method string
 	sender spec.Side
 	raw    string
 }{
-	{KindResult, "tools/call", spec.Client, `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"audio","type":"text","data":"AA==","mimeType":"audio/wav"}]}}`},
-	{KindResult, "tools/call", spec.Client, `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","type":"audio","data":"AA==","mimeType":"audio/wav"}]}}`},
-	{KindResult, "tools/call", spec.Client, `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"\u0061udio","data":"AA==","mimeType":"audio/wav"},{"t\u0079pe":"resource_link","uri":"file:///a","name":"a"}]}}`},
-	{KindResult, "tools/call", spec.Client, `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"x","annotations":{"priority":1.0,"audience":["user"]}}],"structuredContent":{"a":1}},"result":{"content":[]}}`},
-	{KindResult, "tools/call", spec.Client, `{"jsonrpc":"2.0","id":2,"result":{"content":[]},"result":{"content":[],"structuredContent":{"a":1}}}`},
-	{KindResult, "tools/call", spec.Client, `{"jsonrpc":"2.0","id":2,"result":{"content":"x","structuredContent":[1,2]}}`},
-	{KindResult, "tools/call", spec.Client, `{"jsonrpc":"2.0","id":2,"result":{"content":[1,"a",null,true,[],{}],"isError":0}}`},
-	{KindResult, "tools/call", spec.Client, `{"jsonrpc":"2.0","id":2,"result":{"task":{"taskId":"t","status":"working"},"content":[]}}`},
-	{KindResult, "tools/call", spec.Client, `{"jsonrpc":"2.0","id":2,"result":{"task":[],"content":[{"type":"image","data":"AA==","mimeType":"image/png","_meta":{"x":1}}]}}`},
-	{KindResult, "tools/list", spec.Client, `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","t\u0069tle":"A","inputSchema":{"type":"object"},"outputSchema":{"type":"object"},"icons":[{"src":"x","sizes":["1x1"]}]},{"name":"b","inputSchema":{"type":"object"},"icons":[],"icons":{}}],"ttlMs":1e3,"cacheScope":"public","nextCursor":null}}`},
-	{KindResult, "tools/list", spec.Client, `{"jsonrpc":"2.0","id":1,"result":{"tools":{"name":"a"},"tools":[{"name":"a","annotations":{"title":"t","readOnlyHint":true},"execution":{"taskSupport":"optional"}}]}}`},
-	{KindResult, "initialize", spec.Client, `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{"listChanged":true},"tasks":{"list":{}},"completions":{},"extensions":{"x":{}}},"serverInfo":{"name":"s","version":"1","title":"S","icons":[],"websiteUrl":"u"},"instructions":"i"}}`},
-	{KindResult, "resources/read", spec.Client, `{"jsonrpc":"2.0","id":5,"result":{"contents":[{"uri":"a","text":"x","_meta":{}},{"uri":"b","blob":"AA==","mimeType":"m"}]}}`},
-	{KindResult, "prompts/get", spec.Client, `{"jsonrpc":"2.0","id":5,"result":{"messages":[{"role":"user","content":{"type":"audio","data":"AA==","mimeType":"a"}},{"role":"assistant","content":{"type":"resource_link","uri":"u","name":"n"}}]}}`},
-	{KindResult, "sampling/createMessage", spec.Server, `{"jsonrpc":"2.0","id":5,"result":{"role":"assistant","content":[{"type":"text","text":"x"},{"type":"tool_use","id":"1","name":"n","input":{}}],"model":"m","stopReason":"toolUse"}}`},
-	{KindResult, "elicitation/create", spec.Server, `{"jsonrpc":"2.0","id":5,"result":{"action":"accept","content":{"a":1,"b":["x"]}}}`},
-	{KindRequest, "tools/call", spec.Client, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"a","arguments":{"anything":1},"_meta":{"progressToken":1},"task":{"ttl":1000}}}`},
-	{KindRequest, "initialize", spec.Client, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{"elicitation":{"form":{}},"sampling":{"tools":{}},"roots":{"listChanged":true}},"clientInfo":{"name":"c","version":"1","title":"C","icons":[{"src":"s"}]}}}`},
-	{KindRequest, "sampling/createMessage", spec.Server, `{"jsonrpc":"2.0","id":4,"method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"audio","data":"AA==","mimeType":"a"}},{"role":"user","content":[{"type":"tool_result","toolUseId":"1","content":[]}]}],"maxTokens":100,"tools":[{"name":"t","inputSchema":{"type":"object"}}],"toolChoice":{"mode":"auto"}}}`},
-	{KindRequest, "elicitation/create", spec.Server, `{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{"mode":"url","message":"m","url":"https://x","elicitationId":"e","requestedSchema":{"type":"object","properties":{"a":{"type":"string","format":"email","default":"x"}}}}}`},
-	{KindNotification, "notifications/progress", spec.Server, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":0.5,"total":1,"message":"half"}}`},
-	{KindNotification, "notifications/message", spec.Server, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":{"a":[1,2]},"_meta":{"x":1}}}`},
-	{KindNotification, "notifications/elicitation/complete", spec.Server, `{"jsonrpc":"2.0","method":"notifications/elicitation/complete","params":{"elicitationId":"e"}}`},
-	{KindError, "", 0, `{"jsonrpc":"2.0","id":9,"error":{"code":-32602,"message":"bad","data":{"x":1}}}`},
-	{KindError, "", 0, `{"jsonrpc":"2.0","id":9,"error":{"code":-32042,"message":"url","data":{"elicitations":[{"mode":"url","url":"u","elicitationId":"e","message":"m"}]}}}`},
+	{frame.KindResult, "tools/call", spec.Client, `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"audio","type":"text","data":"AA==","mimeType":"audio/wav"}]}}`},
+	{frame.KindResult, "tools/call", spec.Client, `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","type":"audio","data":"AA==","mimeType":"audio/wav"}]}}`},
+	{frame.KindResult, "tools/call", spec.Client, `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"\u0061udio","data":"AA==","mimeType":"audio/wav"},{"t\u0079pe":"resource_link","uri":"file:///a","name":"a"}]}}`},
+	{frame.KindResult, "tools/call", spec.Client, `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"x","annotations":{"priority":1.0,"audience":["user"]}}],"structuredContent":{"a":1}},"result":{"content":[]}}`},
+	{frame.KindResult, "tools/call", spec.Client, `{"jsonrpc":"2.0","id":2,"result":{"content":[]},"result":{"content":[],"structuredContent":{"a":1}}}`},
+	{frame.KindResult, "tools/call", spec.Client, `{"jsonrpc":"2.0","id":2,"result":{"content":"x","structuredContent":[1,2]}}`},
+	{frame.KindResult, "tools/call", spec.Client, `{"jsonrpc":"2.0","id":2,"result":{"content":[1,"a",null,true,[],{}],"isError":0}}`},
+	{frame.KindResult, "tools/call", spec.Client, `{"jsonrpc":"2.0","id":2,"result":{"task":{"taskId":"t","status":"working"},"content":[]}}`},
+	{frame.KindResult, "tools/call", spec.Client, `{"jsonrpc":"2.0","id":2,"result":{"task":[],"content":[{"type":"image","data":"AA==","mimeType":"image/png","_meta":{"x":1}}]}}`},
+	{frame.KindResult, "tools/list", spec.Client, `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","t\u0069tle":"A","inputSchema":{"type":"object"},"outputSchema":{"type":"object"},"icons":[{"src":"x","sizes":["1x1"]}]},{"name":"b","inputSchema":{"type":"object"},"icons":[],"icons":{}}],"ttlMs":1e3,"cacheScope":"public","nextCursor":null}}`},
+	{frame.KindResult, "tools/list", spec.Client, `{"jsonrpc":"2.0","id":1,"result":{"tools":{"name":"a"},"tools":[{"name":"a","annotations":{"title":"t","readOnlyHint":true},"execution":{"taskSupport":"optional"}}]}}`},
+	{frame.KindResult, "initialize", spec.Client, `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{"listChanged":true},"tasks":{"list":{}},"completions":{},"extensions":{"x":{}}},"serverInfo":{"name":"s","version":"1","title":"S","icons":[],"websiteUrl":"u"},"instructions":"i"}}`},
+	{frame.KindResult, "resources/read", spec.Client, `{"jsonrpc":"2.0","id":5,"result":{"contents":[{"uri":"a","text":"x","_meta":{}},{"uri":"b","blob":"AA==","mimeType":"m"}]}}`},
+	{frame.KindResult, "prompts/get", spec.Client, `{"jsonrpc":"2.0","id":5,"result":{"messages":[{"role":"user","content":{"type":"audio","data":"AA==","mimeType":"a"}},{"role":"assistant","content":{"type":"resource_link","uri":"u","name":"n"}}]}}`},
+	{frame.KindResult, "sampling/createMessage", spec.Server, `{"jsonrpc":"2.0","id":5,"result":{"role":"assistant","content":[{"type":"text","text":"x"},{"type":"tool_use","id":"1","name":"n","input":{}}],"model":"m","stopReason":"toolUse"}}`},
+	{frame.KindResult, "elicitation/create", spec.Server, `{"jsonrpc":"2.0","id":5,"result":{"action":"accept","content":{"a":1,"b":["x"]}}}`},
+	{frame.KindRequest, "tools/call", spec.Client, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"a","arguments":{"anything":1},"_meta":{"progressToken":1},"task":{"ttl":1000}}}`},
+	{frame.KindRequest, "initialize", spec.Client, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{"elicitation":{"form":{}},"sampling":{"tools":{}},"roots":{"listChanged":true}},"clientInfo":{"name":"c","version":"1","title":"C","icons":[{"src":"s"}]}}}`},
+	{frame.KindRequest, "sampling/createMessage", spec.Server, `{"jsonrpc":"2.0","id":4,"method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"audio","data":"AA==","mimeType":"a"}},{"role":"user","content":[{"type":"tool_result","toolUseId":"1","content":[]}]}],"maxTokens":100,"tools":[{"name":"t","inputSchema":{"type":"object"}}],"toolChoice":{"mode":"auto"}}}`},
+	{frame.KindRequest, "elicitation/create", spec.Server, `{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{"mode":"url","message":"m","url":"https://x","elicitationId":"e","requestedSchema":{"type":"object","properties":{"a":{"type":"string","format":"email","default":"x"}}}}}`},
+	{frame.KindNotification, "notifications/progress", spec.Server, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":0.5,"total":1,"message":"half"}}`},
+	{frame.KindNotification, "notifications/message", spec.Server, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":{"a":[1,2]},"_meta":{"x":1}}}`},
+	{frame.KindNotification, "notifications/elicitation/complete", spec.Server, `{"jsonrpc":"2.0","method":"notifications/elicitation/complete","params":{"elicitationId":"e"}}`},
+	{frame.KindError, "", 0, `{"jsonrpc":"2.0","id":9,"error":{"code":-32602,"message":"bad","data":{"x":1}}}`},
+	{frame.KindError, "", 0, `{"jsonrpc":"2.0","id":9,"error":{"code":-32042,"message":"url","data":{"elicitations":[{"mode":"url","url":"u","elicitationId":"e","message":"m"}]}}}`},
 }
 
 // sameLaterFields requires LaterFields of m (read through its Value, and through
@@ -583,7 +583,7 @@ func TestLaterFieldsAsGjson(t *testing.T) {
 	}
 	for _, r := range largeResultsForTest() {
 		for _, rev := range revs {
-			found += sameLaterFields(t, r.name, rev, Message{Kind: KindResult, Method: "tools/call", Sender: spec.Client, Raw: r.raw})
+			found += sameLaterFields(t, r.name, rev, Message{Kind: frame.KindResult, Method: "tools/call", Sender: spec.Client, Raw: r.raw})
 		}
 	}
 	seen := map[string]bool{}
@@ -625,13 +625,13 @@ func TestLaterFieldsAsGjson(t *testing.T) {
 				m := Message{Sender: spec.Sender(f.Dir), Method: f.Method, Raw: bytes.Clone(f.Raw), Value: f.Node()}
 				switch f.Kind {
 				case frame.KindRequest:
-					m.Kind = KindRequest
+					m.Kind = frame.KindRequest
 				case frame.KindNotification:
-					m.Kind = KindNotification
+					m.Kind = frame.KindNotification
 				case frame.KindError:
-					m.Kind = KindError
+					m.Kind = frame.KindError
 				case frame.KindResult:
-					m.Kind, m.Method, m.Sender = KindResult, resultMethod(f.ResultNode()), spec.Sender(f.Dir.Opposite())
+					m.Kind, m.Method, m.Sender = frame.KindResult, resultMethod(f.ResultNode()), spec.Sender(f.Dir.Opposite())
 				default:
 					continue
 				}
@@ -695,7 +695,7 @@ func FuzzLaterFieldsAsGjson(f *testing.F) {
 		if _, err := frame.Parse(raw); err != nil {
 			return
 		}
-		m := Message{Kind: MessageKind(kind%4) + 1, Method: methods[int(pick)%len(methods)], Sender: spec.Side(pick/64%2) + 1, Raw: raw}
+		m := Message{Kind: frame.Kind(kind%4) + 1, Method: methods[int(pick)%len(methods)], Sender: spec.Side(pick/64%2) + 1, Raw: raw}
 		_ = sameLaterFields(t, "fuzz", revs[int(pick)%len(revs)], m)
 	})
 }

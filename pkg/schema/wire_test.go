@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/schema"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
@@ -268,7 +269,7 @@ func TestConcurrentUse(t *testing.T) {
 					t.Error(err)
 				}
 			}
-			schema.LaterFields(rev, schema.Message{Kind: schema.KindResult, Method: "tools/list", Sender: spec.Client, Raw: []byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":[],"ttlMs":1}}`)})
+			schema.LaterFields(rev, schema.Message{Kind: frame.KindResult, Method: "tools/list", Sender: spec.Client, Raw: []byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":[],"ttlMs":1}}`)})
 		}()
 	}
 	for range 8 {
