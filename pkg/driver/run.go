@@ -214,6 +214,13 @@ func parse(rd *frame.Reader, out chan<- *parsedBatch, free <-chan *parsedBatch, 
 		if rec.Kind != frame.RecordFrame && rec.Kind != frame.RecordContext {
 			continue
 		}
+		if rec.Kind == frame.RecordFrame && len(b.records) > 0 && b.arena.Used()+len(rec.Frame.Raw) > batchBytes {
+			// The frame would take the batch past its bytes: the batch goes
+			// first, and a frame larger than a batch travels alone. The bytes in
+			// flight stay near parseAhead+2 batches, whatever the lines' sizes.
+			rd.ScanAhead(!send(out, b))
+			b = next()
+		}
 		b.records = append(b.records, parsedRecord{kind: rec.Kind, line: rec.Line, entry: rec.Entry, exchange: rec.Exchange})
 		p := &b.records[len(b.records)-1]
 		switch rec.Kind {
