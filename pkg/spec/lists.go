@@ -1,6 +1,9 @@
 package spec
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // ListResult is what the result of a list request holds: the member whose value
 // is the items, and the member of an item that names it (what tells two items
@@ -31,6 +34,9 @@ var listResults = [...]ListResult{
 
 // ListResultOf returns the row of a list request.
 func ListResultOf(method string) (ListResult, bool) {
+	if !strings.HasSuffix(method, "/list") { // asked of every result a session replays
+		return ListResult{}, false
+	}
 	for _, l := range listResults {
 		if l.Method == method {
 			return l, true
