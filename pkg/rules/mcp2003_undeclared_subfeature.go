@@ -152,7 +152,7 @@ func checkSubfeatureRequest(p *rule.Pass, m *session.Message) {
 	case m.Revision() == "":
 		p.CannotJudge(reasonUnknownVersion)
 		return
-	case m.Revision() != spec.Rev20251125:
+	case !m.Revision().Has(spec.FeatureSubfeatureCapabilities):
 		return // no sub-feature capabilities before 2025-11-25; not a JSON-RPC request from 2026-07-28
 	case m.Dir == spec.DirUnknown:
 		p.CannotJudge(reasonDirectionUnknown)

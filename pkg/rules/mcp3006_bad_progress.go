@@ -168,7 +168,7 @@ func (w *progressWatch) rememberTask(id string, key progressKey) {
 // createdTask is the taskId of a CreateTaskResult ("" for any other response).
 func createdTask(m *session.Message) string {
 	// Task results exist in 2025-11-25 (core tasks) and from 2026-07-28 (extension).
-	if rev := m.Revision(); m.Kind != frame.KindResult || rev != "" && rev != spec.Rev20251125 && !rev.Modern() {
+	if rev := m.Revision(); m.Kind != frame.KindResult || rev != "" && !rev.Has(spec.FeatureTaskResults) {
 		return ""
 	}
 	if id := get(m.ResultNode(), "task", "taskId").Text(); id != "" {

@@ -36,11 +36,11 @@ func ErrorCodeIn(code int64, r Revision) bool {
 	case CodeParseError, CodeInvalidRequest, CodeMethodNotFound, CodeInvalidParams, CodeInternalError:
 		return true
 	case CodeResourceNotFound:
-		return !r.Modern()
+		return r.Has(FeatureCodeResourceNotFound)
 	case CodeURLElicitationRequired:
-		return r == Rev20251125
+		return r.Has(FeatureCodeURLElicitationRequired)
 	case CodeHeaderMismatch, CodeMissingRequiredClientCapability, CodeUnsupportedProtocolVersion:
-		return r.Modern()
+		return r.Has(FeatureCodesTransport)
 	}
 	return false
 }

@@ -26,6 +26,21 @@ var (
 	// FeatureCapabilityMust: "only use capabilities that were successfully
 	// negotiated" is a MUST (a SHOULD before).
 	FeatureCapabilityMust = Feature{Name: "using only negotiated capabilities as a MUST", Since: Rev20250618}
+	// FeatureSubfeatureCapabilities: capabilities that gate part of a request
+	// (sampling.tools, elicitation.url, tasks.requests.*), checked on JSON-RPC
+	// requests; 2026-07-28 carries those requests only as input requests.
+	FeatureSubfeatureCapabilities = Feature{Name: "sub-feature capabilities of requests", Since: Rev20251125, Until: Rev20260728}
+	// FeatureTaskResults: a request may be answered with a CreateTaskResult (core
+	// tasks in 2025-11-25, the tasks extension from 2026-07-28).
+	FeatureTaskResults = Feature{Name: "task-augmented requests", Since: Rev20251125}
+	// FeatureCodeResourceNotFound: -32002, resource not found (-32602 from
+	// 2026-07-28).
+	FeatureCodeResourceNotFound = Feature{Name: "error -32002 (resource not found)", Since: Rev20241105, Until: Rev20260728}
+	// FeatureCodeURLElicitationRequired: -32042, URL elicitation required.
+	FeatureCodeURLElicitationRequired = Feature{Name: "error -32042 (URL elicitation required)", Since: Rev20251125, Until: Rev20260728}
+	// FeatureCodesTransport: -32020, -32021 and -32022 (header mismatch, missing
+	// required client capability, unsupported protocol version).
+	FeatureCodesTransport = Feature{Name: "errors -32020 to -32022", Since: Rev20260728}
 )
 
 // Has reports whether revision r has the feature (false for an unknown revision).

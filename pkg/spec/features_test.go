@@ -22,6 +22,11 @@ func TestFeaturesByRevision(t *testing.T) {
 			Rev20251125: "not defined in 2025-11-25 (2026-07-28 added it)",
 		}},
 		{FeatureCapabilityMust, []Revision{Rev20250618, Rev20251125, Rev20260728, RevDraft}, nil},
+		{FeatureSubfeatureCapabilities, []Revision{Rev20251125}, map[Revision]string{Rev20260728: "removed in 2026-07-28"}},
+		{FeatureTaskResults, []Revision{Rev20251125, Rev20260728, RevDraft}, nil},
+		{FeatureCodeResourceNotFound, []Revision{Rev20241105, Rev20250326, Rev20250618, Rev20251125}, nil},
+		{FeatureCodeURLElicitationRequired, []Revision{Rev20251125}, nil},
+		{FeatureCodesTransport, []Revision{Rev20260728, RevDraft}, nil},
 	} {
 		for _, r := range Revisions() {
 			want := false
