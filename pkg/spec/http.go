@@ -109,7 +109,7 @@ var statelessHTTP = []HTTPAnswers{
 func HTTPAnswersFor(rev Revision, method string) (HTTPAnswers, bool) {
 	table := streamableHTTP
 	switch {
-	case rev == Rev20241105:
+	case rev.Has(FeatureHTTPSSE):
 		table = httpSSE
 	case rev.Modern():
 		table = statelessHTTP
@@ -137,5 +137,5 @@ func WellKnownPath(path string) bool {
 // (other than initialization) with HTTP 400 Bad Request" (basic/transports#session-
 // management, 2025-03-26 to 2025-11-25). rev "" (no handshake seen) counts as those.
 func MissingSessionRefusal(rev Revision, status int) bool {
-	return status == http.StatusBadRequest && rev != Rev20241105 && !rev.Modern()
+	return status == http.StatusBadRequest && !rev.Has(FeatureHTTPSSE) && !rev.Modern()
 }
