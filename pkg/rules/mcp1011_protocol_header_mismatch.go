@@ -76,7 +76,7 @@ func checkProtocolHeaders(p *rule.Pass, m *session.Message) {
 	where := fmt.Sprintf("%s %s (%s) carrying %s", h.Method, h.Path, h.Where(), rule.Describe(m))
 	settled := fmt.Sprintf("the session negotiated %s (initialize result, line %d)", rev, c.ResultLine)
 	switch {
-	case h.ProtocolVersion == "" && rev.Before(spec.Rev20250618):
+	case h.ProtocolVersion == "" && rev.Before(spec.FeatureProtocolHeader.Since):
 		return // the header did not exist yet
 	case h.ProtocolVersion == "":
 		p.Report(rule.At(m), rule.Sprintf("%s has no MCP-Protocol-Version header, but %s: from 2025-06-18 every request after initialize must carry MCP-Protocol-Version: %s, and a server that sees none assumes 2025-03-26", where, settled, rev))

@@ -26,7 +26,7 @@ const (
 // revision: 2020-12 from 2025-11-25 (the revision that made it the default),
 // draft-07 before, as the schema.json of those revisions is written in it.
 func DefaultDialect(rev spec.Revision) Dialect {
-	if rev != "" && !rev.Before(spec.Rev20251125) {
+	if rev.Has(spec.FeatureDefaultDialect2020) {
 		return Draft2020
 	}
 	return Draft07

@@ -44,6 +44,12 @@ var (
 	// FeatureHTTPSSE: the HTTP+SSE transport (a GET event stream whose endpoint
 	// event names where to POST), replaced by Streamable HTTP.
 	FeatureHTTPSSE = Feature{Name: "the HTTP+SSE transport", Since: Rev20241105, Until: Rev20250326}
+	// FeatureProtocolHeader: every HTTP request after initialize carries
+	// MCP-Protocol-Version.
+	FeatureProtocolHeader = Feature{Name: "the MCP-Protocol-Version header", Since: Rev20250618}
+	// FeatureDefaultDialect2020: a published schema without $schema is JSON Schema
+	// 2020-12 (draft-07 before).
+	FeatureDefaultDialect2020 = Feature{Name: "JSON Schema 2020-12 as the default dialect", Since: Rev20251125}
 )
 
 // Has reports whether revision r has the feature (false for an unknown revision).

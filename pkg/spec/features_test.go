@@ -28,6 +28,8 @@ func TestFeaturesByRevision(t *testing.T) {
 		{FeatureCodeURLElicitationRequired, []Revision{Rev20251125}, nil},
 		{FeatureCodesTransport, []Revision{Rev20260728, RevDraft}, nil},
 		{FeatureHTTPSSE, []Revision{Rev20241105}, map[Revision]string{Rev20250326: "removed in 2025-03-26"}},
+		{FeatureProtocolHeader, []Revision{Rev20250618, Rev20251125, Rev20260728, RevDraft}, nil},
+		{FeatureDefaultDialect2020, []Revision{Rev20251125, Rev20260728, RevDraft}, nil},
 	} {
 		for _, r := range Revisions() {
 			want := false
