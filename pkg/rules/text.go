@@ -11,8 +11,14 @@ import (
 )
 
 // after describes how much traffic followed a request before its session ended:
-// at the end of the capture, or when the client initialized again.
+// at the end of the capture, when the client initialized again, or at the DELETE
+// that ended it.
 func after(s *session.Session, r *session.Request) string {
+	if s.DeletedLine > 0 {
+		// The DELETE is where the session ended, not its last frame: how far the
+		// request was from it is the DELETE's entry, which EndText names.
+		return s.EndText()
+	}
 	lines := s.LastLine - r.Line
 	var parts []string
 	if !r.Time.IsZero() && !s.LastTime.IsZero() && s.LastTime.After(r.Time) {
