@@ -503,12 +503,9 @@ func (d *jsonDoc) entry() (n Node, line int, err error) {
 			return Node{}, 0, io.EOF
 		}
 	}
-	raw, line, err := d.value()
+	raw, line, err := d.value() // no longer than MaxLine: value refuses it
 	if err != nil {
 		return Node{}, 0, err
-	}
-	if d.limit > 0 && int64(len(raw)) > d.limit {
-		return Node{}, 0, d.errorf(errEntryTooLong)
 	}
 	n, perr := parseInto(raw, d.toks)
 	d.toks = n.toks

@@ -157,7 +157,10 @@ func (l *ReactionLog) request(m *session.Message) {
 		if l.listed == nil {
 			l.listed = map[listedKey]bool{}
 		}
-		l.listed[listedKey{m.Dir, strings.Clone(m.Method)}] = true
+		if k := (listedKey{m.Dir, m.Method}); !l.listed[k] {
+			k.method = strings.Clone(m.Method) // the frame's bytes are borrowed
+			l.listed[k] = true
+		}
 	}
 	if len(l.open) == 0 {
 		return

@@ -66,3 +66,12 @@ func TestRevisionOrderIsTheTable(t *testing.T) {
 		t.Errorf("an unknown revision has an order")
 	}
 }
+
+// TestRevisionNext: the revision after each, the last and unknown ones themselves.
+func TestRevisionNext(t *testing.T) {
+	for r, want := range map[Revision]Revision{Rev20241105: Rev20250326, Rev20251125: Rev20260728, Rev20260728: RevDraft, RevDraft: RevDraft, "1999-01-01": "1999-01-01"} {
+		if got := r.Next(); got != want {
+			t.Errorf("%s.Next() = %s, want %s", r, got, want)
+		}
+	}
+}

@@ -69,6 +69,15 @@ func (r Revision) Batching() bool { return r.Has(FeatureBatching) }
 // SHOULD in 2024-11-05 and 2025-03-26.
 func (r Revision) CapabilityMust() bool { return r.Has(FeatureCapabilityMust) }
 
+// Next is the revision after r in the table (r itself for the last, or for an
+// unknown revision): where something r was the last to have was removed.
+func (r Revision) Next() Revision {
+	if i := r.order(); i >= 0 && i+1 < len(allRevisions) {
+		return allRevisions[i+1]
+	}
+	return r
+}
+
 // order returns the chronological index of r, or -1 if r is unknown.
 func (r Revision) order() int {
 	// A switch on the constants: asked for every message (Modern, Has), where a

@@ -191,7 +191,7 @@ func lacking(c *session.Contract, rev spec.Revision) []Lack {
 	for _, capa := range lost.Capabilities {
 		why := fmt.Sprintf("not in %s (from %s)", rev, capa.Revisions[0])
 		if last := capa.Revisions[len(capa.Revisions)-1]; last.Before(rev) {
-			why = "removed in " + string(nextRevision(last))
+			why = "removed in " + string(last.Next())
 		}
 		out = append(out, Lack{capa.String() + " capability", why})
 	}
@@ -257,15 +257,4 @@ func kindWords(k spec.Kind) string {
 		return "only an input request, inside an InputRequiredResult"
 	}
 	return "a " + k.String()
-}
-
-// nextRevision is the revision after r (r itself when none follows).
-func nextRevision(r spec.Revision) spec.Revision {
-	all := spec.Revisions()
-	for i, x := range all {
-		if x == r && i+1 < len(all) {
-			return all[i+1]
-		}
-	}
-	return r
 }
