@@ -256,18 +256,6 @@ func refKept(raw json.RawMessage, set *Set) json.RawMessage {
 	return json.RawMessage(b.String())
 }
 
-// ID masks a secret-looking string id (ids stay: triage needs them).
-func refID(id json.RawMessage) json.RawMessage {
-	if len(id) == 0 || id[0] != '"' {
-		return id
-	}
-	s := jsontree.DecodeString(string(id))
-	if masked := refMaskSecretsAll(s); masked != s {
-		return json.RawMessage(jsontree.EncodeString(masked))
-	}
-	return id
-}
-
 // jsonValue redacts a JSON value of a frame quoted in a message (the offending
 // value of a schema violation, possibly cut) as its frame is redacted: its shape
 // and the members triage needs stay, strings and numbers become placeholders.

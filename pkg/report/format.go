@@ -50,9 +50,6 @@ var formats = []Format{
 	}},
 }
 
-// Formats lists the report formats.
-func Formats() []Format { return append([]Format(nil), formats...) }
-
 // FormatNames lists the formats' names, in order.
 func FormatNames() []string {
 	out := make([]string, len(formats))

@@ -377,13 +377,8 @@ type AnalyzerOptions struct {
 	Shared *Shared
 }
 
-// NewAnalyzer prepares the judgement of one input's frames, fed in capture order
-// (Frame, Exchange, Close). limit <= 0 means DefaultFindingLimit.
-func NewAnalyzer(input string, rules []*Rule, limit int) *Analyzer {
-	return NewAnalyzerWith(input, rules, AnalyzerOptions{FindingLimit: limit})
-}
-
-// NewAnalyzerWith is NewAnalyzer with every option.
+// NewAnalyzerWith prepares the judgement of one input's frames, fed in capture
+// order (Frame, Exchange, Close).
 func NewAnalyzerWith(input string, rules []*Rule, opt AnalyzerOptions) *Analyzer {
 	limit := opt.FindingLimit
 	if limit <= 0 {

@@ -30,6 +30,7 @@ func TestZeroable(t *testing.T) {
 		{"one shared pointer", shared, shared, false},
 		{"settings", &setChecker{limit: 3}, &setChecker{limit: 3}, false},
 		{"state already", &zeroChecker{n: 1}, &zeroChecker{n: 1}, false},
+		{"a map already", &zeroChecker{seen: map[string]int{}}, &zeroChecker{seen: map[string]int{}}, false},
 		{"not a pointer", Funcs{}, Funcs{}, false},
 	} {
 		if got := zeroable(c.c1, c.c2); got != c.want {

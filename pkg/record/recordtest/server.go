@@ -5,6 +5,8 @@
 // what the server saw.
 package recordtest
 
+//lint:file-ignore SA1019 sampling is deprecated as of 2026-07-28 (SEP-2577), not removed: servers still send it, and its gate is what these sessions exercise
+
 import (
 	"context"
 	"fmt"

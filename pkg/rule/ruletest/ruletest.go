@@ -59,13 +59,6 @@ type Result struct {
 	Findings []rule.Finding
 }
 
-// Run checks the fixtures matched by patterns against catalogue with the default
-// Config. See Config.Run.
-func Run(t *testing.T, catalogue []*rule.Rule, patterns ...string) []*Result {
-	t.Helper()
-	return Config{Catalogue: catalogue}.Run(t, patterns...)
-}
-
 // Run checks every fixture matched by patterns, each in a subtest named after its
 // .want file. A pattern is a glob of .want files (fixtures/schema/*.want) or a
 // directory followed by /... for every .want file below it. A pattern that matches
