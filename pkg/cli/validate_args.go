@@ -17,6 +17,7 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 	"github.com/mcpsleuth/mcpsleuth/pkg/schema"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
@@ -115,9 +116,10 @@ func runValidateArgs(env Env, c *cli.Command) error {
 	var found publishedInput
 	// No rule runs: an analysis collects the tool's published inputSchema (the last
 	// tools/list result that lists it, whatever the session).
-	collector := &rule.Analysis{Name: "published-input-schema", New: func(*session.Session, rule.Results) rule.Computation {
-		return collectInput{found: &found, tool: tool}
-	}}
+	collector := &rule.Analysis{Name: "published-input-schema", Requires: []*rule.Analysis{rules.Lists},
+		New: func(_ *session.Session, results rule.Results) rule.Computation {
+			return collectInput{found: &found, tool: tool, lists: results.ResultOf(rules.Lists).(*rules.ListLog)}
+		}}
 	res, err := driver.Run(capture, in, nil, driver.RunOptions{Frame: fopt, Analyses: []*rule.Analysis{collector}})
 	if err != nil {
 		return &exitError{code: ExitUsage, msg: err.Error()}
@@ -168,57 +170,30 @@ func runValidateArgs(env Env, c *cli.Command) error {
 type collectInput struct {
 	found *publishedInput
 	tool  string
+	lists *rules.ListLog
 }
 
-func (c collectInput) Message(m *session.Message) { c.found.observe(m, c.tool) }
+func (c collectInput) Message(m *session.Message) { c.found.observe(m, c.lists.Of(m), c.tool) }
 func (collectInput) Result() any                  { return nil } // what it found is in found
 
 // observe remembers the tool's inputSchema from a tools/list result that lists it
-// (the last one wins). Frame bytes are copied: they alias the reader's buffer.
-//
-// The tools are the values of the result's (first) "tools" member (an array's
-// elements, an object's member values), each named by its (first) "name" member
-// read as text (a number, an object: its JSON text), as the gjson reading of
-// before (testdata/script/validate_args.txtar pins it: odd-tools.jsonl).
-func (p *publishedInput) observe(m *session.Message, tool string) {
-	list, _ := spec.ListResultOf("tools/list")
-	if m.Kind != frame.KindResult || m.Request == nil || m.Request.Method != list.Method {
+// (the last one wins): the tools as rules.Lists reads them, whichever side asked,
+// an item named by its name's text (a number, an object: its JSON text; what
+// testdata/script/validate_args.txtar pins with odd-tools.jsonl). Frame bytes are
+// copied: they alias the reader's buffer.
+func (p *publishedInput) observe(m *session.Message, listing *rules.Listing, tool string) {
+	if listing == nil || listing.List.Method != "tools/list" {
 		return
 	}
-	tools, _ := m.ResultNode().Get(list.Member)
-	var each func(yield func(int, frame.Node) bool)
-	switch {
-	case tools.IsArray():
-		each = tools.Elements
-	case tools.IsObject():
-		each = func(yield func(int, frame.Node) bool) {
-			i := 0
-			for _, v := range tools.Members {
-				if !yield(i, v) {
-					return
-				}
-				i++
-			}
-		}
-	default:
-		// A string, number, true, false or null: gjson's ForEach yielded it as the
-		// one tool, named "" (it has no members); no member: no tools.
-		if !tools.Exists() {
-			return
-		}
-		each = func(yield func(int, frame.Node) bool) { yield(0, frame.Node{}) }
-	}
-	for _, t := range each {
-		nameNode, _ := t.Get(list.Key)
-		name := nameNode.Text()
-		if name != tool {
-			if len(p.names) < maxListedNames && !slices.Contains(p.names, name) {
-				p.names = append(p.names, strings.Clone(name))
+	for _, item := range listing.Items {
+		if item.Name != tool {
+			if len(p.names) < maxListedNames && !slices.Contains(p.names, item.Name) {
+				p.names = append(p.names, strings.Clone(item.Name))
 			}
 			continue
 		}
 		*p = publishedInput{found: true, line: m.Line, revision: m.Revision(), names: p.names}
-		if s, ok := t.Get("inputSchema"); ok {
+		if s, ok := item.Value.Get("inputSchema"); ok {
 			p.schema = bytes.Clone(s.Raw())
 		}
 		return

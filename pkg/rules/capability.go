@@ -1,10 +1,11 @@
 package rules
 
 import (
+	"strings"
+
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
-	"strings"
 )
 
 // declaration says what a side declared for a gate, as evidence in a message

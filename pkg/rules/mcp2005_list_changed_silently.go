@@ -46,6 +46,7 @@ s->c {"jsonrpc":"2.0","id":5,"result":{"tools":[{"name":"search","inputSchema":{
 			{Revision: "2025-06-18", Page: "basic/lifecycle#operation", Says: "Both parties MUST only use capabilities that were successfully negotiated; like every capability rule, this one is an error from 2025-06-18 and a warning before, when the lifecycle said SHOULD."},
 		},
 	},
+	Requires: []*rule.Analysis{Lists},
 	New: func() rule.Checker {
 		return &listWatch{}
 	},
@@ -154,21 +155,17 @@ func (w *listWatch) Message(p *rule.Pass, m *session.Message) {
 		}
 		return
 	}
-	if m.Kind != frame.KindResult || m.Request == nil {
-		return
-	}
-	list, ok := spec.ListResultOf(m.Request.Method)
-	if !ok || !slices.Contains(comparedLists[:], list.Method) {
+	listing := p.ResultOf(Lists).(*ListLog).Of(m)
+	if listing == nil || !slices.Contains(comparedLists[:], listing.List.Method) {
 		return
 	}
 	lc, _ := spec.ListChangeFetchedBy(m.Request.Method)
-	kind := struct{ member, key, capability string }{list.Member, list.Key, lc.Kind}
-	res := m.ResultNode()
-	if _, next := res.Get("nextCursor"); m.Request.Paginated || next {
+	kind := struct{ key, capability string }{listing.List.Key, lc.Kind}
+	if _, next := m.ResultNode().Get("nextCursor"); m.Request.Paginated || next {
 		p.CannotJudge(reasonPaginated)
 		return
 	}
-	items := fingerprint(get(res, kind.member), kind.key)
+	items := fingerprint(listing.Items)
 	prev := w.lists[kind.capability]
 	if w.lists == nil {
 		w.lists = map[string]*listState{} // made on first use: most sessions never need it
@@ -222,19 +219,18 @@ func (w *listWatch) End(p *rule.Pass) {
 	}
 }
 
-// fingerprint hashes each item of a list by its key (its JSON text when it has
-// none). The keys are copies: the map outlives the message.
-func fingerprint(list frame.Node, key string) map[string]uint64 {
+// fingerprint hashes each item of a list by its name (its JSON text when it
+// has none). The keys are copies: the map outlives the message.
+func fingerprint(listed []ListItem) map[string]uint64 {
 	items := map[string]uint64{}
-	eachValue(list, func(item frame.Node) bool {
-		name := get(item, key).Text()
+	for _, item := range listed {
+		name := item.Name
 		if name == "" {
-			name = rawText(item)
+			name = rawText(item.Value)
 		}
 		// Cloned even when the map has the name: assigning replaces the key too.
-		items[strings.Clone(name)] = canonicalHash(item)
-		return true
-	})
+		items[strings.Clone(name)] = canonicalHash(item.Value)
+	}
 	return items
 }
 

@@ -37,8 +37,9 @@ s->c {"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"search_invoices","input
 	// The verdict on a published schema depends only on its text and revision: it
 	// is kept for the run, so an archive serving one tool list in every session
 	// checks it once.
-	Shared: func() any { return &schemaVerdicts{by: map[string]rule.Message{}} },
-	Kinds:  rule.KindsOf(frame.KindResult),
+	Shared:   func() any { return &schemaVerdicts{by: map[string]rule.Message{}} },
+	Kinds:    rule.KindsOf(frame.KindResult),
+	Requires: []*rule.Analysis{Lists},
 	New: func() rule.Checker {
 		return &toolSchemaWatch{seed: maphash.MakeSeed()}
 	},
@@ -89,7 +90,8 @@ type toolSchemaWatch struct {
 func (w *toolSchemaWatch) End(*rule.Pass) {}
 
 func (w *toolSchemaWatch) Message(p *rule.Pass, m *session.Message) {
-	if !isToolsListResult(m) {
+	listing := toolsListing(p, m)
+	if listing == nil {
 		return
 	}
 	rev := m.Revision()
@@ -103,8 +105,8 @@ func (w *toolSchemaWatch) Message(p *rule.Pass, m *session.Message) {
 		return
 	}
 	verdicts, _ := p.Shared().(*schemaVerdicts)
-	eachValue(get(m.ResultNode(), "tools"), func(tool frame.Node) bool {
-		name := get(tool, "name").Text()
+	for _, item := range listing.Items {
+		tool, name := item.Value, item.Name
 		for _, member := range []string{"inputSchema", "outputSchema"} {
 			published, ok := tool.Get(member)
 			target, defined := wire.Doc().ToolSchema(member)
@@ -126,8 +128,7 @@ func (w *toolSchemaWatch) Message(p *rule.Pass, m *session.Message) {
 					m.Line, rule.Quote(rule.ValueName, name), member, problem, consequence(member)))
 			}
 		}
-		return true
-	})
+	}
 }
 
 // firstTime reports whether this tool's schema (by content) is seen for the first
@@ -177,11 +178,6 @@ func consequence(member string) string {
 		return "they refuse every call to this tool before it is sent"
 	}
 	return "they cannot check its structured results and fail its calls"
-}
-
-// isToolsListResult reports whether a message is the result of a client's tools/list.
-func isToolsListResult(m *session.Message) bool {
-	return m.Kind == frame.KindResult && m.Request != nil && m.Request.Method == "tools/list" && m.Request.Dir != spec.S2C
 }
 
 // isToolsCall reports whether a message is a client's tools/call request.

@@ -30,8 +30,9 @@ var StrictFieldWithoutHint = &rule.Rule{
 			{Revision: "2025-11-25", Page: "basic#json-schema-usage", Says: "Input schemas are JSON Schema 2020-12 by default, where format, pattern and enum constrain a string beyond its type."},
 		},
 	},
-	Kinds: rule.KindsOf(frame.KindResult),
-	New:   func() rule.Checker { return &hintWatch{seed: maphash.MakeSeed()} },
+	Kinds:    rule.KindsOf(frame.KindResult),
+	Requires: []*rule.Analysis{Lists},
+	New:      func() rule.Checker { return &hintWatch{seed: maphash.MakeSeed()} },
 }
 
 type hintWatch struct {
@@ -45,11 +46,12 @@ func (w *hintWatch) End(*rule.Pass) {}
 const maxHintFields = 512
 
 func (w *hintWatch) Message(p *rule.Pass, m *session.Message) {
-	if !isToolsListResult(m) {
+	listing := toolsListing(p, m)
+	if listing == nil {
 		return
 	}
-	eachValue(get(m.ResultNode(), "tools"), func(tool frame.Node) bool {
-		name := get(tool, "name").Text()
+	for _, item := range listing.Items {
+		tool, name := item.Value, item.Name
 		var fields []strictField
 		collectStrictFields(get(tool, "inputSchema"), "", &fields, 0)
 		for _, f := range fields {
@@ -63,8 +65,7 @@ func (w *hintWatch) Message(p *rule.Pass, m *session.Message) {
 			p.Report(rule.At(m), rule.Sprintf("tools/list result (line %d): tool %s, field %s is constrained by %s but %s, with no example or format hint: the model has no instruction and strict clients reject the values it guesses",
 				m.Line, rule.Quote(rule.ValueName, name), rule.As(rule.ValueName, f.pointer), f.constraint, desc))
 		}
-		return true
-	})
+	}
 }
 
 func (w *hintWatch) firstTime(tool string, f strictField) bool {

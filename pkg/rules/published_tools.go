@@ -11,9 +11,10 @@ import (
 // checks calls against them (MCP4003's arguments, MCP4004's structured content),
 // which each kept a copy before.
 var PublishedTools = &rule.Analysis{
-	Name: "published-tools",
-	New: func(*session.Session, rule.Results) rule.Computation {
-		return &ToolLog{Tools: schema.NewTools()}
+	Name:     "published-tools",
+	Requires: []*rule.Analysis{Lists},
+	New: func(_ *session.Session, results rule.Results) rule.Computation {
+		return &ToolLog{Tools: schema.NewTools(), lists: results.ResultOf(Lists).(*ListLog)}
 	},
 }
 
@@ -22,13 +23,21 @@ type ToolLog struct {
 	Tools *schema.Tools
 	// Listed says a tools/list result was seen.
 	Listed bool
+	lists  *ListLog
 }
 
 func (l *ToolLog) Result() any { return l }
 
 func (l *ToolLog) Message(m *session.Message) {
-	if isToolsListResult(m) {
-		l.Tools.ListedNode(m.ResultNode(), m.Line, m.Revision(), m.Request.Paginated)
-		l.Listed = true
+	listing := l.lists.ToolsOf(m)
+	if listing == nil {
+		return
 	}
+	l.Tools.Start(m.Request.Paginated)
+	for _, item := range listing.Items {
+		if item.Named {
+			l.Tools.Add(item.Name, item.Value, m.Line, m.Revision())
+		}
+	}
+	l.Listed = true
 }

@@ -124,16 +124,16 @@ func TestPublishedPatterns(t *testing.T) {
 
 func TestToolsRegistry(t *testing.T) {
 	tools := schema.NewTools()
-	tools.Listed([]byte(`{"tools":[{"name":"a","inputSchema":{"type":"object"}},{"name":"b","inputSchema":{"type":"object"},"outputSchema":{"type":"object"}}]}`), 5, spec.Rev20250618, false)
+	list(tools, `{"tools":[{"name":"a","inputSchema":{"type":"object"}},{"name":"b","inputSchema":{"type":"object"},"outputSchema":{"type":"object"}}]}`, 5, spec.Rev20250618, false)
 	if tools.Len() != 2 || tools.Lookup("a") == nil || tools.Lookup("b").Output == nil || tools.Lookup("b").Line != 5 {
 		t.Fatalf("after the first list: %d tools", tools.Len())
 	}
 	// A later page adds; a new listing starts again.
-	tools.Listed([]byte(`{"tools":[{"name":"c","inputSchema":{"type":"object"}}]}`), 7, spec.Rev20250618, true)
+	list(tools, `{"tools":[{"name":"c","inputSchema":{"type":"object"}}]}`, 7, spec.Rev20250618, true)
 	if tools.Len() != 3 {
 		t.Errorf("a page did not add: %d tools", tools.Len())
 	}
-	tools.Listed([]byte(`{"tools":[{"name":"c","inputSchema":{"type":"object"}}]}`), 9, spec.Rev20250618, false)
+	list(tools, `{"tools":[{"name":"c","inputSchema":{"type":"object"}}]}`, 9, spec.Rev20250618, false)
 	if tools.Len() != 1 || tools.Lookup("a") != nil || tools.Lookup("c").Line != 9 {
 		t.Errorf("a new listing kept old tools: %d", tools.Len())
 	}
@@ -160,7 +160,7 @@ func TestToolsRegistry(t *testing.T) {
 	}
 	b.WriteString(`]}`)
 	big := schema.NewTools()
-	big.Listed([]byte(b.String()), 3, spec.Rev20250618, false)
+	list(big, b.String(), 3, spec.Rev20250618, false)
 	if big.Len() != schema.MaxTools || big.Dropped != 10 {
 		t.Errorf("%d tools kept, %d dropped", big.Len(), big.Dropped)
 	}
@@ -182,7 +182,7 @@ func itoa(i int) string {
 func TestToolsKeepCopies(t *testing.T) {
 	tools := schema.NewTools()
 	result := []byte(`{"tools":[{"name":"add","inputSchema":{"type":"object","required":["a"]}}]}`)
-	tools.Listed(result, 3, spec.Rev20250618, false)
+	list(tools, result, 3, spec.Rev20250618, false)
 	for i := range result {
 		result[i] = 'x'
 	}
@@ -254,48 +254,6 @@ func TestViolationValues(t *testing.T) {
 	}
 }
 
-// A tools/list result's tools are read as gjson read them before the port to
-// frame.Node: the values of its first "tools" member (an array's elements, an
-// object's member values; nothing in a string, number or null), each one whose first
-// "name" member is a string (unescaped) a tool, with its first inputSchema and
-// outputSchema. ListedNode reads a Node as Listed reads the text.
-func TestListedReadsAsBefore(t *testing.T) {
-	names := func(tools *schema.Tools, of ...string) string {
-		var out []string
-		for _, n := range of {
-			if tool := tools.Lookup(n); tool != nil {
-				out = append(out, n+"="+string(tool.Input))
-			}
-		}
-		return strings.Join(out, " ") + " (" + itoa(tools.Len()) + ")"
-	}
-	for _, c := range []struct{ result, want string }{
-		{`{"tools":{"x":{"name":"a","inputSchema":{"type":"object"}},"y":{"name":"b"}}}`, `a={"type":"object"} b= (2)`},
-		{`{"tools":"abc"}`, ` (0)`},
-		{`{"tools":7}`, ` (0)`},
-		{`{"tools":null}`, ` (0)`},
-		{`[{"tools":[{"name":"a"}]}]`, ` (0)`},
-		{`{"tools":[{"name":"a","name":"b","inputSchema":{"type":"string"},"inputSchema":{"type":"object"}},{"name":5},{"name":null},[{"name":"c"}],{"n\u0061me":"\u00e9t\"x","inputSchema" : { "type" : "object" } }],"tools":[{"name":"z"}]}`,
-			`a={"type":"string"} ét"x={ "type" : "object" } (2)`},
-		{`{"tools":[{"name":"a"}]`, ` (0)`}, // not JSON: no tools (gjson's lenient reading found a)
-	} {
-		tools := schema.NewTools()
-		tools.Listed([]byte(c.result), 1, spec.Rev20250618, false)
-		if got := names(tools, "a", "b", "c", "z", "5", "ét\"x"); got != c.want {
-			t.Errorf("%s: got %s, want %s", c.result, got, c.want)
-		}
-		n, err := frame.Parse([]byte(c.result))
-		if err != nil {
-			continue
-		}
-		byNode := schema.NewTools()
-		byNode.ListedNode(n, 1, spec.Rev20250618, false)
-		if got := names(byNode, "a", "b", "c", "z", "5", "ét\"x"); got != c.want {
-			t.Errorf("ListedNode %s: got %s, want %s", c.result, got, c.want)
-		}
-	}
-}
-
 // DeclaredDialect reads the first "$schema" member, its name and value unescaped,
 // when it is a string; a text that is not JSON declares none (gjson's lenient
 // reading found a member in the text before a syntax error: published schemas are
@@ -312,6 +270,22 @@ func TestDeclaredDialectMembers(t *testing.T) {
 	} {
 		if got := schema.DeclaredDialect([]byte(raw)); got != want {
 			t.Errorf("DeclaredDialect(%s) = %q, want %q", raw, got, want)
+		}
+	}
+}
+
+// list records the tools of a tools/list result's text as rules.PublishedTools
+// records the items rules.Lists reads: each element of the "tools" array named
+// by a string "name" (the odd shapes are rules.Lists' tests). A []byte result
+// is read in place.
+func list[T string | []byte](tools *schema.Tools, result T, line int, rev spec.Revision, paginated bool) {
+	n, _ := frame.Parse([]byte(result))
+	tools.Start(paginated)
+	listed, _ := n.Get("tools")
+	for _, item := range listed.Elements {
+		name, _ := item.Get("name")
+		if s, ok := name.Str(); ok {
+			tools.Add(s, item, line, rev)
 		}
 	}
 }

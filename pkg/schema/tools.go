@@ -62,68 +62,30 @@ func NewTools() *Tools {
 	return &Tools{byName: map[string]*Tool{}}
 }
 
-// Listed records the tools of a tools/list result (its JSON text): ListedNode of
-// the text parsed. A result read from a frame is better handed over as its Node
-// (ListedNode(m.ResultNode(), ...)): it is not scanned again.
-func (t *Tools) Listed(result []byte, line int, rev spec.Revision, paginated bool) {
-	n, _ := frame.Parse(result) // the zero Node when it is not JSON: no tools
-	t.ListedNode(n, line, rev, paginated)
-}
-
-// ListedNode records the tools of a tools/list result. A result that answers a
-// request without a cursor starts the list again; a later page adds to it. The
-// result is read in place (it may be a frame's): what a Tool keeps is copied.
-//
-// The tools are the values of the result's (first) "tools" member: the elements of
-// an array, the member values of an object; each one with a string "name" is a
-// tool (as the gjson reading of before, which TestListedReadsAsBefore pins).
-func (t *Tools) ListedNode(result frame.Node, line int, rev spec.Revision, paginated bool) {
+// Start begins what a tools/list result lists: a result that answers a request
+// without a cursor starts the list again; a later page adds to it.
+func (t *Tools) Start(paginated bool) {
 	if !paginated {
 		clear(t.byName)
 	}
-	tools, _ := result.Get("tools")
-	for item := range values(tools) {
-		nameNode, _ := item.Get("name")
-		name, ok := nameNode.Str()
-		if !ok {
-			continue
-		}
-		if _, known := t.byName[name]; !known && len(t.byName) >= MaxTools {
-			t.Dropped++
-			continue
-		}
-		tool := &Tool{Name: strings.Clone(name), Line: line, Revision: rev}
-		in, _ := item.Get("inputSchema")
-		tool.Input, tool.TooLarge = keepSchema(in)
-		out, _ := item.Get("outputSchema")
-		var large bool
-		tool.Output, large = keepSchema(out)
-		tool.TooLarge = tool.TooLarge || large
-		t.byName[tool.Name] = tool
-	}
 }
 
-// values yields the values a container holds: an array's elements, an object's
-// member values (duplicates included), in order; nothing for any other value. (A
-// scalar is no container: gjson's ForEach yielded it once, but nothing read in it
-// (a member, an element) exists.)
-func values(n frame.Node) func(yield func(frame.Node) bool) {
-	return func(yield func(frame.Node) bool) {
-		switch {
-		case n.IsArray():
-			for _, v := range n.Elements {
-				if !yield(v) {
-					return
-				}
-			}
-		case n.IsObject():
-			for _, v := range n.Members {
-				if !yield(v) {
-					return
-				}
-			}
-		}
+// Add records one listed tool by its name, with the first inputSchema and
+// outputSchema of its definition. The definition is read in place (it may be a
+// frame's): what a Tool keeps is copied.
+func (t *Tools) Add(name string, definition frame.Node, line int, rev spec.Revision) {
+	if _, known := t.byName[name]; !known && len(t.byName) >= MaxTools {
+		t.Dropped++
+		return
 	}
+	tool := &Tool{Name: strings.Clone(name), Line: line, Revision: rev}
+	in, _ := definition.Get("inputSchema")
+	tool.Input, tool.TooLarge = keepSchema(in)
+	out, _ := definition.Get("outputSchema")
+	var large bool
+	tool.Output, large = keepSchema(out)
+	tool.TooLarge = tool.TooLarge || large
+	t.byName[tool.Name] = tool
 }
 
 func keepSchema(v frame.Node) ([]byte, bool) {

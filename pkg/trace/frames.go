@@ -251,6 +251,8 @@ type observation struct {
 	// frames are kept).
 	reactions *rules.ReactionLog
 	gates     *rules.GateLog
+	// lists is the session's rules.Lists (when lists are kept).
+	lists *rules.ListLog
 }
 
 func (tr *Tracer) start(_ *session.Session, results rule.Results) rule.Computation {
@@ -262,6 +264,9 @@ func (tr *Tracer) start(_ *session.Session, results rule.Results) rule.Computati
 	if tr.opt.Frames {
 		o.reactions = results.ResultOf(rules.Reactions).(*rules.ReactionLog)
 		o.gates = results.ResultOf(rules.Gates).(*rules.GateLog)
+	}
+	if tr.opt.Lists {
+		o.lists = results.ResultOf(rules.Lists).(*rules.ListLog)
 	}
 	return o
 }
@@ -275,7 +280,7 @@ func (o *observation) Message(m *session.Message) {
 	countUse(t, m)
 	keepDeclaring(t, m)
 	if o.tr.opt.Lists && m.Batch == nil {
-		keepListed(t, m)
+		keepListed(t, m, o.lists.Of(m))
 	}
 	if t.Redacted != nil && m.Batch == nil {
 		redact.CollectFrame(m.Frame, t.Redacted)

@@ -6,9 +6,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
-	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
 
 // Limits of what Needs.Lists keeps per session.
@@ -29,39 +28,35 @@ type ListedItem struct {
 	Line       int
 }
 
-// keepListed records the items of a list result (Needs.Lists): the union of
-// every page and listing of the session, each item as last listed.
-func keepListed(t *Trace, m *session.Message) {
-	if m.Kind != frame.KindResult || m.Request == nil {
-		return
-	}
-	kind, ok := spec.ListResultOf(m.Request.Method)
-	if !ok || kind.Method == "roots/list" { // what a server listed, not the client's roots
+// keepListed records the items of a list result (Needs.Lists, read by
+// rules.Lists): the union of every page and listing of the session, each item
+// as last listed.
+func keepListed(t *Trace, m *session.Message, listing *rules.Listing) {
+	if listing == nil || listing.List.Method == "roots/list" { // what a server listed, not the client's roots
 		return
 	}
 	if t.listedAt == nil {
 		t.listedAt = map[[2]string]int{}
 	}
-	each(child(m.ResultNode(), kind.Member), func(_ string, item frame.Node) bool {
-		name := strings.Clone(child(item, kind.Key).Text()) // the frame's bytes are borrowed
+	for _, item := range listing.Items {
+		name := strings.Clone(item.Name) // the frame's bytes are borrowed
 		key := [2]string{m.Request.Method, name}
-		def := item.Raw()
+		def := item.Value.Raw()
 		if len(def) > maxDefinition {
 			def = def[:maxDefinition]
 		}
 		entry := ListedItem{Kind: m.Request.Method, Name: name, Definition: bytes.Clone(def), Line: m.Line}
 		if i, ok := t.listedAt[key]; ok {
 			t.Lists[i] = entry
-			return true
+			continue
 		}
 		if len(t.listedAt) >= maxListed*serverLists {
 			t.ListsOmitted++
-			return true
+			continue
 		}
 		t.listedAt[key] = len(t.Lists)
 		t.Lists = append(t.Lists, entry)
-		return true
-	})
+	}
 }
 
 // serverLists is how many kinds of list a server answers (spec.ListResults but

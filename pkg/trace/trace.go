@@ -106,7 +106,10 @@ func New(opt Options) *Tracer {
 	t := &Tracer{opt: opt}
 	t.analysis = &rule.Analysis{Name: "trace", AfterRules: true, New: func(s *session.Session, r rule.Results) rule.Computation { return t.start(s, r) }}
 	if opt.Frames {
-		t.analysis.Requires = []*rule.Analysis{rules.Reactions, rules.Gates}
+		t.analysis.Requires = append(t.analysis.Requires, rules.Reactions, rules.Gates)
+	}
+	if opt.Lists {
+		t.analysis.Requires = append(t.analysis.Requires, rules.Lists)
 	}
 	return t
 }
