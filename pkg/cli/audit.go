@@ -31,7 +31,8 @@ func auditCommand(env Env) *cli.Command {
 			&cli.BoolFlag{Name: "tests", Usage: "read test files and directories too (by default a test's calls are not the program's)"},
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of stdout"},
-			&cli.StringFlag{Name: "fail-on", Value: "error", Usage: "exit 1 when a finding is at or above this severity: error, warning, info or never"},
+			failOnFlag(),
+			configFlag(),
 		}, readFlags()...),
 		Action: func(_ context.Context, c *cli.Command) error { return runAudit(env, c) },
 	}
@@ -42,10 +43,11 @@ func runAudit(env Env, c *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	failOn, err := parseFailOn(c.String("fail-on"))
+	set, err := loadSettings(c)
 	if err != nil {
 		return err
 	}
+	failOn, fopt := set.failOnLevel, set.frame
 	var side spec.Side
 	switch strings.ToLower(c.String("side")) {
 	case "server":
@@ -68,10 +70,7 @@ func runAudit(env Env, c *cli.Command) error {
 	if err := out.notAnInput(append([]string{capture}, sources...)); err != nil {
 		return err
 	}
-	fopt, err := frameOptions(c)
-	if err != nil {
-		return err
-	}
+
 	in, err := openInput(env, capture)
 	if err != nil {
 		return &exitError{code: ExitUsage, msg: err.Error()}

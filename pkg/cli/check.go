@@ -28,16 +28,13 @@ func checkCommand(env Env) *cli.Command {
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "report format: text, json, jsonl (one finding a line, for a warehouse), markdown (a ticket attachment), html (one self-contained page: diagrams, a filterable timeline), sarif (SARIF 2.1.0, for code scanning) or junit (a test suite per session, for CI)"},
 			&cli.BoolFlag{Name: "redact", Usage: "replace the values in params and results with their type and length and mask secret-looking strings everywhere; methods, ids, capabilities, versions, error codes and messages, tool names and schemas stay"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the report to `FILE` instead of stdout"},
-			&cli.StringFlag{Name: "fail-on", Value: "error", Usage: "exit 1 when a finding is at or above this severity: error, warning, info or never"},
-			&cli.StringSliceFlag{Name: "enable", Usage: "run only these rules (IDs or names, comma-separated)"},
-			&cli.StringSliceFlag{Name: "disable", Usage: "do not run these rules (IDs or names, comma-separated)"},
+			failOnFlag(),
 			&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour the text report: auto, always or never (NO_COLOR is honoured)"},
-			&cli.StringFlag{Name: "min-severity", Usage: "show only findings at or above this severity: error, warning or info (--fail-on still sees every finding)"},
+			minSeverityFlag(),
 			&cli.IntFlag{Name: "max-info", Value: defaultMaxInfo, Usage: "the text report lists at most `N` info findings per session, after the errors and warnings, and counts the rest (0: all); the other formats list every finding"},
 			&cli.BoolFlag{Name: "list-formats", Usage: "list the input formats and exit"},
 			&cli.StringFlag{Name: "baseline", Usage: "show and fail only on findings not in `REPORT.json`, an earlier check --format json (matched by fingerprint, never by line)"},
-			configFlag(),
-		}, append(ruleOptionFlags(), readFlags()...)...),
+		}, append(ruleFlags(""), readFlags()...)...),
 		Action: func(_ context.Context, c *cli.Command) error { return runCheck(env, c) },
 	}
 }
@@ -54,11 +51,7 @@ func runCheck(env Env, c *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	failOn, err := parseFailOn(set.failOn)
-	if err != nil {
-		return err
-	}
-	selected := set.rules
+	failOn, fopt, selected := set.failOnLevel, set.frame, set.rules
 	show := &shown{min: set.minShown()}
 	if path := c.String("baseline"); path != "" {
 		if show.baseline, err = loadBaseline(path); err != nil {
@@ -69,10 +62,6 @@ func runCheck(env Env, c *cli.Command) error {
 	maxInfo := c.Int("max-info")
 	if maxInfo < 0 {
 		return usageErr("mcpsleuth: --max-info must be 0 (all) or more, not %d", maxInfo)
-	}
-	fopt, err := frameOptions(c)
-	if err != nil {
-		return err
 	}
 	names, walkErrs, err := expandInputs(env, c.Args().Slice())
 	if err != nil {

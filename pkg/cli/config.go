@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/config"
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
@@ -21,6 +22,28 @@ import (
 // .mcpsleuth.yaml is looked for in the working directory and its parents).
 func configFlag() cli.Flag {
 	return &cli.StringFlag{Name: "config", Usage: "read the configuration from `FILE` (default: " + config.FileName + " in the working directory or a parent)"}
+}
+
+// ruleFlags are the flags of every command that runs the rules: which rules run
+// (usage says when, for a command that runs them only sometimes), the options
+// the rules declare, and the configuration file that sets the same. Each call
+// makes new flags (urfave/cli keeps parse state in a flag).
+func ruleFlags(usage string) []cli.Flag {
+	return append([]cli.Flag{
+		&cli.StringSliceFlag{Name: "enable", Usage: usage + "run only these rules (IDs or names, comma-separated)"},
+		&cli.StringSliceFlag{Name: "disable", Usage: usage + "do not run these rules (IDs or names, comma-separated)"},
+		configFlag(),
+	}, ruleOptionFlags()...)
+}
+
+// failOnFlag is --fail-on, for the commands whose exit code follows findings.
+func failOnFlag() cli.Flag {
+	return &cli.StringFlag{Name: "fail-on", Value: "error", Usage: "exit 1 when a finding is at or above this severity: error, warning, info or never"}
+}
+
+// minSeverityFlag is --min-severity, for the commands that show findings.
+func minSeverityFlag() cli.Flag {
+	return &cli.StringFlag{Name: "min-severity", Usage: "show only findings at or above this severity: error, warning or info (--fail-on still sees every finding)"}
 }
 
 // settings are what a run is configured with: flags over the configuration file
@@ -35,10 +58,18 @@ type settings struct {
 	minSeverity string
 	slow        time.Duration
 	from        map[string]string // key -> "flag", the file's path and line, or "default"
+	// failOnLevel is failOn read (0: never).
+	failOnLevel rule.Severity
+	// frame is how the inputs are read (--input-format, --perspective, the
+	// limits), for a command that reads captures.
+	frame frame.Options
 }
 
-// loadSettings reads the configuration and the flags of a command. Flags a
-// command does not have are left to the file and the defaults.
+// loadSettings is the one builder of a command's configuration: it reads the
+// configuration file and the command's flags, validates the catalogue and
+// selects its rules (rule.Select), applies the file's severities and the rules'
+// options, and reads how inputs are read. Flags a command does not have are
+// left to the file and the defaults.
 func loadSettings(c *cli.Command) (*settings, error) {
 	path := c.String("config")
 	if path == "" {
@@ -128,6 +159,14 @@ func loadSettings(c *cli.Command) (*settings, error) {
 	s.rules, err = rule.Configure(selected, map[string]any{"slow": s.slow})
 	if err != nil {
 		return nil, usageErr("%v", err)
+	}
+	if s.failOnLevel, err = parseFailOn(s.failOn); err != nil {
+		return nil, err
+	}
+	if hasFlag(c, "input-format") {
+		if s.frame, err = frameOptions(c); err != nil {
+			return nil, err
+		}
 	}
 	return s, nil
 }

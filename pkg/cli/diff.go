@@ -35,9 +35,7 @@ func diffCommand(env Env) *cli.Command {
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of stdout"},
 			&cli.StringFlag{Name: "color", Value: "auto", Usage: "auto, always or never"},
 			&cli.BoolFlag{Name: "redact", Usage: "replace the values findings quote from params and results by their type and length, mask secret-looking strings (tokens, keys, cookies) everywhere, as check --redact does"},
-			&cli.StringSliceFlag{Name: "enable", Usage: "run only these rules (IDs or names, comma-separated)"},
-			&cli.StringSliceFlag{Name: "disable", Usage: "do not run these rules (IDs or names, comma-separated)"},
-		}, readFlags()...),
+		}, append(ruleFlags(""), readFlags()...)...),
 		Action: func(_ context.Context, c *cli.Command) error { return runDiff(env, c) },
 	}
 }
@@ -74,14 +72,11 @@ func runDiff(env Env, c *cli.Command) error {
 	if c.Args().Len() != 2 {
 		return usageErr("mcpsleuth: diff takes two captures, A and B (CAPTURE or CAPTURE#N), not %d", c.Args().Len())
 	}
-	fopt, err := frameOptions(c)
+	set, err := loadSettings(c)
 	if err != nil {
 		return err
 	}
-	selected, err := selectRules(c)
-	if err != nil {
-		return err
-	}
+	fopt, selected := set.frame, set.rules
 	var refs [2]sessionRef
 	for i, arg := range c.Args().Slice() {
 		if refs[i], err = parseSessionRef(arg); err != nil {

@@ -27,6 +27,7 @@ func handshakeCommand(env Env) *cli.Command {
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of stdout"},
 			&cli.StringFlag{Name: "color", Value: "auto", Usage: "auto, always or never"},
+			configFlag(),
 		}, readFlags()...),
 		Action: func(_ context.Context, c *cli.Command) error { return runHandshake(env, c) },
 	}
@@ -37,10 +38,11 @@ func runHandshake(env Env, c *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	fopt, err := frameOptions(c)
+	set, err := loadSettings(c)
 	if err != nil {
 		return err
 	}
+	fopt := set.frame
 	name, in, err := openSingle(env, c, "handshake")
 	if err != nil {
 		return err

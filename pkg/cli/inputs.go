@@ -14,7 +14,6 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
-	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 	"github.com/mcpsleuth/mcpsleuth/pkg/scan"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
@@ -293,15 +292,6 @@ func notJudged(errs []report.InputError) []report.InputError {
 		}
 	}
 	return out
-}
-
-// selectRules applies --enable/--disable to the catalogue.
-func selectRules(c *cli.Command) ([]*rule.Rule, error) {
-	sel, err := rule.Select(rules.All(), splitList(c.StringSlice("enable")), splitList(c.StringSlice("disable")))
-	if err != nil {
-		return nil, usageErr("%v", err)
-	}
-	return sel, nil
 }
 
 func splitList(values []string) []string {

@@ -42,16 +42,14 @@ func recordCommand(env Env) *cli.Command {
 			"upstream's path. `mcpsleuth check FILE` analyses the recording.",
 		ArgsUsage:    "-- COMMAND [ARGS...]",
 		StopOnNthArg: &first,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "out", Usage: "write the recording to `FILE` (created or replaced; never stdout, which carries the protocol)"},
 			&cli.BoolFlag{Name: "live", Usage: "analyse the session as it is recorded and print each finding to stderr when it is found"},
 			&cli.BoolFlag{Name: "redact", Usage: "mask secret-looking values (credentials, tokens, members named like secrets, HTTP session ids) in the recording; the wire is never changed"},
 			&cli.BoolFlag{Name: "http", Usage: "record Streamable HTTP as a reverse proxy instead of running a stdio server"},
 			&cli.StringFlag{Name: "listen", Usage: "with --http: the `ADDRESS` to listen on, such as 127.0.0.1:8931"},
 			&cli.StringFlag{Name: "upstream", Usage: "with --http: the server's `URL`, such as http://127.0.0.1:3000/mcp"},
-			&cli.StringSliceFlag{Name: "enable", Usage: "with --live: run only these rules (IDs or names, comma-separated)"},
-			&cli.StringSliceFlag{Name: "disable", Usage: "with --live: do not run these rules (IDs or names, comma-separated)"},
-		},
+		}, ruleFlags("with --live: ")...),
 		Action: func(ctx context.Context, c *cli.Command) error { return runRecord(ctx, env, c) },
 	}
 }
@@ -89,10 +87,11 @@ func runRecord(ctx context.Context, env Env, c *cli.Command) error {
 	}
 	var selected []*rule.Rule
 	if c.Bool("live") {
-		var err error
-		if selected, err = selectRules(c); err != nil {
+		set, err := loadSettings(c)
+		if err != nil {
 			return err
 		}
+		selected = set.rules
 	}
 
 	file, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)

@@ -40,11 +40,9 @@ func scanCommand(env Env) *cli.Command {
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar (there is none when stderr is not a terminal)"},
 			&cli.BoolFlag{Name: "redact", Usage: "redact captured values, as check --redact"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the output to `FILE` instead of stdout"},
-			&cli.StringFlag{Name: "fail-on", Value: "error", Usage: "exit 1 when a finding is at or above this severity: error, warning, info or never"},
-			&cli.StringSliceFlag{Name: "enable", Usage: "run only these rules (IDs or names, comma-separated)"},
-			&cli.StringSliceFlag{Name: "disable", Usage: "do not run these rules (IDs or names, comma-separated)"},
+			failOnFlag(),
 			&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour the summary: auto, always or never (NO_COLOR is honoured)"},
-		}, append(ruleOptionFlags(), readFlags()...)...),
+		}, append(ruleFlags(""), readFlags()...)...),
 		Action: func(_ context.Context, c *cli.Command) error { return runScan(env, c) },
 	}
 }
@@ -188,24 +186,11 @@ func parseScanFlags(env Env, c *cli.Command) (*scanRun, scan.Shard, error) {
 	if err != nil {
 		return nil, shard, err
 	}
-	failOn, err := parseFailOn(c.String("fail-on"))
+	set, err := loadSettings(c)
 	if err != nil {
 		return nil, shard, err
 	}
-	selected, err := selectRules(c)
-	if err != nil {
-		return nil, shard, err
-	}
-	if c.Duration("slow") <= 0 {
-		return nil, shard, usageErr("mcpsleuth: --slow must be a positive duration such as 30s or 2m, not %s", c.Duration("slow"))
-	}
-	if selected, err = rule.Configure(selected, map[string]any{"slow": c.Duration("slow")}); err != nil {
-		return nil, shard, usageErr("%v", err)
-	}
-	fopt, err := frameOptions(c)
-	if err != nil {
-		return nil, shard, err
-	}
+	failOn, fopt, selected := set.failOnLevel, set.frame, set.rules
 	jobs := c.Int("jobs")
 	if jobs < 1 {
 		return nil, shard, usageErr("mcpsleuth: --jobs must be at least 1, not %d", jobs)

@@ -45,9 +45,7 @@ func timelineCommand(env Env) *cli.Command {
 			&cli.IntFlag{Name: "context", Value: 10, Usage: "with --around: how many lines before and after"},
 			&cli.StringSliceFlag{Name: "method", Usage: "show only frames of these methods (names or patterns such as 'tools/*', comma-separated); a response shows with its request's method"},
 			&cli.BoolFlag{Name: "redact", Usage: "mask secret-looking strings (tokens, keys, cookies) everywhere, and the values findings quote from params and results"},
-			&cli.StringSliceFlag{Name: "enable", Usage: "run only these rules (IDs or names, comma-separated)"},
-			&cli.StringSliceFlag{Name: "disable", Usage: "do not run these rules (IDs or names, comma-separated)"},
-		}, readFlags()...),
+		}, append(ruleFlags(""), readFlags()...)...),
 		Action: func(_ context.Context, c *cli.Command) error { return runTimeline(env, c) },
 	}
 }
@@ -67,14 +65,11 @@ func runTimeline(env Env, c *cli.Command) error {
 	if context < 0 {
 		return usageErr("mcpsleuth: --context must not be negative")
 	}
-	selected, err := selectRules(c)
+	set, err := loadSettings(c)
 	if err != nil {
 		return err
 	}
-	fopt, err := frameOptions(c)
-	if err != nil {
-		return err
-	}
+	selected, fopt := set.rules, set.frame
 	methods := methodFilter(c.StringSlice("method"))
 	shown := 0    // frames the filters let through
 	lastLine := 0 // the line of the last frame or context entry read

@@ -34,7 +34,7 @@ func validateArgsCommand(env Env) *cli.Command {
 			"it), with formats asserted. The arguments are given inline, read from a file (@FILE) or from\n" +
 			"stdin (-). Prints what the client would log. Exit 1 when the arguments are\n" +
 			"rejected, 0 when accepted, 2 on a usage error, an unreadable capture or a tool it never listed.",
-		Flags:  readFlags(),
+		Flags:  append([]cli.Flag{configFlag()}, readFlags()...),
 		Action: func(_ context.Context, c *cli.Command) error { return runValidateArgs(env, c) },
 	}
 }
@@ -104,10 +104,11 @@ func runValidateArgs(env Env, c *cli.Command) error {
 	if !json.Valid(args) {
 		return usageErr("mcpsleuth: validate-args: the arguments are not valid JSON: %s", report.Safe(quote.JSON(string(args), 200)))
 	}
-	fopt, err := frameOptions(c)
+	set, err := loadSettings(c)
 	if err != nil {
 		return err
 	}
+	fopt := set.frame
 	in, err := openInput(env, capture)
 	if err != nil {
 		return &exitError{code: ExitUsage, msg: err.Error()}
