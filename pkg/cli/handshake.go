@@ -71,10 +71,9 @@ func runHandshake(env Env, c *cli.Command) error {
 	tracer := trace.Require(report.HandshakeRequires)
 	var found int
 	var streamErr error
-	perspective := newPerspectiveCheck(fopt)
 	contradicted := ""
 	ropt := driver.RunOptions{Frame: fopt, Discard: true, OnSession: func(sr *rule.SessionResult) {
-		if text := perspective.contradicted(sr); text != "" && contradicted == "" {
+		if text := driver.Contradiction(sr, fopt); text != "" && contradicted == "" {
 			contradicted = text
 		}
 		t := tracer.Of(sr)
@@ -86,7 +85,6 @@ func runHandshake(env Env, c *cli.Command) error {
 		}
 	}}
 	tracer.Apply(&ropt)
-	perspective.apply(&ropt)
 	res, err := driver.Run(name, src, nil, ropt)
 	if err != nil {
 		return &exitError{code: ExitUsage, msg: err.Error()}

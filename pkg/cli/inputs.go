@@ -189,15 +189,12 @@ type analyser func(name string, r io.Reader) (*driver.InputResult, error)
 // findings, the tracer next to them (nil: none).
 func runRules(selected []*rule.Rule, fopt frame.Options, tracer *trace.Tracer, show *shown) analyser {
 	shared := rule.NewShared() // what the rules learn once serves every input
-	perspective := newPerspectiveCheck(fopt)
 	return func(name string, r io.Reader) (*driver.InputResult, error) {
 		opt := driver.RunOptions{Frame: fopt, Shared: shared}
 		tracer.Apply(&opt)
-		perspective.apply(&opt)
 		res, err := driver.Run(name, r, selected, opt)
 		if res != nil {
 			for _, sr := range res.Sessions {
-				perspective.note(sr)
 				if show != nil {
 					show.apply(sr)
 				}
@@ -212,13 +209,10 @@ func runRules(selected []*rule.Rule, fopt frame.Options, tracer *trace.Tracer, s
 // The first error of the stream is kept in *failed (the analysis goes on).
 func streamRules(selected []*rule.Rule, fopt frame.Options, tracer *trace.Tracer, show *shown, stream report.Stream, failed *error) analyser {
 	shared := rule.NewShared()
-	perspective := newPerspectiveCheck(fopt)
 	return func(name string, r io.Reader) (*driver.InputResult, error) {
 		opt := driver.RunOptions{Frame: fopt, Discard: true, Shared: shared}
 		tracer.Apply(&opt)
-		perspective.apply(&opt)
 		opt.OnSession = func(sr *rule.SessionResult) {
-			perspective.note(sr)
 			if show != nil {
 				show.apply(sr)
 			}

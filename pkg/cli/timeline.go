@@ -113,13 +113,11 @@ func runTimeline(env Env, c *cli.Command) error {
 			}
 			return report.WriteTimelinePreamble(w, tracer, tlopt)
 		}
-		perspective := newPerspectiveCheck(fopt)
 		ropt := driver.RunOptions{Frame: fopt, Discard: true,
 			OnSession: func(sr *rule.SessionResult) {
 				if werr != nil {
 					return
 				}
-				perspective.note(sr)
 				if !preamble {
 					werr = writePreamble()
 				}
@@ -132,7 +130,6 @@ func runTimeline(env Env, c *cli.Command) error {
 				}
 			}}
 		tracer.Apply(&ropt)
-		perspective.apply(&ropt)
 		res, err := driver.Run(name, in, selected, ropt)
 		if err != nil {
 			return err

@@ -85,6 +85,7 @@ func Run(name string, r io.Reader, rules []*rule.Rule, opt RunOptions) (*InputRe
 	if shapes && !opt.NoShapes {
 		opt.Frame.Shaper = &schema.Shaper{}
 	}
+	notePerspective(&opt)
 	if !opt.Inline && !opt.Live && opt.Frame.ScanAhead == 0 {
 		// The cores beyond the replay's and the parse stage's scan lines ahead.
 		opt.Frame.ScanAhead = scanWorkers()
