@@ -56,8 +56,10 @@ type settings struct {
 	severity    []config.Override
 	failOn      string
 	minSeverity string
-	slow        time.Duration
-	from        map[string]string // key -> "flag", the file's path and line, or "default"
+	// options are the values of the options the rules declare (ruleOptions), by
+	// name: their defaults, over them the file's, over those the flags'.
+	options map[string]any
+	from    map[string]string // key -> "flag", the file's path and line, or "default"
 	// failOnLevel is failOn read (0: never).
 	failOnLevel rule.Severity
 	// frame is how the inputs are read (--input-format, --perspective, the
@@ -81,15 +83,20 @@ func loadSettings(c *cli.Command) (*settings, error) {
 			return nil, usageErr("%v", err)
 		}
 	}
+	options := ruleOptions()
+	var durations []string
+	for _, o := range options {
+		durations = append(durations, o.Name) // every option is a duration (ruleOptionFlags)
+	}
 	file := &config.Config{Lines: map[string]int{}}
 	if path != "" {
 		var err error
-		if file, err = config.Load(path); err != nil {
+		if file, err = config.Load(path, durations); err != nil {
 			return nil, usageErr("%v", err)
 		}
 	}
-	s := &settings{file: file, failOn: "error", slow: rules.DefaultSlowThreshold, from: map[string]string{}}
-	for _, key := range config.Keys {
+	s := &settings{file: file, failOn: "error", options: map[string]any{}, from: map[string]string{}}
+	for _, key := range config.Keys(durations) {
 		s.from[key] = "default"
 		if line, ok := file.Lines[key]; ok {
 			s.from[key] = fmt.Sprintf("%s:%d", file.Path, line)
@@ -147,16 +154,20 @@ func loadSettings(c *cli.Command) (*settings, error) {
 			return nil, usageErr("mcpsleuth: --min-severity must be error, warning or info, not %q", s.minSeverity)
 		}
 	}
-	if file.Slow > 0 {
-		s.slow = file.Slow
-	}
-	if has("slow") {
-		s.slow, s.from["slow"] = c.Duration("slow"), "flag"
-		if s.slow <= 0 {
-			return nil, usageErr("mcpsleuth: --slow must be a positive duration such as 30s or 2m, not %s", s.slow)
+	for _, o := range options {
+		s.options[o.Name] = o.Default
+		if d, ok := file.Durations[o.Name]; ok {
+			s.options[o.Name] = d
+		}
+		if has(o.Name) {
+			d := c.Duration(o.Name)
+			s.options[o.Name], s.from[o.Name] = d, "flag"
+			if d <= 0 {
+				return nil, usageErr("mcpsleuth: --%s must be a positive duration such as 30s or 2m, not %s", o.Name, d)
+			}
 		}
 	}
-	s.rules, err = rule.Configure(selected, map[string]any{"slow": s.slow})
+	s.rules, err = rule.Configure(selected, s.options)
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
@@ -260,7 +271,9 @@ func (s *settings) write(w io.Writer, width int) error {
 		minSev = "info"
 	}
 	line("min-severity", minSev)
-	line("slow", s.slow.String())
+	for _, o := range ruleOptions() {
+		line(o.Name, fmt.Sprint(s.options[o.Name]))
+	}
 	comment(fmt.Sprintf("rules that run: %d of %d", len(s.rules), len(rules.All())))
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -271,18 +284,27 @@ func (s *settings) write(w io.Writer, width int) error {
 // not a flag written for it here.
 func ruleOptionFlags() []cli.Flag {
 	var out []cli.Flag
+	for _, o := range ruleOptions() {
+		switch d := o.Default.(type) {
+		case time.Duration:
+			out = append(out, &cli.DurationFlag{Name: o.Name, Value: d, Usage: o.Usage})
+		default:
+			panic(fmt.Sprintf("mcpsleuth: option %s of type %T has no flag or configuration key", o.Name, d))
+		}
+	}
+	return out
+}
+
+// ruleOptions are the options the rules of the catalogue declare, each name
+// once, in catalogue order: what the flags and the configuration file set.
+func ruleOptions() []rule.Option {
+	var out []rule.Option
 	seen := map[string]bool{}
 	for _, r := range rules.All() {
 		for _, o := range r.Options {
-			if seen[o.Name] {
-				continue
-			}
-			seen[o.Name] = true
-			switch d := o.Default.(type) {
-			case time.Duration:
-				out = append(out, &cli.DurationFlag{Name: o.Name, Value: d, Usage: o.Usage})
-			default:
-				panic(fmt.Sprintf("mcpsleuth: rule %s: option %s of type %T has no flag", r.ID, o.Name, d))
+			if !seen[o.Name] {
+				seen[o.Name] = true
+				out = append(out, o)
 			}
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,9 +22,16 @@ import (
 // FileName is the name looked for in the working directory and its parents.
 const FileName = ".mcpsleuth.yaml"
 
-// Keys are the keys a configuration file may hold, in the order `mcpsleuth config`
-// prints them.
-var Keys = []string{"enable", "disable", "severity", "fail-on", "min-severity", "slow"}
+// fixedKeys are the keys every configuration file may hold, in the order
+// `mcpsleuth config` prints them.
+var fixedKeys = [...]string{"enable", "disable", "severity", "fail-on", "min-severity"}
+
+// Keys returns the keys a configuration file may hold, in the order `mcpsleuth
+// config` prints them: the fixed keys, then durations (the options the rules
+// declare, such as MCP3008's slow).
+func Keys(durations []string) []string {
+	return append(fixedKeys[:len(fixedKeys):len(fixedKeys)], durations...)
+}
 
 // Config is one configuration file, as read.
 type Config struct {
@@ -35,8 +43,9 @@ type Config struct {
 	Severity []Override
 	// FailOn and MinSeverity are severities or "never" (FailOn only); "" when unset.
 	FailOn, MinSeverity string
-	// Slow is MCP3008's threshold (0 when unset).
-	Slow time.Duration
+	// Durations are the values of the duration keys that were set (the rules'
+	// options, by name).
+	Durations map[string]time.Duration
 	// Lines says on which line each key was set.
 	Lines map[string]int
 }
@@ -76,21 +85,23 @@ func Find(dir string) (string, error) {
 	}
 }
 
-// Load reads a configuration file.
-func Load(path string) (*Config, error) {
+// Load reads a configuration file; durations are the keys, beyond the fixed
+// ones, that hold a positive duration (the options the rules declare).
+func Load(path string, durations []string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("mcpsleuth: %s: cannot read the configuration: %w", path, unwrapPath(err))
 	}
-	return Parse(path, data)
+	return Parse(path, data, durations)
 }
 
 // maxSize bounds a configuration file: it is a handful of keys.
 const maxSize = 1 << 20
 
-// Parse reads a configuration file's contents; path names it in errors.
-func Parse(path string, data []byte) (*Config, error) {
-	c := &Config{Path: path, Lines: map[string]int{}}
+// Parse reads a configuration file's contents, as Load; path names it in errors.
+func Parse(path string, data []byte, durations []string) (*Config, error) {
+	c := &Config{Path: path, Lines: map[string]int{}, Durations: map[string]time.Duration{}}
+	keys := Keys(durations)
 	if len(data) > maxSize {
 		return nil, fmt.Errorf("mcpsleuth: %s: a configuration file of %d bytes: too large", path, len(data))
 	}
@@ -106,7 +117,7 @@ func Parse(path string, data []byte) (*Config, error) {
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
-		return nil, c.errAt(root, "want a mapping of keys (%s), not %s", strings.Join(Keys, ", "), describe(root))
+		return nil, c.errAt(root, "want a mapping of keys (%s), not %s", strings.Join(keys, ", "), describe(root))
 	}
 	var problems []string
 	fail := func(err error) { problems = append(problems, err.Error()) }
@@ -153,15 +164,17 @@ func Parse(path string, data []byte) (*Config, error) {
 				continue
 			}
 			c.MinSeverity = strings.ToLower(v.Value)
-		case "slow":
-			d, err := time.ParseDuration(v.Value)
-			if v.Kind != yaml.ScalarNode || err != nil || d <= 0 {
-				fail(c.errAt(v, "slow: want a positive duration such as 30s or 2m, not %s", describe(v)))
+		default:
+			if !slices.Contains(durations, k.Value) {
+				fail(c.errAt(k, "unknown key %q (known: %s)", k.Value, strings.Join(keys, ", ")))
 				continue
 			}
-			c.Slow = d
-		default:
-			fail(c.errAt(k, "unknown key %q (known: %s)", k.Value, strings.Join(Keys, ", ")))
+			d, err := time.ParseDuration(v.Value)
+			if v.Kind != yaml.ScalarNode || err != nil || d <= 0 {
+				fail(c.errAt(v, "%s: want a positive duration such as 30s or 2m, not %s", k.Value, describe(v)))
+				continue
+			}
+			c.Durations[k.Value] = d
 		}
 	}
 	if len(problems) > 0 {

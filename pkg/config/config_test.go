@@ -11,7 +11,7 @@ import (
 )
 
 func TestParse(t *testing.T) {
-	c, err := config.Parse("p.yaml", []byte("enable: MCP2001, mcp2002\ndisable:\n  - MCP3008\nseverity:\n  MCP1004: Warning\nfail-on: NEVER\nmin-severity: warning\nslow: 1m30s\n"))
+	c, err := config.Parse("p.yaml", []byte("enable: MCP2001, mcp2002\ndisable:\n  - MCP3008\nseverity:\n  MCP1004: Warning\nfail-on: NEVER\nmin-severity: warning\nslow: 1m30s\n"), []string{"slow"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,11 +24,11 @@ func TestParse(t *testing.T) {
 	if len(c.Severity) != 1 || c.Severity[0] != (config.Override{Rule: "MCP1004", Severity: "warning", Line: 5}) {
 		t.Errorf("severity = %+v", c.Severity)
 	}
-	if c.FailOn != "never" || c.MinSeverity != "warning" || c.Slow != 90*time.Second || c.Lines["slow"] != 8 {
-		t.Errorf("fail-on %q, min-severity %q, slow %v, lines %v", c.FailOn, c.MinSeverity, c.Slow, c.Lines)
+	if c.FailOn != "never" || c.MinSeverity != "warning" || c.Durations["slow"] != 90*time.Second || c.Lines["slow"] != 8 {
+		t.Errorf("fail-on %q, min-severity %q, slow %v, lines %v", c.FailOn, c.MinSeverity, c.Durations["slow"], c.Lines)
 	}
 	for _, empty := range []string{"", "\n# only a comment\n"} {
-		if c, err := config.Parse("e.yaml", []byte(empty)); err != nil || len(c.Enable)+len(c.Disable)+len(c.Severity) != 0 {
+		if c, err := config.Parse("e.yaml", []byte(empty), []string{"slow"}); err != nil || len(c.Enable)+len(c.Disable)+len(c.Severity) != 0 {
 			t.Errorf("%q: %+v, %v", empty, c, err)
 		}
 	}
@@ -41,7 +41,7 @@ func TestParse(t *testing.T) {
 		"min-severity: never\n":           `p.yaml:1: min-severity: want error, warning or info, not "never"`,
 		"enable: [MCP2001\n":              "p.yaml: ",
 	} {
-		_, err := config.Parse("p.yaml", []byte(in))
+		_, err := config.Parse("p.yaml", []byte(in), []string{"slow"})
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: error %v, want %q", in, err, want)
 		}
