@@ -53,6 +53,8 @@ type GateLog struct {
 	recent  [8]knownGate
 	nRecent int
 	known   map[gateKey]GateVerdict
+	// inputs holds the entries InputRequests returns (reused).
+	inputs []InputRequest
 }
 
 type knownGate struct {
@@ -179,4 +181,57 @@ func judged(p *rule.Pass, v GateVerdict) (GateVerdict, bool) {
 		p.CannotJudge(reason)
 	}
 	return v, v.Judged
+}
+
+// InputRequest is one entry of an InputRequiredResult's inputRequests
+// (2026-07-28): a request the server makes of the client inside its result
+// (roots/list, sampling/createMessage, elicitation/create), gated by what the
+// request's _meta clientCapabilities declared.
+type InputRequest struct {
+	// Key and Method name the entry; they alias the frame.
+	Key, Method string
+	// Gate is the method's gate as an input request; Defined says the spec
+	// defines the method as one (else there is nothing to judge: the schema
+	// rule's finding).
+	Gate    spec.Gate
+	Defined bool
+	// Judged says the request's clientCapabilities are known; Declared then
+	// says whether they declared the gate.
+	Judged, Declared bool
+}
+
+// InputRequests reads and judges the inputRequests of m when it is an
+// InputRequiredResult answering a request of the modern era: the one judgement
+// of "did the request declare it" that MCP2008 and the contract table read. It
+// returns nil for any other message; the entries are valid while m is visited.
+func (l *GateLog) InputRequests(m *session.Message) []InputRequest {
+	l.inputs = l.inputs[:0]
+	if m.Kind != frame.KindResult || m.Request == nil || !isInputRequired(m) {
+		return nil
+	}
+	c := m.Request.Contract
+	if c == nil || c.Era != session.EraModern {
+		return nil // InputRequiredResult exists only in 2026-07-28 (MCP1010 reports it elsewhere)
+	}
+	eachKeyed(get(m.ResultNode(), "inputRequests"), func(key string, entry frame.Node) bool {
+		e := InputRequest{Key: key, Method: get(entry, "method").Text()}
+		e.Gate, e.Defined = inputRequestGate(e.Method)
+		if e.Defined && c.ClientCaps != nil {
+			e.Judged = true
+			e.Declared, _ = c.Declares(spec.Client, e.Gate.Path, false)
+		}
+		l.inputs = append(l.inputs, e)
+		return true
+	})
+	return l.inputs
+}
+
+// inputRequestGate is the capability gate of an input request's method.
+func inputRequestGate(method string) (spec.Gate, bool) {
+	for _, row := range spec.MethodRows(method) {
+		if row.Kind == spec.KindInputRequest {
+			return row.Gate, true
+		}
+	}
+	return spec.Gate{}, false
 }

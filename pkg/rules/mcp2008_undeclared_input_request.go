@@ -46,18 +46,8 @@ var UndeclaredInputRequest = &rule.Rule{
 			{Revision: spec.Rev20260728, Page: "basic/patterns/mrtr#supported-requests", Says: "InputRequiredResult MAY answer prompts/get, resources/read and tools/call; servers MUST NOT send it on any other client request"},
 		},
 	},
-	New: rule.PerMessage(checkInputRequests),
-}
-
-// inputRequestGate is the client capability an input request needs: the gate of
-// its input_request row in the method table.
-func inputRequestGate(method string) (spec.Gate, bool) {
-	for _, row := range spec.MethodRows(method) {
-		if row.Kind == spec.KindInputRequest {
-			return row.Gate, true
-		}
-	}
-	return spec.Gate{}, false
+	Requires: []*rule.Analysis{Gates},
+	New:      rule.PerMessage(checkInputRequests),
 }
 
 // inputRequiredMethods may be answered with an InputRequiredResult.
@@ -85,18 +75,11 @@ func checkInputRequests(p *rule.Pass, m *session.Message) {
 		return
 	}
 	missing := map[string][]rule.Message{} // capability -> input request keys
-	eachKeyed(get(res, "inputRequests"), func(key string, entry frame.Node) bool {
-		method := get(entry, "method").Text()
-		gate, ok := inputRequestGate(method)
-		if !ok {
-			return true // not an input request the spec defines: the schema rule's finding
+	for _, e := range p.ResultOf(Gates).(*GateLog).InputRequests(m) {
+		if e.Judged && !e.Declared { // one the spec does not define: the schema rule's finding
+			missing[e.Gate.Path] = append(missing[e.Gate.Path], rule.Sprintf("%s (%s)", rule.Quote(rule.ValueName, e.Key), e.Method))
 		}
-		capability := gate.Path
-		if declared, _ := c.Declares(spec.Client, capability, false); !declared {
-			missing[capability] = append(missing[capability], rule.Sprintf("%s (%s)", rule.Quote(rule.ValueName, key), method))
-		}
-		return true
-	})
+	}
 	if len(missing) == 0 {
 		return
 	}

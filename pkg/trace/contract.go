@@ -23,6 +23,10 @@ type CapabilityRow struct {
 	Defined bool
 	// Uses are the messages of the session it gates, by method and direction.
 	Uses []MethodUse
+	// Undeclared counts the uses whose gate rules.Gates judged undeclared: the
+	// row is broken (what MCP2001 and MCP2002 report), and the views
+	// say so from this count, never by comparing Declared and Uses themselves.
+	Undeclared int
 }
 
 // contractRows lists each capability that a side declared or that a message of the
@@ -96,6 +100,7 @@ func contractRows(contract *session.Contract, uses []MethodUse) []CapabilityRow 
 			}
 			row := add(facts.Gate.Side, facts.Gate.Path, true)
 			row.Uses = append(row.Uses, u)
+			row.Undeclared += u.Undeclared
 		}
 	}
 	sort.SliceStable(rows, func(i, j int) bool {

@@ -90,6 +90,10 @@ type MethodUse struct {
 	Count  int
 	// Lines are the first lines it was seen on.
 	Lines []int
+	// Undeclared counts the messages whose capability gate rules.Gates judged
+	// undeclared (what MCP2001 and MCP2002 report), when the contract
+	// table is kept.
+	Undeclared int
 }
 
 // FrameSummary is one line of the timeline: a frame, a context line, or (in a
@@ -247,7 +251,7 @@ func (t *Trace) add(fs FrameSummary, maxFrames int) int {
 type observation struct {
 	tr *Tracer
 	t  *Trace
-	// reactions and gates are the session's rules.Reactions and rules.Gates (when
+	// gates is the session's rules.Gates; reactions its rules.Reactions (when
 	// frames are kept).
 	reactions *rules.ReactionLog
 	gates     *rules.GateLog
@@ -261,9 +265,9 @@ func (tr *Tracer) start(_ *session.Session, results rule.Results) rule.Computati
 		t.Redacted = redact.NewSet()
 	}
 	o := &observation{tr: tr, t: t}
+	o.gates = results.ResultOf(rules.Gates).(*rules.GateLog)
 	if tr.opt.Frames {
 		o.reactions = results.ResultOf(rules.Reactions).(*rules.ReactionLog)
-		o.gates = results.ResultOf(rules.Gates).(*rules.GateLog)
 	}
 	if tr.opt.Lists {
 		o.lists = results.ResultOf(rules.Lists).(*rules.ListLog)
@@ -277,7 +281,7 @@ func (o *observation) Message(m *session.Message) {
 	if m.Batch == nil {
 		t.Total++
 	}
-	countUse(t, m)
+	countUse(t, m, o.gates, o.tr.opt.Contract)
 	keepDeclaring(t, m)
 	if o.tr.opt.Lists && m.Batch == nil {
 		keepListed(t, m, o.lists.Of(m))
@@ -365,31 +369,39 @@ func summarize(m *session.Message, t *Trace) FrameSummary {
 }
 
 // countUse counts the requests and notifications each side sent.
-func countUse(t *Trace, m *session.Message) {
-	if m.Kind == frame.KindResult && m.Session.Era == session.EraModern && bytes.Contains(m.Result, []byte(`"inputRequests"`)) {
-		// 2026-07-28: roots/list, sampling/createMessage, elicitation/create travel
-		// as entries of an InputRequiredResult.
-		each(child(m.ResultNode(), "inputRequests"), func(_ string, entry frame.Node) bool {
-			if method := child(entry, "method").Text(); method != "" {
-				t.use(spec.S2C, method, lineOf(m))
+// countUse counts a message among the session's uses of methods: a request, a
+// notification, or the entries of an InputRequiredResult (2026-07-28: roots/list,
+// sampling/createMessage, elicitation/create travel inside a result). With
+// judged, each use that rules.Gates judged undeclared is counted as such.
+func countUse(t *Trace, m *session.Message, gates *rules.GateLog, judged bool) {
+	switch m.Kind {
+	case frame.KindResult:
+		for _, e := range gates.InputRequests(m) {
+			if e.Method == "" {
+				continue
 			}
-			return true
-		})
-		return
+			if u := t.use(spec.S2C, e.Method, lineOf(m)); u != nil && judged && e.Judged && !e.Declared {
+				u.Undeclared++
+			}
+		}
+	case frame.KindRequest, frame.KindNotification:
+		u := t.use(m.Dir, m.Method, lineOf(m))
+		if u == nil || !judged {
+			return
+		}
+		if v := gates.Current(); v.Judged && !v.Declared {
+			u.Undeclared++
+		}
 	}
-	if m.Kind != frame.KindRequest && m.Kind != frame.KindNotification {
-		return
-	}
-	t.use(m.Dir, m.Method, lineOf(m))
 }
 
-func (t *Trace) use(d spec.Direction, method string, line int) {
+func (t *Trace) use(d spec.Direction, method string, line int) *MethodUse {
 	k := useKey{d, method}
 	i, ok := t.uses[k]
 	if !ok {
 		if len(t.Uses) >= MaxMethods {
 			t.OtherMethods++
-			return
+			return nil
 		}
 		k.method = strings.Clone(method)
 		i = len(t.Uses)
@@ -401,6 +413,7 @@ func (t *Trace) use(d spec.Direction, method string, line int) {
 	if len(u.Lines) < maxUseLines {
 		u.Lines = append(u.Lines, line)
 	}
+	return u
 }
 
 func lineOf(m *session.Message) int {

@@ -104,9 +104,12 @@ func New(opt Options) *Tracer {
 		opt.MaxFrames = DefaultMaxFrames
 	}
 	t := &Tracer{opt: opt}
-	t.analysis = &rule.Analysis{Name: "trace", AfterRules: true, New: func(s *session.Session, r rule.Results) rule.Computation { return t.start(s, r) }}
+	// Gates: every view's uses of methods and their verdicts (the contract
+	// table's broken rows, the timeline's marks) are the gate judgement's.
+	t.analysis = &rule.Analysis{Name: "trace", AfterRules: true, Requires: []*rule.Analysis{rules.Gates},
+		New: func(s *session.Session, r rule.Results) rule.Computation { return t.start(s, r) }}
 	if opt.Frames {
-		t.analysis.Requires = append(t.analysis.Requires, rules.Reactions, rules.Gates)
+		t.analysis.Requires = append(t.analysis.Requires, rules.Reactions)
 	}
 	if opt.Lists {
 		t.analysis.Requires = append(t.analysis.Requires, rules.Lists)
