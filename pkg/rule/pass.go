@@ -150,7 +150,7 @@ func (s *Shared) of(r *Rule) any {
 // capability rules). The message declares the captured values it quotes (see
 // Message, Quote).
 func (p *Pass) Report(a Anchor, msg Message, related ...Related) {
-	p.ReportSeverity(p.severityAt(a.Revision), a, msg, related...)
+	p.ReportSeverity(p.SeverityAt(a.Revision), a, msg, related...)
 }
 
 // Reportf is Report with a format (see Sprintf).
@@ -202,7 +202,10 @@ func capped(raw []byte) ([]byte, bool) {
 	return bytes.Clone(raw), false
 }
 
-func (p *Pass) severityAt(rev spec.Revision) Severity {
+// SeverityAt is the rule's severity for a finding under the revision rev: a
+// CapabilityScaled rule's error follows CapabilitySeverity; any other severity
+// (the rule's own, or the one the configuration gave it) stays.
+func (p *Pass) SeverityAt(rev spec.Revision) Severity {
 	if p.Rule.CapabilityScaled && p.Rule.Severity == SeverityError {
 		return CapabilitySeverity(rev)
 	}

@@ -235,8 +235,5 @@ func subfeatureSeverity(p *rule.Pass, u subfeatureUse, rev spec.Revision) rule.S
 	if u.severity == rule.SeverityWarning {
 		return rule.SeverityWarning
 	}
-	if p.Rule.CapabilityScaled && rev != "" && !rev.CapabilityMust() {
-		return rule.SeverityWarning
-	}
-	return p.Rule.Severity
+	return p.SeverityAt(rev)
 }
