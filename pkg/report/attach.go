@@ -2,10 +2,10 @@ package report
 
 import "fmt"
 
-// Where names a finding's place: "line 516", or for a document format "entry 5,
+// where names a finding's place: "line 516", or for a document format "entry 5,
 // line 516" (the entry that carried the frame, and the line of the file where the
 // frame's text starts).
-func (f Finding) Where() string {
+func (f Finding) where() string {
 	if f.Entry > 0 {
 		return fmt.Sprintf("entry %d, line %d", f.Entry, f.Line)
 	}

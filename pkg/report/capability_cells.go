@@ -1,78 +1,90 @@
 package report
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
 
-// markup is how a document format writes the pieces of the capability table's
-// cells: code, captured text, emphasis. The cells' words are the same in every
-// format that has the table (Markdown, HTML).
-type markup struct {
-	code   func(string) string
-	text   func(string) string
-	strong func(string) string
-}
+// The cells of the contract table (contractSection): who declared each
+// capability, who used it, and whether the two agree.
 
-var (
-	markdownMarkup = markup{code: mdCode, text: func(s string) string { return s }, strong: func(s string) string { return "**" + s + "**" }}
-	htmlMarkup     = markup{code: htmlCode, text: htmlText, strong: func(s string) string { return "<strong>" + s + "</strong>" }}
-)
-
-// declared says whether the row's owner declared the capability, and where.
-func (m markup) declared(s Session, row trace.CapabilityRow) string {
+// declaredCell says whether the row's owner declared the capability, and where.
+func declaredCell(s Session, row trace.CapabilityRow) []inline {
 	switch {
 	case !row.Known:
-		return fmt.Sprintf("unknown: the %s's capabilities are not in the capture", row.Side)
+		return []inline{oursf("unknown: the %s's capabilities are not in the capture", row.Side)}
 	case row.Declared:
-		return fmt.Sprintf("%s (%s)", row.Side, m.text(declaredWhere(s, row.Side)))
+		return []inline{oursf("%s (", row.Side), authored(declaredWhere(s, row.Side)), ours(")")}
 	}
-	return fmt.Sprintf("%s by the %s (%s)", m.strong("not declared"), row.Side, m.text(declaredWhere(s, row.Side)))
+	return []inline{strong{[]inline{ours("not declared")}}, oursf(" by the %s (", row.Side), authored(declaredWhere(s, row.Side)), ours(")")}
 }
 
-// used lists the messages the capability gates, by sender: "server:
+// usedCell lists the messages the capability gates, by sender: "server:
 // notifications/tools/list_changed ×2 (lines 7, 9)".
-func (m markup) used(row trace.CapabilityRow) string {
+func usedCell(row trace.CapabilityRow) []inline {
 	if len(row.Uses) == 0 {
-		return "—"
+		return []inline{ours("—")}
 	}
-	bySide := map[spec.Side][]string{}
+	bySide := map[spec.Side][]inline{}
 	var sides []spec.Side
 	for _, u := range row.Uses {
 		side := spec.Sender(u.Dir)
-		if _, ok := bySide[side]; !ok {
+		uses, seen := bySide[side]
+		if !seen {
 			sides = append(sides, side)
+		} else {
+			uses = append(uses, ours(", "))
 		}
 		lines := "line"
 		if u.Count > 1 {
 			lines = "lines"
 		}
-		bySide[side] = append(bySide[side], fmt.Sprintf("%s ×%d (%s %s)", m.code(u.Method), u.Count, lines, lineList(u.Lines, u.Count)))
+		bySide[side] = append(uses, code(u.Method), oursf(" ×%d (%s %s)", u.Count, lines, lineList(u.Lines, u.Count)))
 	}
-	var parts []string
-	for _, side := range sides {
-		parts = append(parts, side.String()+": "+strings.Join(bySide[side], ", "))
+	var out []inline
+	for i, side := range sides {
+		if i > 0 {
+			out = append(out, ours("; "))
+		}
+		out = append(out, ours(side.String()+": "))
+		out = append(out, bySide[side]...)
 	}
-	return strings.Join(parts, "; ")
+	return out
 }
 
-// agreement puts declaration and use side by side.
-func (m markup) agreement(s Session, row trace.CapabilityRow) string {
+// agreementCell puts declaration and use side by side; a use is "without being
+// declared" when the gate judgement said so (CapabilityRow.Undeclared).
+func agreementCell(s Session, row trace.CapabilityRow) []inline {
 	used := len(row.Uses) > 0
 	switch {
 	case !row.Defined && row.Declared:
-		return "declared, but " + m.code(orDash(string(s.Revision()))) + " does not define it: the peer will ignore it"
+		return []inline{ours("declared, but "), code(orDash(string(s.revision))), ours(" does not define it: the peer will ignore it")}
 	case !row.Known && used:
-		return "cannot judge"
+		return []inline{ours("cannot judge")}
 	case row.Declared && used:
-		return "✅ used as declared"
+		return []inline{ours("✅ used as declared")}
 	case row.Declared:
-		return "declared, not used in this capture"
+		return []inline{ours("declared, not used in this capture")}
+	case row.Undeclared > 0:
+		return []inline{ours("❌ "), strong{[]inline{ours("used without being declared")}}}
 	case used:
-		return "❌ " + m.strong("used without being declared")
+		return []inline{ours("used, not declared; not judged (see the session's notes)")}
 	}
-	return ""
+	return nil
+}
+
+// lineList renders lines as "8, 11" (with "…" when more were seen than listed).
+func lineList(lines []int, count int) string {
+	parts := make([]string, len(lines))
+	for i, l := range lines {
+		parts[i] = strconv.Itoa(l)
+	}
+	s := strings.Join(parts, ", ")
+	if count > len(lines) {
+		s += ", …"
+	}
+	return s
 }

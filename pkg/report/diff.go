@@ -88,13 +88,13 @@ func diffText(d *trace.Diff, opt DiffOptions) string {
 	if width <= 0 {
 		width = 100
 	}
-	pal := NewPalette(opt.Color)
+	pal := newPalette(opt.Color)
 	var b strings.Builder
 	line := func(indent int, text string) {
 		lead := strings.Repeat(" ", indent)
 		b.WriteString(strings.Join(wrapLine(lead+Safe(text), width, lead+"  "), "\n") + "\n")
 	}
-	heading := func(text string) { b.WriteString("\n" + pal.Bold(text) + "\n") }
+	heading := func(text string) { b.WriteString("\n" + pal.bold(text) + "\n") }
 	line(0, "mcpsleuth diff")
 	line(2, "A  "+sideName(d.A)+"  "+sideSummary(d.A))
 	line(2, "B  "+sideName(d.B)+"  "+sideSummary(d.B))
@@ -128,7 +128,7 @@ func diffText(d *trace.Diff, opt DiffOptions) string {
 			line(2, "none")
 		}
 		for _, f := range fs {
-			text := "  " + pal.Severity(f.Severity) + " " + Safe(fmt.Sprintf("%s %s, line %d: %s", f.Rule, f.Name, f.Line, f.Message))
+			text := "  " + pal.severity(f.Severity) + " " + Safe(fmt.Sprintf("%s %s, line %d: %s", f.Rule, f.Name, f.Line, f.Message))
 			b.WriteString(strings.Join(wrapLine(text, width, "    "), "\n") + "\n")
 		}
 	}
@@ -140,7 +140,7 @@ func diffText(d *trace.Diff, opt DiffOptions) string {
 	b.WriteString("\n")
 	verdict := diffVerdict(d)
 	if d.NewErrors > 0 {
-		verdict = pal.Warn(verdict)
+		verdict = pal.warn(verdict)
 	}
 	b.WriteString(verdict + "\n")
 	return b.String()

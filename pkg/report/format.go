@@ -12,7 +12,7 @@ import (
 // what it Requires). A command asks the format for its requirements and runs
 // them; the format's name never changes how the analysis runs.
 type Format struct {
-	Name string
+	name string
 	// Requires is what the format shows beyond findings, computed by the
 	// analysis (trace.Tracer); zero when it needs nothing more.
 	Requires trace.Needs
@@ -37,15 +37,15 @@ type WriteOptions struct {
 
 // formats are check's --format values, in the order the help lists them.
 var formats = []Format{
-	{Name: "text", Write: func(w io.Writer, r *Report, opt WriteOptions) error {
+	{name: "text", Write: func(w io.Writer, r *Report, opt WriteOptions) error {
 		return WriteText(w, r, TextOptions{Color: opt.Color, Width: opt.Width, MaxInfo: opt.MaxInfo})
 	}, Stream: NewTextStream},
-	{Name: "json", Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteJSON(w, r) }, Stream: NewJSONStream},
-	{Name: "jsonl", Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteJSONL(w, r) }, Stream: NewJSONLStream},
-	{Name: "markdown", Requires: MarkdownRequires, Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteMarkdown(w, r) }},
-	{Name: "html", Requires: HTMLRequires, Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteHTML(w, r) }},
-	{Name: "sarif", Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteSARIF(w, r) }},
-	{Name: "junit", Write: func(w io.Writer, r *Report, opt WriteOptions) error {
+	{name: "json", Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteJSON(w, r) }, Stream: NewJSONStream},
+	{name: "jsonl", Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteJSONL(w, r) }, Stream: NewJSONLStream},
+	{name: "markdown", Requires: MarkdownRequires, Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteMarkdown(w, r) }},
+	{name: "html", Requires: HTMLRequires, Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteHTML(w, r) }},
+	{name: "sarif", Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteSARIF(w, r) }},
+	{name: "junit", Write: func(w io.Writer, r *Report, opt WriteOptions) error {
 		return WriteJUnit(w, r, JUnitOptions{FailOn: opt.FailOn})
 	}},
 }
@@ -54,7 +54,7 @@ var formats = []Format{
 func FormatNames() []string {
 	out := make([]string, len(formats))
 	for i, f := range formats {
-		out[i] = f.Name
+		out[i] = f.name
 	}
 	return out
 }
@@ -62,7 +62,7 @@ func FormatNames() []string {
 // LookupFormat finds a format by name.
 func LookupFormat(name string) (Format, bool) {
 	for _, f := range formats {
-		if f.Name == name {
+		if f.name == name {
 			return f, true
 		}
 	}

@@ -11,9 +11,9 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
 
-// InstructionsTokenBudget is the estimated size above which instructions are
+// instructionsTokenBudget is the estimated size above which instructions are
 // flagged: they are paid on every turn.
-const InstructionsTokenBudget = trace.InstructionsTokenBudget
+const instructionsTokenBudget = trace.InstructionsTokenBudget
 
 // Handshake is the negotiated contract of one session, spelled out by the
 // analysis (trace.Needs.Handshake): the handshake view renders it.
@@ -24,7 +24,7 @@ var HandshakeRequires = trace.Needs{Handshake: true}
 
 // WriteHandshakeText renders handshakes for people.
 func WriteHandshakeText(w io.Writer, hs []*Handshake, opt TextOptions) error {
-	pal := NewPalette(opt.Color)
+	pal := newPalette(opt.Color)
 	var b bytes.Buffer
 	for i, h := range hs {
 		if i > 0 {
@@ -58,30 +58,30 @@ func encodeHandshakeText(s *Session, opt StreamOptions) ([]byte, error) {
 		return nil, nil
 	}
 	var b bytes.Buffer
-	err := writeHandshake(&b, s.Trace.Handshake, NewPalette(opt.Text.Color), textWidthOf(opt.Text))
+	err := writeHandshake(&b, s.Trace.Handshake, newPalette(opt.Text.Color), textWidthOf(opt.Text))
 	return b.Bytes(), err
 }
 
 // writeHandshake renders one session's handshake, fitting width columns.
-func writeHandshake(b *bytes.Buffer, h *Handshake, pal Palette, width int) error {
-	for _, l := range packParts([]string{pal.Bold(fmt.Sprintf("Session %d", h.Session)), Safe(h.Input), h.Era + " era"}, "  ", width, "  ") {
+func writeHandshake(b *bytes.Buffer, h *Handshake, pal palette, width int) error {
+	for _, l := range packParts([]string{pal.bold(fmt.Sprintf("Session %d", h.Session)), Safe(h.Input), h.Era + " era"}, "  ", width, "  ") {
 		b.WriteString(l + "\n")
 	}
 	writeWrapped(b, "  client     "+peerName(h.Client)+"  requested "+orDash(h.Requested), width, "             ")
 	writeWrapped(b, "  server     "+peerName(h.Server)+"  answered "+orDash(h.Answered), width, "             ")
-	writeWrapped(b, "  negotiated "+pal.Bold(orDash(h.Negotiated))+": "+Safe(h.Explained), width, "             ")
+	writeWrapped(b, "  negotiated "+pal.bold(orDash(h.Negotiated))+": "+Safe(h.Explained), width, "             ")
 	b.WriteString("\n")
 	writeWrapped(b, "  client capabilities "+lineRef(h.ClientLine), width, "    ")
 	writeIndentedJSON(b, h.Client.Capabilities, width)
 	writeWrapped(b, "  server capabilities "+lineRef(h.ServerLine), width, "    ")
 	writeIndentedJSON(b, h.Server.Capabilities, width)
 	if len(h.Permissions) > 0 {
-		fmt.Fprintf(b, "\n  %s\n", pal.Bold("Who may send what"))
+		fmt.Fprintf(b, "\n  %s\n", pal.bold("Who may send what"))
 		table := textTable{header: []string{"METHOD", "KIND", "SENT BY", "NEEDS", "ALLOWED"}}
 		for _, p := range h.Permissions {
 			allowed := "yes"
 			if !p.Allowed {
-				allowed = pal.Bad("no") + ": " + p.Why
+				allowed = pal.bad("no") + ": " + p.Why
 			}
 			table.append(p.Method, p.Kind, p.Sender, p.Needs, allowed)
 		}
@@ -89,14 +89,14 @@ func writeHandshake(b *bytes.Buffer, h *Handshake, pal Palette, width int) error
 			return fmt.Errorf("mcpsleuth: the permissions table: %w", err)
 		}
 	}
-	fmt.Fprintf(b, "\n  %s\n", pal.Bold("Promises made"))
+	fmt.Fprintf(b, "\n  %s\n", pal.bold("Promises made"))
 	if len(h.Promises) == 0 {
 		b.WriteString("  none\n")
 	}
 	for _, p := range h.Promises {
 		writeColumns(b, fmt.Sprintf("  %-7s %-28s ", p.Side, p.Capability), "must "+p.Must, width)
 	}
-	fmt.Fprintf(b, "\n  %s\n", pal.Bold("Not in this revision"))
+	fmt.Fprintf(b, "\n  %s\n", pal.bold("Not in this revision"))
 	if len(h.Lacking) == 0 {
 		b.WriteString("  nothing\n")
 	}
@@ -110,7 +110,7 @@ func writeHandshake(b *bytes.Buffer, h *Handshake, pal Palette, width int) error
 		b.WriteString("  instructions: none\n")
 	case in.OverBudget:
 		writeWrapped(b, fmt.Sprintf("  instructions: %s, ~%s: %s", quote.Count(in.Bytes, "byte"), quote.Count(in.EstimatedTokens, "token"),
-			pal.Warn("over the "+fmt.Sprint(InstructionsTokenBudget)+"-token budget")+", paid on every turn; move detail into tool descriptions (MCP1007)"), width, "    ")
+			pal.warn("over the "+fmt.Sprint(instructionsTokenBudget)+"-token budget")+", paid on every turn; move detail into tool descriptions (MCP1007)"), width, "    ")
 	default:
 		writeWrapped(b, fmt.Sprintf("  instructions: %s, ~%s (estimated at 4 bytes a token), paid on every turn", quote.Count(in.Bytes, "byte"), quote.Count(in.EstimatedTokens, "token")), width, "    ")
 	}

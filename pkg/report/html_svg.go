@@ -21,19 +21,6 @@ const (
 	svgLabel   = 96 // characters of an arrow's label
 )
 
-func writeHTMLSequence(b *strings.Builder, s Session, n int) {
-	b.WriteString("<h3>Sequence</h3>\n")
-	if s.Trace == nil {
-		b.WriteString("<p>(No diagram: the report was built without the analysis's trace, HTMLRequires.)</p>\n")
-		return
-	}
-	frames := trace.DiagramFrames(s.Trace, anchorsOf(s.Findings))
-	if len(frames) < s.Frames {
-		fmt.Fprintf(b, "<p>The session has %s; the diagram draws the handshake, each flagged frame and its neighbours, and says where frames were left out. The timeline below lists them all.</p>\n", quote.Count(s.Frames, "frame"))
-	}
-	writeSVG(b, s, n, frames)
-}
-
 // writeSVG draws the sequence diagram: the client's and the server's lifelines,
 // one arrow per drawn frame (requests solid, responses dashed, notifications
 // dotted, errors red), flagged frames on a band coloured by their worst finding

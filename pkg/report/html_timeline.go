@@ -87,7 +87,7 @@ func timelineRows(s Session) (rows []timelineRow, left int) {
 			row.Marks = append(row.Marks, timelineMk{Text: Safe(m.Text), Bad: m.Bad})
 		}
 		if len(fs.Raw) > 0 {
-			lines := strings.Split(Pretty(fs.Raw, PrettyOptions{MaxLines: 200, MaxItems: 50, MaxString: 400}), "\n")
+			lines := strings.Split(Pretty(fs.Raw, PrettyOptions{maxLines: 200, MaxItems: 50, MaxString: 400}), "\n")
 			for i, l := range lines {
 				lines[i] = Safe(l)
 			}
@@ -106,12 +106,10 @@ func dirName(fs trace.FrameSummary) string {
 	return "unknown"
 }
 
+// writeHTMLTimeline writes the timeline of session n (its position in the
+// report), which must have a trace: the filters, the table the page's script
+// fills a page at a time, and the frames' data.
 func writeHTMLTimeline(b *strings.Builder, s Session, n int) {
-	b.WriteString("<h3>Timeline</h3>\n")
-	if s.Trace == nil {
-		b.WriteString("<p>(No timeline: the report was built without the analysis's trace, HTMLRequires.)</p>\n")
-		return
-	}
 	rows, left := timelineRows(s)
 	data, err := htmlData(rows)
 	if err != nil {

@@ -64,16 +64,16 @@ const (
 	ErrorSkipped ErrorKind = "skipped"
 )
 
-// Fails reports whether an input of this kind makes the run unsuccessful: all
+// fails reports whether an input of this kind makes the run unsuccessful: all
 // kinds but skipped (what a directory walk leaves out on purpose is named, not
 // a failure of the run).
-func (k ErrorKind) Fails() bool { return k != ErrorSkipped }
+func (k ErrorKind) fails() bool { return k != ErrorSkipped }
 
 // failedInputs counts the errors that make the run unsuccessful.
 func failedInputs(errs []InputError) int {
 	n := 0
 	for _, e := range errs {
-		if e.Kind.Fails() {
+		if e.Kind.fails() {
 			n++
 		}
 	}

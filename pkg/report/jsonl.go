@@ -6,10 +6,10 @@ import (
 	"io"
 )
 
-// JSONLFinding is one line of the jsonl format: a finding with its session's
+// jsonlFinding is one line of the jsonl format: a finding with its session's
 // input, index, client and server inlined, the flat shape a warehouse (DuckDB,
 // BigQuery, ClickHouse) loads without joins.
-type JSONLFinding struct {
+type jsonlFinding struct {
 	Input           string `json:"input"`
 	Session         int    `json:"session"`
 	StreamKey       string `json:"streamKey"`
@@ -25,7 +25,7 @@ type JSONLFinding struct {
 }
 
 // WriteJSONL writes one finding per line (nothing for a report without findings),
-// then a line per input that could not be read or judged (JSONLError).
+// then a line per input that could not be read or judged (jsonlError).
 func WriteJSONL(w io.Writer, r *Report) error {
 	tool := r.Tool.Name + " " + r.Tool.Version
 	for i := range r.Sessions {
@@ -44,7 +44,7 @@ func writeJSONLSession(w io.Writer, s *Session, tool string) error {
 		version = s.ProtocolVersion.Requested
 	}
 	for _, f := range s.Findings {
-		line := JSONLFinding{Input: s.Input, Session: s.Index, StreamKey: s.StreamKey, Era: s.Era,
+		line := jsonlFinding{Input: s.Input, Session: s.Index, StreamKey: s.StreamKey, Era: s.Era,
 			ClientName: s.Client.Name, ClientVersion: s.Client.Version, ServerName: s.Server.Name, ServerVersion: s.Server.Version,
 			ProtocolVersion: version, Tool: tool, Finding: f}
 		if err := enc.Encode(line); err != nil {
@@ -54,11 +54,11 @@ func writeJSONLSession(w io.Writer, s *Session, tool string) error {
 	return nil
 }
 
-// JSONLError is a line of the jsonl format for an input that could not be read
+// jsonlError is a line of the jsonl format for an input that could not be read
 // or judged: the input and tool columns of a finding line, and "error" (the
 // kind, which no finding line has) with its message, so that a warehouse table
 // of findings keeps them apart by `error IS NULL`.
-type JSONLError struct {
+type jsonlError struct {
 	Input   string    `json:"input"`
 	Tool    string    `json:"tool"`
 	Error   ErrorKind `json:"error"`
@@ -69,7 +69,7 @@ type JSONLError struct {
 func writeJSONLErrors(w io.Writer, errs []InputError, tool string) error {
 	enc := json.NewEncoder(safeJSONWriter(w))
 	for _, e := range errs {
-		if err := enc.Encode(JSONLError{Input: e.Input, Tool: tool, Error: e.Kind, Message: e.Message}); err != nil {
+		if err := enc.Encode(jsonlError{Input: e.Input, Tool: tool, Error: e.Kind, Message: e.Message}); err != nil {
 			return fmt.Errorf("mcpsleuth: writing the jsonl report: %w", err)
 		}
 	}

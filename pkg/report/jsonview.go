@@ -14,8 +14,8 @@ type PrettyOptions struct {
 	MaxString int
 	// MaxItems shows at most this many members of an array or object (0 = 12).
 	MaxItems int
-	// MaxLines cuts the whole rendering (0 = 60).
-	MaxLines int
+	// maxLines cuts the whole rendering (0 = 60).
+	maxLines int
 }
 
 // Pretty renders captured JSON for people: indented, long strings and long lists
@@ -28,15 +28,15 @@ func Pretty(raw []byte, opt PrettyOptions) string {
 	if opt.MaxItems <= 0 {
 		opt.MaxItems = 12
 	}
-	if opt.MaxLines <= 0 {
-		opt.MaxLines = 60
+	if opt.maxLines <= 0 {
+		opt.maxLines = 60
 	}
 	var b strings.Builder
 	pretty(&b, jsontree.Parse(raw), "", opt)
 	lines := strings.Split(strings.TrimRight(b.String(), " \n"), "\n")
-	if len(lines) > opt.MaxLines {
-		omitted := len(lines) - opt.MaxLines + 1
-		lines = append(lines[:opt.MaxLines-1], fmt.Sprintf("… %d more lines", omitted))
+	if len(lines) > opt.maxLines {
+		omitted := len(lines) - opt.maxLines + 1
+		lines = append(lines[:opt.maxLines-1], fmt.Sprintf("… %d more lines", omitted))
 	}
 	for i, l := range lines {
 		lines[i] = Safe(l)

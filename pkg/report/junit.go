@@ -111,7 +111,7 @@ func WriteJUnit(w io.Writer, r *Report, opt JUnitOptions) error {
 			tc := junitCase{Name: ru.ID + " " + ru.Name, Classname: "mcpsleuth." + ru.ID, File: Safe(s.Input)}
 			var failing, other []string
 			for _, f := range byRule[ru.ID] {
-				text := fmt.Sprintf("%s: %s: %s", f.Where(), f.Severity, Safe(f.Message))
+				text := fmt.Sprintf("%s: %s: %s", f.where(), f.Severity, Safe(f.Message))
 				for _, rel := range f.Related {
 					text += fmt.Sprintf("\n  related line %d: %s", rel.Line, Safe(rel.Note))
 				}
@@ -180,7 +180,7 @@ func junitErrorSuite(errs []InputError) junitSuite {
 	suite := junitSuite{Name: "mcpsleuth inputs not read or judged"}
 	for _, e := range errs {
 		tc := junitCase{Name: Safe(e.Input), Classname: "mcpsleuth.input", File: Safe(e.Input)}
-		if e.Kind.Fails() {
+		if e.Kind.fails() {
 			tc.Error = &junitFailure{Type: string(e.Kind), Message: Safe(e.Message), Text: fmt.Sprintf("%s: %s: %s", Safe(e.Input), e.Kind, Safe(e.Message))}
 			suite.Errors++
 		} else {

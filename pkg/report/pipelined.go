@@ -74,7 +74,7 @@ func (p *PipelinedStream) Input(in *driver.InputResult) {
 }
 
 // Wait lets the stream's goroutine finish what it was given, ends it, and returns
-// the first error of that work. Only Finish and Worst may follow it.
+// the first error of that work. Only Finish and worst may follow it.
 func (p *PipelinedStream) Wait() error {
 	p.once.Do(func() { close(p.work) })
 	<-p.done
@@ -97,8 +97,8 @@ func (p *PipelinedStream) Finish(w io.Writer, spool io.ReaderAt) error {
 	return p.inner.Finish(w, spool)
 }
 
-// Worst is the highest severity among the findings (after the work is done).
-func (p *PipelinedStream) Worst() rule.Severity {
+// worst is the highest severity among the findings (after the work is done).
+func (p *PipelinedStream) worst() rule.Severity {
 	p.Wait()
-	return p.inner.Worst()
+	return p.inner.worst()
 }

@@ -46,8 +46,8 @@ type Tool struct {
 	Version string `json:"version"`
 }
 
-// InputOf is the report's view of one input read.
-func InputOf(in *driver.InputResult) Input {
+// inputOf is the report's view of one input read.
+func inputOf(in *driver.InputResult) Input {
 	st := in.Stats
 	return Input{Name: in.Name, Format: st.Format, Lines: st.Lines, Frames: st.Frames, Rejected: st.Rejected,
 		FrameLines: st.FrameLines, Context: st.Context, FrameLike: st.FrameLike, Blank: st.Blank, Folded: st.Folded, Mixed: st.Mixed,
@@ -81,8 +81,8 @@ type Input struct {
 	Document bool `json:"-"`
 }
 
-// Unjudged lists the inputs that could not be judged at all (lossy logs).
-func (r *Report) Unjudged() []Input {
+// unjudged lists the inputs that could not be judged at all (lossy logs).
+func (r *Report) unjudged() []Input {
 	var out []Input
 	for _, in := range r.Inputs {
 		if in.Lossy != "" {
@@ -132,6 +132,7 @@ type Session struct {
 	// Trace is what the tracer kept of the session (nil when none ran).
 	Trace *trace.Trace `json:"-"`
 
+	// revision is the session's governing revision ("" when unknown).
 	revision spec.Revision
 	contract bool
 }
@@ -191,7 +192,7 @@ func BuildWith(version string, inputs []*driver.InputResult, opt Options) *Repor
 		Summary: Summary{Findings: map[string]int{"error": 0, "warning": 0, "info": 0}},
 		Rules:   opt.Rules}
 	for _, in := range inputs {
-		r.Inputs = append(r.Inputs, InputOf(in))
+		r.Inputs = append(r.Inputs, inputOf(in))
 		for _, sr := range in.Sessions {
 			s := SessionOf(sr, opt.Trace.Of(sr))
 			for _, f := range s.Findings {
@@ -248,8 +249,8 @@ func buildFinding(f rule.Finding) Finding {
 	return out
 }
 
-// Worst returns the highest severity in the report (0 when there is no finding).
-func (r *Report) Worst() rule.Severity {
+// worst returns the highest severity in the report (0 when there is no finding).
+func (r *Report) worst() rule.Severity {
 	var w rule.Severity
 	for _, s := range r.Sessions {
 		for _, f := range s.Findings {
@@ -261,12 +262,9 @@ func (r *Report) Worst() rule.Severity {
 	return w
 }
 
-// Revision is the session's governing revision ("" when unknown).
-func (s Session) Revision() spec.Revision { return s.revision }
-
-// HasContract reports whether the session's contract is known (a handshake or a
+// hasContract reports whether the session's contract is known (a handshake or a
 // modern request was seen).
-func (s Session) HasContract() bool { return s.contract }
+func (s Session) hasContract() bool { return s.contract }
 
 // rule returns the metadata of a rule that ran, by ID (nil when unknown).
 func (r *Report) rule(id string) *rule.Rule {

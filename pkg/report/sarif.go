@@ -176,7 +176,7 @@ func WriteSARIF(w io.Writer, r *Report) error {
 	// for them (a skipped entry is a warning: named, not a failure).
 	for _, e := range r.Errors {
 		level := "error"
-		if !e.Kind.Fails() {
+		if !e.Kind.fails() {
 			level = "warning"
 		}
 		run.Invocations[0].ToolExecutionNotifications = append(run.Invocations[0].ToolExecutionNotifications,

@@ -26,45 +26,45 @@ func WriteScanSummary(w io.Writer, s *ScanSummary, opt ScanTextOptions) error {
 		opt.Width = 100
 	}
 	width := max(opt.Width, 40)
-	pal := NewPalette(opt.Color)
+	pal := newPalette(opt.Color)
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s  %s, %s, %s, %s\n", pal.Bold("scanned "), quote.Count(s.Files, "file"), quote.Count(s.Sessions, "session"),
-		quote.Count(s.Frames, "frame"), scanMegabytes(s.Bytes))
-	fmt.Fprintf(&b, "%s  %s, %s, %s\n", pal.Bold("time    "), scanRounded(s.Wall), scanThroughput(s.Bytes, s.Wall), quote.Count(s.Jobs, "job"))
-	fmt.Fprintf(&b, "%s  %s, %s, %s\n", pal.Bold("findings"), pal.Severity(quote.Count(s.Findings["error"], "error")),
-		pal.Severity(quote.Count(s.Findings["warning"], "warning")), quote.Count(s.Findings["info"], "info finding"))
+	fmt.Fprintf(&b, "%s  %s, %s, %s, %s\n", pal.bold("scanned "), quote.Count(s.Files, "file"), quote.Count(s.sessions, "session"),
+		quote.Count(s.frames, "frame"), scanMegabytes(s.bytes))
+	fmt.Fprintf(&b, "%s  %s, %s, %s\n", pal.bold("time    "), scanRounded(s.Wall), scanThroughput(s.bytes, s.Wall), quote.Count(s.Jobs, "job"))
+	fmt.Fprintf(&b, "%s  %s, %s, %s\n", pal.bold("findings"), pal.severity(quote.Count(s.findings["error"], "error")),
+		pal.severity(quote.Count(s.findings["warning"], "warning")), quote.Count(s.findings["info"], "info finding"))
 
-	if rules := s.ByRule(); len(rules) > 0 {
-		fmt.Fprintf(&b, "\n%s\n", pal.Bold("Findings by rule"))
+	if rules := s.byRule(); len(rules) > 0 {
+		fmt.Fprintf(&b, "\n%s\n", pal.bold("Findings by rule"))
 		rows := make([][]string, len(rules))
 		for i, rc := range rules {
 			rows[i] = []string{rc.Rule, rc.Name, fmt.Sprint(rc.Error), fmt.Sprint(rc.Warning), fmt.Sprint(rc.Info)}
 		}
-		if err := WriteTable(&b, []string{"RULE", "NAME", "ERROR", "WARNING", "INFO"}, rows, width, false); err != nil {
+		if err := writeTable(&b, []string{"RULE", "NAME", "ERROR", "WARNING", "INFO"}, rows, width, false); err != nil {
 			return fmt.Errorf("mcpsleuth: the rules table: %w", err)
 		}
 	}
 
-	if pairs := s.Pairs(); len(pairs) > 0 {
-		fmt.Fprintf(&b, "\n%s\n", pal.Bold("Client x server"))
+	if pairs := s.pairs(); len(pairs) > 0 {
+		fmt.Fprintf(&b, "\n%s\n", pal.bold("Client x server"))
 		rows := make([][]string, len(pairs))
 		for i, p := range pairs {
 			rows[i] = []string{scanPeer(p.ClientName, p.ClientVersion), scanPeer(p.ServerName, p.ServerVersion),
-				fmt.Sprint(p.Sessions), fmt.Sprint(p.Flagged), ScanPairRules(p)}
+				fmt.Sprint(p.Sessions), fmt.Sprint(p.Flagged), scanPairRules(p)}
 		}
 		header := []string{"CLIENT", "SERVER", "SESSIONS", "FLAGGED", "RULES (SESSIONS)"}
-		if err := WriteTable(&b, header, rows, width, true); err != nil {
+		if err := writeTable(&b, header, rows, width, true); err != nil {
 			return fmt.Errorf("mcpsleuth: the pairs table: %w", err)
 		}
 	}
 
 	if len(s.Unread) > 0 {
-		fmt.Fprintf(&b, "\n%s\n", pal.Bold(fmt.Sprintf("Not read or not judged (%d)", len(s.Unread))))
+		fmt.Fprintf(&b, "\n%s\n", pal.bold(fmt.Sprintf("Not read or not judged (%d)", len(s.Unread))))
 		rows := make([][]string, len(s.Unread))
 		for i, u := range s.Unread {
-			rows[i] = []string{Safe(u.Path), Safe(u.Why)}
+			rows[i] = []string{Safe(u.path), Safe(u.why)}
 		}
-		if err := WriteTable(&b, []string{"FILE", "WHY"}, rows, width, true); err != nil {
+		if err := writeTable(&b, []string{"FILE", "WHY"}, rows, width, true); err != nil {
 			return fmt.Errorf("mcpsleuth: the unread table: %w", err)
 		}
 	}
@@ -74,10 +74,10 @@ func WriteScanSummary(w io.Writer, s *ScanSummary, opt ScanTextOptions) error {
 	return nil
 }
 
-// ScanPairRules is the rules column of a pair: "MCP2002:3, MCP3001:1", each rule
+// scanPairRules is the rules column of a pair: "MCP2002:3, MCP3001:1", each rule
 // with the number of the pair's sessions it fired in, by rule ID ("-" for none).
-func ScanPairRules(p ScanPair) string {
-	ids := p.RuleIDs()
+func scanPairRules(p scanPair) string {
+	ids := p.ruleIDs()
 	if len(ids) == 0 {
 		return "-"
 	}

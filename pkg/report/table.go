@@ -18,11 +18,11 @@ type textTable struct {
 	between bool
 }
 
-// WriteTable writes a table of a text view that fits width columns: each cell
+// writeTable writes a table of a text view that fits width columns: each cell
 // wrapped to its column at word boundaries (long names break after a slash,
 // dot or hyphen), the columns sized as the findings table's are; between draws
 // a line between the rows.
-func WriteTable(b *bytes.Buffer, header []string, rows [][]string, width int, between bool) error {
+func writeTable(b *bytes.Buffer, header []string, rows [][]string, width int, between bool) error {
 	t := textTable{header: header, rows: rows, between: between}
 	return t.render(b, width)
 }

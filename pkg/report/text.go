@@ -25,22 +25,22 @@ type TextOptions struct {
 	MaxInfo int
 }
 
-// Palette colours report text; a disabled palette returns text unchanged.
-type Palette struct {
-	err, warn, info, dim, bold *color.Color
+// palette colours report text; a disabled palette returns text unchanged.
+type palette struct {
+	errColor, warnColor, infoColor, dimColor, boldColor *color.Color
 }
 
-// NewPalette builds a palette; colour is set per instance, never through the
+// newPalette builds a palette; colour is set per instance, never through the
 // global color.NoColor.
-func NewPalette(enabled bool) Palette {
-	p := Palette{
-		err:  color.New(color.FgRed, color.Bold),
-		warn: color.New(color.FgYellow, color.Bold),
-		info: color.New(color.FgCyan),
-		dim:  color.New(color.Faint),
-		bold: color.New(color.Bold),
+func newPalette(enabled bool) palette {
+	p := palette{
+		errColor:  color.New(color.FgRed, color.Bold),
+		warnColor: color.New(color.FgYellow, color.Bold),
+		infoColor: color.New(color.FgCyan),
+		dimColor:  color.New(color.Faint),
+		boldColor: color.New(color.Bold),
 	}
-	for _, c := range []*color.Color{p.err, p.warn, p.info, p.dim, p.bold} {
+	for _, c := range []*color.Color{p.errColor, p.warnColor, p.infoColor, p.dimColor, p.boldColor} {
 		if enabled {
 			c.EnableColor()
 		} else {
@@ -50,36 +50,36 @@ func NewPalette(enabled bool) Palette {
 	return p
 }
 
-// Severity colours a severity name.
-func (p Palette) Severity(s string) string {
+// severity colours a severity name.
+func (p palette) severity(s string) string {
 	switch s {
 	case "error":
-		return p.err.Sprint(s)
+		return p.errColor.Sprint(s)
 	case "warning":
-		return p.warn.Sprint(s)
+		return p.warnColor.Sprint(s)
 	case "info":
-		return p.info.Sprint(s)
+		return p.infoColor.Sprint(s)
 	}
 	return s
 }
 
-// Warn renders something that went wrong but is not an error.
-func (p Palette) Warn(s string) string { return p.warn.Sprint(s) }
+// warn renders something that went wrong but is not an error.
+func (p palette) warn(s string) string { return p.warnColor.Sprint(s) }
 
-// Bad renders a negative verdict.
-func (p Palette) Bad(s string) string { return p.err.Sprint(s) }
+// bad renders a negative verdict.
+func (p palette) bad(s string) string { return p.errColor.Sprint(s) }
 
-// Dim renders secondary text.
-func (p Palette) Dim(s string) string { return p.dim.Sprint(s) }
+// dim renders secondary text.
+func (p palette) dim(s string) string { return p.dimColor.Sprint(s) }
 
-// Bold renders headings.
-func (p Palette) Bold(s string) string { return p.bold.Sprint(s) }
+// bold renders headings.
+func (p palette) bold(s string) string { return p.boldColor.Sprint(s) }
 
 // WriteText writes the report for people: per input a line with its counts, per
 // session the contract, then the findings as a table, then the notes; a summary
 // line at the end.
 func WriteText(w io.Writer, r *Report, opt TextOptions) error {
-	pal := NewPalette(opt.Color)
+	pal := newPalette(opt.Color)
 	var b bytes.Buffer
 	writeTextInputs(&b, r.Inputs, pal, textWidthOf(opt))
 	for i := range r.Sessions {
@@ -105,14 +105,14 @@ func NewTextStream(spool io.Writer, opt StreamOptions) Stream {
 
 func encodeTextSession(s *Session, opt StreamOptions) ([]byte, error) {
 	var b bytes.Buffer
-	if err := writeTextSession(&b, s, NewPalette(opt.Text.Color), opt.Text); err != nil {
+	if err := writeTextSession(&b, s, newPalette(opt.Text.Color), opt.Text); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
 }
 
 func finishText(w io.Writer, st *spoolStream, sessions func(io.Writer, string, string) error) error {
-	pal := NewPalette(st.opt.Text.Color)
+	pal := newPalette(st.opt.Text.Color)
 	var head, tail bytes.Buffer
 	writeTextInputs(&head, st.inputs, pal, textWidthOf(st.opt.Text))
 	writeTextSummary(&tail, st.summary, pal, textWidthOf(st.opt.Text))
@@ -130,7 +130,7 @@ func finishText(w io.Writer, st *spoolStream, sessions func(io.Writer, string, s
 
 // writeTextInputs writes a line per input: its format and counts, and why it
 // could not be judged when it could not.
-func writeTextInputs(b *bytes.Buffer, inputs []Input, pal Palette, width int) {
+func writeTextInputs(b *bytes.Buffer, inputs []Input, pal palette, width int) {
 	for _, in := range inputs {
 		unit := "line"
 		if in.Document {
@@ -149,13 +149,13 @@ func writeTextInputs(b *bytes.Buffer, inputs []Input, pal Palette, width int) {
 		if in.Blank > 0 {
 			extra += fmt.Sprintf(", %d blank", in.Blank)
 		}
-		counts := pal.Dim(fmt.Sprintf("(%s, %s, %s, %s rejected, %s of context%s)",
+		counts := pal.dim(fmt.Sprintf("(%s, %s, %s, %s rejected, %s of context%s)",
 			in.Format, countOf(in.Lines, unit), quote.Count(in.Frames, "frame"), fmt.Sprint(in.Rejected), countOf(in.Context, unit), extra))
-		for _, l := range packParts([]string{pal.Bold(Safe(in.Name)), counts}, "  ", width, "  ") {
+		for _, l := range packParts([]string{pal.bold(Safe(in.Name)), counts}, "  ", width, "  ") {
 			b.WriteString(l + "\n")
 		}
 		if in.Lossy != "" {
-			writeWrapped(b, "  "+pal.Warn(Safe(in.Lossy)), width, "    ")
+			writeWrapped(b, "  "+pal.warn(Safe(in.Lossy)), width, "    ")
 		}
 	}
 }
@@ -178,7 +178,7 @@ func textWidthOf(opt TextOptions) int {
 
 // writeTextSession writes one session: a blank line, its contract, its findings
 // (errors first, at most opt.MaxInfo info rows) and notes.
-func writeTextSession(b *bytes.Buffer, s *Session, pal Palette, opt TextOptions) error {
+func writeTextSession(b *bytes.Buffer, s *Session, pal palette, opt TextOptions) error {
 	width := textWidthOf(opt)
 	b.WriteString("\n")
 	var header bytes.Buffer
@@ -192,32 +192,32 @@ func writeTextSession(b *bytes.Buffer, s *Session, pal Palette, opt TextOptions)
 	}
 	shown, hidden := textRows(s.Findings, opt.MaxInfo)
 	if len(shown) == 0 && hidden == 0 {
-		fmt.Fprintf(b, "  %s\n", pal.Dim("no findings"))
+		fmt.Fprintf(b, "  %s\n", pal.dim("no findings"))
 	} else if err := writeFindingsTable(b, shown, hidden, pal, width); err != nil {
 		return err
 	}
 	for _, n := range s.Notes {
-		writeWrapped(b, "  "+pal.Dim("note:")+" "+Safe(n), width, "        ")
+		writeWrapped(b, "  "+pal.dim("note:")+" "+Safe(n), width, "        ")
 	}
 	return nil
 }
 
 // writeTextSummary writes the summary line.
-func writeTextSummary(b *bytes.Buffer, sum Summary, pal Palette, width int) {
+func writeTextSummary(b *bytes.Buffer, sum Summary, pal palette, width int) {
 	f := sum.Findings
 	b.WriteString("\n")
 	writeWrapped(b, fmt.Sprintf("%s, %s, %s, %s", quote.Count(sum.Sessions, "session"),
-		pal.Severity(quote.Count(f["error"], "error")), pal.Severity(quote.Count(f["warning"], "warning")), quote.Count(f["info"], "info finding")), width, "  ")
+		pal.severity(quote.Count(f["error"], "error")), pal.severity(quote.Count(f["warning"], "warning")), quote.Count(f["info"], "info finding")), width, "  ")
 }
 
 // writeSessionHeader writes a session's contract; its first line (session,
 // input, era, where) is laid out to width whole parts to a line.
-func writeSessionHeader(b *bytes.Buffer, s Session, pal Palette, width int) {
+func writeSessionHeader(b *bytes.Buffer, s Session, pal palette, width int) {
 	where := fmt.Sprintf("lines %d-%d", s.FirstLine, s.LastLine)
 	if s.StreamKey != "" {
 		where += ", stream " + Safe(s.StreamKey)
 	}
-	for _, l := range packParts([]string{pal.Bold(fmt.Sprintf("Session %d", s.Index)), Safe(s.Input), s.Era + " era", pal.Dim(where)}, "  ", width, "  ") {
+	for _, l := range packParts([]string{pal.bold(fmt.Sprintf("Session %d", s.Index)), Safe(s.Input), s.Era + " era", pal.dim(where)}, "  ", width, "  ") {
 		b.WriteString(l + "\n")
 	}
 	fmt.Fprintf(b, "  client    %s  capabilities %s\n", peerName(s.Client), capsText(s.Client.Capabilities))
@@ -268,7 +268,7 @@ func textRows(findings []Finding, maxInfo int) (shown []Finding, hidden int) {
 // the client requested).
 func negotiatedText(s Session) string {
 	v := s.ProtocolVersion
-	if s.HasContract() && v.Answered == "" && v.Negotiated != "" {
+	if s.hasContract() && v.Answered == "" && v.Negotiated != "" {
 		return fmt.Sprintf("negotiated nothing (%s; judged by %s, the revision requested)", v.Verdict, Safe(v.Negotiated))
 	}
 	return fmt.Sprintf("negotiated %s (%s)", orDash(v.Negotiated), v.Verdict)
@@ -283,7 +283,7 @@ const wideTable = 100
 // writeFindingsTable writes the findings as a table that fits width, the count
 // of the info findings left out, and what to do about each rule of the errors
 // and warnings.
-func writeFindingsTable(b *bytes.Buffer, findings []Finding, hidden int, pal Palette, width int) error {
+func writeFindingsTable(b *bytes.Buffer, findings []Finding, hidden int, pal palette, width int) error {
 	var table textTable
 	if width >= wideTable {
 		table.header = []string{"LINE", "RULE", "SEVERITY", "MESSAGE"}
@@ -294,9 +294,9 @@ func writeFindingsTable(b *bytes.Buffer, findings []Finding, hidden int, pal Pal
 	hinted := map[string]bool{}
 	for _, f := range findings {
 		if width >= wideTable {
-			table.append(lineCell(f), f.Rule+"\n"+pal.Dim(f.Name), pal.Severity(f.Severity), Safe(f.Message))
+			table.append(lineCell(f), f.Rule+"\n"+pal.dim(f.Name), pal.severity(f.Severity), Safe(f.Message))
 		} else {
-			table.append(lineCell(f), pal.Severity(f.Severity), f.Rule+" "+pal.Dim(f.Name)+"\n"+Safe(f.Message))
+			table.append(lineCell(f), pal.severity(f.Severity), f.Rule+" "+pal.dim(f.Name)+"\n"+Safe(f.Message))
 		}
 		if key := f.Rule + "\x00" + f.hint; f.hint != "" && f.severity >= rule.SeverityWarning && !hinted[key] {
 			hinted[key] = true
@@ -309,10 +309,10 @@ func writeFindingsTable(b *bytes.Buffer, findings []Finding, hidden int, pal Pal
 		}
 	}
 	if hidden > 0 {
-		writeWrapped(b, "  "+pal.Dim(fmt.Sprintf("and %s not listed (--max-info 0 lists them all)", quote.Count(hidden, "more info finding"))), width, "    ")
+		writeWrapped(b, "  "+pal.dim(fmt.Sprintf("and %s not listed (--max-info 0 lists them all)", quote.Count(hidden, "more info finding"))), width, "    ")
 	}
 	for _, f := range hints {
-		writeWrapped(b, "  "+pal.Bold("what to do, "+f.Rule+":")+" "+Safe(f.hint), width, "    ")
+		writeWrapped(b, "  "+pal.bold("what to do, "+f.Rule+":")+" "+Safe(f.hint), width, "    ")
 	}
 	return nil
 }

@@ -68,14 +68,14 @@ func WriteTimelinePreamble(w io.Writer, o *trace.Tracer, opt TimelineOptions) er
 	if len(o.Preamble) == 0 && o.PreambleOmitted == 0 {
 		return nil
 	}
-	pal := NewPalette(opt.Color)
+	pal := newPalette(opt.Color)
 	var b strings.Builder
 	width := opt.width()
 	for _, fs := range o.Preamble {
 		writeContextLine(&b, fs, pal, width)
 	}
 	if o.PreambleOmitted > 0 {
-		writeTimelineText(&b, fmt.Sprintf("%*s… %s of context before the first frame not shown", tlLine, "", quote.Count(o.PreambleOmitted, "more line")), width, strings.Repeat(" ", tlLine+2), pal.Dim)
+		writeTimelineText(&b, fmt.Sprintf("%*s… %s of context before the first frame not shown", tlLine, "", quote.Count(o.PreambleOmitted, "more line")), width, strings.Repeat(" ", tlLine+2), pal.dim)
 	}
 	b.WriteString("\n")
 	return writeString(w, b.String())
@@ -98,7 +98,7 @@ func WriteTimelineSession(w io.Writer, s Session, opt TimelineOptions) error {
 	if opt.Filtered && len(t.Frames) == 0 {
 		return nil
 	}
-	pal := NewPalette(opt.Color)
+	pal := newPalette(opt.Color)
 	width := opt.width()
 	var b strings.Builder
 	header := []string{fmt.Sprintf("── session %d", s.Index), Safe(peerLabel(s.Client)) + " ⇄ " + Safe(peerLabel(s.Server)),
@@ -108,7 +108,7 @@ func WriteTimelineSession(w io.Writer, s Session, opt TimelineOptions) error {
 	}
 	header[len(header)-1] += " ──"
 	for _, l := range packParts(header, "  ", width, "   ") {
-		b.WriteString(pal.Bold(l) + "\n")
+		b.WriteString(pal.bold(l) + "\n")
 	}
 	attached := attachFindings(s.Findings)
 	lastDate, prevSeq := "", 0
@@ -127,12 +127,12 @@ func WriteTimelineSession(w io.Writer, s Session, opt TimelineOptions) error {
 			continue
 		}
 		if gap := fs.Seq - prevSeq - 1; gap > 0 {
-			fmt.Fprintf(&b, "%s\n", pal.Dim(fmt.Sprintf("%*s⋮  %s not shown", tlIndent, "", quote.Count(gap, "frame"))))
+			fmt.Fprintf(&b, "%s\n", pal.dim(fmt.Sprintf("%*s⋮  %s not shown", tlIndent, "", quote.Count(gap, "frame"))))
 		}
 		prevSeq = fs.Seq
 		if !fs.Time.IsZero() {
 			if d := fs.Time.Format("2006-01-02"); d != lastDate {
-				fmt.Fprintf(&b, "%s\n", pal.Dim(fmt.Sprintf("%*s── %s", tlLine+2, "", d)))
+				fmt.Fprintf(&b, "%s\n", pal.dim(fmt.Sprintf("%*s── %s", tlLine+2, "", d)))
 				lastDate = d
 			}
 		}
@@ -143,20 +143,20 @@ func WriteTimelineSession(w io.Writer, s Session, opt TimelineOptions) error {
 		}
 	}
 	if t.Capped {
-		writeTimelineText(&b, fmt.Sprintf("%*s… %s from line %d on not shown: the timeline keeps at most %s of a session (use --around or --method)", tlIndent, "", quote.Count(t.Omitted, "frame"), t.CappedAt, quote.Count(len(t.Frames), "frame")), width, strings.Repeat(" ", tlIndent+2), pal.Dim)
+		writeTimelineText(&b, fmt.Sprintf("%*s… %s from line %d on not shown: the timeline keeps at most %s of a session (use --around or --method)", tlIndent, "", quote.Count(t.Omitted, "frame"), t.CappedAt, quote.Count(len(t.Frames), "frame")), width, strings.Repeat(" ", tlIndent+2), pal.dim)
 	} else if gap := t.Total - prevSeq; gap > 0 && prevSeq > 0 {
-		fmt.Fprintf(&b, "%s\n", pal.Dim(fmt.Sprintf("%*s⋮  %s not shown", tlIndent, "", quote.Count(gap, "frame"))))
+		fmt.Fprintf(&b, "%s\n", pal.dim(fmt.Sprintf("%*s⋮  %s not shown", tlIndent, "", quote.Count(gap, "frame"))))
 	}
 	if !opt.Filtered {
 		if rest := attached.rest(); len(rest) > 0 {
-			writeTimelineText(&b, fmt.Sprintf("%*sfindings on frames not listed above:", tlIndent, ""), width, strings.Repeat(" ", tlIndent), pal.Dim)
+			writeTimelineText(&b, fmt.Sprintf("%*sfindings on frames not listed above:", tlIndent, ""), width, strings.Repeat(" ", tlIndent), pal.dim)
 			for _, f := range rest {
 				writeFindingLine(&b, f, pal, width)
 			}
 		}
 	}
 	for _, n := range s.Notes {
-		writeTimelineText(&b, fmt.Sprintf("%*snote: %s", tlIndent, "", Safe(n)), width, strings.Repeat(" ", tlIndent+6), pal.Dim)
+		writeTimelineText(&b, fmt.Sprintf("%*snote: %s", tlIndent, "", Safe(n)), width, strings.Repeat(" ", tlIndent+6), pal.dim)
 	}
 	b.WriteString("\n")
 	return writeString(w, b.String())
@@ -172,7 +172,7 @@ func writeString(w io.Writer, s string) error {
 func timelineRevision(s Session) string {
 	v := s.ProtocolVersion
 	switch {
-	case !s.HasContract():
+	case !s.hasContract():
 		return "no handshake"
 	case s.Era == "modern":
 		return Safe(orDash(v.Requested)) + " (per request)"
@@ -182,8 +182,8 @@ func timelineRevision(s Session) string {
 	return "requested " + Safe(orDash(v.Requested)) + " (" + v.Verdict + ")"
 }
 
-func writeContextLine(b *strings.Builder, fs trace.FrameSummary, pal Palette, width int) {
-	writeTimelineText(b, fmt.Sprintf("%*d  %-*s  ····  %s", tlLine, fs.Line, tlTime, "", Safe(fs.Text)), width, strings.Repeat(" ", tlIndent+6), pal.Dim)
+func writeContextLine(b *strings.Builder, fs trace.FrameSummary, pal palette, width int) {
+	writeTimelineText(b, fmt.Sprintf("%*d  %-*s  ····  %s", tlLine, fs.Line, tlTime, "", Safe(fs.Text)), width, strings.Repeat(" ", tlIndent+6), pal.dim)
 }
 
 // writeExchangeLine writes an HTTP exchange that carried no message, kept without
@@ -323,11 +323,11 @@ func formatLatency(d time.Duration) string {
 }
 
 // writeMarkers writes what did not happen after a frame.
-func writeMarkers(b *strings.Builder, fs trace.FrameSummary, pal Palette, width int) {
+func writeMarkers(b *strings.Builder, fs trace.FrameSummary, pal palette, width int) {
 	for _, m := range frameMarkers(fs) {
-		paint := pal.Dim
+		paint := pal.dim
 		if m.Bad {
-			paint = pal.Warn
+			paint = pal.warn
 		}
 		writeTimelineText(b, fmt.Sprintf("%*s————  %s", tlIndent, "", m.Text), width, strings.Repeat(" ", tlIndent+7), paint)
 	}
@@ -374,6 +374,6 @@ func frameMarkers(fs trace.FrameSummary) []frameMarker {
 	return out
 }
 
-func writeFindingLine(b *strings.Builder, f Finding, pal Palette, width int) {
-	writeTimelineText(b, fmt.Sprintf("%*s%s  %s %s: %s", tlIndent, "", pal.Severity(f.Severity), f.Rule, f.Name, Safe(f.Message)), width, strings.Repeat(" ", tlIndent+len(f.Severity)+2), plain)
+func writeFindingLine(b *strings.Builder, f Finding, pal palette, width int) {
+	writeTimelineText(b, fmt.Sprintf("%*s%s  %s %s: %s", tlIndent, "", pal.severity(f.Severity), f.Rule, f.Name, Safe(f.Message)), width, strings.Repeat(" ", tlIndent+len(f.Severity)+2), plain)
 }
