@@ -3,7 +3,8 @@ package rules
 import (
 	"bytes"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
@@ -83,12 +84,7 @@ func checkInputRequests(p *rule.Pass, m *session.Message) {
 	if len(missing) == 0 {
 		return
 	}
-	caps := make([]string, 0, len(missing))
-	for capability := range missing {
-		caps = append(caps, capability)
-	}
-	sort.Strings(caps)
-	for _, capability := range caps {
+	for _, capability := range slices.Sorted(maps.Keys(missing)) {
 		keys := missing[capability]
 		more := ""
 		if len(keys) > 3 {

@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"hash/maphash"
 	"sync"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
@@ -41,7 +40,7 @@ s->c {"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"search_invoices","input
 	Kinds:    rule.KindsOf(frame.KindResult),
 	Requires: []*rule.Analysis{Lists},
 	New: func() rule.Checker {
-		return &toolSchemaWatch{seed: maphash.MakeSeed()}
+		return &toolSchemaWatch{once: newSeenOnce()}
 	},
 }
 
@@ -78,13 +77,9 @@ func (v *schemaVerdicts) keep(key []byte, m rule.Message) {
 	}
 }
 
-// maxCheckedSchemas bounds the published schemas remembered as checked in a session.
-const maxCheckedSchemas = 4096
-
 type toolSchemaWatch struct {
-	seen map[uint64]bool // tool name, member, revision and content already checked
-	seed maphash.Seed
-	key  []byte // the verdicts' key of the schema judged (reused)
+	once seenOnce // tool name, member, revision and content already checked
+	key  []byte   // the verdicts' key of the schema judged (reused)
 }
 
 func (w *toolSchemaWatch) End(*rule.Pass) {}
@@ -113,8 +108,8 @@ func (w *toolSchemaWatch) Message(p *rule.Pass, m *session.Message) {
 			if !ok || !defined {
 				continue // a missing inputSchema is MCP4001's, an undefined outputSchema MCP1010's
 			}
-			raw := rawText(published) // aliases the frame: the verdicts keep copies
-			if !w.firstTime(name, member, rev, raw) {
+			raw := rawText(published)                          // aliases the frame: the verdicts keep copies
+			if !w.once.first(name, member, string(rev), raw) { // a list repeated unchanged is judged once
 				continue
 			}
 			w.key = append(append(append(append(append(w.key[:0], rev...), 0), member...), 0), raw...)
@@ -129,32 +124,6 @@ func (w *toolSchemaWatch) Message(p *rule.Pass, m *session.Message) {
 			}
 		}
 	}
-}
-
-// firstTime reports whether this tool's schema (by content) is seen for the first
-// time in the session; a list repeated unchanged is not reported again.
-func (w *toolSchemaWatch) firstTime(name, member string, rev spec.Revision, raw string) bool {
-	var h maphash.Hash
-	h.SetSeed(w.seed)
-	h.WriteString(name)
-	h.WriteByte(0)
-	h.WriteString(member)
-	h.WriteByte(0)
-	h.WriteString(string(rev))
-	h.WriteByte(0)
-	h.WriteString(raw)
-	key := h.Sum64()
-	if w.seen[key] {
-		return false
-	}
-	if len(w.seen) >= maxCheckedSchemas {
-		clear(w.seen)
-	}
-	if w.seen == nil {
-		w.seen = map[uint64]bool{} // made on first use: most sessions never need it
-	}
-	w.seen[key] = true
-	return true
 }
 
 // judge says what is wrong with a published schema ("" when nothing is).

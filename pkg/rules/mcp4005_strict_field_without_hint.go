@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"hash/maphash"
 	"regexp"
 	"strings"
 
@@ -32,12 +31,11 @@ var StrictFieldWithoutHint = &rule.Rule{
 	},
 	Kinds:    rule.KindsOf(frame.KindResult),
 	Requires: []*rule.Analysis{Lists},
-	New:      func() rule.Checker { return &hintWatch{seed: maphash.MakeSeed()} },
+	New:      func() rule.Checker { return &hintWatch{once: newSeenOnce()} },
 }
 
 type hintWatch struct {
-	seen map[uint64]bool // tool, field and field schema already judged
-	seed maphash.Seed
+	once seenOnce // tool, field and field schema already judged
 }
 
 func (w *hintWatch) End(*rule.Pass) {}
@@ -55,7 +53,7 @@ func (w *hintWatch) Message(p *rule.Pass, m *session.Message) {
 		var fields []strictField
 		collectStrictFields(get(tool, "inputSchema"), "", &fields, 0)
 		for _, f := range fields {
-			if hasHint(f) || !w.firstTime(name, f) {
+			if hasHint(f) || !w.once.first(name, f.pointer, f.raw) {
 				continue
 			}
 			desc := rule.Text("it has no description")
@@ -66,28 +64,6 @@ func (w *hintWatch) Message(p *rule.Pass, m *session.Message) {
 				m.Line, rule.Quote(rule.ValueName, name), rule.As(rule.ValueName, f.pointer), f.constraint, desc))
 		}
 	}
-}
-
-func (w *hintWatch) firstTime(tool string, f strictField) bool {
-	var h maphash.Hash
-	h.SetSeed(w.seed)
-	h.WriteString(tool)
-	h.WriteByte(0)
-	h.WriteString(f.pointer)
-	h.WriteByte(0)
-	h.WriteString(f.raw)
-	key := h.Sum64()
-	if w.seen[key] {
-		return false
-	}
-	if len(w.seen) >= maxCheckedSchemas {
-		clear(w.seen)
-	}
-	if w.seen == nil {
-		w.seen = map[uint64]bool{} // made on first use: most sessions never need it
-	}
-	w.seen[key] = true
-	return true
 }
 
 // strictField is a field whose schema constrains its value beyond its type.

@@ -2,6 +2,8 @@ package trace
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -63,12 +65,7 @@ func contractRows(contract *session.Contract, uses []MethodUse) []CapabilityRow 
 		if json.Unmarshal(c.Capabilities(side), &obj) != nil {
 			continue
 		}
-		keys := make([]string, 0, len(obj))
-		for k := range obj {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
 			if rev == "" || !spec.CapabilityIn(side, k, rev) {
 				add(side, k, false)
 				continue
@@ -80,12 +77,7 @@ func contractRows(contract *session.Contract, uses []MethodUse) []CapabilityRow 
 			if json.Unmarshal(obj[k], &sub) != nil {
 				continue
 			}
-			subKeys := make([]string, 0, len(sub))
-			for sk := range sub {
-				subKeys = append(subKeys, sk)
-			}
-			sort.Strings(subKeys)
-			for _, sk := range subKeys {
+			for _, sk := range slices.Sorted(maps.Keys(sub)) {
 				if !spec.CapabilityIn(side, k+"."+sk, rev) {
 					add(side, k+"."+sk, false)
 				}
