@@ -105,7 +105,7 @@ func newApp(env Env) *cli.Command {
 	app := &cli.Command{
 		Name:      "mcpsleuth",
 		Usage:     "forensic analysis of captured Model Context Protocol sessions",
-		Version:   Version(),
+		Version:   buildDescription(),
 		Reader:    env.Stdin,
 		Writer:    env.Stdout,
 		ErrWriter: env.Stderr,
@@ -127,6 +127,7 @@ func newApp(env Env) *cli.Command {
 			recordCommand(env),
 			auditCommand(env),
 			licensesCommand(env),
+			versionCommand(env),
 		},
 		EnableShellCompletion: true,
 		Flags: []cli.Flag{
