@@ -417,3 +417,57 @@ func TestExpandNamesEmptyDirectories(t *testing.T) {
 		}
 	}
 }
+
+// TestExpandSelection: a walk says which files it left and why (a name that is
+// not a capture's, an Exclude pattern on the file or its directory); Include
+// reads files of other names; Exclude wins; files named as arguments are read
+// whatever the patterns say; "**" spans directories.
+func TestExpandSelection(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"a.jsonl", "notes.md", "run.out", "old/b.jsonl", "old/deep/c.jsonl", "keep/d.out", "keep/e.jsonl.bak"} {
+		mkfile(t, filepath.Join(dir, f), "{}\n")
+	}
+	rels := func(list []scan.Skipped) []string {
+		var out []string
+		for _, sk := range list {
+			out = append(out, sk.Rel+": "+sk.Why)
+		}
+		return out
+	}
+	inputs := func(w scan.Walk) []string {
+		var out []string
+		for _, in := range w.Inputs {
+			out = append(out, in.Rel)
+		}
+		return out
+	}
+	w := scan.Expand([]string{dir})
+	if got, want := inputs(w), []string{"a.jsonl", "old/b.jsonl", "old/deep/c.jsonl"}; !slices.Equal(got, want) {
+		t.Errorf("inputs %q, want %q", got, want)
+	}
+	notCapture := "not a capture name (.jsonl, .ndjson, .log, .txt, .json, .har, each also with .gz or .zst)"
+	if got, want := rels(w.Unread), []string{"keep/d.out: " + notCapture, "keep/e.jsonl.bak: " + notCapture, "notes.md: " + notCapture, "run.out: " + notCapture}; !slices.Equal(got, want) {
+		t.Errorf("unread %q, want %q", got, want)
+	}
+
+	sel := scan.Selection{Include: []string{"*.out"}, Exclude: []string{"old/**/c.jsonl", "keep/*.out"}}
+	if err := sel.Check(); err != nil {
+		t.Fatal(err)
+	}
+	w = scan.ExpandWith([]string{dir, filepath.Join(dir, "keep", "d.out")}, sel)
+	named := filepath.ToSlash(filepath.Join(dir, "keep", "d.out")) // a named file is its own root
+	if got, want := inputs(w), []string{"a.jsonl", "old/b.jsonl", "run.out", named}; !slices.Equal(got, want) {
+		t.Errorf("with %+v: inputs %q, want %q", sel, got, want)
+	}
+	if got, want := rels(w.Unread), []string{`keep/d.out: excluded by "keep/*.out"`, "keep/e.jsonl.bak: " + notCapture, "notes.md: " + notCapture, `old/deep/c.jsonl: excluded by "old/**/c.jsonl"`}; !slices.Equal(got, want) {
+		t.Errorf("with %+v: unread %q, want %q", sel, got, want)
+	}
+
+	w = scan.ExpandWith([]string{dir}, scan.Selection{Exclude: []string{"old"}})
+	if got, want := rels(w.Unread), []string{"keep/d.out: " + notCapture, "keep/e.jsonl.bak: " + notCapture, "notes.md: " + notCapture, `old: a directory excluded by "old"`, "run.out: " + notCapture}; !slices.Equal(got, want) {
+		t.Errorf("a directory excluded: unread %q, want %q", got, want)
+	}
+	if err := (scan.Selection{Include: []string{"[a-"}}).Check(); err == nil || !strings.Contains(err.Error(), `"[a-" is not a valid pattern`) {
+		t.Errorf("a bad pattern: %v", err)
+	}
+}

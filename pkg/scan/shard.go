@@ -46,8 +46,8 @@ func (s Shard) Has(rel string) bool {
 	return h.Sum64()%uint64(s.N) == uint64(s.K)
 }
 
-// Of keeps the inputs, skipped entries and empty directories of the walk that
-// belong to the shard, in their order.
+// Of keeps the inputs, skipped and unread entries and empty directories of the
+// walk that belong to the shard, in their order.
 func (s Shard) Of(w Walk) Walk {
 	if s.Whole() {
 		return w
@@ -61,6 +61,11 @@ func (s Shard) Of(w Walk) Walk {
 	for _, sk := range w.Skipped {
 		if s.Has(sk.Rel) {
 			out.Skipped = append(out.Skipped, sk)
+		}
+	}
+	for _, sk := range w.Unread {
+		if s.Has(sk.Rel) {
+			out.Unread = append(out.Unread, sk)
 		}
 	}
 	// An empty directory is named by one share only, that of its own path.

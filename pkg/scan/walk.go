@@ -51,10 +51,16 @@ type Skipped struct {
 type Walk struct {
 	Inputs  []Input
 	Skipped []Skipped
+	// Unread are the regular files a walk left on purpose: their name is not a
+	// capture's (CaptureExtensions, Selection.Include), or a Selection.Exclude
+	// pattern matches them or their directory. Nothing here is an error; a
+	// report says how many, and --verbose lists them.
+	Unread []Skipped
 	// Empty are the directories given (or matched by a pattern) in which the walk
 	// found no capture file to read, nor anything it could not list: a scan of
 	// them reads nothing, which is an error of its own ("no captures found").
 	Empty []string
+	sel   Selection
 }
 
 // CaptureExtensions are the names a directory walk picks up (before a .gz or .zst).
@@ -78,8 +84,12 @@ func IsCaptureName(path string) bool {
 // (the matches are treated as walked: directories walked, only regular files
 // taken; no match leaves the argument as it is). Any other argument is an input as given: a missing file is reported when
 // it is opened. Expand never fails: what cannot be walked is in Skipped.
-func Expand(args []string) Walk {
-	var w Walk
+func Expand(args []string) Walk { return ExpandWith(args, Selection{}) }
+
+// ExpandWith is Expand with a selection of the walked files (its patterns are
+// checked by Selection.Check).
+func ExpandWith(args []string, sel Selection) Walk {
+	w := Walk{sel: sel}
 	for _, a := range args {
 		if a == "-" {
 			w.Inputs = append(w.Inputs, Input{Path: a, Rel: a})
@@ -128,9 +138,11 @@ func (w *Walk) glob(pattern string) {
 // is walked once, however many symlinks lead to it).
 type walker struct {
 	root    string
+	sel     Selection
 	visited map[string]bool
 	found   []Input
 	skipped []Skipped
+	unread  []Skipped
 	// links are the symlinks to directories met so far, walked once the real
 	// directories have been (so that a directory is listed under its own path when
 	// a symlink to it comes first).
@@ -140,7 +152,7 @@ type walker struct {
 type link struct{ path, parentReal string }
 
 func (w *Walk) walkRoot(root string) {
-	wk := &walker{root: root, visited: map[string]bool{}}
+	wk := &walker{root: root, sel: w.sel, visited: map[string]bool{}}
 	if real, err := realPath(root); err == nil {
 		wk.dir(root, real)
 		for len(wk.links) > 0 {
@@ -156,6 +168,8 @@ func (w *Walk) walkRoot(root string) {
 	sort.Slice(wk.skipped, func(i, j int) bool { return wk.skipped[i].Path < wk.skipped[j].Path })
 	w.Inputs = append(w.Inputs, wk.found...)
 	w.Skipped = append(w.Skipped, wk.skipped...)
+	sort.Slice(wk.unread, func(i, j int) bool { return wk.unread[i].Path < wk.unread[j].Path })
+	w.Unread = append(w.Unread, wk.unread...)
 	if len(wk.found) == 0 && !wk.failed() {
 		w.Empty = append(w.Empty, root)
 	}
@@ -206,23 +220,36 @@ func (wk *walker) dir(path, real string) {
 		p := filepath.Join(path, e.Name())
 		switch t := e.Type(); {
 		case t.IsDir():
+			if pattern, excluded := wk.sel.excludedDir(wk.rel(p)); excluded {
+				wk.unread = append(wk.unread, Skipped{Path: p, Rel: wk.rel(p), Why: fmt.Sprintf("a directory excluded by %q", pattern)})
+				continue
+			}
 			wk.dir(p, filepath.Join(real, e.Name()))
 		case t&fs.ModeSymlink != 0:
 			wk.symlink(p, real)
 		case t.IsRegular():
-			if IsCaptureName(p) {
-				in := Input{Path: p, Rel: wk.rel(p), Walked: true}
-				if info, err := e.Info(); err == nil {
-					in.Size = info.Size()
-				}
-				wk.found = append(wk.found, in)
-			}
+			wk.regular(p, e)
 		default:
 			if IsCaptureName(p) {
 				wk.skip(p, notRegular(t)+": only regular files are read from a directory")
 			}
 		}
 	}
+}
+
+// regular takes a regular file met in a walk when the selection reads it, and
+// says why not otherwise.
+func (wk *walker) regular(p string, e fs.DirEntry) {
+	rel := wk.rel(p)
+	if ok, why := wk.sel.included(rel); !ok {
+		wk.unread = append(wk.unread, Skipped{Path: p, Rel: rel, Why: why})
+		return
+	}
+	in := Input{Path: p, Rel: rel, Walked: true}
+	if info, err := e.Info(); err == nil {
+		in.Size = info.Size()
+	}
+	wk.found = append(wk.found, in)
 }
 
 // symlink follows a symlink met in a walk: a directory is walked unless it was
@@ -242,11 +269,18 @@ func (wk *walker) symlink(path, parentReal string) {
 	}
 	switch {
 	case st.IsDir():
+		if pattern, excluded := wk.sel.excludedDir(wk.rel(path)); excluded {
+			wk.unread = append(wk.unread, Skipped{Path: path, Rel: wk.rel(path), Why: fmt.Sprintf("a directory excluded by %q", pattern)})
+			return
+		}
 		wk.links = append(wk.links, link{path: path, parentReal: parentReal})
 	case st.Mode().IsRegular():
-		if IsCaptureName(path) {
-			wk.found = append(wk.found, Input{Path: path, Rel: wk.rel(path), Size: st.Size(), Walked: true})
+		rel := wk.rel(path)
+		if ok, why := wk.sel.included(rel); !ok {
+			wk.unread = append(wk.unread, Skipped{Path: path, Rel: rel, Why: why})
+			return
 		}
+		wk.found = append(wk.found, Input{Path: path, Rel: rel, Size: st.Size(), Walked: true})
 	default:
 		if IsCaptureName(path) {
 			wk.skip(path, "a symlink to "+notRegular(st.Mode().Type())+": only regular files are read from a directory")
