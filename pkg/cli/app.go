@@ -44,7 +44,8 @@ type Env struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Getenv func(string) string
-	// StdinIsTerminal / StdoutIsTerminal decide defaults (reading stdin, colour).
+	// StdinIsTerminal / StdoutIsTerminal decide defaults (reading stdin, colour,
+	// check's report format: the tables on a terminal, one finding a line elsewhere).
 	StdinIsTerminal  bool
 	StdoutIsTerminal bool
 	// StdoutColumns is the width of the terminal stdout is (0: unknown), which
@@ -58,12 +59,19 @@ type Env struct {
 
 // Main runs the program with os.Args and returns the exit code.
 func Main() int {
-	env := Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv,
-		StdinIsTerminal: isTerminal(os.Stdin), StdoutIsTerminal: isTerminal(os.Stdout), StdoutColumns: stdoutColumns(os.Stdout)}
+	env := processEnv(os.Stdin, os.Stdout, os.Stderr)
 	if env.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(softMemoryLimit(frame.DefaultMaxLine))
 	}
 	return Run(env, os.Args)
+}
+
+// processEnv is the Env of a process whose streams are these files: whether
+// stdin and stdout are terminals (what decides reading stdin, colour and the
+// default report format) and how wide stdout is, with the process's environment.
+func processEnv(stdin, stdout, stderr *os.File) Env {
+	return Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: os.Getenv,
+		StdinIsTerminal: isTerminal(stdin), StdoutIsTerminal: isTerminal(stdout), StdoutColumns: stdoutColumns(stdout)}
 }
 
 // softMemoryLimit is the heap size at which the collector works harder: the

@@ -25,7 +25,7 @@ func checkCommand(env Env) *cli.Command {
 		Usage:     "analyse captures: rebuild each session's contract and report what broke it",
 		ArgsUsage: "[FILE|DIR|-]...",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "format", Value: "text", Usage: "report format: text, json, jsonl (one finding a line, for a warehouse), markdown (a ticket attachment), html (one self-contained page: diagrams, a filterable timeline), sarif (SARIF 2.1.0, for code scanning) or junit (a test suite per session, for CI)"},
+			&cli.StringFlag{Name: "format", Value: "text", HideDefault: true, Usage: "report format: text, json, jsonl (one finding a line, for a warehouse), markdown (a ticket attachment), html (one self-contained page: diagrams, a filterable timeline), sarif (SARIF 2.1.0, for code scanning), junit (a test suite per session, for CI) or lines (path:line: severity RULE message, one finding a line, for grep and editors). Left out: the format --output's extension names (.json, .jsonl or .ndjson, .md, .html, .sarif, .xml, .txt), else text on a terminal and lines when stdout is not one"},
 			&cli.BoolFlag{Name: "redact", Usage: "replace the values in params and results with their type and length and mask secret-looking strings everywhere; methods, ids, capabilities, versions, error codes and messages, tool names and schemas stay"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the report to `FILE` instead of stdout"},
 			failOnFlag(),
@@ -43,7 +43,7 @@ func runCheck(env Env, c *cli.Command) error {
 	if c.Bool("list-formats") {
 		return listFormats(env.Stdout, terminalWidth(env))
 	}
-	out, err := parseOutput(env, c, checkFormats...)
+	out, err := parseReportOutput(env, c, "lines", checkFormats)
 	if err != nil {
 		return err
 	}

@@ -23,7 +23,7 @@ func TestRedactEveryFormat(t *testing.T) {
 			t.Fatal(err)
 		}
 		runs := [][]string{{"timeline", "--redact", path}}
-		for _, format := range []string{"text", "json", "jsonl", "markdown", "sarif", "junit"} {
+		for _, format := range []string{"text", "json", "jsonl", "markdown", "sarif", "junit", "lines"} {
 			runs = append(runs, []string{"check", "--redact", "--format", format, path})
 		}
 		_, plain, _ := run(t, "check", path)

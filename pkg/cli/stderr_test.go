@@ -71,12 +71,16 @@ func TestStderrIsEscaped(t *testing.T) {
 		{[]string{"handshake", missing}, `\x1b]0;pwned\x07`},
 		{[]string{"validate-args", missing, "t\x1b[2Jool", "{}"}, `\x1b]0;pwned\x07`},
 	} {
-		code, _, stderr := run(t, c.args...)
+		code, stdout, stderr := run(t, c.args...)
 		if code != cli.ExitUsage {
 			t.Errorf("%q: exit %d, want %d", c.args, code, cli.ExitUsage)
 		}
 		if i, r, found := rawOnTerminal(stderr); found {
 			t.Errorf("%q: raw U+%04X on stderr at byte %d: %q", c.args, r, i, stderr)
+		}
+		// check on a pipe writes the lines format, which names these inputs too.
+		if i, r, found := rawOnTerminal(stdout); found {
+			t.Errorf("%q: raw U+%04X on stdout at byte %d: %q", c.args, r, i, stdout)
 		}
 		if !strings.Contains(stderr, c.want) {
 			t.Errorf("%q: stderr lacks %s:\n%s", c.args, c.want, stderr)

@@ -48,6 +48,7 @@ var formats = []Format{
 	{name: "junit", Write: func(w io.Writer, r *Report, opt WriteOptions) error {
 		return WriteJUnit(w, r, JUnitOptions{FailOn: opt.FailOn})
 	}},
+	{name: "lines", Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteLines(w, r) }, Stream: NewLinesStream},
 }
 
 // FormatNames lists the formats' names, in order.

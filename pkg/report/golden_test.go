@@ -146,6 +146,7 @@ func formats(t *testing.T, rep *report.Report) map[string]string {
 	render("text", func(b *bytes.Buffer) error { return report.WriteText(b, rep, report.TextOptions{}) })
 	render("json", func(b *bytes.Buffer) error { return report.WriteJSON(b, rep) })
 	render("jsonl", func(b *bytes.Buffer) error { return report.WriteJSONL(b, rep) })
+	render("lines", func(b *bytes.Buffer) error { return report.WriteLines(b, rep) })
 	render("markdown", func(b *bytes.Buffer) error { return report.WriteMarkdown(b, rep) })
 	render("html", func(b *bytes.Buffer) error { return report.WriteHTML(b, rep) })
 	render("sarif", func(b *bytes.Buffer) error { return report.WriteSARIF(b, rep) })
@@ -219,8 +220,9 @@ func TestGolden(t *testing.T) {
 
 // TestGoldenErrors renders a report whose run met inputs it could not read or
 // judge, beside one it judged: every artifact names them (the JSON "errors",
-// jsonl error lines, SARIF notifications with executionSuccessful false, JUnit
-// errors, the Markdown list), and the judged input's findings are still there.
+// jsonl error lines, a line each in the lines format, SARIF notifications with
+// executionSuccessful false, JUnit errors, the Markdown list), and the judged
+// input's findings are still there.
 func TestGoldenErrors(t *testing.T) {
 	rep := goldenReport(t, "testdata/golden/session.jsonl")
 	rep.Errors = []report.InputError{
@@ -231,7 +233,7 @@ func TestGoldenErrors(t *testing.T) {
 		{Input: "bad\x1b[31m.log", Kind: report.ErrorReadInPart, Message: "read in part: line 3: gzip: unexpected EOF"},
 	}
 	all := formats(t, rep)
-	for _, name := range []string{"json", "jsonl", "markdown", "sarif", "junit", "html"} {
+	for _, name := range []string{"json", "jsonl", "lines", "markdown", "sarif", "junit", "html"} {
 		checkGolden(t, name+"-errors", all[name])
 	}
 }

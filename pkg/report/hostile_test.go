@@ -202,6 +202,7 @@ func TestInvisibleCharactersEscaped(t *testing.T) {
 		"timeline":  `tools/l\u200bist`,
 		"markdown":  `tools/l\\u200bist`,
 		"junit":     `frame tools/l\u200bist id=1`,
+		"lines":     `: error MCP9009 frame tools/l\u200bist id=1`,
 		"sarif":     `tools/call id=\"\\u200d2\"`, // message text is escaped for people, then encoded
 		"handshake": `srv\U000e0069\U000e0067`,
 		"json":      `tools/l\u200bist`,

@@ -130,6 +130,7 @@ func TestNoRawControlCharacters(t *testing.T) {
 		"text":     `evil\x1b]0;pwned\x07client`,
 		"markdown": `evil\\x1b\]0;pwned\\x07client`,
 		"junit":    `Method \x1b[5m not found </details>`,
+		"lines":    `Method \x1b[5m not found </details>`,
 		"timeline": `tools/call \x07bell\x1bP1;2|</details>`,
 		"sarif":    `\\x1b[5m not found`,
 	} {
