@@ -34,7 +34,7 @@ func checkCommand(env Env) *cli.Command {
 			&cli.IntFlag{Name: "max-info", Value: defaultMaxInfo, Usage: "the text report lists at most `N` info findings per session, after the errors and warnings, and counts the rest (0: all); the other formats list every finding"},
 			&cli.BoolFlag{Name: "list-formats", Usage: "list the input formats and exit"},
 			&cli.StringFlag{Name: "baseline", Usage: "show and fail only on findings not in `REPORT.json`, an earlier check --format json (matched by fingerprint, never by line)"},
-		}, append(ruleFlags(""), readFlags()...)...),
+		}, append(append(ruleFlags(""), walkFlags()...), readFlags()...)...),
 		Action: func(_ context.Context, c *cli.Command) error { return runCheck(env, c) },
 	}
 }
@@ -63,7 +63,7 @@ func runCheck(env Env, c *cli.Command) error {
 	if maxInfo < 0 {
 		return usageErr("mcpsleuth: --max-info must be 0 (all) or more, not %d", maxInfo)
 	}
-	names, walkErrs, err := expandInputs(env, c.Args().Slice())
+	names, walkErrs, err := expandInputs(env, c, c.Args().Slice())
 	if err != nil {
 		return err
 	}

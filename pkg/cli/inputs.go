@@ -26,14 +26,17 @@ import (
 // capture at all is named on stderr and returned as an error (the run exits 2).
 // A directory that cannot be listed is an input: opening it says why. No
 // argument reads a piped stdin.
-func expandInputs(env Env, args []string) ([]string, []report.InputError, error) {
+func expandInputs(env Env, c *cli.Command, args []string) ([]string, []report.InputError, error) {
 	if len(args) == 0 {
 		if env.StdinIsTerminal {
 			return nil, nil, usageErr("mcpsleuth: no input: give a capture file, a directory or '-' (or pipe a capture into stdin)")
 		}
 		return []string{"-"}, nil, nil
 	}
-	walk := scan.Expand(args)
+	walk, err := walkArgs(c, args, env.Stderr)
+	if err != nil {
+		return nil, nil, err
+	}
 	out := make([]string, 0, len(walk.Inputs))
 	for _, in := range walk.Inputs {
 		out = append(out, in.Path)
@@ -119,7 +122,7 @@ func openSingle(env Env, c *cli.Command, command string) (name string, in io.Rea
 	if c.Args().Len() > 1 {
 		return "", nil, usageErr("mcpsleuth: %s takes one input", command)
 	}
-	names, failed, err := expandInputs(env, c.Args().Slice())
+	names, failed, err := expandInputs(env, c, c.Args().Slice())
 	if err != nil {
 		return "", nil, err
 	}

@@ -42,7 +42,7 @@ func scanCommand(env Env) *cli.Command {
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the output to `FILE` instead of stdout"},
 			failOnFlag(),
 			&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour the summary: auto, always or never (NO_COLOR is honoured)"},
-		}, append(ruleFlags(""), readFlags()...)...),
+		}, append(append(ruleFlags(""), walkFlags()...), readFlags()...)...),
 		Action: func(_ context.Context, c *cli.Command) error { return runScan(env, c) },
 	}
 }
@@ -111,7 +111,10 @@ func runScan(env Env, c *cli.Command) error {
 	if c.Args().Len() == 0 {
 		return usageErr("mcpsleuth: scan: give the directories, patterns or files to scan")
 	}
-	all := scan.Expand(c.Args().Slice())
+	all, err := walkArgs(c, c.Args().Slice(), io.Discard) // said below, through the progress bar
+	if err != nil {
+		return err
+	}
 	walk := shard.Of(all)
 	run.inputs = walk.Inputs
 	// A share of a spread scan may hold no file (more machines than files): that
@@ -120,6 +123,7 @@ func runScan(env Env, c *cli.Command) error {
 
 	run.bar = newScanProgress(env, run.inputs, c.Bool("quiet"))
 	run.stderr = run.bar.writer(env.Stderr)
+	sayUnread(run.stderr, walk.Unread, c.Bool("verbose"))
 	for _, root := range walk.Empty {
 		e := noCaptures(root)
 		run.unread(root, e.Kind, e.Message)
