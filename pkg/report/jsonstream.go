@@ -32,8 +32,6 @@ type Stream interface {
 	Input(in *driver.InputResult)
 	// Finish writes the whole report to w, reading the spooled sessions back.
 	Finish(w io.Writer, spool io.ReaderAt) error
-	// worst is the highest severity among the findings.
-	worst() rule.Severity
 	// Errors takes the inputs that could not be read or judged, before Finish:
 	// the formats that show them (the JSON "errors", jsonl error lines) do.
 	Errors(errs []InputError)
@@ -66,15 +64,14 @@ func NewJSONLStream(spool io.Writer, opt StreamOptions) Stream {
 // spool, and at Finish copies the encoded sessions out in session order between
 // what the format writes around them.
 type spoolStream struct {
-	spool     io.Writer
-	opt       StreamOptions
-	encode    func(s *Session, opt StreamOptions) ([]byte, error)
-	finish    func(w io.Writer, st *spoolStream, sessions func(w io.Writer, sep, first string) error) error
-	offset    int64
-	inputs    []Input
-	errors    []InputError
-	summary   Summary
-	worstSeen rule.Severity
+	spool   io.Writer
+	opt     StreamOptions
+	encode  func(s *Session, opt StreamOptions) ([]byte, error)
+	finish  func(w io.Writer, st *spoolStream, sessions func(w io.Writer, sep, first string) error) error
+	offset  int64
+	inputs  []Input
+	errors  []InputError
+	summary Summary
 	// spooled places the sessions in the spool, as runs of sessions that ended in
 	// order; input orders sessions by their input (the inputs are read one after
 	// another). written counts the sessions spooled.
@@ -129,7 +126,6 @@ func (s *spoolStream) Prepare(sr *rule.SessionResult, tr *trace.Trace) (*Prepare
 func (s *spoolStream) Add(p *Prepared) error {
 	for _, f := range p.Session.Findings {
 		s.summary.Findings[f.Severity]++
-		s.worstSeen = max(s.worstSeen, f.severity)
 	}
 	s.summary.Sessions++
 	b := p.encoded
@@ -163,8 +159,6 @@ func (s *spoolStream) Input(in *driver.InputResult) {
 	s.inputs = append(s.inputs, input)
 	s.input++
 }
-
-func (s *spoolStream) worst() rule.Severity { return s.worstSeen }
 
 func (s *spoolStream) Errors(errs []InputError) {
 	s.errors = append([]InputError(nil), errs...)

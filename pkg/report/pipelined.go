@@ -96,9 +96,3 @@ func (p *PipelinedStream) Finish(w io.Writer, spool io.ReaderAt) error {
 	}
 	return p.inner.Finish(w, spool)
 }
-
-// worst is the highest severity among the findings (after the work is done).
-func (p *PipelinedStream) worst() rule.Severity {
-	p.Wait()
-	return p.inner.worst()
-}
