@@ -33,7 +33,7 @@ func checkCommand(env Env) *cli.Command {
 			minSeverityFlag(),
 			&cli.IntFlag{Name: "max-info", Value: defaultMaxInfo, Usage: "the text report lists at most `N` info findings per session, after the errors and warnings, and counts the rest (0: all); the other formats list every finding"},
 			&cli.BoolFlag{Name: "list-formats", Usage: "list the input formats and exit"},
-			&cli.StringFlag{Name: "baseline", Usage: "show and fail only on findings not in `REPORT.json`, an earlier check --format json (matched by fingerprint, never by line)"},
+			baselineFlag(),
 		}, append(append(ruleFlags(""), walkFlags()...), readFlags()...)...),
 		Action: func(_ context.Context, c *cli.Command) error { return runCheck(env, c) },
 	}
@@ -52,12 +52,12 @@ func runCheck(env Env, c *cli.Command) error {
 		return err
 	}
 	failOn, fopt, selected := set.failOnLevel, set.frame, set.rules
-	show := &shown{min: set.minShown()}
-	if path := c.String("baseline"); path != "" {
-		if show.baseline, err = loadBaseline(path); err != nil {
-			return err
-		}
-		show.baselinePath = path
+	show, err := showOf(c, set)
+	if err != nil {
+		return err
+	}
+	if show == nil {
+		show = &shown{}
 	}
 	maxInfo := c.Int("max-info")
 	if maxInfo < 0 {

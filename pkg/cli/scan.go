@@ -41,6 +41,8 @@ func scanCommand(env Env) *cli.Command {
 			&cli.BoolFlag{Name: "redact", Usage: "redact captured values, as check --redact"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the output to `FILE` instead of stdout"},
 			failOnFlag(),
+			minSeverityFlag(),
+			baselineFlag(),
 			&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour the summary: auto, always or never (NO_COLOR is honoured)"},
 		}, append(append(ruleFlags(""), walkFlags()...), readFlags()...)...),
 		Action: func(_ context.Context, c *cli.Command) error { return runScan(env, c) },
@@ -87,6 +89,9 @@ type scanRun struct {
 	streamErr error
 	whole     *report.Report
 
+	// show filters each session's findings (--baseline, --min-severity; nil
+	// when neither is given).
+	show     *shown
 	worst    rule.Severity
 	unjudged int
 	// failed are the inputs that could not be read or judged, in the order met:
@@ -195,6 +200,10 @@ func parseScanFlags(env Env, c *cli.Command) (*scanRun, scan.Shard, error) {
 		return nil, shard, err
 	}
 	failOn, fopt, selected := set.failOnLevel, set.frame, set.rules
+	show, err := showOf(c, set)
+	if err != nil {
+		return nil, shard, err
+	}
 	jobs := c.Int("jobs")
 	if jobs < 1 {
 		return nil, shard, usageErr("mcpsleuth: --jobs must be at least 1, not %d", jobs)
@@ -208,7 +217,7 @@ func parseScanFlags(env Env, c *cli.Command) (*scanRun, scan.Shard, error) {
 		}
 	}
 	format, _ := report.LookupFormat(out.format)
-	run := &scanRun{env: env, out: out, format: format, failOn: failOn, frame: fopt, redact: c.Bool("redact"),
+	run := &scanRun{env: env, out: out, format: format, failOn: failOn, frame: fopt, redact: c.Bool("redact"), show: show,
 		selected: selected,
 		shared:   rule.NewShared(), // concurrency-safe: what the rules learn once serves every file
 		summary:  report.NewScanSummary()}
@@ -262,6 +271,17 @@ func (run *scanRun) analyse(i int) scanned {
 	if err != nil {
 		return scanned{why: reason(err, in.Path)}
 	}
+	if run.show != nil {
+		return scanned{res: res} // filtered and presented in input order (emit)
+	}
+	return run.present(res)
+}
+
+// present converts an input's sessions for the summary and the format: by the
+// job that read the input, or, when a baseline or a minimum severity filters
+// the findings (in input order: a baseline absorbs each fingerprint as many
+// times as it holds it), by emit.
+func (run *scanRun) present(res *driver.InputResult) scanned {
 	got := scanned{res: res}
 	if run.whole != nil {
 		got.part = report.BuildWith(Version(), []*driver.InputResult{res}, report.Options{Rules: run.selected})
@@ -300,6 +320,12 @@ func (run *scanRun) emit(i int, got scanned) {
 		run.unread(in.Path, report.ErrorUnreadable, got.why)
 		return
 	}
+	if run.show != nil {
+		for _, sr := range res.Sessions {
+			run.show.apply(sr)
+		}
+		got = run.present(res)
+	}
 	run.summary.AddFile(res, got.sessions)
 	if res.Broken != nil {
 		e := readInPart(in.Path, res.Broken)
@@ -310,8 +336,12 @@ func (run *scanRun) emit(i int, got scanned) {
 		e := unjudged(in.Path, res.Stats)
 		run.unread(in.Path, e.Kind, e.Message)
 	}
-	for _, sr := range res.Sessions {
-		run.worst = max(run.worst, sr.Worst())
+	if run.show != nil {
+		run.worst = run.show.worst // every finding not in the baseline, shown or not
+	} else {
+		for _, sr := range res.Sessions {
+			run.worst = max(run.worst, sr.Worst())
+		}
 	}
 	switch {
 	case run.stream != nil:

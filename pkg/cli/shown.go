@@ -10,6 +10,7 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/urfave/cli/v3"
 )
 
 // shown decides which findings a report shows, after the analysis and before any
@@ -48,6 +49,28 @@ func (s *shown) apply(sr *rule.SessionResult) {
 	if below > 0 {
 		sr.Notes = append(sr.Notes, fmt.Sprintf("%s below --min-severity %s: not shown", quote.Count(below, "finding"), s.min))
 	}
+}
+
+// baselineFlag is --baseline, for the commands that report findings (check, scan).
+func baselineFlag() cli.Flag {
+	return &cli.StringFlag{Name: "baseline", Usage: "show and fail only on findings not in `REPORT.json`, an earlier check --format json (matched by fingerprint, never by line)"}
+}
+
+// showOf is what a command shows of the findings: those not in --baseline, at
+// or above --min-severity (nil when neither is given).
+func showOf(c *cli.Command, set *settings) (*shown, error) {
+	show := &shown{min: set.minShown()}
+	if path := c.String("baseline"); path != "" {
+		var err error
+		if show.baseline, err = loadBaseline(path); err != nil {
+			return nil, err
+		}
+		show.baselinePath = path
+	}
+	if show.min == 0 && show.baseline == nil {
+		return nil, nil
+	}
+	return show, nil
 }
 
 // loadBaseline reads the fingerprints of an earlier JSON report (check --format
