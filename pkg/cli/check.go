@@ -34,7 +34,7 @@ func checkCommand(env Env) *cli.Command {
 			&cli.IntFlag{Name: "max-info", Value: defaultMaxInfo, Usage: "the text report lists at most `N` info findings per session, after the errors and warnings, and counts the rest (0: all); the other formats list every finding"},
 			&cli.BoolFlag{Name: "list-formats", Usage: "list the input formats and exit"},
 			baselineFlag(),
-		}, append(append(ruleFlags(""), walkFlags()...), readFlags()...)...),
+		}, slices.Concat(ruleFlags(""), walkFlags(), sarifFlags(), readFlags())...),
 		Action: func(_ context.Context, c *cli.Command) error { return runCheck(env, c) },
 	}
 }
@@ -52,6 +52,10 @@ func runCheck(env Env, c *cli.Command) error {
 		return err
 	}
 	failOn, fopt, selected := set.failOnLevel, set.frame, set.rules
+	sarif, err := sarifOptions(c)
+	if err != nil {
+		return err
+	}
 	show, err := showOf(c, set)
 	if err != nil {
 		return err
@@ -115,7 +119,7 @@ func runCheck(env Env, c *cli.Command) error {
 			report.Redact(rep)
 		}
 		if err := out.write(env, func(w io.Writer) error {
-			return format.Write(w, rep, report.WriteOptions{Color: out.colour, FailOn: failOn, Width: out.width, MaxInfo: maxInfo})
+			return format.Write(w, rep, report.WriteOptions{Color: out.colour, FailOn: failOn, Width: out.width, MaxInfo: maxInfo, SARIF: sarif})
 		}); err != nil {
 			return err
 		}

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -85,4 +87,29 @@ func parseReportOutput(env Env, c *cli.Command, piped string, formats []string) 
 		out.format = piped
 	}
 	return out, nil
+}
+
+// sarifFlags are the flags of the SARIF log, for the commands that write one
+// (check, scan).
+func sarifFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "sarif-root", Usage: "SARIF: locate the inputs under `DIR` (the repository's checkout; default: the working directory) relative to it, as code scanning maps results to files; inputs elsewhere get absolute file URIs"},
+		&cli.StringFlag{Name: "sarif-category", Value: "mcpsleuth", Usage: "SARIF: the analysis' category (automationDetails.id): code scanning keeps each category's results apart"},
+	}
+}
+
+// sarifOptions reads the SARIF flags: the root made absolute.
+func sarifOptions(c *cli.Command) (report.SARIFOptions, error) {
+	root := c.String("sarif-root")
+	if root == "" {
+		root = "."
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return report.SARIFOptions{}, usageErr("mcpsleuth: --sarif-root %s: %v", report.Safe(root), err)
+	}
+	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+		return report.SARIFOptions{}, usageErr("mcpsleuth: --sarif-root %s is not a directory", report.Safe(root))
+	}
+	return report.SARIFOptions{Root: abs, Category: c.String("sarif-category")}, nil
 }

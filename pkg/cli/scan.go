@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -44,7 +45,7 @@ func scanCommand(env Env) *cli.Command {
 			minSeverityFlag(),
 			baselineFlag(),
 			&cli.StringFlag{Name: "color", Value: "auto", Usage: "colour the summary: auto, always or never (NO_COLOR is honoured)"},
-		}, append(append(ruleFlags(""), walkFlags()...), readFlags()...)...),
+		}, slices.Concat(ruleFlags(""), walkFlags(), sarifFlags(), readFlags())...),
 		Action: func(_ context.Context, c *cli.Command) error { return runScan(env, c) },
 	}
 }
@@ -92,6 +93,7 @@ type scanRun struct {
 	// show filters each session's findings (--baseline, --min-severity; nil
 	// when neither is given).
 	show     *shown
+	sarif    report.SARIFOptions
 	worst    rule.Severity
 	unjudged int
 	// failed are the inputs that could not be read or judged, in the order met:
@@ -204,6 +206,10 @@ func parseScanFlags(env Env, c *cli.Command) (*scanRun, scan.Shard, error) {
 	if err != nil {
 		return nil, shard, err
 	}
+	sarif, err := sarifOptions(c)
+	if err != nil {
+		return nil, shard, err
+	}
 	jobs := c.Int("jobs")
 	if jobs < 1 {
 		return nil, shard, usageErr("mcpsleuth: --jobs must be at least 1, not %d", jobs)
@@ -217,7 +223,7 @@ func parseScanFlags(env Env, c *cli.Command) (*scanRun, scan.Shard, error) {
 		}
 	}
 	format, _ := report.LookupFormat(out.format)
-	run := &scanRun{env: env, out: out, format: format, failOn: failOn, frame: fopt, redact: c.Bool("redact"), show: show,
+	run := &scanRun{env: env, out: out, format: format, failOn: failOn, frame: fopt, redact: c.Bool("redact"), show: show, sarif: sarif,
 		selected: selected,
 		shared:   rule.NewShared(), // concurrency-safe: what the rules learn once serves every file
 		summary:  report.NewScanSummary()}
@@ -391,7 +397,7 @@ func (run *scanRun) write() error {
 			if run.redact {
 				report.Redact(run.whole)
 			}
-			return run.format.Write(w, run.whole, report.WriteOptions{Color: run.out.colour, FailOn: run.failOn})
+			return run.format.Write(w, run.whole, report.WriteOptions{Color: run.out.colour, FailOn: run.failOn, SARIF: run.sarif})
 		}
 		return report.WriteScanSummary(w, run.summary, report.ScanTextOptions{Color: run.out.colour, Width: run.out.width})
 	})

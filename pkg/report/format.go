@@ -33,6 +33,8 @@ type WriteOptions struct {
 	Width int
 	// MaxInfo is how many info findings the text format lists per session (0 = all).
 	MaxInfo int
+	// SARIF says what the SARIF log's paths are relative to, and its category.
+	SARIF SARIFOptions
 }
 
 // formats are check's --format values, in the order the help lists them.
@@ -44,7 +46,7 @@ var formats = []Format{
 	{name: "jsonl", Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteJSONL(w, r) }, Stream: NewJSONLStream},
 	{name: "markdown", Requires: MarkdownRequires, Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteMarkdown(w, r) }},
 	{name: "html", Requires: HTMLRequires, Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteHTML(w, r) }},
-	{name: "sarif", Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteSARIF(w, r) }},
+	{name: "sarif", Write: func(w io.Writer, r *Report, opt WriteOptions) error { return WriteSARIFWith(w, r, opt.SARIF) }},
 	{name: "junit", Write: func(w io.Writer, r *Report, opt WriteOptions) error {
 		return WriteJUnit(w, r, JUnitOptions{FailOn: opt.FailOn})
 	}},

@@ -209,6 +209,30 @@ func TestSARIFSchema(t *testing.T) {
 		t.Errorf("a run with unread inputs is successful:\n%s", eb.String())
 	}
 
+	// With a root and a category (code scanning's form): valid, the inputs
+	// under the root relative to it with its uriBaseId, the others absolute.
+	rooted := catalogueReport(t, "../../fixtures/seeds/invoices-undeclared-list-changed.jsonl")
+	rooted.Errors = []report.InputError{{Input: "/elsewhere/missing.jsonl", Kind: report.ErrorUnreadable, Message: "cannot read: no such file or directory"}}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rb bytes.Buffer
+	if err := report.WriteSARIFWith(&rb, rooted, report.SARIFOptions{Root: root, Category: "mcpsleuth"}); err != nil {
+		t.Fatal(err)
+	}
+	validate("a rooted report", rb.Bytes())
+	for _, want := range []string{
+		`"id": "mcpsleuth/"`,
+		`"SRCROOT": {` + "\n" + `          "uri": "file://` + filepath.ToSlash(root) + `/"`,
+		`"uri": "fixtures/seeds/invoices-undeclared-list-changed.jsonl",` + "\n" + `            "uriBaseId": "SRCROOT",`,
+		`"uri": "file:///elsewhere/missing.jsonl"`,
+	} {
+		if !strings.Contains(rb.String(), want) {
+			t.Errorf("the rooted SARIF lacks %q:\n%s", want, rb.String())
+		}
+	}
+
 	// The validation can fail: a result without a message is rejected.
 	var b bytes.Buffer
 	if err := report.WriteSARIF(&b, catalogueReport(t, "../../fixtures/seeds/invoices-undeclared-list-changed.jsonl")); err != nil {

@@ -19,11 +19,38 @@ type sarifLog struct {
 }
 
 type sarifRun struct {
-	Tool        sarifTool         `json:"tool"`
-	Invocations []sarifInvocation `json:"invocations"`
-	Artifacts   []sarifArtifact   `json:"artifacts"`
-	Results     []sarifResult     `json:"results"`
+	Tool               sarifTool                   `json:"tool"`
+	AutomationDetails  *sarifAutomationDetails     `json:"automationDetails,omitempty"`
+	OriginalURIBaseIDs map[string]sarifArtifactURI `json:"originalUriBaseIds,omitempty"`
+	Invocations        []sarifInvocation           `json:"invocations"`
+	Artifacts          []sarifArtifact             `json:"artifacts"`
+	Results            []sarifResult               `json:"results"`
 }
+
+type sarifAutomationDetails struct {
+	ID string `json:"id"`
+}
+
+type sarifArtifactURI struct {
+	URI string `json:"uri"`
+}
+
+// SARIFOptions say what a SARIF log's paths are relative to and which analysis
+// it is.
+type SARIFOptions struct {
+	// Root is the absolute directory (a repository's checkout) the inputs
+	// under it are located from: their URIs are relative to it, with the
+	// uriBaseId sarifRoot, whose file URI the run's originalUriBaseIds give, so
+	// that code scanning maps each result to a file of the repository. Inputs
+	// elsewhere get absolute file URIs. "" writes the names as given.
+	Root string
+	// Category names the analysis (automationDetails.id "CATEGORY/"): code
+	// scanning keeps the results of each category apart. "" leaves it out.
+	Category string
+}
+
+// sarifRoot is the uriBaseId of the inputs under SARIFOptions.Root.
+const sarifRoot = "SRCROOT"
 
 type sarifTool struct {
 	Driver sarifDriver `json:"driver"`
@@ -126,8 +153,9 @@ type sarifPhysicalLocation struct {
 }
 
 type sarifArtifactLocation struct {
-	URI   string `json:"uri"`
-	Index int    `json:"index"`
+	URI       string `json:"uri"`
+	URIBaseID string `json:"uriBaseId,omitempty"`
+	Index     int    `json:"index"`
 }
 
 type sarifRegion struct {
@@ -141,7 +169,10 @@ const sarifSchema = "https://json.schemastore.org/sarif-2.1.0.json"
 // (from their metadata) as the driver's rules, one result per finding located at
 // its input and line, with the frames it relates to (the declaring frame) as
 // related locations, and the notes (what could not be judged) as notifications.
-func WriteSARIF(w io.Writer, r *Report) error {
+func WriteSARIF(w io.Writer, r *Report) error { return WriteSARIFWith(w, r, SARIFOptions{}) }
+
+// WriteSARIFWith is WriteSARIF with the log's root and category.
+func WriteSARIFWith(w io.Writer, r *Report, opt SARIFOptions) error {
 	run := sarifRun{
 		Tool: sarifTool{Driver: sarifDriver{Name: r.Tool.Name, Version: r.Tool.Version,
 			InformationURI: "https://github.com/mcpsleuth/mcpsleuth", Rules: []sarifRule{}}},
@@ -159,15 +190,27 @@ func WriteSARIF(w io.Writer, r *Report) error {
 	for _, ru := range r.Rules {
 		addRule(ru)
 	}
+	if opt.Category != "" {
+		run.AutomationDetails = &sarifAutomationDetails{ID: opt.Category + "/"}
+	}
+	if opt.Root != "" {
+		root := filepath.Clean(opt.Root)
+		if !strings.HasSuffix(root, string(filepath.Separator)) {
+			root += string(filepath.Separator) // a directory: what is relative to it resolves inside
+		}
+		run.OriginalURIBaseIDs = map[string]sarifArtifactURI{sarifRoot: {URI: artifactURI(root)}}
+	}
 	artifactIndex := map[string]int{}
 	artifact := func(name string) sarifArtifactLocation {
 		i, ok := artifactIndex[name]
+		loc := locatedArtifact(name, opt.Root)
 		if !ok {
 			i = len(run.Artifacts)
 			artifactIndex[name] = i
-			run.Artifacts = append(run.Artifacts, sarifArtifact{Location: sarifArtifactLocation{URI: artifactURI(name), Index: i}, Roles: []string{"analysisTarget"}})
+			run.Artifacts = append(run.Artifacts, sarifArtifact{Location: sarifArtifactLocation{URI: loc.URI, URIBaseID: loc.URIBaseID, Index: i}, Roles: []string{"analysisTarget"}})
 		}
-		return sarifArtifactLocation{URI: artifactURI(name), Index: i}
+		loc.Index = i
+		return loc
 	}
 	for _, in := range r.Inputs {
 		artifact(in.Name)
@@ -302,6 +345,24 @@ func safePtr(s *string) *string {
 	}
 	v := Safe(*s)
 	return &v
+}
+
+// locatedArtifact is where an input is: relative to root (uriBaseId sarifRoot)
+// when it lies under it, else its name as artifactURI writes it (an absolute
+// file URI for a path outside root).
+func locatedArtifact(name, root string) sarifArtifactLocation {
+	if root == "" || name == "-" {
+		return sarifArtifactLocation{URI: artifactURI(name)}
+	}
+	abs, err := filepath.Abs(name)
+	if err != nil {
+		return sarifArtifactLocation{URI: artifactURI(name)}
+	}
+	rel, err := filepath.Rel(root, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return sarifArtifactLocation{URI: artifactURI(abs)}
+	}
+	return sarifArtifactLocation{URI: artifactURI(rel), URIBaseID: sarifRoot}
 }
 
 // artifactURI turns an input name into a URI reference: relative paths stay
