@@ -174,7 +174,7 @@ type output struct {
 
 // parseOutput reads the output flags; formats lists the --format values the command takes.
 func parseOutput(env Env, c *cli.Command, formats ...string) (output, error) {
-	o := output{format: strings.ToLower(c.String("format")), path: c.String("output")}
+	o := output{format: strings.ToLower(c.String("format")), path: outputPath(c)}
 	if !slices.Contains(formats, o.format) {
 		return o, usageErr("mcpsleuth: --format must be %s, not %q", formatList(formats), c.String("format"))
 	}

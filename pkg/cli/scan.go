@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -40,7 +39,7 @@ func scanCommand(env Env) *cli.Command {
 			&cli.StringFlag{Name: "shard", Usage: "take share `K/N` of the files (K from 0 to N-1, by a hash of each path relative to its scan root): N machines with K = 0..N-1 together scan everything once"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar (there is none when stderr is not a terminal)"},
 			&cli.BoolFlag{Name: "redact", Usage: "redact captured values, as check --redact"},
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the output to `FILE` instead of stdout"},
+			&cli.StringSliceFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the output to `FILE` instead of stdout; FORMAT=FILE writes one more output in that format beside --format's, in the same run (repeatable: --output sarif=results.sarif --output jsonl=findings.jsonl)"},
 			failOnFlag(),
 			minSeverityFlag(),
 			baselineFlag(),
@@ -54,12 +53,13 @@ func scanCommand(env Env) *cli.Command {
 type scanned struct {
 	res *driver.InputResult
 	// sessions are the input's sessions as the reports show them (the summary
-	// counts them); part is the input's report, for the formats written whole.
+	// counts them); parts are the input's report for each output written whole
+	// (by sink; nil for the others).
 	sessions []report.Session
-	part     *report.Report
-	// prepared are the sessions encoded for the stream formats, by the job
-	// (report.Stream.Prepare); prepareErr is the error that stopped them.
-	prepared   []*report.Prepared
+	parts    []*report.Report
+	// prepared are the sessions encoded for each stream format (by sink), by
+	// the job (report.Stream.Prepare); prepareErr is the error that stopped them.
+	prepared   [][]*report.Prepared
 	prepareErr error
 	// why is set when the input could not be read at all.
 	why string
@@ -69,8 +69,7 @@ type scanned struct {
 // as they are handed over in input order.
 type scanRun struct {
 	env      Env
-	out      output
-	format   report.Format
+	out      output // --format and --output's FILE: the first of sinks
 	failOn   rule.Severity
 	selected []*rule.Rule
 	frame    frame.Options
@@ -81,14 +80,8 @@ type scanRun struct {
 	stderr   io.Writer
 	summary  *report.ScanSummary
 
-	// The sink of the format: a stream for json and jsonl (sessions spooled as
-	// each input is handed over), a whole report for sarif and junit, nothing
-	// more than the summary for text.
-	stream    report.Stream
-	spool     *os.File
-	bufSpool  *bufio.Writer
-	streamErr error
-	whole     *report.Report
+	// sinks are the outputs, --format's first (scan_sinks.go).
+	sinks []*scanSink
 
 	// show filters each session's findings (--baseline, --min-severity; nil
 	// when neither is given).
@@ -122,6 +115,15 @@ func runScan(env Env, c *cli.Command) error {
 	if err != nil {
 		return err
 	}
+	paths := make([]string, len(all.Inputs))
+	for i, in := range all.Inputs {
+		paths[i] = in.Path
+	}
+	for _, sk := range run.sinks {
+		if err := sk.out.notAnInput(paths); err != nil { // every file the walk found, not only this share's
+			return err
+		}
+	}
 	walk := shard.Of(all)
 	run.inputs = walk.Inputs
 	// A share of a spread scan may hold no file (more machines than files): that
@@ -142,11 +144,11 @@ func runScan(env Env, c *cli.Command) error {
 		}
 		run.unread(sk.Path, kind, "skipped: "+sk.Why)
 	}
-	if err := run.openSink(); err != nil {
+	if err := run.openSinks(); err != nil {
 		run.bar.stop()
 		return err
 	}
-	defer run.closeSink()
+	defer run.closeSinks()
 	// Results wait for those before them: a window of many small files' results
 	// lets the other jobs go on past a big file, while the input they were read
 	// from (what bounds a result's size) stays within scanWindowBytes.
@@ -162,14 +164,12 @@ func runScan(env Env, c *cli.Command) error {
 		}
 		// The artifact is still written, with what could not be read: a CI job
 		// uploads it, and it must not read as a clean run.
-		if run.out.format != "text" {
-			if err := run.write(); err != nil {
-				return err
-			}
+		if err := run.write(func(sk *scanSink) bool { return sk.out.format != "text" }); err != nil {
+			return err
 		}
 		return &exitError{code: ExitUsage, msg: "mcpsleuth: scan: " + what}
 	}
-	if err := run.write(); err != nil {
+	if err := run.write(nil); err != nil {
 		return err
 	}
 	switch {
@@ -222,39 +222,20 @@ func parseScanFlags(env Env, c *cli.Command) (*scanRun, scan.Shard, error) {
 			return nil, shard, usageErr("%v", err)
 		}
 	}
-	format, _ := report.LookupFormat(out.format)
-	run := &scanRun{env: env, out: out, format: format, failOn: failOn, frame: fopt, redact: c.Bool("redact"), show: show, sarif: sarif,
+	extra, err := extraOutputs(env, c)
+	if err != nil {
+		return nil, shard, err
+	}
+	run := &scanRun{env: env, out: out, failOn: failOn, frame: fopt, redact: c.Bool("redact"), show: show, sarif: sarif,
 		selected: selected,
 		shared:   rule.NewShared(), // concurrency-safe: what the rules learn once serves every file
 		summary:  report.NewScanSummary()}
 	run.summary.Jobs = jobs
+	for _, o := range append([]output{out}, extra...) {
+		format, _ := report.LookupFormat(o.format)
+		run.sinks = append(run.sinks, &scanSink{out: o, format: format})
+	}
 	return run, shard, nil
-}
-
-// openSink sets up what the format writes through.
-func (run *scanRun) openSink() error {
-	switch {
-	case run.out.format == "text":
-		// The summary, from the analysis results: no report is written.
-	case run.format.Stream != nil:
-		spool, err := os.CreateTemp("", "mcpsleuth-scan-*")
-		if err != nil {
-			return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: cannot create a temporary file for the report: %v", unwrapPath(err))}
-		}
-		run.spool = spool
-		run.bufSpool = bufio.NewWriterSize(spool, 256<<10)
-		run.stream = run.format.Stream(run.bufSpool, report.StreamOptions{Version: Version(), Redact: run.redact})
-	default:
-		run.whole = report.BuildWith(Version(), nil, report.Options{Rules: run.selected})
-	}
-	return nil
-}
-
-func (run *scanRun) closeSink() {
-	if run.spool != nil {
-		run.spool.Close()
-		os.Remove(run.spool.Name())
-	}
 }
 
 // analyse reads and analyses input i: one job's work, on a goroutine of its own.
@@ -281,41 +262,6 @@ func (run *scanRun) analyse(i int) scanned {
 		return scanned{res: res} // filtered and presented in input order (emit)
 	}
 	return run.present(res)
-}
-
-// present converts an input's sessions for the summary and the format: by the
-// job that read the input, or, when a baseline or a minimum severity filters
-// the findings (in input order: a baseline absorbs each fingerprint as many
-// times as it holds it), by emit.
-func (run *scanRun) present(res *driver.InputResult) scanned {
-	got := scanned{res: res}
-	if run.whole != nil {
-		got.part = report.BuildWith(Version(), []*driver.InputResult{res}, report.Options{Rules: run.selected})
-		got.sessions = got.part.Sessions
-		return got
-	}
-	got.sessions = make([]report.Session, len(res.Sessions))
-	if run.stream != nil {
-		// Each session is converted and encoded here, by the job: only its place in
-		// the output waits for the files before it (emit).
-		got.prepared = make([]*report.Prepared, len(res.Sessions))
-		for j, sr := range res.Sessions {
-			p, err := run.stream.Prepare(sr, nil)
-			if err != nil {
-				got.prepareErr = err
-				break
-			}
-			got.prepared[j], got.sessions[j] = p, p.Session // redacted as the stream redacts
-		}
-		return got
-	}
-	for j, sr := range res.Sessions {
-		got.sessions[j] = report.SessionOf(sr, nil)
-		if run.redact {
-			report.RedactSession(&got.sessions[j]) // the names the summary shows
-		}
-	}
-	return got
 }
 
 // emit takes the analysis of input i, in input order, on the run's goroutine.
@@ -349,23 +295,7 @@ func (run *scanRun) emit(i int, got scanned) {
 			run.worst = max(run.worst, sr.Worst())
 		}
 	}
-	switch {
-	case run.stream != nil:
-		if got.prepareErr != nil && run.streamErr == nil {
-			run.streamErr = got.prepareErr
-		}
-		for _, p := range got.prepared {
-			if p == nil {
-				break
-			}
-			if err := run.stream.Add(p); err != nil && run.streamErr == nil {
-				run.streamErr = err
-			}
-		}
-		run.stream.Input(res)
-	case run.whole != nil:
-		mergeReport(run.whole, got.part)
-	}
+	run.emitToSinks(got)
 }
 
 // unread names an input that was not read, or read in part, or not judged: on
@@ -377,30 +307,6 @@ func (run *scanRun) unread(path string, kind report.ErrorKind, why string) {
 		path = redact.MaskSecrets(path)
 	}
 	run.summary.AddUnread(path, why)
-}
-
-// write writes the output of the format.
-func (run *scanRun) write() error {
-	if run.bufSpool != nil && run.streamErr == nil {
-		run.streamErr = run.bufSpool.Flush()
-	}
-	if run.streamErr != nil {
-		return &exitError{code: ExitUsage, msg: run.streamErr.Error()}
-	}
-	return run.out.write(run.env, func(w io.Writer) error {
-		switch {
-		case run.stream != nil:
-			run.stream.Errors(run.failed)
-			return run.stream.Finish(w, run.spool)
-		case run.whole != nil:
-			run.whole.Errors = append(run.whole.Errors, run.failed...)
-			if run.redact {
-				report.Redact(run.whole)
-			}
-			return run.format.Write(w, run.whole, report.WriteOptions{Color: run.out.colour, FailOn: run.failOn, SARIF: run.sarif})
-		}
-		return report.WriteScanSummary(w, run.summary, report.ScanTextOptions{Color: run.out.colour, Width: run.out.width})
-	})
 }
 
 // openScanInput opens one input of a scan; why says why it cannot be read.
