@@ -185,17 +185,12 @@ func parseOutput(env Env, c *cli.Command, formats ...string) (output, error) {
 	return o, err
 }
 
-// formatList names the formats: "text or json", "text or json, or jsonl, markdown, sarif or junit".
+// formatList names the formats: "text or json", "one of text, json, jsonl, sarif".
 func formatList(formats []string) string {
 	if len(formats) <= 2 {
 		return strings.Join(formats, " or ")
 	}
-	rest := formats[2:]
-	list := formats[0] + " or " + formats[1] + ", or "
-	if len(rest) > 1 {
-		list += strings.Join(rest[:len(rest)-1], ", ") + " or "
-	}
-	return list + rest[len(rest)-1]
+	return "one of " + strings.Join(formats, ", ")
 }
 
 // colorMode decides colour: never through the global color.NoColor.
@@ -280,6 +275,10 @@ func listFormats(w io.Writer, width int) error {
 			what += " [one JSON document]"
 		}
 		row(f.Name, what)
+	}
+	b.WriteString("\nNot read yet (no decoder of their own; --input-format does not take them):\n")
+	for _, f := range frame.NotReadYet() {
+		row(f.Name, f.What+"; "+f.Instead)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -180,6 +180,11 @@ func frameOptions(c *cli.Command) (frame.Options, error) {
 		return opt, usageErr("mcpsleuth: --perspective must be client or server, not %q", c.String("perspective"))
 	}
 	if !frame.KnownFormat(opt.Format) {
+		for _, f := range frame.NotReadYet() {
+			if f.Name == opt.Format {
+				return opt, usageErr("mcpsleuth: --input-format %s has no decoder of its own yet: %s", f.Name, f.Instead)
+			}
+		}
 		return opt, usageErr("mcpsleuth: unknown --input-format %q (known: auto, %s)", opt.Format, strings.Join(frame.Formats(), ", "))
 	}
 	return opt, applyLimits(c, &opt)

@@ -12,14 +12,12 @@ type FormatInfo struct {
 	Lossy bool
 	// Document formats are one JSON document (locations are its entries), not lines.
 	Document bool
-	// Unsupported is set for a format users have that has no decoder of its own: why
-	// (it could not be checked against a real recording). Such a name is listed so
-	// that nobody takes its absence for an oversight; --input-format does not accept
-	// it. What then ends by saying so.
-	Unsupported string
+	// Instead is set for a format users have that has no decoder of its own
+	// (NotReadYet): what to do with such a file today.
+	Instead string
 }
 
-// About describes every format, sorted by name.
+// About describes every format --input-format accepts, sorted by name.
 func About() []FormatInfo {
 	var out []FormatInfo
 	for _, f := range formats {
@@ -30,27 +28,26 @@ func About() []FormatInfo {
 		}
 		out = append(out, FormatInfo{Name: f.name, What: what, Lossy: f.lossy, Document: f.document})
 	}
-	for _, u := range unsupportedFormats {
-		u.What += " [unsupported: " + u.Unsupported + "]"
-		out = append(out, u)
-	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
 
-// unsupportedFormats are recorders' formats read from their documentation only: no
-// real recording could be made here to check a decoder against, so none is guessed.
-var unsupportedFormats = []FormatInfo{
+// NotReadYet describes the recorders' formats that have no decoder of their
+// own, with what to do with such a file today: known from their documentation
+// only, never checked against a real recording, so no decoder is guessed.
+// --input-format does not accept their names; --list-formats lists them apart,
+// so that nobody takes their absence for an oversight.
+func NotReadYet() []FormatInfo { return append([]FormatInfo(nil), notReadYet...) }
+
+var notReadYet = []FormatInfo{
 	{
-		Name: "mcp-tape-jsonl",
-		What: `mcp-tape's trace (a {"v":1,"type":"meta"} header, {"t","dir":"in"|"out","raw"} lines, a {"type":"end"} record)`,
-		Unsupported: "not checked against a real recording: mcp-tape is not on the npm registry, so none could be made; " +
-			"envelope-jsonl reads such lines by their field names, in/out as relative directions resolved from who sent initialize",
+		Name:    "mcp-tape-jsonl",
+		What:    `mcp-tape's trace (a {"v":1,"type":"meta"} header, {"t","dir":"in"|"out","raw"} lines, a {"type":"end"} record)`,
+		Instead: "auto-detection reads its lines as envelope-jsonl, by their field names (in and out resolved from who sent initialize)",
 	},
 	{
-		Name: "qai-proxy-session",
-		What: "the session JSON that qai proxy (q-ai, Python) saves: one document of proxied messages with their direction",
-		Unsupported: "not checked against a real recording: qai is a Python tool and no Python package index is reachable here, " +
-			"and its documentation does not spell the file out field by field",
+		Name:    "qai-proxy-session",
+		What:    "the session JSON that qai proxy (q-ai, Python) saves: one document of proxied messages with their direction",
+		Instead: "not read: a sample recording (redacted) in an issue is what it takes to add it",
 	},
 }
