@@ -92,7 +92,7 @@ func runCheck(env Env, c *cli.Command) error {
 		defer spool.Close()
 		// Sessions are encoded and spooled on a goroutine of their own, beside the
 		// analysis (a capture of a million sessions spends a third of its time there).
-		stream := report.Pipelined(format.Stream(spool, report.StreamOptions{Version: Version(), Redact: c.Bool("redact"), Text: report.TextOptions{Color: out.colour, Width: out.width, MaxInfo: maxInfo}}))
+		stream := report.Pipelined(format.Stream(spool, report.StreamOptions{Version: Version(), Redact: c.Bool("redact"), Config: set.reportConfig(c.String("baseline")), Text: report.TextOptions{Color: out.colour, Width: out.width, MaxInfo: maxInfo}}))
 		var streamErr error
 		_, failed = analyseAll(env, names, streamRules(selected, fopt, tracer, show, stream, &streamErr))
 		failed = append(walkErrs, failed...)
@@ -115,6 +115,7 @@ func runCheck(env Env, c *cli.Command) error {
 		failed = append(walkErrs, failed...)
 		rep := report.BuildWith(Version(), results, report.Options{Rules: selected, Trace: tracer})
 		rep.Errors = append(rep.Errors, failed...)
+		rep.Config = set.reportConfig(c.String("baseline"))
 		if c.Bool("redact") {
 			report.Redact(rep)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"sort"
 	"strings"
@@ -309,4 +310,26 @@ func ruleOptions() []rule.Option {
 		}
 	}
 	return out
+}
+
+// reportConfig is what a report records of the configuration it was made
+// under, with baseline the --baseline report ("" when none).
+func (s *settings) reportConfig(baseline string) *report.Config {
+	c := &report.Config{File: s.file.Path, Enable: orEmpty(s.enable), Disable: orEmpty(s.disable), Severity: map[string]string{},
+		FailOn: s.failOn, MinSeverity: s.minSeverity, Options: map[string]string{}, Baseline: baseline,
+		RulesRun: len(s.rules), Rules: len(rules.All()), From: maps.Clone(s.from)}
+	for _, o := range s.severity {
+		c.Severity[o.Rule] = o.Severity
+	}
+	for name, v := range s.options {
+		c.Options[name] = fmt.Sprint(v)
+	}
+	return c
+}
+
+func orEmpty(list []string) []string {
+	if list == nil {
+		return []string{}
+	}
+	return list
 }

@@ -87,6 +87,7 @@ type scanRun struct {
 	// when neither is given).
 	show     *shown
 	sarif    report.SARIFOptions
+	config   *report.Config // what the reports record of the configuration
 	worst    rule.Severity
 	unjudged int
 	// failed are the inputs that could not be read or judged, in the order met:
@@ -226,7 +227,7 @@ func parseScanFlags(env Env, c *cli.Command) (*scanRun, scan.Shard, error) {
 	if err != nil {
 		return nil, shard, err
 	}
-	run := &scanRun{env: env, out: out, failOn: failOn, frame: fopt, redact: c.Bool("redact"), show: show, sarif: sarif,
+	run := &scanRun{env: env, out: out, failOn: failOn, frame: fopt, redact: c.Bool("redact"), show: show, sarif: sarif, config: set.reportConfig(c.String("baseline")),
 		selected: selected,
 		shared:   rule.NewShared(), // concurrency-safe: what the rules learn once serves every file
 		summary:  report.NewScanSummary()}

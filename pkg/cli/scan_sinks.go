@@ -100,9 +100,10 @@ func (run *scanRun) openSinks() error {
 			}
 			sk.spool = spool
 			sk.bufSpool = bufio.NewWriterSize(spool, 256<<10)
-			sk.stream = sk.format.Stream(sk.bufSpool, report.StreamOptions{Version: Version(), Redact: run.redact})
+			sk.stream = sk.format.Stream(sk.bufSpool, report.StreamOptions{Version: Version(), Redact: run.redact, Config: run.config})
 		default:
 			sk.whole = report.BuildWith(Version(), nil, report.Options{Rules: run.selected})
+			sk.whole.Config = run.config
 		}
 	}
 	return nil

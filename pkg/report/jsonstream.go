@@ -45,6 +45,8 @@ type StreamOptions struct {
 	Redact bool
 	// Text is how the text format writes (colour, width).
 	Text TextOptions
+	// Config is the configuration the report is made under (Report.Config).
+	Config *Config
 }
 
 // NewJSONStream writes the JSON report (DESIGN.md section 6) through a spool: the
@@ -221,7 +223,7 @@ func encodeJSONSession(sess *Session, _ StreamOptions) ([]byte, error) {
 }
 
 func finishJSON(w io.Writer, s *spoolStream, sessions func(io.Writer, string, string) error) error {
-	doc := Report{Version: 1, Tool: Tool{Name: "mcpsleuth", Version: s.opt.Version}, Inputs: s.inputs, Errors: s.errors, Sessions: []Session{}, Summary: s.summary}
+	doc := Report{Version: 1, Tool: Tool{Name: "mcpsleuth", Version: s.opt.Version}, Config: s.opt.Config, Inputs: s.inputs, Errors: s.errors, Sessions: []Session{}, Summary: s.summary}
 	if doc.Inputs == nil {
 		doc.Inputs = []Input{}
 	}

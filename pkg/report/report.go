@@ -14,9 +14,12 @@ import (
 
 // Report is the whole analysis of a run, in the shape of the JSON report.
 type Report struct {
-	Version int     `json:"version"`
-	Tool    Tool    `json:"tool"`
-	Inputs  []Input `json:"inputs"`
+	Version int  `json:"version"`
+	Tool    Tool `json:"tool"`
+	// Config is the configuration the report was made under (nil when the
+	// caller did not say).
+	Config *Config `json:"config,omitempty"`
+	Inputs []Input `json:"inputs"`
 	// Errors are the inputs that could not be read or judged, in the order met
 	// (computed by the command that read them; never nil in a built report).
 	Errors   []InputError `json:"errors"`

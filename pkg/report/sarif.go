@@ -94,8 +94,14 @@ type sarifRuleProperty struct {
 }
 
 type sarifInvocation struct {
-	ExecutionSuccessful        bool                `json:"executionSuccessful"`
-	ToolExecutionNotifications []sarifNotification `json:"toolExecutionNotifications"`
+	ExecutionSuccessful        bool                       `json:"executionSuccessful"`
+	ToolExecutionNotifications []sarifNotification        `json:"toolExecutionNotifications"`
+	Properties                 *sarifInvocationProperties `json:"properties,omitempty"`
+}
+
+// sarifInvocationProperties carry the configuration the run was made under.
+type sarifInvocationProperties struct {
+	Configuration *Config `json:"configuration"`
 }
 
 type sarifNotification struct {
@@ -228,6 +234,9 @@ func WriteSARIFWith(w io.Writer, r *Report, opt SARIFOptions) error {
 				Properties: &sarifNotificationProperties{Kind: e.Kind}})
 	}
 	run.Invocations[0].ExecutionSuccessful = failedInputs(r.Errors) == 0
+	if r.Config != nil {
+		run.Invocations[0].Properties = &sarifInvocationProperties{Configuration: r.Config}
+	}
 	for _, s := range r.Sessions {
 		for _, n := range s.Notes {
 			run.Invocations[0].ToolExecutionNotifications = append(run.Invocations[0].ToolExecutionNotifications,
