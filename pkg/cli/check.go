@@ -24,6 +24,9 @@ func checkCommand(env Env) *cli.Command {
 		Name:      "check",
 		Usage:     "analyse captures: rebuild each session's contract and report what broke it",
 		ArgsUsage: "[FILE|DIR|-]...",
+		Description: "Exit 0 when nothing is at or above --fail-on; 1 for findings at or above it, or for an input\n" +
+			"read but not judged (no frame in it: never a clean pass; --fail-on never lets it through);\n" +
+			"2 for a usage error or an input that could not be read (2 wins).",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "text", HideDefault: true, Usage: "report format: text, json, jsonl (one finding a line, for a warehouse), markdown (a ticket attachment), html (one self-contained page: diagrams, a filterable timeline), sarif (SARIF 2.1.0, for code scanning), junit (a test suite per session, for CI) or lines (path:line: severity RULE message, one finding a line, for grep and editors). Left out: the format --output's extension names (.json, .jsonl or .ndjson, .md, .html, .sarif, .xml, .txt), else text on a terminal and lines when stdout is not one"},
 			&cli.BoolFlag{Name: "redact", Usage: "replace the values in params and results with their type and length and mask secret-looking strings everywhere; methods, ids, capabilities, versions, error codes and messages, tool names and schemas stay"},

@@ -87,7 +87,7 @@ func WriteText(w io.Writer, r *Report, opt TextOptions) error {
 			return err
 		}
 	}
-	writeTextSummary(&b, r.Summary, pal, textWidthOf(opt))
+	writeTextSummary(&b, r.Summary, r.Errors, pal, textWidthOf(opt))
 	if _, err := w.Write(b.Bytes()); err != nil {
 		return fmt.Errorf("mcpsleuth: writing the report: %w", err)
 	}
@@ -115,7 +115,7 @@ func finishText(w io.Writer, st *spoolStream, sessions func(io.Writer, string, s
 	pal := newPalette(st.opt.Text.Color)
 	var head, tail bytes.Buffer
 	writeTextInputs(&head, st.inputs, pal, textWidthOf(st.opt.Text))
-	writeTextSummary(&tail, st.summary, pal, textWidthOf(st.opt.Text))
+	writeTextSummary(&tail, st.summary, st.errors, pal, textWidthOf(st.opt.Text))
 	if _, err := w.Write(head.Bytes()); err != nil {
 		return fmt.Errorf("mcpsleuth: writing the report: %w", err)
 	}
@@ -202,12 +202,25 @@ func writeTextSession(b *bytes.Buffer, s *Session, pal palette, opt TextOptions)
 	return nil
 }
 
-// writeTextSummary writes the summary line.
-func writeTextSummary(b *bytes.Buffer, sum Summary, pal palette, width int) {
+// writeTextSummary writes the inputs that could not be read or judged, each
+// with why (a report written to a file keeps what stderr said), and the summary
+// line.
+func writeTextSummary(b *bytes.Buffer, sum Summary, errs []InputError, pal palette, width int) {
 	f := sum.Findings
 	b.WriteString("\n")
-	writeWrapped(b, fmt.Sprintf("%s, %s, %s, %s", quote.Count(sum.Sessions, "session"),
-		pal.severity(quote.Count(f["error"], "error")), pal.severity(quote.Count(f["warning"], "warning")), quote.Count(f["info"], "info finding")), width, "  ")
+	if len(errs) > 0 {
+		b.WriteString(pal.bold("Not read or not judged") + "\n")
+		for _, e := range errs {
+			writeWrapped(b, "  "+Safe(e.Input)+": "+Safe(e.Message), width, "    ")
+		}
+		b.WriteString("\n")
+	}
+	line := fmt.Sprintf("%s, %s, %s, %s", quote.Count(sum.Sessions, "session"),
+		pal.severity(quote.Count(f["error"], "error")), pal.severity(quote.Count(f["warning"], "warning")), quote.Count(f["info"], "info finding"))
+	if n := failedInputs(errs); n > 0 {
+		line += ", " + pal.bad(quote.Count(n, "input")+" not read or not judged")
+	}
+	writeWrapped(b, line, width, "  ")
 }
 
 // writeSessionHeader writes a session's contract; its first line (session,
