@@ -118,8 +118,8 @@ func newApp(env Env) *cli.Command {
 		Writer:    env.Stdout,
 		ErrWriter: env.Stderr,
 		// Usage errors (unknown flags) must exit 2, not print and exit 1.
-		OnUsageError: func(_ context.Context, _ *cli.Command, err error, _ bool) error {
-			return usageErr("mcpsleuth: %v", err)
+		OnUsageError: func(_ context.Context, c *cli.Command, err error, _ bool) error {
+			return usageErr("mcpsleuth: %v%s", err, flagSuggestion(c, err))
 		},
 		ExitErrHandler: func(context.Context, *cli.Command, error) {},
 		Commands: []*cli.Command{
@@ -147,7 +147,7 @@ func newApp(env Env) *cli.Command {
 	// help on stdout (which may be a report file).
 	app.Action = func(_ context.Context, c *cli.Command) error {
 		if c.Args().Len() > 0 {
-			return usageErr("mcpsleuth: unknown command %q (mcpsleuth --help lists them)", c.Args().First())
+			return usageErr("mcpsleuth: unknown command %q%s (mcpsleuth --help lists them)", c.Args().First(), didYouMean(c.Args().First(), commandNames(c), ""))
 		}
 		return cli.ShowRootCommandHelp(c)
 	}
@@ -156,10 +156,15 @@ func newApp(env Env) *cli.Command {
 		cmd.OnUsageError = app.OnUsageError
 	}
 	// Help fits the terminal as every text view does; so does the completion
-	// command's, which urfave/cli adds when the app starts.
+	// command's, which urfave/cli adds when the app starts, and which the help
+	// lists (a user looks there first).
 	width := terminalWidth(env)
 	useWrappedHelp(app, width)
-	app.ConfigureShellCompletionCommand = func(c *cli.Command) { useWrappedHelp(c, width) }
+	app.ConfigureShellCompletionCommand = func(c *cli.Command) {
+		c.Hidden = false
+		c.Usage = "print the shell completion script: bash, zsh, fish or pwsh (source <(mcpsleuth completion bash))"
+		useWrappedHelp(c, width)
+	}
 	var profile *os.File
 	app.Before = func(ctx context.Context, c *cli.Command) (context.Context, error) {
 		path := c.String("cpuprofile")
