@@ -26,7 +26,7 @@ func auditCommand(env Env) *cli.Command {
 		ArgsUsage: "--handshake CAPTURE SRC...",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "handshake", Usage: "the capture (or pasted initialize request and result) whose contract the source is compared with"},
-			&cli.IntFlag{Name: "session", Usage: "the session of the capture to compare with (default: the first that declares both sides)"},
+			&cli.IntFlag{Name: "session", HideDefault: true, Usage: "the session of the capture to compare with (default: the first that declares both sides)"},
 			&cli.StringFlag{Name: "side", Value: "server", Usage: "the side the source implements: server or client"},
 			&cli.BoolFlag{Name: "tests", Usage: "read test files and directories too (by default a test's calls are not the program's)"},
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},

@@ -37,7 +37,7 @@ func scanCommand(env Env) *cli.Command {
 			&cli.StringFlag{Name: "format", Value: "text", HideDefault: true, Usage: "output: text (the summary), json (the report of every file, as check), jsonl (one finding a line with its session inlined, for a warehouse), sarif, junit or lines (path:line: severity RULE message, one finding a line, as check). Left out: the format --output's extension names (.json, .jsonl or .ndjson, .sarif, .xml, .txt), else text, piped or not"},
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: runtime.NumCPU(), Usage: "files analysed at once"},
 			&cli.StringFlag{Name: "shard", Usage: "take share `K/N` of the files (K from 0 to N-1, by a hash of each path relative to its scan root): N machines with K = 0..N-1 together scan everything once"},
-			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar (there is none when stderr is not a terminal)"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar (there is none when stderr is not a terminal); what could not be read or judged is still said on stderr"},
 			&cli.BoolFlag{Name: "redact", Usage: "redact captured values, as check --redact"},
 			&cli.StringSliceFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the output to `FILE` instead of stdout; FORMAT=FILE writes one more output in that format beside --format's, in the same run (repeatable: --output sarif=results.sarif --output jsonl=findings.jsonl)"},
 			failOnFlag(),

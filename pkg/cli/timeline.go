@@ -41,7 +41,7 @@ func timelineCommand(env Env) *cli.Command {
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of stdout"},
 			&cli.StringFlag{Name: "color", Value: "auto", Usage: "auto, always or never (NO_COLOR is honoured)"},
-			&cli.IntFlag{Name: "around", Usage: "show only the frames within --context lines of `LINE`"},
+			&cli.IntFlag{Name: "around", HideDefault: true, Usage: "show only the frames within --context lines of `LINE` (default: every frame)"},
 			&cli.IntFlag{Name: "context", Value: 10, Usage: "with --around: how many lines before and after"},
 			&cli.StringSliceFlag{Name: "method", Usage: "show only frames of these methods (names or patterns such as 'tools/*', comma-separated); a response shows with its request's method"},
 			&cli.BoolFlag{Name: "redact", Usage: "mask secret-looking strings (tokens, keys, cookies) everywhere, and the values findings quote from params and results"},
