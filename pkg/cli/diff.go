@@ -4,9 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"strconv"
-	"strings"
 
 	"github.com/urfave/cli/v3"
 
@@ -38,30 +35,6 @@ func diffCommand(env Env) *cli.Command {
 		}, append(ruleFlags(""), readFlags()...)...),
 		Action: func(_ context.Context, c *cli.Command) error { return runDiff(env, c) },
 	}
-}
-
-// sessionRef is one side of a diff: a capture and the session of it (1-based).
-type sessionRef struct {
-	name    string
-	session int
-}
-
-// parseSessionRef reads CAPTURE or CAPTURE#N; a file whose name holds a # is
-// taken whole when it exists.
-func parseSessionRef(arg string) (sessionRef, error) {
-	ref := sessionRef{name: arg, session: 1}
-	i := strings.LastIndexByte(arg, '#')
-	if i < 0 {
-		return ref, nil
-	}
-	if _, err := os.Stat(arg); err == nil {
-		return ref, nil
-	}
-	n, err := strconv.Atoi(arg[i+1:])
-	if err != nil || n < 1 {
-		return ref, usageErr("mcpsleuth: diff: %s: the session after # must be a number from 1", report.Safe(arg))
-	}
-	return sessionRef{name: arg[:i], session: n}, nil
 }
 
 func runDiff(env Env, c *cli.Command) error {
@@ -127,7 +100,7 @@ func analyseSession(env Env, ref sessionRef, selected []*rule.Rule, fopt frame.O
 	sessions := 0
 	opt := driver.RunOptions{Frame: fopt, Shared: shared, Discard: true, OnSession: func(sr *rule.SessionResult) {
 		sessions++
-		if sessions == ref.session {
+		if sr.Session.Index+1 == ref.session { // as the reports number sessions, whatever order they end in
 			found = trace.Compared{Trace: tracer.Of(sr), Findings: append([]rule.Finding(nil), sr.Findings...)}
 		}
 	}}

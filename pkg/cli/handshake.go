@@ -43,7 +43,7 @@ func runHandshake(env Env, c *cli.Command) error {
 		return err
 	}
 	fopt := set.frame
-	name, in, err := openSingle(env, c, "handshake")
+	name, session, in, err := openSingle(env, c, "handshake")
 	if err != nil {
 		return err
 	}
@@ -69,10 +69,16 @@ func runHandshake(env Env, c *cli.Command) error {
 	defer spool.Close()
 	stream := newStream(spool, report.StreamOptions{Text: report.TextOptions{Color: out.colour, Width: out.width}})
 	tracer := trace.Require(report.HandshakeRequires)
-	var found int
+	var found, sessions int
+	var picked bool
 	var streamErr error
 	contradicted := ""
 	ropt := driver.RunOptions{Frame: fopt, Discard: true, OnSession: func(sr *rule.SessionResult) {
+		sessions++
+		if session > 0 && sr.Session.Index+1 != session {
+			return // CAPTURE#N: another session
+		}
+		picked = true
 		if text := driver.Contradiction(sr, fopt); text != "" && contradicted == "" {
 			contradicted = text
 		}
@@ -95,6 +101,8 @@ func runHandshake(env Env, c *cli.Command) error {
 	switch {
 	case streamErr != nil:
 		return &exitError{code: ExitUsage, msg: streamErr.Error()}
+	case session > 0 && !picked:
+		return noSession("handshake", name, sessions, session)
 	case found == 0 && contradicted != "":
 		return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: %s: %s", report.Safe(name), contradicted)}
 	case found == 0 && res.Broken != nil:

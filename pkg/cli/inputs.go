@@ -6,12 +6,14 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/scan"
@@ -116,27 +118,69 @@ func reason(err error, name string) string {
 	return msg
 }
 
-// openSingle opens the one capture a command takes (handshake, timeline): the
-// argument, or a piped stdin. The caller closes it.
-func openSingle(env Env, c *cli.Command, command string) (name string, in io.ReadCloser, err error) {
-	if c.Args().Len() > 1 {
-		return "", nil, usageErr("mcpsleuth: %s takes one input", command)
+// sessionRef is a capture and one session of it (1-based, as the reports
+// number them): CAPTURE#N in diff, timeline and handshake.
+type sessionRef struct {
+	name    string
+	session int
+}
+
+// parseSessionRef reads CAPTURE or CAPTURE#N; a file whose name holds a # is
+// taken whole when it exists.
+func parseSessionRef(arg string) (sessionRef, error) {
+	ref := sessionRef{name: arg, session: 1}
+	i := strings.LastIndexByte(arg, '#')
+	if i < 0 {
+		return ref, nil
 	}
-	names, failed, err := expandInputs(env, c, c.Args().Slice())
+	if _, err := os.Stat(arg); err == nil {
+		return ref, nil
+	}
+	n, err := strconv.Atoi(arg[i+1:])
+	if err != nil || n < 1 {
+		return ref, usageErr("mcpsleuth: %s: the session after # must be a number from 1", report.Safe(arg))
+	}
+	return sessionRef{name: arg[:i], session: n}, nil
+}
+
+// openSingle opens the one capture a command takes (handshake, timeline): the
+// argument, or a piped stdin. CAPTURE#N picks its session N (as the reports
+// number them; 0 when the argument names none), as diff's arguments do. The
+// caller closes it.
+func openSingle(env Env, c *cli.Command, command string) (name string, session int, in io.ReadCloser, err error) {
+	if c.Args().Len() > 1 {
+		return "", 0, nil, usageErr("mcpsleuth: %s takes one input", command)
+	}
+	args := c.Args().Slice()
+	if len(args) == 1 {
+		ref, err := parseSessionRef(args[0])
+		if err != nil {
+			return "", 0, nil, err
+		}
+		if ref.name != args[0] {
+			args, session = []string{ref.name}, ref.session
+		}
+	}
+	names, failed, err := expandInputs(env, c, args)
 	if err != nil {
-		return "", nil, err
+		return "", 0, nil, err
 	}
 	if len(names) == 0 && unreadable(failed) {
-		return "", nil, &exitError{code: ExitUsage} // "no captures found" is said
+		return "", 0, nil, &exitError{code: ExitUsage} // "no captures found" is said
 	}
 	if len(names) != 1 {
-		return "", nil, usageErr("mcpsleuth: %s takes one capture file, not a directory of %d", command, len(names))
+		return "", 0, nil, usageErr("mcpsleuth: %s takes one capture file, not a directory of %d", command, len(names))
 	}
 	in, err = openInput(env, names[0])
 	if err != nil {
-		return "", nil, &exitError{code: ExitUsage, msg: err.Error()}
+		return "", 0, nil, &exitError{code: ExitUsage, msg: err.Error()}
 	}
-	return names[0], in, nil
+	return names[0], session, in, nil
+}
+
+// noSession is the usage error of CAPTURE#N when the capture has fewer sessions.
+func noSession(command, name string, sessions, n int) error {
+	return usageErr("mcpsleuth: %s: %s has %s, not a session %d", command, report.Safe(name), quote.Count(sessions, "session"), n)
 }
 
 // openInput opens one input by name ("-" is stdin).

@@ -90,7 +90,7 @@ func runTimeline(env Env, c *cli.Command) error {
 		topt.Keep = keep
 	}
 	tracer := trace.New(topt)
-	name, in, err := openSingle(env, c, "timeline")
+	name, session, in, err := openSingle(env, c, "timeline")
 	if err != nil {
 		return err
 	}
@@ -101,13 +101,17 @@ func runTimeline(env Env, c *cli.Command) error {
 	redact := c.Bool("redact")
 	tlopt := report.TimelineOptions{Color: out.colour, Filtered: filtered, Width: out.width}
 	var broken error
-	var lines int
+	var lines, sessions int
+	var picked bool
 	var document bool // lines counts entries: the file's lines are not counted
 	err = out.write(env, func(w io.Writer) error {
 		var werr error
 		preamble := false
 		writePreamble := func() error {
 			preamble = true
+			if session > 0 {
+				tracer.Preamble, tracer.PreambleOmitted = nil, 0 // context before the capture's first session
+			}
 			if redact {
 				report.RedactContext(tracer.Preamble)
 			}
@@ -115,9 +119,11 @@ func runTimeline(env Env, c *cli.Command) error {
 		}
 		ropt := driver.RunOptions{Frame: fopt, Discard: true,
 			OnSession: func(sr *rule.SessionResult) {
-				if werr != nil {
-					return
+				sessions++
+				if werr != nil || (session > 0 && sr.Session.Index+1 != session) {
+					return // CAPTURE#N: another session
 				}
+				picked = true
 				if !preamble {
 					werr = writePreamble()
 				}
@@ -137,6 +143,9 @@ func runTimeline(env Env, c *cli.Command) error {
 		broken, lines, document = res.Broken, res.Stats.Lines, res.Stats.Document
 		if werr != nil {
 			return werr
+		}
+		if session > 0 && !picked {
+			return noSession("timeline", name, sessions, session)
 		}
 		if !preamble {
 			return writePreamble()
