@@ -213,9 +213,21 @@ func configCommand(env Env) *cli.Command {
 	return &cli.Command{
 		Name:      "config",
 		Usage:     "print the effective configuration: " + config.FileName + " and the defaults, with where each value comes from",
-		UsageText: "mcpsleuth config [--config FILE]",
-		Flags:     []cli.Flag{configFlag()},
+		UsageText: "mcpsleuth config [--config FILE] [--schema]",
+		Flags: []cli.Flag{configFlag(),
+			&cli.BoolFlag{Name: "schema", Usage: "print the JSON Schema of " + config.FileName + " instead, for editors (# yaml-language-server: $schema=FILE)"}},
 		Action: func(_ context.Context, c *cli.Command) error {
+			if c.Bool("schema") {
+				var names, durations []string
+				for _, r := range rules.All() {
+					names = append(names, r.ID, strings.ToLower(r.ID), r.Name) // as rules.Lookup reads them
+				}
+				for _, o := range ruleOptions() {
+					durations = append(durations, o.Name)
+				}
+				_, err := env.Stdout.Write(config.Schema(names, durations))
+				return err
+			}
 			s, err := loadSettings(c)
 			if err != nil {
 				return err
