@@ -17,6 +17,7 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
+	"github.com/mcpsleuth/mcpsleuth/pkg/scan"
 )
 
 // configFlag returns the flag that names the configuration file (else
@@ -116,6 +117,16 @@ func loadSettings(c *cli.Command) (*settings, error) {
 	for _, o := range file.Severity {
 		if _, ok := rules.Lookup(all, o.Rule); !ok {
 			return nil, usageErr("%v", file.ErrAt(o.Line, "severity: unknown rule %q (see mcpsleuth rules)", o.Rule))
+		}
+	}
+	for _, sup := range file.Suppress {
+		if _, ok := rules.Lookup(all, sup.Rule); sup.Rule != "" && !ok {
+			return nil, usageErr("%v", file.ErrAt(sup.Line, "suppress: unknown rule %q (see mcpsleuth rules)", sup.Rule))
+		}
+		if sup.Path != "" {
+			if err := (scan.Selection{Include: []string{sup.Path}}).Check(); err != nil {
+				return nil, usageErr("%v", file.ErrAt(sup.Line, "suppress: path: %s", strings.TrimPrefix(err.Error(), "mcpsleuth: ")))
+			}
 		}
 	}
 	s.enable, s.disable = ruleNames(file.Enable), ruleNames(file.Disable)
@@ -284,6 +295,20 @@ func (s *settings) write(w io.Writer, width int) error {
 		minSev = "info"
 	}
 	line("min-severity", minSev)
+	if len(s.file.Suppress) == 0 {
+		line("suppress", "[]")
+	} else {
+		fmt.Fprintf(&b, "%-28s # %s\n", "suppress:", report.Safe(s.from["suppress"]))
+		for _, sup := range s.file.Suppress {
+			var match []string
+			for _, kv := range [][2]string{{"rule", sup.Rule}, {"path", sup.Path}, {"client", sup.Client}, {"server", sup.Server}, {"method", sup.Method}, {"fingerprint", sup.Fingerprint}} {
+				if kv[1] != "" {
+					match = append(match, kv[0]+": "+report.Safe(kv[1]))
+				}
+			}
+			b.WriteString(report.Wrap(fmt.Sprintf("  - %s  # line %d: %s", strings.Join(match, ", "), sup.Line, report.Safe(sup.Reason)), width, "      ") + "\n")
+		}
+	}
 	for _, o := range ruleOptions() {
 		line(o.Name, fmt.Sprint(s.options[o.Name]))
 	}
@@ -329,7 +354,7 @@ func ruleOptions() []rule.Option {
 func (s *settings) reportConfig(baseline string) *report.Config {
 	c := &report.Config{File: s.file.Path, Enable: orEmpty(s.enable), Disable: orEmpty(s.disable), Severity: map[string]string{},
 		FailOn: s.failOn, MinSeverity: s.minSeverity, Options: map[string]string{}, Baseline: baseline,
-		RulesRun: len(s.rules), Rules: len(rules.All()), From: maps.Clone(s.from)}
+		RulesRun: len(s.rules), Rules: len(rules.All()), From: maps.Clone(s.from), Suppress: append([]config.Suppression{}, s.file.Suppress...)}
 	for _, o := range s.severity {
 		c.Severity[o.Rule] = o.Severity
 	}

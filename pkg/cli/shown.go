@@ -6,18 +6,25 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/config"
 	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/scan"
 	"github.com/urfave/cli/v3"
 )
 
 // shown decides which findings a report shows, after the analysis and before any
-// view: findings an earlier report already had (--baseline) are known problems,
-// not shown and never failing the run; findings below --min-severity are not
-// shown but still count for --fail-on. Each session says what it leaves out.
+// view: findings the configuration suppresses (with a reason) and findings an
+// earlier report already had (--baseline) are known problems, not shown and never
+// failing the run; findings below --min-severity are not shown but still count
+// for --fail-on. Each session says what it leaves out.
 type shown struct {
+	suppress     []config.Suppression
+	configPath   string
 	baseline     map[string]int // fingerprint -> findings of the baseline left to match
 	baselinePath string
 	min          rule.Severity
@@ -28,8 +35,20 @@ type shown struct {
 // apply filters one session's findings.
 func (s *shown) apply(sr *rule.SessionResult) {
 	var known, below int
+	var suppressed []int // by entry of s.suppress
+	client, server := "", ""
+	if c := sr.Session.Contract(); c != nil {
+		client, server = c.Client.Name, c.Server.Name
+	}
 	kept := sr.Findings[:0]
 	for _, f := range sr.Findings {
+		if i := s.suppression(f, client, server); i >= 0 {
+			if suppressed == nil {
+				suppressed = make([]int, len(s.suppress))
+			}
+			suppressed[i]++
+			continue
+		}
 		if s.baseline[f.Fingerprint] > 0 {
 			s.baseline[f.Fingerprint]--
 			known++
@@ -43,6 +62,12 @@ func (s *shown) apply(sr *rule.SessionResult) {
 		kept = append(kept, f)
 	}
 	sr.Findings = kept
+	for i, n := range suppressed {
+		if n > 0 {
+			sup := s.suppress[i]
+			sr.Notes = append(sr.Notes, fmt.Sprintf("%s suppressed by %s:%d: %s", quote.Count(n, "finding"), report.Safe(s.configPath), sup.Line, report.Safe(sup.Reason)))
+		}
+	}
 	if known > 0 {
 		sr.Notes = append(sr.Notes, fmt.Sprintf("%s already in the baseline %s: not shown", quote.Count(known, "finding"), report.Safe(s.baselinePath)))
 	}
@@ -59,7 +84,7 @@ func baselineFlag() cli.Flag {
 // showOf is what a command shows of the findings: those not in --baseline, at
 // or above --min-severity (nil when neither is given).
 func showOf(c *cli.Command, set *settings) (*shown, error) {
-	show := &shown{min: set.minShown()}
+	show := &shown{min: set.minShown(), suppress: set.file.Suppress, configPath: set.file.Path}
 	if path := c.String("baseline"); path != "" {
 		var err error
 		if show.baseline, err = loadBaseline(path); err != nil {
@@ -67,7 +92,7 @@ func showOf(c *cli.Command, set *settings) (*shown, error) {
 		}
 		show.baselinePath = path
 	}
-	if show.min == 0 && show.baseline == nil {
+	if show.min == 0 && show.baseline == nil && len(show.suppress) == 0 {
 		return nil, nil
 	}
 	return show, nil
@@ -111,4 +136,28 @@ func loadBaseline(path string) (map[string]int, error) {
 		}
 	}
 	return counts, nil
+}
+
+// suppression is the first entry of the configuration's suppress list that
+// matches a finding of a session between client and server (-1: none).
+func (s *shown) suppression(f rule.Finding, client, server string) int {
+	for i, sup := range s.suppress {
+		switch {
+		case sup.Rule != "" && !ruleNamed(f, sup.Rule),
+			sup.Path != "" && !scan.MatchGlob(sup.Path, filepath.ToSlash(f.Input)),
+			sup.Client != "" && sup.Client != client,
+			sup.Server != "" && sup.Server != server,
+			sup.Method != "" && sup.Method != f.Method,
+			sup.Fingerprint != "" && sup.Fingerprint != f.Fingerprint:
+			continue
+		}
+		return i
+	}
+	return -1
+}
+
+// ruleNamed says a finding is of the rule named by ID or name, as the
+// configuration names rules.
+func ruleNamed(f rule.Finding, name string) bool {
+	return strings.EqualFold(f.Rule, name) || f.Name == strings.ToLower(name)
 }

@@ -24,7 +24,7 @@ const FileName = ".mcpsleuth.yaml"
 
 // fixedKeys are the keys every configuration file may hold, in the order
 // `mcpsleuth config` prints them.
-var fixedKeys = [...]string{"enable", "disable", "severity", "fail-on", "min-severity"}
+var fixedKeys = [...]string{"enable", "disable", "severity", "fail-on", "min-severity", "suppress"}
 
 // Keys returns the keys a configuration file may hold, in the order `mcpsleuth
 // config` prints them: the fixed keys, then durations (the options the rules
@@ -43,6 +43,8 @@ type Config struct {
 	Severity []Override
 	// FailOn and MinSeverity are severities or "never" (FailOn only); "" when unset.
 	FailOn, MinSeverity string
+	// Suppress are the findings hidden, each with its reason.
+	Suppress []Suppression
 	// Durations are the values of the duration keys that were set (the rules'
 	// options, by name).
 	Durations map[string]time.Duration
@@ -158,6 +160,12 @@ func Parse(path string, data []byte, durations []string) (*Config, error) {
 				continue
 			}
 			c.FailOn = strings.ToLower(v.Value)
+		case "suppress":
+			var errs []error
+			c.Suppress, errs = c.suppressions(v)
+			for _, err := range errs {
+				fail(err)
+			}
 		case "min-severity":
 			if v.Kind != yaml.ScalarNode || !isSeverity(v.Value) {
 				fail(c.errAt(v, "min-severity: want error, warning or info, not %s", describe(v)))

@@ -69,3 +69,29 @@ func TestFind(t *testing.T) {
 		t.Errorf("Find took the directory %q", got)
 	}
 }
+
+// TestSuppress: entries with what they match and a reason; each mistake named
+// with its line.
+func TestSuppress(t *testing.T) {
+	c, err := config.Parse("p.yaml", []byte("suppress:\n  - rule: MCP1010\n    path: 'legacy/**'\n    reason: old server, not fixed\n  - server: lab-go-sdk-server\n    method: sampling/createMessage\n    reason: tracked in issue 12\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Suppress) != 2 || c.Suppress[0] != (config.Suppression{Rule: "MCP1010", Path: "legacy/**", Reason: "old server, not fixed", Line: 2}) ||
+		c.Suppress[1] != (config.Suppression{Server: "lab-go-sdk-server", Method: "sampling/createMessage", Reason: "tracked in issue 12", Line: 5}) {
+		t.Errorf("suppress %+v", c.Suppress)
+	}
+	for in, want := range map[string]string{
+		"suppress:\n  - rule: MCP1010\n":                              "p.yaml:2: suppress: an entry needs a reason",
+		"suppress:\n  - reason: because\n":                            "p.yaml:2: suppress: an entry needs something to match",
+		"suppress:\n  - rule: MCP1010\n    bogus: x\n    reason: r\n": `p.yaml:3: suppress: unknown field "bogus" (known: rule, path, client, server, method, fingerprint, reason)`,
+		"suppress: MCP1010\n":                                         "p.yaml:1: suppress: want a list of entries",
+		"suppress:\n  - MCP1010\n":                                    "p.yaml:2: suppress: want an entry",
+		"suppress:\n  - rule: [a]\n    reason: r\n":                   "p.yaml:2: suppress: rule: want a text, not a list",
+	} {
+		_, err := config.Parse("p.yaml", []byte(in), nil)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want %q", in, err, want)
+		}
+	}
+}

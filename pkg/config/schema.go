@@ -24,6 +24,14 @@ func Schema(rules, durations []string) []byte {
 			"propertyNames": rule, "additionalProperties": severity},
 		"fail-on":      map[string]any{"type": "string", "enum": []string{"error", "warning", "info", "never"}, "description": "exit 1 when a finding is at or above this severity"},
 		"min-severity": withDescription(severity, "show only findings at or above this severity"),
+		"suppress": map[string]any{"type": "array", "description": "findings not shown (counted), each entry with what it matches and why",
+			"items": map[string]any{"type": "object", "required": []string{"reason"}, "minProperties": 2, "additionalProperties": false,
+				"properties": map[string]any{
+					"rule": rule, "path": map[string]any{"type": "string", "description": "a glob on the input's path"},
+					"client": map[string]any{"type": "string"}, "server": map[string]any{"type": "string"},
+					"method": map[string]any{"type": "string"}, "fingerprint": map[string]any{"type": "string"},
+					"reason": map[string]any{"type": "string", "minLength": 1},
+				}}},
 	}
 	for _, d := range durations {
 		props[d] = map[string]any{"type": "string", "pattern": `^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`,

@@ -1,5 +1,7 @@
 package report
 
+import "github.com/mcpsleuth/mcpsleuth/pkg/config"
+
 // Config is the configuration a report was made under: what selected the rules
 // and their severities, what was hidden and what fails the run, with where each
 // setting came from. A report attached to a ticket then says what it does not
@@ -20,6 +22,9 @@ type Config struct {
 	MinSeverity string `json:"minSeverity"`
 	// Options are the rules' options by name (MCP3008's "slow": "30s").
 	Options map[string]string `json:"options"`
+	// Suppress are the configuration's suppressions: what they match, why, and
+	// the line of the file (each session notes how many findings it hid).
+	Suppress []config.Suppression `json:"suppress"`
 	// Baseline is the earlier report whose findings are not shown ("" when none).
 	Baseline string `json:"baseline,omitempty"`
 	// RulesRun of Rules in the catalogue ran.

@@ -58,17 +58,18 @@ func captureNames() string {
 
 func matchAny(patterns []string, rel string) (string, bool) {
 	for _, p := range patterns {
-		if matchGlob(p, rel) {
+		if MatchGlob(p, rel) {
 			return p, true
 		}
 	}
 	return "", false
 }
 
-// matchGlob matches a slash-separated relative path: a pattern without a slash
-// against its last element, else element by element, "**" matching any number
-// of elements.
-func matchGlob(pattern, rel string) bool {
+// MatchGlob matches a slash-separated path as Selection's patterns do: a
+// pattern without a slash against its last element, else element by element,
+// "**" matching any number of elements (the configuration's suppressions match
+// inputs' paths with it too).
+func MatchGlob(pattern, rel string) bool {
 	if !strings.Contains(pattern, "/") {
 		ok, _ := path.Match(pattern, path.Base(rel))
 		return ok
