@@ -55,7 +55,7 @@ func formatFitsOutput(format, named string) bool {
 	case named == "text":
 		return format == "lines"
 	case named == "json":
-		return format == "sarif"
+		return format == "sarif" || format == "codequality"
 	}
 	return false
 }

@@ -26,7 +26,7 @@ import (
 
 // scanFormats are the --format values of scan: the summary, and the formats of
 // check that a warehouse, CI or a pipe reads.
-var scanFormats = []string{"text", "json", "jsonl", "sarif", "junit", "lines"}
+var scanFormats = []string{"text", "json", "jsonl", "sarif", "junit", "lines", "codequality"}
 
 func scanCommand(env Env) *cli.Command {
 	return &cli.Command{
@@ -34,7 +34,7 @@ func scanCommand(env Env) *cli.Command {
 		Usage:     "batch: analyse many captures in parallel, summarised by rule and by client x server implementation",
 		ArgsUsage: "DIR|GLOB|FILE...",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "format", Value: "text", HideDefault: true, Usage: "output: text (the summary), json (the report of every file, as check), jsonl (one finding a line with its session inlined, for a warehouse), sarif, junit or lines (path:line: severity RULE message, one finding a line, as check). Left out: the format --output's extension names (.json, .jsonl or .ndjson, .sarif, .xml, .txt), else text, piped or not"},
+			&cli.StringFlag{Name: "format", Value: "text", HideDefault: true, Usage: "output: text (the summary), json (the report of every file, as check), jsonl (one finding a line with its session inlined, for a warehouse), sarif, junit, codequality (GitLab) or lines (path:line: severity RULE message, one finding a line, as check). Left out: the format --output's extension names (.json, .jsonl or .ndjson, .sarif, .xml, .txt), else text, piped or not"},
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: runtime.NumCPU(), Usage: "files analysed at once"},
 			&cli.StringFlag{Name: "shard", Usage: "take share `K/N` of the files (K from 0 to N-1, by a hash of each path relative to its scan root): N machines with K = 0..N-1 together scan everything once"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar (there is none when stderr is not a terminal); what could not be read or judged is still said on stderr"},

@@ -630,7 +630,7 @@ func TestScanExitCodes(t *testing.T) {
 		{[]string{"scan", "--jobs", "0", dir}, 2, "mcpsleuth: --jobs must be at least 1, not 0"},
 		{[]string{"scan", "--shard", "3/3", dir}, 2, `mcpsleuth: --shard "3/3": K must be from 0 to 2`},
 		{[]string{"scan", "--shard", "x", dir}, 2, `mcpsleuth: --shard must be K/N such as 0/4`},
-		{[]string{"scan", "--format", "markdown", dir}, 2, `mcpsleuth: --format must be one of text, json, jsonl, sarif, junit, lines, not "markdown"`},
+		{[]string{"scan", "--format", "markdown", dir}, 2, `mcpsleuth: --format must be one of text, json, jsonl, sarif, junit, lines, codequality, not "markdown"`},
 	}
 	for _, c := range cases {
 		r := runScanCLI(t, nil, c.args...)

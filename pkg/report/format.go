@@ -51,6 +51,7 @@ var formats = []Format{
 		return WriteJUnit(w, r, JUnitOptions{FailOn: opt.FailOn})
 	}},
 	{name: "lines", Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteLines(w, r) }, Stream: NewLinesStream},
+	{name: "codequality", Write: func(w io.Writer, r *Report, opt WriteOptions) error { return WriteCodeQuality(w, r, opt.SARIF.Root) }},
 }
 
 // FormatNames lists the formats' names, in order.

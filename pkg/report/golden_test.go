@@ -150,6 +150,7 @@ func formats(t *testing.T, rep *report.Report) map[string]string {
 	render("markdown", func(b *bytes.Buffer) error { return report.WriteMarkdown(b, rep) })
 	render("html", func(b *bytes.Buffer) error { return report.WriteHTML(b, rep) })
 	render("sarif", func(b *bytes.Buffer) error { return report.WriteSARIF(b, rep) })
+	render("codequality", func(b *bytes.Buffer) error { return report.WriteCodeQuality(b, rep, "") })
 	render("junit", func(b *bytes.Buffer) error {
 		return report.WriteJUnit(b, rep, report.JUnitOptions{FailOn: rule.SeverityWarning})
 	})
