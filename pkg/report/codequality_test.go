@@ -23,7 +23,7 @@ func TestCodeQualityIssues(t *testing.T) {
 	}
 	var issues []struct {
 		Description, CheckName, Fingerprint, Severity string
-		Location                                     struct {
+		Location                                      struct {
 			Path  string
 			Lines struct{ Begin int }
 		}
