@@ -65,11 +65,11 @@ func agreementCell(s Session, row trace.CapabilityRow) []inline {
 	case !row.Known && used:
 		return []inline{ours("cannot judge")}
 	case row.Declared && used:
-		return []inline{ours("✅ used as declared")}
+		return []inline{statusIcon("ok"), ours("used as declared")}
 	case row.Declared:
 		return []inline{ours("declared, not used in this capture")}
 	case row.Undeclared > 0:
-		return []inline{ours("❌ "), strong{[]inline{ours("used without being declared")}}}
+		return []inline{statusIcon("error"), strong{[]inline{ours("used without being declared")}}}
 	case used:
 		return []inline{ours("used, not declared; not judged (see the session's notes)")}
 	}

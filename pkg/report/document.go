@@ -122,10 +122,14 @@ type table struct {
 	rows    []row
 }
 
-// column is a table's column; a numeric one is aligned right.
+// column is a table's column; a numeric one is aligned right. class names
+// the column for the HTML page's style (its width, whether its cells wrap):
+// the page lays its tables out with fixed column widths, set by the class of
+// each header cell. Markdown has no use for it.
 type column struct {
 	title   string
 	numeric bool
+	class   string
 }
 
 // row is one row of a table, a cell per column.

@@ -44,8 +44,9 @@ func HTMLPolicy() string {
 }
 
 // WriteHTML writes the report as one self-contained HTML page: the content of the
-// Markdown report (verdicts, contract table, findings with evidence, what to do,
-// specification links), a sequence diagram per session drawn as inline SVG, and
+// Markdown report, in its order (verdict and worst findings first, then per
+// session the findings with evidence, contract table, diagram; what to do,
+// specification links), the sequence diagrams drawn as inline SVG, and per session
 // a timeline of every frame that can be filtered by severity, method and
 // direction, each frame's JSON shown on click. Light and dark themes follow the
 // reader's preference.
@@ -122,29 +123,47 @@ func writeHTMLList(b *strings.Builder, l list) {
 	b.WriteString("</ul>\n")
 }
 
-// writeHTMLTable writes a table, the cells of numeric columns of class "n".
+// writeHTMLTable writes a table: each cell carries its column's class (the
+// page's style sets the column's width on the header cell), the cells of
+// numeric columns class "n" too.
 func writeHTMLTable(b *strings.Builder, t table) {
 	b.WriteString("<table" + htmlAttrs(t.attrs) + "><thead><tr>")
 	for _, c := range t.columns {
-		b.WriteString("<th" + htmlAttrs(numericAttrs(c, nil)) + ">" + htmlText(c.title) + "</th>")
+		b.WriteString("<th" + htmlAttrs(columnAttrs(c, nil)) + ">" + htmlText(c.title) + "</th>")
 	}
 	b.WriteString("</tr></thead><tbody>\n")
 	for _, r := range t.rows {
 		b.WriteString("<tr" + htmlAttrs(r.attrs) + ">")
 		for i, c := range r.cells {
-			b.WriteString("<td" + htmlAttrs(numericAttrs(t.columns[i], c.attrs)) + ">" + htmlInlines(c.content) + "</td>")
+			b.WriteString("<td" + htmlAttrs(columnAttrs(t.columns[i], c.attrs)) + ">" + htmlInlines(c.content) + "</td>")
 		}
 		b.WriteString("</tr>\n")
 	}
 	b.WriteString("</tbody></table>\n")
 }
 
-// numericAttrs adds the class of a numeric column to a cell's attributes.
-func numericAttrs(c column, attrs []attr) []attr {
+// columnAttrs are a cell's attributes with its column's classes (the column's
+// own, and "n" for a numeric one) before the cell's, in one class attribute.
+func columnAttrs(c column, attrs []attr) []attr {
+	var classes []string
 	if c.numeric {
-		return append([]attr{class("n")}, attrs...)
+		classes = append(classes, "n")
 	}
-	return attrs
+	if c.class != "" {
+		classes = append(classes, c.class)
+	}
+	var rest []attr
+	for _, a := range attrs {
+		if a.name == "class" {
+			classes = append(classes, a.value)
+		} else {
+			rest = append(rest, a)
+		}
+	}
+	if len(classes) == 0 {
+		return rest
+	}
+	return append([]attr{class(strings.Join(classes, " "))}, rest...)
 }
 
 // htmlAttrs writes attributes, their values escaped.

@@ -18,6 +18,27 @@
     return td;
   }
 
+  // timeCell shows a frame's time (RFC 3339, UTC) as its clock to the
+  // millisecond, under its date when the date is not the previous row's; the
+  // whole time is the cell's title. It returns the row's date.
+  function timeCell(tr, time, previousDate) {
+    var td = cell(tr, '', 'time');
+    var parts = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(\.\d{1,3})?\d*Z$/.exec(time || '');
+    if (!parts) {
+      td.textContent = time || '';
+      return previousDate;
+    }
+    td.title = time;
+    if (parts[1] !== previousDate) {
+      var date = document.createElement('div');
+      date.className = 'date';
+      date.textContent = parts[1];
+      td.appendChild(date);
+    }
+    td.appendChild(document.createTextNode(parts[2] + (parts[3] || '')));
+    return parts[1];
+  }
+
   function setup(timeline) {
     var block = timeline.querySelector('script.frames-data');
     var rows = JSON.parse(block.textContent);
@@ -71,6 +92,7 @@
       body.replaceChildren();
       var pages = Math.max(1, Math.ceil(shown.length / pageSize));
       var start = page * pageSize;
+      var date = '';
       shown.slice(start, start + pageSize).forEach(function (row) {
         var tr = document.createElement('tr');
         tr.className = 'frame k-' + row.k + (row.v ? ' sev-' + row.v : '');
@@ -81,8 +103,8 @@
         tr.tabIndex = 0;
         tr.setAttribute('aria-expanded', 'false');
         cell(tr, String(row.l), 'n');
-        cell(tr, row.t || '');
-        cell(tr, arrows[row.d] || row.d);
+        date = timeCell(tr, row.t, date);
+        cell(tr, arrows[row.d] || row.d, 'direction');
         var what = cell(tr, row.x, 'label');
         (row.mk || []).forEach(function (mark) {
           var div = document.createElement('div');

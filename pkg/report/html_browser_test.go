@@ -155,9 +155,23 @@ func (p *browserPage) clean(t *testing.T) {
 	}
 }
 
+// screenshot saves a picture of the whole page under the test's temporary
+// directory, and in $MCPSLEUTH_SCREENSHOTS when set, to look at after the run.
 func (p *browserPage) screenshot(t *testing.T, name string) string {
 	t.Helper()
-	png, err := chromedp.Run(p.ctx, chromedp.FullScreenshot(100))
+	return p.save(t, name, chromedp.FullScreenshot(100))
+}
+
+// firstScreen saves a picture of what the window shows before any scrolling,
+// as screenshot does.
+func (p *browserPage) firstScreen(t *testing.T, name string) string {
+	t.Helper()
+	return p.save(t, name, chromedp.CaptureScreenshot())
+}
+
+func (p *browserPage) save(t *testing.T, name string, shot chromedp.Action[[]byte]) string {
+	t.Helper()
+	png, err := chromedp.Run(p.ctx, shot)
 	if err != nil {
 		t.Fatalf("screenshot: %v", err)
 	}
@@ -362,4 +376,188 @@ func TestHTMLPagesAndThemes(t *testing.T) {
 	}
 	p.screenshot(t, "large-dark.png")
 	p.clean(t)
+}
+
+// resize makes the window width × height pixels (the page's layout follows)
+// and scrolls back to the top.
+func (p *browserPage) resize(t *testing.T, width, height int64) {
+	t.Helper()
+	if err := chromedp.Do(p.ctx, chromedp.EmulateViewport(width, height)); err != nil {
+		t.Fatalf("resizing the window to %d×%d: %v", width, height, err)
+	}
+	evalAs[bool](t, p, `(window.scrollTo(0, 0), true)`)
+}
+
+// brokenWords lists the words of the page's table cells that the browser broke
+// across lines, as "header: word": each run of letters of a token of letters
+// (a word, perhaps hyphenated or between brackets and punctuation) outside
+// code, whose text lies on more than one line. Long tokens (paths, methods,
+// JSON, code) may break; words may not. Header cells also must not overflow.
+const brokenWords = `(() => {
+	const out = [];
+	const word = /^[("“']?[A-Za-z]+(-[A-Za-z]+)*[)"”',.;:]*$/;
+	for (const cell of document.querySelectorAll('th, td')) {
+		const table = cell.closest('table');
+		const head = table.tHead && table.tHead.rows[0].cells[cell.cellIndex];
+		const where = (table.className || 'table') + ' ' + (head ? head.textContent : '?');
+		if (cell.tagName === 'TH' && cell.scrollWidth > cell.clientWidth) {
+			out.push(where + ': header overflows (' + cell.scrollWidth + ' > ' + cell.clientWidth + ' px)');
+		}
+		const walk = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+		for (let node = walk.nextNode(); node; node = walk.nextNode()) {
+			if (node.parentElement.closest('code, pre')) {
+				continue;
+			}
+			for (const token of node.data.matchAll(/\S+/g)) {
+				if (!word.test(token[0])) {
+					continue;
+				}
+				for (const letters of token[0].matchAll(/[A-Za-z]+/g)) {
+					const range = document.createRange();
+					const start = token.index + letters.index;
+					range.setStart(node, start);
+					range.setEnd(node, start + letters[0].length);
+					const lines = new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.top)));
+					if (lines.size > 1) {
+						out.push(where + ': ' + letters[0]);
+					}
+				}
+			}
+		}
+	}
+	return out;
+})()`
+
+// TestHTMLFirstScreen (issue 28 item 7): at 900 and 1400 px wide, the page
+// shows its verdict and its worst findings first, whatever their kind (here
+// schema violations, which the contract table does not show), before the
+// contract, the diagram and the timeline; no table breaks a word; the diagram
+// fits the window with readable text; its finding labels take the colours of
+// the findings' severities; no status is an emoji. The screenshots of each
+// width (the first screen and the whole page) are kept with the test's files,
+// and in $MCPSLEUTH_SCREENSHOTS when set.
+func TestHTMLFirstScreen(t *testing.T) {
+	for _, tc := range []struct {
+		name, capture string
+		info          bool // the diagram draws info findings
+	}{
+		{"MCP4001-fires", "../../fixtures/schema/MCP4001-fires.jsonl", false},
+		{"ts-everything-full-2025-06-18", "../../fixtures/ts/ts-everything-full-2025-06-18.jsonl", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, rep := openReport(t, tc.capture, false)
+			var violations int
+			for _, f := range rep.Sessions[0].Findings {
+				if f.Severity == "error" {
+					if f.Rule != "MCP4001" {
+						t.Fatalf("the capture yields %s %s: the test wants errors that are schema violations only", f.Rule, f.Severity)
+					}
+					violations++
+				}
+			}
+			if violations == 0 {
+				t.Fatal("the capture yields no MCP4001 error")
+			}
+			// The findings of a session come before its contract, diagram and
+			// timeline.
+			var order []string
+			p.eval(t, `[...document.querySelectorAll('section.session li.finding, section.session table.contract, section.session svg.sequence, section.session .timeline')].map(e => e.tagName === 'LI' ? 'findings' : e.tagName === 'TABLE' ? 'contract' : e.tagName === 'svg' ? 'diagram' : 'timeline').filter((e, i, all) => all.indexOf(e) === i)`, &order)
+			if got, want := strings.Join(order, " "), "findings contract diagram timeline"; got != want {
+				t.Errorf("the session shows %s, want %s", got, want)
+			}
+			for _, size := range []struct{ width, height int64 }{{900, 800}, {1400, 900}} {
+				p.resize(t, size.width, size.height)
+				p.firstScreen(t, fmt.Sprintf("first-screen-%s-%d.png", tc.name, size.width))
+				// An error finding is on the first screen: its line under the
+				// verdict, or else its entry's heading.
+				var first struct {
+					What   string  `json:"what"`
+					Bottom float64 `json:"bottom"`
+					Height float64 `json:"height"`
+				}
+				p.eval(t, `(e => ({what: e ? e.tagName + ' ' + e.dataset.rule : 'none', bottom: e ? (e.querySelector('h4') || e).getBoundingClientRect().bottom : 1e9, height: innerHeight}))(
+					document.querySelector('table.summary tr[data-severity="error"], li.finding[data-severity="error"]'))`, &first)
+				if first.Bottom > first.Height {
+					t.Errorf("%d px: the first error finding (%s) ends %.0f px down, below the first screen (%.0f px high)", size.width, first.What, first.Bottom, first.Height)
+				}
+				// The summary under the verdict lists the worst first.
+				var summary struct {
+					Rows     int    `json:"rows"`
+					Severity string `json:"severity"`
+					Rule     string `json:"rule"`
+				}
+				p.eval(t, `(r => ({rows: document.querySelectorAll('table.summary tbody tr').length, severity: r ? r.dataset.severity : '', rule: r ? r.dataset.rule : ''}))(document.querySelector('table.summary tbody tr'))`, &summary)
+				if want := min(len(rep.Sessions[0].Findings), 10); summary.Rows != want || summary.Severity != "error" || summary.Rule != "MCP4001" {
+					t.Errorf("%d px: the summary under the verdict has %d rows, the first %q %q; want %d, the first an MCP4001 error", size.width, summary.Rows, summary.Severity, summary.Rule, want)
+				}
+				// No table breaks a word, and no header overflows its cell.
+				var broken []string
+				p.eval(t, brokenWords, &broken)
+				if len(broken) > 0 {
+					t.Errorf("%d px: words broken across lines in table cells: %v", size.width, broken)
+				}
+				// The diagram fits the window (the page does not scroll sideways),
+				// with its 12-unit text at least 10 px high.
+				var fit struct {
+					Window   float64   `json:"window"`
+					Page     float64   `json:"page"`
+					Diagrams []float64 `json:"diagrams"`
+					Rights   []float64 `json:"rights"`
+				}
+				p.eval(t, `({window: document.documentElement.clientWidth, page: document.documentElement.scrollWidth,
+					diagrams: [...document.querySelectorAll('svg.sequence')].map(s => s.getBoundingClientRect().width),
+					rights: [...document.querySelectorAll('svg.sequence')].map(s => s.getBoundingClientRect().right)})`, &fit)
+				if len(fit.Diagrams) != len(rep.Sessions) {
+					t.Fatalf("%d px: %d diagrams, want %d", size.width, len(fit.Diagrams), len(rep.Sessions))
+				}
+				for i, w := range fit.Diagrams {
+					if w > fit.Window || fit.Rights[i] > fit.Window {
+						t.Errorf("%d px: the diagram is %.0f px wide and ends at %.0f px, in a window %.0f px wide", size.width, w, fit.Rights[i], fit.Window)
+					}
+					if text := 12 * w / 960; text < 10 {
+						t.Errorf("%d px: the diagram is drawn %.0f px wide, its text %.1f px high", size.width, w, text)
+					}
+				}
+				if fit.Page > fit.Window {
+					t.Errorf("%d px: the page is %.0f px wide, wider than the window (%.0f px)", size.width, fit.Page, fit.Window)
+				}
+				p.screenshot(t, fmt.Sprintf("page-%s-%d.png", tc.name, size.width))
+			}
+			// The diagram's finding labels are drawn in their severity's colour,
+			// the one of the findings' borders.
+			var marks []struct {
+				Severity string `json:"severity"`
+				Fill     string `json:"fill"`
+				Want     string `json:"want"`
+			}
+			p.eval(t, `[...document.querySelectorAll('svg.sequence g.flagged text.mark')].filter(m => m.textContent.startsWith('⚑ ')).map(m => (s => ({severity: s, fill: getComputedStyle(m).fill,
+				want: getComputedStyle(document.querySelector('li.finding.sev-' + s)).borderLeftColor}))(m.textContent.split(' ')[1]))`, &marks)
+			seen := map[string]int{}
+			for _, m := range marks {
+				seen[m.Severity]++
+				if m.Fill != m.Want {
+					t.Errorf("the diagram labels a finding of severity %s in %s; the findings of that severity are marked %s", m.Severity, m.Fill, m.Want)
+				}
+			}
+			if seen["error"] == 0 || tc.info && seen["info"] == 0 {
+				t.Errorf("diagram labels by severity: %v, want errors%s", seen, map[bool]string{true: " and infos"}[tc.info])
+			}
+			// Statuses are drawn by the page's style, not emoji.
+			var status struct {
+				Emoji []string `json:"emoji"`
+				Icons int      `json:"icons"`
+				Blank int      `json:"blank"`
+			}
+			p.eval(t, `({emoji: [...(document.title + document.body.innerText + [...document.querySelectorAll('svg')].map(s => s.textContent).join(' ')).matchAll(/[\p{Emoji_Presentation}\uFE0F]/gu)].map(m => m[0]),
+				icons: document.querySelectorAll('.icon').length,
+				blank: [...document.querySelectorAll('.icon')].filter(i => i.getBoundingClientRect().width < 8 || getComputedStyle(i).backgroundColor === 'rgba(0, 0, 0, 0)').length})`, &status)
+			if len(status.Emoji) > 0 {
+				t.Errorf("the page shows emoji, empty boxes without an emoji font: %+q", status.Emoji)
+			}
+			if status.Icons == 0 || status.Blank > 0 {
+				t.Errorf("%d status icons, %d of them not drawn", status.Icons, status.Blank)
+			}
+			p.clean(t)
+		})
+	}
 }

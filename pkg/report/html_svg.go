@@ -10,15 +10,19 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
 
-// Geometry of the inline SVG sequence diagram.
+// Geometry of the inline SVG sequence diagram, in the units of its viewBox: the
+// page's style scales it to the width of the page (between a floor that keeps
+// its 12-unit text readable, under which it scrolls in its figure, and a
+// ceiling).
 const (
 	svgWidth   = 960
 	svgClientX = 140
 	svgServerX = 820
-	svgTop     = 56 // below the participants' boxes
-	svgRow     = 30 // one arrow
-	svgLine    = 15 // one more line of text under an arrow (a mark, a finding)
-	svgLabel   = 96 // characters of an arrow's label
+	svgBox     = 272 // a participant's box: 36 characters of its name
+	svgTop     = 56  // below the participants' boxes
+	svgRow     = 30  // one arrow
+	svgLine    = 15  // one more line of text under an arrow (a mark, a finding)
+	svgLabel   = 96  // characters of an arrow's label
 )
 
 // writeSVG draws the sequence diagram: the client's and the server's lifelines,
@@ -63,16 +67,18 @@ func writeSVG(b *strings.Builder, s Session, n int, frames []trace.FrameSummary)
 		y += svgRow
 	}
 	height := y + 16
-	fmt.Fprintf(b, "<figure class=\"diagram\"><svg xmlns=\"http://www.w3.org/2000/svg\" class=\"sequence\" id=\"s%d-diagram\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"sequence diagram of session %d\">\n",
-		n, svgWidth, height, svgWidth, height, n)
+	// No width nor height: the page's style sizes the drawing, its viewBox keeps
+	// the proportions.
+	fmt.Fprintf(b, "<figure class=\"diagram\"><svg xmlns=\"http://www.w3.org/2000/svg\" class=\"sequence\" id=\"s%d-diagram\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"sequence diagram of session %d\">\n",
+		n, svgWidth, height, n)
 	for _, p := range []struct {
 		x     int
 		class string
 		who   string
 	}{{svgClientX, "client", "client " + peerLabel(s.Client)}, {svgServerX, "server", "server " + peerLabel(s.Server)}} {
-		fmt.Fprintf(b, "<g class=\"participant %s\"><rect x=\"%d\" y=\"8\" width=\"240\" height=\"30\" rx=\"4\"></rect><text x=\"%d\" y=\"28\" text-anchor=\"middle\">%s</text>"+
+		fmt.Fprintf(b, "<g class=\"participant %s\"><rect x=\"%d\" y=\"8\" width=\"%d\" height=\"30\" rx=\"4\"></rect><text x=\"%d\" y=\"28\" text-anchor=\"middle\">%s</text>"+
 			"<line class=\"lifeline\" x1=\"%d\" y1=\"38\" x2=\"%d\" y2=\"%d\"></line></g>\n",
-			p.class, p.x-120, p.x, htmlText(cut(Safe(p.who), 36)), p.x, p.x, height-8)
+			p.class, p.x-svgBox/2, svgBox, p.x, htmlText(cut(Safe(p.who), 36)), p.x, p.x, height-8)
 	}
 	b.WriteString(rows.String())
 	b.WriteString("</svg></figure>\n")
@@ -103,17 +109,40 @@ func kindClass(k trace.Kind) string {
 	return "invalid"
 }
 
+// svgMark is a line of text under an arrow and its class, which colours it: a
+// finding in the colour of its severity, as the findings are ("mark bad" for an
+// error, "mark warning", "mark info"), and what did not happen after the frame
+// ("mark bad" too, or "mark" when it is no fault).
+type svgMark struct{ text, class string }
+
+// findingMark is the class of a finding's line under its arrow.
+func findingMark(s rule.Severity) string {
+	switch {
+	case s >= rule.SeverityError:
+		return "mark bad"
+	case s == rule.SeverityWarning:
+		return "mark warning"
+	}
+	return "mark info"
+}
+
 // writeSVGArrow draws one frame from y on and returns where the next row starts.
 func writeSVGArrow(b *strings.Builder, n int, fs trace.FrameSummary, flagged []Finding, y int) int {
-	var under []frameMarker
+	var under []svgMark
 	worst := rule.Severity(0)
 	var ids []string
 	for _, f := range flagged {
 		worst = max(worst, f.severity)
 		ids = append(ids, f.Rule)
-		under = append(under, frameMarker{Text: fmt.Sprintf("⚑ %s %s %s", f.Severity, f.Rule, f.Name), Bad: true})
+		under = append(under, svgMark{fmt.Sprintf("⚑ %s %s %s", f.Severity, f.Rule, f.Name), findingMark(f.severity)})
 	}
-	under = append(under, frameMarkers(fs)...)
+	for _, m := range frameMarkers(fs) {
+		class := "mark"
+		if m.Bad {
+			class += " bad"
+		}
+		under = append(under, svgMark{m.Text, class})
+	}
 	height := svgRow + len(under)*svgLine
 	class := "arrow k-" + entryClass(fs)
 	if len(flagged) > 0 {
@@ -146,11 +175,7 @@ func writeSVGArrow(b *strings.Builder, n int, fs trace.FrameSummary, flagged []F
 		}
 	}
 	for i, m := range under {
-		class := "mark"
-		if m.Bad {
-			class += " bad"
-		}
-		fmt.Fprintf(b, "<text class=\"%s\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>", class, svgWidth/2, lineY+14+i*svgLine, htmlText(cut(Safe(m.Text), 130)))
+		fmt.Fprintf(b, "<text class=\"%s\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>", htmlText(m.class), svgWidth/2, lineY+14+i*svgLine, htmlText(cut(Safe(m.text), 130)))
 	}
 	b.WriteString("</g>\n")
 	return y + height

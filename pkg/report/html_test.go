@@ -145,9 +145,9 @@ func TestHTMLErrorsFailTheVerdict(t *testing.T) {
 	}
 	out := b.String()
 	for _, want := range []string{
-		`<p class="verdict v-error">⛔ 0 errors`,
+		`<p class="verdict v-error"><span class="icon icon-failed"></span> 0 errors`,
 		`<strong>1 input could not be read or judged:</strong>`,
-		`<li class="input-error v-error" data-kind="unreadable">⛔ <code>&lt;b&gt;missing&lt;/b&gt;.jsonl</code> (unreadable): cannot read: &lt;no such file&gt;</li>`,
+		`<li class="input-error v-error" data-kind="unreadable"><span class="icon icon-failed"></span> <code>&lt;b&gt;missing&lt;/b&gt;.jsonl</code> (unreadable): cannot read: &lt;no such file&gt;</li>`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the HTML report lacks %q:\n%s", want, out)

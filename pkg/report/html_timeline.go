@@ -142,7 +142,7 @@ func writeHTMLTimeline(b *strings.Builder, s Session, n int) {
 	}
 	b.WriteString("</select></fieldset>\n</div>\n")
 	b.WriteString("<p class=\"count\" aria-live=\"polite\"></p>\n")
-	b.WriteString("<table class=\"frames\"><thead><tr><th class=\"n\">line</th><th>time</th><th>direction</th><th>message</th><th>findings</th></tr></thead><tbody></tbody></table>\n")
+	b.WriteString("<table class=\"frames\"><thead><tr><th class=\"n c-line\">line</th><th class=\"c-time\">time (UTC)</th><th class=\"c-direction\">direction</th><th>message</th><th class=\"c-findings\">findings</th></tr></thead><tbody></tbody></table>\n")
 	b.WriteString("<nav class=\"pager\"><button type=\"button\" data-page=\"prev\">← previous</button> <span class=\"page\"></span> <button type=\"button\" data-page=\"next\">next →</button></nav>\n")
 	b.WriteString("<noscript><p>The timeline is drawn by the page's own script, which this browser does not run.</p></noscript>\n")
 	if left > 0 {

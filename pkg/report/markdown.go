@@ -13,10 +13,10 @@ import (
 var MarkdownRequires = trace.Needs{Frames: true, Diagram: true, Contract: true}
 
 // WriteMarkdown writes the report as a self-contained GitHub-flavoured Markdown
-// document to attach to a ticket: a summary line per session, then per session the
-// contract (each capability, who declared it, who used it), a sequence diagram in
-// which flagged messages stand out, and each finding with its evidence; at the end
-// what to do about each rule that fired. Everything taken from a capture is escaped
+// document to attach to a ticket: the worst findings under the verdict, a summary
+// line per session, then per session each finding with its evidence, the contract
+// (each capability, who declared it, who used it) and a sequence diagram in which
+// flagged messages stand out; at the end what to do about each rule that fired. Everything taken from a capture is escaped
 // for Markdown, HTML and Mermaid.
 func WriteMarkdown(w io.Writer, r *Report) error {
 	var b strings.Builder
