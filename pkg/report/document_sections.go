@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -41,6 +42,9 @@ func documentOf(r *Report) document {
 			strong{[]inline{ours("Redacted")}}, ours(" ("), code("--redact"), ours("): the values in params and results are replaced by their type and length, " +
 				"secret-looking strings (tokens, keys, cookies, credentials) are masked everywhere; methods, ids, capability objects, " +
 				"protocol versions, error codes and messages, tool names and schemas are kept.")}})
+	}
+	if c := configuration(r.Config); c != nil {
+		header = append(header, *c)
 	}
 	body := append(findingsSummary(r), overview(r)...)
 	for i, s := range r.Sessions {
@@ -651,4 +655,47 @@ func ruleAdvice(ru *rule.Rule, found []inline) []block {
 // oneParagraph keeps documentation text inside one list item.
 func oneParagraph(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// configuration says what the report was made under when it is not the
+// defaults (a file, rules left out, severities changed, findings suppressed or
+// in a baseline, a threshold): what a reader of the report does not see.
+func configuration(c *Config) *paragraph {
+	if c == nil {
+		return nil
+	}
+	var parts []string
+	if c.File != "" {
+		parts = append(parts, "configuration file "+c.File)
+	}
+	if c.RulesRun < c.Rules {
+		parts = append(parts, fmt.Sprintf("%d of %d rules ran", c.RulesRun, c.Rules))
+	}
+	if len(c.Disable) > 0 {
+		parts = append(parts, "disabled: "+strings.Join(c.Disable, ", "))
+	}
+	if len(c.Severity) > 0 {
+		var sev []string
+		for _, k := range slices.Sorted(maps.Keys(c.Severity)) {
+			sev = append(sev, k+" "+c.Severity[k])
+		}
+		parts = append(parts, "severities: "+strings.Join(sev, ", "))
+	}
+	if c.FailOn != "error" {
+		parts = append(parts, "fail-on "+c.FailOn)
+	}
+	if c.MinSeverity != "" && c.MinSeverity != "info" {
+		parts = append(parts, "min-severity "+c.MinSeverity)
+	}
+	if len(c.Suppress) > 0 {
+		parts = append(parts, quote.Count(len(c.Suppress), "suppression")+" (each session's notes count what they hid)")
+	}
+	if c.Baseline != "" {
+		parts = append(parts, "baseline "+c.Baseline+" (its findings are not shown)")
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	return &paragraph{attrs: []attr{class("note")}, aside: true, content: []inline{
+		strong{[]inline{ours("Configuration")}}, ours(": "), captured(strings.Join(parts, "; ")), ours(".")}}
 }
