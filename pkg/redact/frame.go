@@ -17,8 +17,8 @@ import (
 var keptKeys = map[string]bool{
 	"capabilities": true, "clientInfo": true, "serverInfo": true, "protocolVersion": true, "supportedVersions": true,
 	"inputSchema": true, "outputSchema": true, "requestedSchema": true, "annotations": true, "toolChoice": true,
-	"io.modelcontextprotocol/protocolVersion": true, "io.modelcontextprotocol/clientCapabilities": true,
-	"io.modelcontextprotocol/clientInfo": true, "io.modelcontextprotocol/serverInfo": true,
+	spec.MetaProtocolVersion: true, spec.MetaClientCapabilities: true,
+	spec.MetaClientInfo: true, spec.MetaServerInfo: true,
 }
 
 // keptScalars are members whose scalar value stays wherever they appear outside
@@ -64,8 +64,8 @@ func keyClass(name string) uint8 {
 	switch name {
 	case "capabilities", "clientInfo", "serverInfo", "protocolVersion", "supportedVersions",
 		"inputSchema", "outputSchema", "requestedSchema", "annotations", "toolChoice",
-		"io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities",
-		"io.modelcontextprotocol/clientInfo", "io.modelcontextprotocol/serverInfo":
+		spec.MetaProtocolVersion, spec.MetaClientCapabilities,
+		spec.MetaClientInfo, spec.MetaServerInfo:
 		return classKept
 	case "jsonrpc", "id", "method", "type", "mimeType", "role", "level",
 		"progressToken", "requestId", "progress", "total", "isError", "resultType",

@@ -51,7 +51,7 @@ func (s *Session) answered(r *Request, line int, isErr bool, msg frame.Node, raw
 		if caps := member(res, "capabilities"); caps.Exists() {
 			s.declare(d, spec.Server, caps)
 		}
-		d.Server = implementation(member(member(res, "_meta"), "io.modelcontextprotocol/serverInfo"))
+		d.Server = implementation(member(member(res, "_meta"), spec.MetaServerInfo))
 		d.Instructions = strings.Clone(member(res, "instructions").Text())
 		values(member(res, "supportedVersions"), func(v frame.Node) bool {
 			d.SupportedVersions = append(d.SupportedVersions, strings.Clone(v.Text()))

@@ -39,11 +39,11 @@ func readParams(m *Message, r *Request) requestMeta {
 				switch k {
 				case "progressToken":
 					meta.progressToken = view(v.Raw())
-				case "io.modelcontextprotocol/protocolVersion":
+				case spec.MetaProtocolVersion:
 					meta.version = v
-				case "io.modelcontextprotocol/clientCapabilities":
+				case spec.MetaClientCapabilities:
 					meta.caps = v
-				case "io.modelcontextprotocol/clientInfo":
+				case spec.MetaClientInfo:
 					meta.info = v
 				}
 			}

@@ -504,7 +504,7 @@ func (s *Session) trackNotification(m *Message) {
 	m.Contract = s.current()
 	if s.Era == EraModern {
 		// A notification on a subscriptions/listen stream is governed by that request.
-		if sub, ok := m.ParamsNode().Path("_meta", "io.modelcontextprotocol/subscriptionId"); ok {
+		if sub, ok := m.ParamsNode().Path("_meta", spec.MetaSubscriptionID); ok {
 			if r := s.outstanding.get(requestKey{m.Dir.Opposite(), frame.IDKey(view(sub.Raw()))}); r != nil {
 				m.Request, m.Contract = r, r.Contract
 			}

@@ -430,7 +430,7 @@ func keepDeclaring(t *Trace, m *session.Message) {
 	declaring := false
 	switch m.Kind {
 	case frame.KindRequest:
-		declaring = m.Method == "initialize" || (m.Session.Era == session.EraModern && len(t.Declaring) == 0 && bytes.Contains(m.Params, []byte("io.modelcontextprotocol/clientCapabilities")))
+		declaring = m.Method == "initialize" || (m.Session.Era == session.EraModern && len(t.Declaring) == 0 && bytes.Contains(m.Params, []byte(spec.MetaClientCapabilities)))
 	case frame.KindResult:
 		declaring = (m.Request != nil && (m.Request.Method == "initialize" || m.Request.Method == "server/discover")) ||
 			(m.Request == nil && (bytes.Contains(m.Result, []byte(`"protocolVersion"`)) || bytes.Contains(m.Result, []byte(`"supportedVersions"`))))
