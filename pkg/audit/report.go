@@ -113,7 +113,7 @@ func WriteText(w io.Writer, r *Result) error {
 	for _, f := range r.Findings {
 		counts[f.Severity]++
 	}
-	fmt.Fprintf(&b, "\n%s: %s, %s, %d info\n", quote.Count(len(r.Findings), "finding"), quote.Count(counts[rule.SeverityError], "error"), quote.Count(counts[rule.SeverityWarning], "warning"), counts[rule.SeverityInfo])
+	fmt.Fprintf(&b, "\n%s: %s, %s, %s\n", quote.Count(len(r.Findings), "finding"), quote.Count(counts[rule.SeverityError], "error"), quote.Count(counts[rule.SeverityWarning], "warning"), quote.Count(counts[rule.SeverityInfo], "info finding"))
 	_, err := io.WriteString(w, b.String())
 	return err
 }

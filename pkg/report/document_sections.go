@@ -216,7 +216,7 @@ func sessionVerdict(s Session) []inline {
 	for _, c := range []struct {
 		n    int
 		what string
-	}{{e, "error"}, {w, "warning"}, {i, "info"}} {
+	}{{e, "error"}, {w, "warning"}, {i, "info finding"}} {
 		if c.n > 0 {
 			parts = append(parts, quote.Count(c.n, c.what))
 		}

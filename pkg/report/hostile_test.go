@@ -292,7 +292,7 @@ func TestRedactHidesEchoedValues(t *testing.T) {
 	for name, wants := range map[string][]string{
 		"timeline": {"error -32601 Method not found: login(user=ann, pass=[redacted, 17 chars])", `error -32602 no results for "[redacted, 15 chars]"`,
 			"stderr: retrying login for ann with [redacted, 17 chars]", "(last query: [redacted, 15 chars])"},
-		"json":     {`was answered -32601 \"Method not found: login(user=ann, pass=[redacted, 17 chars])\"`},
+		"json":     {`was answered with error -32601 \"Method not found: login(user=ann, pass=[redacted, 17 chars])\"`},
 		"markdown": {`"message": "Method not found: login(user=ann, pass=[redacted, 17 chars])"`, `"echo": "[redacted string, 17 chars]"`},
 	} {
 		for _, want := range wants {

@@ -92,7 +92,7 @@ func TestLongSessionKeepsItsRequests(t *testing.T) {
 	got := findingsOf(t, b.Bytes(), "MCP3002", "MCP3003", "MCP3005", "MCP3006")
 	want := []string{
 		fmt.Sprintf("MCP3003 %d the client reused id 1 for tools/call: its tools/call at line 4 already used it (answered), and a legacy session (2025-06-18) forbids reusing a request id anywhere in the session", end+1),
-		fmt.Sprintf(`MCP3006 %d progress for token "t%d" after the response to tools/call id=%d (line %d): progress must stop when the request completes`, end+2, late, late, 3*late+3),
+		fmt.Sprintf(`MCP3006 %d server sent progress for token "t%d" after the response to tools/call id=%d (line %d): progress must stop when the request completes`, end+2, late, late, 3*late+3),
 	}
 	sameFindings(t, "findings of the rules that remember requests", got, want)
 }
@@ -156,7 +156,7 @@ func TestRecycledCheckersForgetTheirSession(t *testing.T) {
 		}
 	}
 	got := findingsOf(t, b.Bytes(), "MCP3006")
-	want := []string{`MCP3006 10 progress for token "t1" that no request sent by the client carried (no client request has _meta.progressToken "t1")`}
+	want := []string{`MCP3006 10 server sent progress for token "t1", but no request sent by the client carried that _meta.progressToken`}
 	sameFindings(t, "MCP3006 findings", got, want)
 }
 
@@ -427,7 +427,7 @@ func TestProgressTokenFloodIsBounded(t *testing.T) {
 			got = append(got, fmt.Sprintf("%d %s", f.Line, f.Message))
 		}
 	}
-	want := []string{fmt.Sprintf("%d progress for token \"t%d\" went from 1 (line %d) to 1: the value must increase with each notification", n+6, n, n+5)}
+	want := []string{fmt.Sprintf("%d server sent progress for token \"t%d\" that went from 1 (line %d) to 1: the value must increase with each notification", n+6, n, n+5)}
 	if !slices.Equal(got, want) {
 		t.Errorf("MCP3006 findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}

@@ -36,6 +36,6 @@ var DirectionUnknown = &rule.Rule{
 		if reason == "" {
 			reason = "the capture does not say"
 		}
-		p.Reportf(rule.At(m), "direction of %s unknown: %s; rules that depend on who sent it could not judge it", rule.Describe(m), reason)
+		p.Reportf(rule.At(m), "direction of %s unknown: %s; rules that depend on the sender did not judge it", rule.Describe(m), reason)
 	}),
 }

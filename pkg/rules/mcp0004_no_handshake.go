@@ -35,9 +35,13 @@ s->c {"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"3 hits"
 			if s.PreHandshake == 0 {
 				return
 			}
+			they, them := "they", "them"
+			if s.PreHandshake == 1 {
+				they, them = "it", "it"
+			}
 			what := "no initialize and no request carrying a modern _meta contract"
 			if s.Legacy != nil || s.Era != 0 {
-				what = "they came before the handshake"
+				what = they + " came before the handshake"
 			}
 			a := rule.Anchor{Line: s.FirstLine, Time: s.FirstTime}
 			if s.StartLine == s.FirstLine {
@@ -46,7 +50,7 @@ s->c {"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"3 hits"
 				a.Entry, a.Seq = s.StartEntry, 1
 			}
 			p.Report(a,
-				rule.Sprintf("%d messages with no contract to judge them by (%s): capability and revision rules could not judge them", s.PreHandshake, what))
+				rule.Sprintf("%s with no contract to judge %s by (%s): capability and revision rules could not judge %s", count(s.PreHandshake, "message"), them, what, them))
 		}}
 	},
 }

@@ -26,7 +26,8 @@ var HTTPError = &rule.Rule{
 			"revision allows its method: a POST carrying an MCP message (a request, notification, response or batch) may not get a " +
 			"status of 400 or more (the message was not processed); the GET that opens the server's event stream may get only an " +
 			"event stream or 405 Method Not Allowed (from 2025-03-26: the server does not offer one); the DELETE that ends a session " +
-			"may get a success or 405 (the server does not let clients end sessions). The finding names the status, the request, its " +
+			"may get a success or 405 (the server does not let clients end sessions); 2026-07-28 has neither the GET stream nor sessions, " +
+			"so there a GET or a DELETE may get only 405, or no answer. The finding names the status, the request, its " +
 			"Mcp-Session-Id and what the status means for MCP. A server/discover refused with a 4xx status is not judged: that is how " +
 			"a dual-era client's probe of a legacy server ends before it falls back to initialize. An exchange on a stream with no " +
 			"session open (a GET before any initialize) is not judged, nor a GET or DELETE without Mcp-Session-Id answered 400 (what " +
@@ -204,7 +205,7 @@ func (c *httpErrorChecker) judge(p *rule.Pass, h *frame.HTTP, side exchangeSide)
 		return
 	}
 	p.Report(side.anchor, rule.Sprintf("HTTP %d %s for %s %s (%s)%s: %s",
-		h.Status, text, orUnrecorded(h.Method), h.Path, h.Where(), sessionID, refusalMeaning(h, answers, known)))
+		h.Status, text, orUnrecorded(h.Method), h.Path, h.Where(), sessionID, refusalMeaning(h, side.anchor.Revision, answers, known)))
 }
 
 func (c *httpErrorChecker) markJudged(n int) {
@@ -234,36 +235,64 @@ func statusMeaning(h *frame.HTTP, side exchangeSide) string {
 	if side.request {
 		lost = "the request gets no JSON-RPC response"
 	}
-	return statusCause(h) + "; " + lost
+	return statusCause(h, side.anchor.Revision) + "; " + lost
 }
 
 // refusalMeaning says what an error status means for a request that carried no
-// message (a GET, a DELETE), and what its method may be answered with.
-func refusalMeaning(h *frame.HTTP, answers spec.HTTPAnswers, known bool) string {
-	cause := statusCause(h)
+// message (a GET, a DELETE), and what its method may be answered with in rev.
+func refusalMeaning(h *frame.HTTP, rev spec.Revision, answers spec.HTTPAnswers, known bool) string {
+	cause := statusCause(h, rev)
 	if !known {
 		return cause + "; the server did not serve the request"
 	}
-	allowed := answers.Success
+	if answers.Success == "" {
+		// The revision has nothing for the method to serve (2026-07-28): a 400 or
+		// 404 says no more than that, a 401 or a 5xx still says why.
+		why := cause + "; "
+		if h.Status == http.StatusBadRequest || h.Status == http.StatusNotFound {
+			why = ""
+		}
+		switch answers.Method {
+		case http.MethodGet:
+			return why + string(rev) + " has no standalone GET stream (server messages travel on subscriptions/listen responses), so a server answers a GET with 405 Method Not Allowed or not at all"
+		case http.MethodDelete:
+			return why + string(rev) + " has no sessions to terminate, so a server answers a DELETE with 405 Method Not Allowed or not at all"
+		}
+		return cause + "; the server did not serve the request"
+	}
+	allowed := "with " + answers.Success
 	if answers.MethodNotAllowed {
-		allowed += ", or 405 Method Not Allowed"
+		allowed += " or with 405 Method Not Allowed"
 	}
 	switch answers.Method {
 	case http.MethodGet:
-		return cause + "; no event stream was opened, so server requests and notifications not tied to a request (list_changed, logging, sampling) have nowhere to go. A GET may only be answered " + allowed
+		lost := "server requests and notifications not tied to a request (list_changed, logging, sampling) have nowhere to go"
+		if !answers.MethodNotAllowed {
+			lost = "no server message can arrive, not even a response: they all travel on that stream" // HTTP+SSE
+		}
+		return cause + "; no event stream was opened, so " + lost + ". A GET may only be answered " + allowed
 	case http.MethodDelete:
 		return cause + "; the session was not terminated: the server keeps its state until it expires. A DELETE may only be answered " + allowed
 	}
 	return cause + "; the server did not process the message"
 }
 
-// statusCause says what an error status means for an MCP request.
-func statusCause(h *frame.HTTP) string {
+// statusCause says what an error status means for an MCP request under rev ("":
+// no handshake seen, so either era's causes).
+func statusCause(h *frame.HTTP, rev spec.Revision) string {
 	switch {
 	case h.Status == http.StatusNotFound && h.SessionID != "":
 		return "the server no longer knows this session (it expired, the server restarted, or it was deleted), and the client must start a new session with an initialize request without Mcp-Session-Id"
+	case h.Status == http.StatusNotFound && rev.Modern():
+		return "no MCP endpoint at this path, or a method the server does not implement"
+	case h.Status == http.StatusNotFound && rev != "":
+		return "no MCP endpoint at this path"
 	case h.Status == http.StatusNotFound:
 		return "no MCP endpoint at this path (or, in 2026-07-28, a method the server does not implement)"
+	case h.Status == http.StatusBadRequest && rev.Modern():
+		return "the server rejected the request as malformed (its body, its MCP-Protocol-Version or Accept header, or headers that disagree with the body: -32020)"
+	case h.Status == http.StatusBadRequest && rev != "":
+		return "the server rejected the request as malformed (its body, its MCP-Protocol-Version or Accept header, or a missing or unknown session)"
 	case h.Status == http.StatusBadRequest:
 		return "the server rejected the request as malformed (its body, its MCP-Protocol-Version or Accept header, a missing or unknown session, or in 2026-07-28 headers that disagree with the body: -32020)"
 	case h.Status == http.StatusUnauthorized:
@@ -274,7 +303,7 @@ func statusCause(h *frame.HTTP) string {
 		return "the endpoint does not accept " + h.Method
 	case h.Status == http.StatusNotAcceptable:
 		return "the Accept header must list both application/json and text/event-stream"
-	case h.Status == http.StatusConflict:
+	case h.Status == http.StatusConflict && !rev.Modern():
 		return "the server refused a second stream for this session (one GET stream at a time)"
 	case h.Status == http.StatusUnsupportedMediaType:
 		return "the body must be sent as Content-Type: application/json"

@@ -69,7 +69,7 @@ c->s {"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
 					return
 				}
 				p.Report(rule.Anchor{Line: c.ResultLine, Entry: result.Entry, Seq: result.Seq, Revision: c.Revision, Dir: spec.S2C, Method: "initialize"},
-					rule.Sprintf("the client never sent notifications/initialized after the initialize result (line %d), yet sent %d other messages from line %d on", c.ResultLine, clientAfter, firstLine))
+					rule.Sprintf("the client never sent notifications/initialized after the initialize result (line %d), yet sent %s from line %d on", c.ResultLine, count(clientAfter, "other message"), firstLine))
 			},
 		}
 	},

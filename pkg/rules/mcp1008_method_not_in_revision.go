@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
@@ -56,7 +55,7 @@ s->c {"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"Which e
 		}
 		if row, ok := m.Spec().Facts(rev, m.Dir); ok {
 			if row.Kind == spec.KindInputRequest {
-				p.Report(rule.At(m), rule.Sprintf("%s sent as a JSON-RPC request in a %s session: since 2026-07-28 the server asks for it only as an inputRequests entry of an InputRequiredResult (on tools/call, prompts/get or resources/read)", m.Method, rev))
+				p.Report(rule.At(m), rule.Sprintf("%s sent %s as a JSON-RPC request in a %s session: since 2026-07-28 the server asks for it only as an inputRequests entry of an InputRequiredResult (on tools/call, prompts/get or resources/read)", spec.Sender(m.Dir), rule.Describe(m), rev))
 				return
 			}
 			p.Settled() // the revision has the method in this direction
@@ -64,26 +63,28 @@ s->c {"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"Which e
 		}
 		sender := spec.Sender(m.Dir)
 		if _, ok := m.Spec().Facts(rev, m.Dir.Opposite()); ok {
-			p.Report(rule.At(m), rule.Sprintf("the %s sent %s, which in %s only the %s sends", sender, m.Method, rev, spec.Sender(m.Dir.Opposite())))
+			p.Report(rule.At(m), rule.Sprintf("%s sent %s, which in %s only the %s sends", sender, rule.Describe(m), rev, spec.Sender(m.Dir.Opposite())))
 			return
 		}
-		msg := fmt.Sprintf("%s does not exist in %s%s", m.Method, rev, existsIn(m.Method, m.Dir))
+		msg := rule.Sprintf("%s sent %s, which %s does not have%s", sender, rule.Describe(m), rev, existsIn(m.Method, m.Dir))
 		if c := m.Contract; c != nil && c.Era == session.EraLegacy && c.Verdict == session.VerdictDowngraded {
-			msg += fmt.Sprintf("; the client requested %s but the session was negotiated down to %s", c.Requested, c.Answered)
+			msg = msg.Plus(rule.Sprintf("; the client requested %s but the session was negotiated down to %s", c.Requested, c.Answered))
 		}
-		p.Report(rule.At(m), rule.Text(msg))
+		p.Report(rule.At(m), msg)
 	}),
 }
 
-// existsIn names the revisions that do have the method in that direction.
+// existsIn names the published revisions that do have the method in that
+// direction: the ones a session can negotiate ("draft" is not one).
 func existsIn(method string, d spec.Direction) string {
-	revs := spec.RevisionsOf(method, d)
-	if len(revs) == 0 {
-		return ""
+	var names []string
+	for _, r := range spec.RevisionsOf(method, d) {
+		if _, ok := spec.ParseRevision(string(r)); ok {
+			names = append(names, string(r))
+		}
 	}
-	names := make([]string, len(revs))
-	for i, r := range revs {
-		names[i] = string(r)
+	if len(names) == 0 {
+		return ""
 	}
 	return " (it exists in " + strings.Join(names, ", ") + ")"
 }

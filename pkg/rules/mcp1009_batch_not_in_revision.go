@@ -62,9 +62,9 @@ s->c {"jsonrpc":"2.0","id":3,"result":{"prompts":[]}}`,
 			return
 		case rev.Before(spec.FeatureBatching.Since):
 			// A revision before batching: its schema has no batch, though JSON-RPC 2.0 does.
-			p.ReportSeverity(rule.SeverityWarning, rule.At(m), rule.Sprintf("JSON-RPC batch of %d messages (%s) in a %s session: that revision does not define batching (%s added it)", len(m.Members), list, rev, spec.FeatureBatching.Since))
+			p.ReportSeverity(rule.SeverityWarning, rule.At(m), rule.Sprintf("JSON-RPC batch of %s (%s) in a %s session: that revision does not define batching (%s added it)", count(len(m.Members), "message"), list, rev, spec.FeatureBatching.Since))
 		default:
-			p.Report(rule.At(m), rule.Sprintf("JSON-RPC batch of %d messages (%s) in a %s session: batching was removed in %s", len(m.Members), list, rev, spec.FeatureBatching.Until))
+			p.Report(rule.At(m), rule.Sprintf("JSON-RPC batch of %s (%s) in a %s session: batching was removed in %s", count(len(m.Members), "message"), list, rev, spec.FeatureBatching.Until))
 		}
 	}),
 }

@@ -48,7 +48,7 @@ s->c {"jsonrpc":"2.0","id":2,"result":{}}
 			return
 		}
 		c := m.Contract
-		msg := rule.Sprintf("%s id=%s (line %d) was answered -32601 %s, although the %s's %s declared %s",
+		msg := rule.Sprintf("%s id=%s (line %d) was answered with error -32601 %s, although the %s's %s declared %s",
 			r.Method, r.ID, r.Line, rule.Quote(rule.ValueErrorMessage, m.ErrorMessage), g.Facts.Gate.Side, c.DeclaredIn(g.Facts.Gate.Side), g.Facts.Gate.Path)
 		if unknown, ok := spec.UnknownNameOf(r.Method, m.Revision()); ok {
 			// The method may well exist and only the name be unknown: that has a

@@ -196,7 +196,7 @@ func (w *subscribeWatch) End(p *rule.Pass) {
 		for uri := range w.ever {
 			ever[uri] = 0
 		}
-		p.Report(u.anchor, rule.Sprintf("server sent notifications/resources/updated for %s (on the HTTP GET stream) but the client never subscribed to it during the session; URIs it subscribed to: %s",
+		p.Report(u.anchor, rule.Sprintf("server sent notifications/resources/updated for %s (on the HTTP GET stream) but the client never subscribed to it during the session; subscribed URIs: %s",
 			rule.Quote(rule.ValueURI, u.uri), subscribedList(ever)))
 	}
 }

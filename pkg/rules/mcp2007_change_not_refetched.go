@@ -99,15 +99,7 @@ func (*refetchWatch) End(p *rule.Pass) {
 		if run.Count > 1 {
 			times = fmt.Sprintf(" (and %d more after it)", run.Count-1)
 		}
-		end := s.EndText()
-		span := "1 line later"
-		if n := s.LastLine - a.Line; n != 1 {
-			span = fmt.Sprintf("%d lines later", n)
-		}
-		if !a.Time.IsZero() && !s.LastTime.IsZero() {
-			span = roundDuration(s.LastTime.Sub(a.Time)) + " and " + span
-		}
-		p.Report(a, rule.Sprintf("the client received notifications/%s/list_changed at line %d%s and never sent %s/list again; %s %s: it may be working from a stale %s list",
-			kind, a.Line, times, kind, end, span, kind))
+		p.Report(a, rule.Sprintf("the client received notifications/%s/list_changed at line %d%s and never sent %s/list again; %s: it may be working from a stale %s list",
+			kind, a.Line, times, kind, sessionEndAfter(s, a.Line, a.Time), kind))
 	}
 }

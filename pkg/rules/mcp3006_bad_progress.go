@@ -229,7 +229,7 @@ func (w *progressWatch) progress(p *rule.Pass, m *session.Message) {
 	if !known {
 		st = nil
 	}
-	receiver := spec.Sender(m.Dir.Opposite())
+	sender, receiver := spec.Sender(m.Dir), spec.Sender(m.Dir.Opposite())
 	if m.Unplaced() {
 		// Its time is unknown: only whether some request of the session carried the
 		// token can be judged, at the end.
@@ -254,21 +254,22 @@ func (w *progressWatch) progress(p *rule.Pass, m *session.Message) {
 	case st == nil && w.forgot:
 		p.CannotJudge(because(reasonTooManyTokensf, maxTokens))
 	case st == nil:
-		p.Report(rule.At(m), rule.Sprintf("progress for token %s that no request sent by the %s carried (no %s request has _meta.progressToken %s)", rule.QuoteJSON(rule.ValueID, token), receiver, receiver, rule.QuoteJSON(rule.ValueID, token)))
+		p.Report(rule.At(m), rule.Sprintf("%s sent progress for token %s, but no request sent by the %s carried that _meta.progressToken",
+			sender, rule.QuoteJSON(rule.ValueID, token), receiver))
 	case st.task != "":
 		if st.endLine > 0 && st.endLine < m.Line {
-			p.Report(rule.At(m), rule.Sprintf("progress for token %s after task %s of %s id=%s reached status %s (line %d): progress must stop when the task is terminal",
-				rule.QuoteJSON(rule.ValueID, token), rule.Quote(rule.ValueID, st.task), st.req.Method, st.req.ID, st.endStatus, st.endLine), rule.Related{Line: st.endLine, Note: "the task's terminal status"})
+			p.Report(rule.At(m), rule.Sprintf("%s sent progress for token %s after task %s of %s id=%s reached status %s (line %d): progress must stop when the task is terminal",
+				sender, rule.QuoteJSON(rule.ValueID, token), rule.Quote(rule.ValueID, st.task), st.req.Method, st.req.ID, st.endStatus, st.endLine), rule.Related{Line: st.endLine, Note: "the task's terminal status"})
 		} else if st.lastLine > 0 && value <= st.last {
-			p.Report(rule.At(m), rule.Sprintf("progress for token %s went from %v (line %d) to %v: the value must increase with each notification",
-				rule.QuoteJSON(rule.ValueID, token), st.last, st.lastLine, value), rule.Related{Line: st.lastLine, Note: "the previous progress"})
+			p.Report(rule.At(m), rule.Sprintf("%s sent progress for token %s that went from %v (line %d) to %v: the value must increase with each notification",
+				sender, rule.QuoteJSON(rule.ValueID, token), st.last, st.lastLine, value), rule.Related{Line: st.lastLine, Note: "the previous progress"})
 		}
 	case st.req.Answered() && st.req.ResponseLine < m.Line:
-		p.Report(rule.At(m), rule.Sprintf("progress for token %s after the response to %s id=%s (line %d): progress must stop when the request completes",
-			rule.QuoteJSON(rule.ValueID, token), st.req.Method, st.req.ID, st.req.ResponseLine), rule.Related{Line: st.req.ResponseLine, Note: "the response"})
+		p.Report(rule.At(m), rule.Sprintf("%s sent progress for token %s after the response to %s id=%s (line %d): progress must stop when the request completes",
+			sender, rule.QuoteJSON(rule.ValueID, token), st.req.Method, st.req.ID, st.req.ResponseLine), rule.Related{Line: st.req.ResponseLine, Note: "the response"})
 	case st.lastLine > 0 && value <= st.last:
-		p.Report(rule.At(m), rule.Sprintf("progress for token %s went from %v (line %d) to %v: the value must increase with each notification",
-			rule.QuoteJSON(rule.ValueID, token), st.last, st.lastLine, value), rule.Related{Line: st.lastLine, Note: "the previous progress"})
+		p.Report(rule.At(m), rule.Sprintf("%s sent progress for token %s that went from %v (line %d) to %v: the value must increase with each notification",
+			sender, rule.QuoteJSON(rule.ValueID, token), st.last, st.lastLine, value), rule.Related{Line: st.lastLine, Note: "the previous progress"})
 	}
 	if st != nil {
 		st.last, st.lastLine = value, m.Line
@@ -286,11 +287,11 @@ func (w *progressWatch) End(p *rule.Pass) {
 	}
 	sort.Slice(keys, func(i, j int) bool { return w.unplaced[keys[i]].at[0].Line < w.unplaced[keys[j]].at[0].Line })
 	for _, key := range keys {
-		receiver := spec.Sender(key.dir)
+		sender, receiver := spec.Sender(key.dir.Opposite()), spec.Sender(key.dir)
 		u := w.unplaced[key]
 		for _, a := range u.at {
-			p.Report(a, rule.Sprintf("progress for token %s (on the HTTP GET stream) that no request sent by the %s carried during the session (no %s request has _meta.progressToken %s)",
-				rule.QuoteJSON(rule.ValueID, u.token), receiver, receiver, rule.QuoteJSON(rule.ValueID, u.token)))
+			p.Report(a, rule.Sprintf("%s sent progress for token %s on the HTTP GET stream, but no request sent by the %s during the session carried that _meta.progressToken",
+				sender, rule.QuoteJSON(rule.ValueID, u.token), receiver))
 		}
 	}
 }

@@ -3,6 +3,7 @@ package rules
 import (
 	"bytes"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -10,31 +11,64 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 )
 
-// after describes how much traffic followed a request before its session ended:
-// at the end of the capture, when the client initialized again, or at the DELETE
-// that ended it.
-func after(s *session.Session, r *session.Request) string {
+// after says how much traffic followed a request before its session ended: at the
+// end of the capture, when the client initialized again, or at the DELETE that
+// ended it.
+func after(s *session.Session, r *session.Request) rule.Message {
+	return sessionEndAfter(s, r.Line, r.Time)
+}
+
+// sessionEndAfter says, in one clause, how the session ended after the frame at
+// line (sent at t): "the capture ends 4s and 4 lines later", "the session ends with
+// it, before a new initialize at line 9", "the client ends the session with a
+// DELETE at entry 6".
+func sessionEndAfter(s *session.Session, line int, t time.Time) rule.Message {
 	if s.DeletedLine > 0 {
 		// The DELETE is where the session ended, not its last frame: how far the
-		// request was from it is the DELETE's entry, which EndText names.
-		return s.EndText()
+		// frame was from it is the DELETE's place, which EndText names.
+		return rule.Text(s.EndText())
 	}
-	lines := s.LastLine - r.Line
-	var parts []string
-	if !r.Time.IsZero() && !s.LastTime.IsZero() && s.LastTime.After(r.Time) {
-		parts = append(parts, roundDuration(s.LastTime.Sub(r.Time))+" later")
+	ends, next := "the capture ends", ""
+	if s.EndedBy > 0 {
+		ends, next = "the session ends", fmt.Sprintf(", before a new initialize at line %d", s.EndedBy)
 	}
+	lines := s.LastLine - line
 	switch {
-	case lines <= 0 && s.StreamKey != "":
-		parts = append(parts, "with it (its last frame on stream "+s.StreamKey+")")
+	case lines <= 0 && s.EndedBy == 0 && s.StreamKey != "":
+		return rule.Sprintf("the capture ends with no frame after it on stream %s", rule.As(streamKeyKind(s.StreamKey), s.StreamKey))
 	case lines <= 0:
-		parts = append(parts, "with it (its last frame)")
-	case lines == 1:
-		parts = append(parts, "1 line later")
-	default:
-		parts = append(parts, fmt.Sprintf("%d lines later", lines))
+		return rule.Text(ends + " with it" + next)
 	}
-	return s.EndText() + " " + strings.Join(parts, ", ")
+	span := "1 line later"
+	if lines > 1 {
+		span = fmt.Sprintf("%d lines later", lines)
+	}
+	if !t.IsZero() && !s.LastTime.IsZero() && s.LastTime.After(t) {
+		span = roundDuration(s.LastTime.Sub(t)) + " and " + span
+	}
+	return rule.Text(ends + " " + span + next)
+}
+
+// count writes a count of things for a message: "1 message", "2 messages".
+func count(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// sessionIDLike matches stream keys that look like session identifiers (an HTTP
+// Mcp-Session-Id, bearer-like), as redact.StreamKey tells them from the names
+// other captures key their streams by (a server's name).
+var sessionIDLike = regexp.MustCompile(`^[A-Za-z0-9._~+/=-]{20,}$`)
+
+// streamKeyKind is what a stream key quoted in a message is: a credential when it
+// looks like a session identifier, else a name.
+func streamKeyKind(key string) rule.ValueKind {
+	if sessionIDLike.MatchString(key) {
+		return rule.ValueCredential
+	}
+	return rule.ValueName
 }
 
 func roundDuration(d time.Duration) string {

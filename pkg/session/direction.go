@@ -107,7 +107,14 @@ func (s *Session) inferDirection(m *Message) {
 		case s2c != nil && c2s == nil:
 			set(spec.C2S, "answers "+s2c.Method+" sent by the server")
 		case c2s != nil && s2c != nil:
-			set(resultShape(m), "both sides have id "+m.ID+" outstanding; judged by the result's shape")
+			switch d := resultShape(m); {
+			case d != spec.DirUnknown:
+				set(d, "both sides have id "+m.ID+" outstanding; the result's members say the "+spec.Sender(d).String()+" sent it")
+			case m.Kind == frame.KindError:
+				set(d, "both sides have id "+m.ID+" outstanding, and an error response does not say which side sent it")
+			default:
+				set(d, "both sides have id "+m.ID+" outstanding, and the result's members do not say which side sent it")
+			}
 		default:
 			set(spec.DirUnknown, "id "+m.ID+" matches no outstanding request")
 		}

@@ -310,16 +310,16 @@ func (e *Exchange) Revision() spec.Revision {
 }
 
 // EndText says what ended the session, as findings about what it never saw say
-// it: "the capture ends", "the session ends (a new initialize at line 7)", "the
-// session ends (the client deleted it: DELETE at entry 12)".
+// it: "the capture ends", "the session ends before a new initialize at line 7",
+// "the client ends the session with a DELETE at entry 12".
 func (s *Session) EndText() string {
 	switch {
 	case s.EndedBy > 0:
-		return fmt.Sprintf("the session ends (a new initialize at line %d)", s.EndedBy)
+		return fmt.Sprintf("the session ends before a new initialize at line %d", s.EndedBy)
 	case s.DeletedEntry > 0:
-		return fmt.Sprintf("the session ends (the client deleted it: DELETE at entry %d)", s.DeletedEntry)
+		return fmt.Sprintf("the client ends the session with a DELETE at entry %d", s.DeletedEntry)
 	case s.DeletedLine > 0:
-		return fmt.Sprintf("the session ends (the client deleted it: DELETE at line %d)", s.DeletedLine)
+		return fmt.Sprintf("the client ends the session with a DELETE at line %d", s.DeletedLine)
 	}
 	return "the capture ends"
 }

@@ -14,7 +14,10 @@ type HTTPAnswers struct {
 	// message (it opens the server's event stream)", "no message (it ends the session)".
 	Carried string
 	// Success lists the answers a server gives when it serves the request, as the
-	// revision words them ("an event stream (text/event-stream)").
+	// revision words them, to follow "answered with" ("an event stream (200,
+	// text/event-stream)"). It is empty when the revision has nothing for the method
+	// to serve (2026-07-28 has no standalone GET stream and no sessions): 405 Method
+	// Not Allowed is then the only answer.
 	Success string
 	// MethodNotAllowed is set when 405 Method Not Allowed is an allowed answer: the
 	// server need not offer what the method asks for (a GET stream, session deletion).
@@ -49,13 +52,13 @@ var streamableHTTP = []HTTPAnswers{
 	},
 	{
 		Method: http.MethodGet, Carried: "no message (it opens the server's event stream)",
-		Success: "200 with an event stream (text/event-stream)", MethodNotAllowed: true, EventStreamOnly: true,
+		Success: "an event stream (200, text/event-stream)", MethodNotAllowed: true, EventStreamOnly: true,
 		Page: "basic/transports#listening-for-messages-from-the-server",
 		Says: "The server MUST either return Content-Type: text/event-stream in response to this HTTP GET, or else return HTTP 405 Method Not Allowed, indicating that the server does not offer an SSE stream at this endpoint.",
 	},
 	{
 		Method: http.MethodDelete, Carried: "no message (it ends the session)",
-		Success: "a 2xx status: the session is terminated", MethodNotAllowed: true,
+		Success: "a 2xx status (the session is terminated)", MethodNotAllowed: true,
 		Page: "basic/transports#session-management",
 		Says: "Clients that no longer need a particular session SHOULD send an HTTP DELETE to the MCP endpoint with the Mcp-Session-Id header; the server MAY respond to this request with HTTP 405 Method Not Allowed, indicating that the server does not allow clients to terminate sessions.",
 	},
@@ -72,7 +75,7 @@ var httpSSE = []HTTPAnswers{
 	},
 	{
 		Method: http.MethodGet, Carried: "no message (it opens the event stream every server message travels on)",
-		Success: "200 with an event stream whose first event is endpoint", EventStreamOnly: true,
+		Success: "an event stream (200, text/event-stream) whose first event is endpoint", EventStreamOnly: true,
 		Page: "basic/transports#http-with-sse",
 		Says: "When a client connects, the server MUST send an endpoint event containing a URI for the client to use for sending messages.",
 	},
@@ -90,13 +93,13 @@ var statelessHTTP = []HTTPAnswers{
 	},
 	{
 		Method: http.MethodGet, Carried: "no message (the standalone GET stream was removed)",
-		Success: "none: 2026-07-28 has no standalone GET stream", MethodNotAllowed: true,
+		Success: "", MethodNotAllowed: true, // no stream to open: 405 is the only answer
 		Page: "changelog",
 		Says: "Removed: the standalone HTTP GET stream (server messages flow on subscriptions/listen responses).",
 	},
 	{
 		Method: http.MethodDelete, Carried: "no message (protocol-level sessions were removed)",
-		Success: "none: 2026-07-28 has no sessions to terminate", MethodNotAllowed: true,
+		Success: "", MethodNotAllowed: true, // no session to terminate: 405 is the only answer
 		Page: "changelog",
 		Says: "Removed: the Mcp-Session-Id header and protocol-level sessions.",
 	},

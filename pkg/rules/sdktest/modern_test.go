@@ -287,7 +287,7 @@ func TestGoSDKModernRemovedMethods(t *testing.T) {
 	for _, req := range []Line{setLevel, ping} {
 		method := req.Method()
 		expectFinding(t, s, "MCP1008", req.N, rule.SeverityError,
-			method+" does not exist in "+modernRevision, "it exists in 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25")
+			"client sent "+method+" id="+req.ID()+", which "+modernRevision+" does not have", "it exists in 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25")
 		keep = append(keep, at("MCP1008", req.N))
 	}
 	forbid(t, s, "a removed method's missing _meta, MCP1008's finding", "MCP1012")
