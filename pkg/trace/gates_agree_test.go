@@ -1,12 +1,10 @@
 package trace_test
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
@@ -22,72 +20,43 @@ import (
 // exactly when a capability used is known not to be declared. All read
 // rules.Gates; this fails when one judges on its own.
 func TestContractBrokenGatesAreFindings(t *testing.T) {
-	inputs, err := filepath.Glob("../../fixtures/*/*.want")
-	if err != nil || len(inputs) == 0 {
-		t.Fatalf("no fixtures: %v", err)
-	}
 	gateRules := map[string]bool{rules.UndeclaredNotification.ID: true, rules.UndeclaredRequest.ID: true}
 	broken, found := 0, 0
-	for _, want := range inputs {
-		base := strings.TrimSuffix(want, ".want")
-		matches, _ := filepath.Glob(base + ".*")
-		for _, in := range matches {
-			if strings.HasSuffix(in, ".want") {
-				continue
+	eachFixtureSession(t, trace.Needs{Contract: true}, func(in string, sr *rule.SessionResult, tr *trace.Trace) {
+		undeclared, inputs := 0, 0
+		for _, row := range tr.Contract {
+			for _, u := range row.Uses {
+				if inputRequest(sr.Session.Era, u) {
+					inputs += u.Undeclared
+				} else {
+					undeclared += u.Undeclared
+				}
 			}
-			f, err := os.Open(in)
-			if err != nil {
-				t.Fatal(err)
+			used := len(row.Uses) > 0
+			if (row.Undeclared > 0) != (!row.Declared && row.Known && used) {
+				t.Errorf("%s: %s.%s: %d uses judged undeclared, declared %v, known %v, used %v", in, row.Side, row.Path, row.Undeclared, row.Declared, row.Known, used)
 			}
-			tracer := trace.New(trace.Options{Needs: trace.Needs{Contract: true}})
-			opt := driver.RunOptions{}
-			tracer.Apply(&opt)
-			res, err := driver.Run(in, f, rules.All(), opt)
-			f.Close()
-			if err != nil {
-				continue // inputs that cannot be read are other tests' business
-			}
-			for _, sr := range res.Sessions {
-				tr := tracer.Of(sr)
-				if tr == nil {
-					continue
-				}
-				undeclared, inputs := 0, 0
-				for _, row := range tr.Contract {
-					for _, u := range row.Uses {
-						if inputRequest(sr.Session.Era, u) {
-							inputs += u.Undeclared
-						} else {
-							undeclared += u.Undeclared
-						}
-					}
-					used := len(row.Uses) > 0
-					if (row.Undeclared > 0) != (!row.Declared && row.Known && used) {
-						t.Errorf("%s: %s.%s: %d uses judged undeclared, declared %v, known %v, used %v", in, row.Side, row.Path, row.Undeclared, row.Declared, row.Known, used)
-					}
-					if row.Undeclared > 0 {
-						broken++
-					}
-				}
-				findings, inputFindings := 0, 0
-				for _, fd := range sr.Findings {
-					switch {
-					case gateRules[fd.Rule]:
-						findings++
-					case fd.Rule == rules.UndeclaredInputRequest.ID && strings.Contains(fd.Message, "declared no"):
-						inputFindings++
-					}
-				}
-				found += findings + inputFindings
-				if undeclared != findings {
-					t.Errorf("%s: the contract table has %d requests and notifications judged undeclared; MCP2001 and MCP2002 report %d", in, undeclared, findings)
-				}
-				if (inputs > 0) != (inputFindings > 0) {
-					t.Errorf("%s: the contract table has %d input requests judged undeclared; MCP2008 reports %d results that ask for undeclared input", in, inputs, inputFindings)
-				}
+			if row.Undeclared > 0 {
+				broken++
 			}
 		}
-	}
+		findings, inputFindings := 0, 0
+		for _, fd := range sr.Findings {
+			switch {
+			case gateRules[fd.Rule]:
+				findings++
+			case fd.Rule == rules.UndeclaredInputRequest.ID && strings.Contains(fd.Message, "declared no"):
+				inputFindings++
+			}
+		}
+		found += findings + inputFindings
+		if undeclared != findings {
+			t.Errorf("%s: the contract table has %d requests and notifications judged undeclared; MCP2001 and MCP2002 report %d", in, undeclared, findings)
+		}
+		if (inputs > 0) != (inputFindings > 0) {
+			t.Errorf("%s: the contract table has %d input requests judged undeclared; MCP2008 reports %d results that ask for undeclared input", in, inputs, inputFindings)
+		}
+	})
 	if broken == 0 || found == 0 {
 		t.Errorf("%d broken rows and %d gate findings across the fixtures: the test compared nothing", broken, found)
 	}
