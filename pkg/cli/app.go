@@ -94,6 +94,9 @@ func Run(env Env, args []string) int {
 	}
 	env.Stderr = report.SafeMessageWriter(env.Stderr)
 	app := newApp(env)
+	if isCompletionRequest(args) {
+		answerCompletion(app, env.Stdout, args)
+	}
 	err := app.Run(context.Background(), args)
 	if err == nil {
 		return ExitOK
@@ -164,6 +167,7 @@ func newApp(env Env) *cli.Command {
 		c.Hidden = false
 		c.Usage = "print the shell completion script: bash, zsh, fish or pwsh (source <(mcpsleuth completion bash))"
 		useWrappedHelp(c, width)
+		useOwnBashScript(c, env)
 	}
 	var profile *os.File
 	app.Before = func(ctx context.Context, c *cli.Command) (context.Context, error) {

@@ -39,7 +39,7 @@ func auditCommand(env Env) *cli.Command {
 }
 
 func runAudit(env Env, c *cli.Command) error {
-	out, err := parseOutput(env, c, "text", "json")
+	out, err := parseOutput(env, c, textOrJSON...)
 	if err != nil {
 		return err
 	}

@@ -34,7 +34,7 @@ func handshakeCommand(env Env) *cli.Command {
 }
 
 func runHandshake(env Env, c *cli.Command) error {
-	out, err := parseOutput(env, c, "text", "json")
+	out, err := parseOutput(env, c, textOrJSON...)
 	if err != nil {
 		return err
 	}
