@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
@@ -213,7 +214,7 @@ func ReadContract(name string, r io.Reader, opt frame.Options, n int) (Contract,
 		return Contract{}, err
 	}
 	if n > len(res.Sessions) {
-		return Contract{}, fmt.Errorf("mcpsleuth: %s: no session %d (the capture has %d)", name, n, len(res.Sessions))
+		return Contract{}, fmt.Errorf("mcpsleuth: audit: %s has %s, not a session %d", name, quote.Count(len(res.Sessions), "session"), n)
 	}
 	for i, sr := range res.Sessions {
 		if n > 0 && i != n-1 {

@@ -25,8 +25,9 @@ func auditCommand(env Env) *cli.Command {
 			"message sent without a declaration, and every declaration nothing sends, with file:line.",
 		ArgsUsage: "--handshake CAPTURE SRC...",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "handshake", Usage: "the capture (or pasted initialize request and result) whose contract the source is compared with"},
-			&cli.IntFlag{Name: "session", HideDefault: true, Usage: "the session of the capture to compare with (default: the first that declares both sides)"},
+			&cli.StringFlag{Name: "handshake", Usage: "the capture (or pasted initialize request and result) whose contract the source is compared with; CAPTURE#N: its session N (default: the first session that declares both sides)"},
+			// --session N is CAPTURE#N's older spelling, kept for the scripts that use it.
+			&cli.IntFlag{Name: "session", Hidden: true, Usage: "the session of the capture to compare with (as --handshake CAPTURE#N)"},
 			&cli.StringFlag{Name: "side", Value: "server", Usage: "the side the source implements: server or client"},
 			&cli.BoolFlag{Name: "tests", Usage: "read test files and directories too (by default a test's calls are not the program's)"},
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
@@ -57,14 +58,23 @@ func runAudit(env Env, c *cli.Command) error {
 	default:
 		return usageErr("mcpsleuth: --side must be server or client, not %q", c.String("side"))
 	}
-	capture := c.String("handshake")
-	sources := c.Args().Slice()
+	ref, err := parseSessionRef(c.String("handshake"))
+	if err != nil {
+		return err
+	}
+	capture, session, sources := ref.name, int(c.Int("session")), c.Args().Slice()
+	if capture != c.String("handshake") {
+		if session != 0 && session != ref.session {
+			return usageErr("mcpsleuth: --handshake %s names session %d and --session %d: give one", report.Safe(c.String("handshake")), ref.session, session)
+		}
+		session = ref.session
+	}
 	switch {
 	case capture == "":
 		return usageErr("mcpsleuth: audit needs --handshake CAPTURE: the handshake to compare the source with")
 	case len(sources) == 0:
 		return usageErr("mcpsleuth: audit needs the source to read: mcpsleuth audit --handshake CAPTURE SRC...")
-	case c.Int("session") < 0:
+	case session < 0:
 		return usageErr("mcpsleuth: --session counts from 1")
 	}
 	if err := out.notAnInput(append([]string{capture}, sources...)); err != nil {
@@ -81,7 +91,7 @@ func runAudit(env Env, c *cli.Command) error {
 	if pasted, ok := frame.Pasted(br); ok {
 		src, fopt.Format = bytes.NewReader(pasted), "jsonrpc-jsonl"
 	}
-	contract, err := audit.ReadContract(capture, src, fopt, int(c.Int("session")))
+	contract, err := audit.ReadContract(capture, src, fopt, session)
 	if err != nil {
 		return &exitError{code: ExitUsage, msg: report.Safe(err.Error())}
 	}

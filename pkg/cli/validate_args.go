@@ -27,8 +27,9 @@ func validateArgsCommand(env Env) *cli.Command {
 	return &cli.Command{
 		Name:      "validate-args",
 		Usage:     "what a strict client would say about these arguments for a tool of a capture",
-		ArgsUsage: "CAPTURE TOOL JSON|@FILE|-",
-		Description: "Takes the inputSchema TOOL published in the capture (the last tools/list result that lists it)\n" +
+		ArgsUsage: "CAPTURE[#N] TOOL JSON|@FILE|-",
+		Description: "Takes the inputSchema TOOL published in the capture (the last tools/list result that lists it;\n" +
+			"in session N with CAPTURE#N)\n" +
 			"and validates the JSON arguments against it the way a strict client does before sending a\n" +
 			"tools/call: in the schema's dialect ($schema, else draft-07 before 2025-11-25 and 2020-12 from\n" +
 			"it), with formats asserted. The arguments are given inline, read from a file (@FILE) or from\n" +
@@ -96,7 +97,14 @@ func runValidateArgs(env Env, c *cli.Command) error {
 	if c.Args().Len() != 3 {
 		return usageErr("mcpsleuth: validate-args takes CAPTURE TOOL JSON (got %d arguments)", c.Args().Len())
 	}
-	capture, tool := c.Args().Get(0), c.Args().Get(1)
+	ref, err := parseSessionRef(c.Args().Get(0))
+	if err != nil {
+		return err
+	}
+	capture, tool, wanted := ref.name, c.Args().Get(1), 0
+	if capture != c.Args().Get(0) {
+		wanted = ref.session
+	}
 	args, err := readArguments(env, c.Args().Get(2), capture)
 	if err != nil {
 		return err
@@ -115,10 +123,15 @@ func runValidateArgs(env Env, c *cli.Command) error {
 	}
 	defer in.Close()
 	var found publishedInput
+	sessions := 0
 	// No rule runs: an analysis collects the tool's published inputSchema (the last
-	// tools/list result that lists it, whatever the session).
+	// tools/list result that lists it, in any session or in the one CAPTURE#N names).
 	collector := &rule.Analysis{Name: "published-input-schema", Requires: []*rule.Analysis{rules.Lists},
-		New: func(_ *session.Session, results rule.Results) rule.Computation {
+		New: func(s *session.Session, results rule.Results) rule.Computation {
+			sessions++
+			if wanted > 0 && s.Index+1 != wanted {
+				return collectInput{}
+			}
 			return collectInput{found: &found, tool: tool, lists: results.ResultOf(rules.Lists).(*rules.ListLog)}
 		}}
 	res, err := driver.Run(capture, in, nil, driver.RunOptions{Frame: fopt, Analyses: []*rule.Analysis{collector}})
@@ -128,11 +141,18 @@ func runValidateArgs(env Env, c *cli.Command) error {
 	if res.Broken != nil {
 		return &exitError{code: ExitUsage, msg: fmt.Sprintf("%v", res.Broken)}
 	}
+	if wanted > sessions {
+		return noSession("validate-args", capture, sessions, wanted)
+	}
+	looked, where := capture, "capture" // where the errors below looked
+	if wanted > 0 {
+		looked, where = fmt.Sprintf("%s#%d", capture, wanted), "session"
+	}
 	switch {
 	case !found.found && len(found.names) == 0:
-		return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: %s: no tools/list result lists a tool named %q: the capture holds no tools/list result with tools", report.Safe(capture), tool)}
+		return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: %s: no tools/list result lists a tool named %q: the %s holds no tools/list result with tools", report.Safe(looked), tool, where)}
 	case !found.found:
-		return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: %s: no tools/list result lists a tool named %q (tools listed: %s)", report.Safe(capture), tool, report.Safe(found.listed()))}
+		return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: %s: no tools/list result lists a tool named %q (tools listed: %s)", report.Safe(looked), tool, report.Safe(found.listed()))}
 	case found.schema == nil:
 		return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: %s:%d: tool %q is listed without an inputSchema: there is nothing to validate against", capture, found.line, tool)}
 	}
@@ -174,8 +194,14 @@ type collectInput struct {
 	lists *rules.ListLog
 }
 
-func (c collectInput) Message(m *session.Message) { c.found.observe(m, c.lists.Of(m), c.tool) }
-func (collectInput) Result() any                  { return nil } // what it found is in found
+// Message observes a message of the session the collector looks in (found is
+// nil in the others).
+func (c collectInput) Message(m *session.Message) {
+	if c.found != nil {
+		c.found.observe(m, c.lists.Of(m), c.tool)
+	}
+}
+func (collectInput) Result() any { return nil } // what it found is in found
 
 // observe remembers the tool's inputSchema from a tools/list result that lists it
 // (the last one wins): the tools as rules.Lists reads them, whichever side asked,
