@@ -149,7 +149,7 @@ func diffText(d *trace.Diff, opt DiffOptions) string {
 func diffMarkdown(d *trace.Diff) string {
 	var b strings.Builder
 	b.WriteString("# mcpsleuth diff\n\n")
-	fmt.Fprintf(&b, "%s **%s**\n\n", verdictMark(d), mdText(diffVerdict(d)))
+	fmt.Fprintf(&b, "%s **%s**\n\n", statusEmoji[diffStatus(d)], mdText(diffVerdict(d)))
 	b.WriteString("| | session | client ⇄ server |\n| --- | --- | --- |\n")
 	for _, s := range []struct {
 		name string
@@ -211,14 +211,16 @@ func diffMarkdown(d *trace.Diff) string {
 	return b.String()
 }
 
-func verdictMark(d *trace.Diff) string {
+// diffStatus is the kind of the diff's verdict (statusIcon's kinds): error when
+// B has new errors, warning when it has other new findings, else ok.
+func diffStatus(d *trace.Diff) string {
 	switch {
 	case d.NewErrors > 0:
-		return "❌"
+		return "error"
 	case len(d.OnlyB) > 0:
-		return "⚠️"
+		return "warning"
 	}
-	return "✅"
+	return "ok"
 }
 
 // diffPolicy forbids every load and every script: the diff page has none.
@@ -232,13 +234,9 @@ func diffHTML(d *trace.Diff, opt DiffOptions) string {
 	fmt.Fprintf(&b, "<meta http-equiv=\"Content-Security-Policy\" content=\"%s\">\n", htmlText(diffPolicy()))
 	b.WriteString("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<meta name=\"color-scheme\" content=\"light dark\">\n")
 	fmt.Fprintf(&b, "<title>mcpsleuth diff: %s</title>\n<style>%s</style>\n</head>\n<body>\n<header>\n<h1>mcpsleuth diff</h1>\n", htmlText(diffVerdict(d)), htmlStyle)
-	class := "ok"
-	if d.NewErrors > 0 {
-		class = "error"
-	} else if len(d.OnlyB) > 0 {
-		class = "warning"
-	}
-	fmt.Fprintf(&b, "<p class=\"verdict v-%s\">%s %s</p>\n</header>\n<main>\n", class, verdictMark(d), htmlText(diffVerdict(d)))
+	// The badge the report's style draws, not an emoji (an empty box without an emoji font).
+	status := diffStatus(d)
+	fmt.Fprintf(&b, "<p class=\"verdict v-%s\"><span class=\"icon icon-%[1]s\"></span> %s</p>\n</header>\n<main>\n", status, htmlText(diffVerdict(d)))
 	b.WriteString("<table class=\"sides\"><thead><tr><th></th><th>session</th><th>client ⇄ server</th></tr></thead><tbody>\n")
 	fmt.Fprintf(&b, "<tr><th>A</th><td>%s</td><td>%s</td></tr>\n<tr><th>B</th><td>%s</td><td>%s</td></tr>\n</tbody></table>\n",
 		htmlCode(sideName(d.A)), htmlText(sideSummary(d.A)), htmlCode(sideName(d.B)), htmlText(sideSummary(d.B)))

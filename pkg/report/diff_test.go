@@ -123,3 +123,33 @@ func TestRedactDiff(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffVerdictBadge: the diff page marks its verdict with the badge the
+// report's style draws, as the check report does, never an emoji (an empty box
+// in a browser without an emoji font); Markdown keeps the emoji GitHub draws.
+func TestDiffVerdictBadge(t *testing.T) {
+	for _, c := range []struct {
+		a, b, kind, emoji string
+	}{
+		{"../../fixtures/seeds/invoices-declared-list-changed.jsonl", "../../fixtures/seeds/invoices-undeclared-list-changed.jsonl", "error", "❌"},
+		{"../../fixtures/seeds/invoices-declared-list-changed.jsonl", "../../fixtures/seeds/invoices-declared-list-changed.jsonl", "ok", "✅"},
+	} {
+		d := diffOf(t, c.a, c.b)
+		var html, md bytes.Buffer
+		if err := report.WriteDiff(&html, "html", d, report.DiffOptions{Version: "test"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := report.WriteDiff(&md, "markdown", d, report.DiffOptions{Version: "test"}); err != nil {
+			t.Fatal(err)
+		}
+		if want := `<p class="verdict v-` + c.kind + `"><span class="icon icon-` + c.kind + `"></span> `; !strings.Contains(html.String(), want) {
+			t.Errorf("%s: the HTML verdict is not %q:\n%s", c.b, want, html.String())
+		}
+		if i := strings.IndexAny(html.String(), "❌✅⚠ℹ⛔\uFE0F"); i >= 0 {
+			t.Errorf("%s: the HTML diff shows an emoji: %q", c.b, html.String()[i:min(i+40, html.Len())])
+		}
+		if !strings.Contains(md.String(), c.emoji+" **") {
+			t.Errorf("%s: the Markdown verdict has no %s:\n%s", c.b, c.emoji, md.String())
+		}
+	}
+}

@@ -154,11 +154,6 @@ var statusEmoji = map[string]string{"error": "❌", "warning": "⚠️", "info":
 // icon-KIND"), since a browser without an emoji font shows an emoji as an
 // empty box. kind is error, warning, info, ok or failed (an input not read or
 // not judged); the words beside the icon always say the same.
-//
-// An input not read or judged is still marked ⛔ in HTML: the CLI's scripts
-// (pkg/cli/testdata/script/artifacts.txtar) match that character in the page.
-// Once they match the badge instead, drop the exception (html.css draws
-// icon-failed).
 func statusIcon(kind string) inline {
 	return inlineVariants{markdown: []inline{ours(statusEmoji[kind] + " ")}, html: []inline{span{"icon icon-" + kind, nil}, ours(" ")}}
 }
