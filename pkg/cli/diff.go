@@ -50,6 +50,10 @@ func runDiff(env Env, c *cli.Command) error {
 		return err
 	}
 	fopt, selected := set.frame, set.rules
+	show, err := showOf(c, set) // both sides without what the configuration hides, as check shows them
+	if err != nil {
+		return err
+	}
 	var refs [2]sessionRef
 	for i, arg := range c.Args().Slice() {
 		if refs[i], err = parseSessionRef(arg); err != nil {
@@ -66,7 +70,7 @@ func runDiff(env Env, c *cli.Command) error {
 	var sides [2]trace.Compared
 	var named [2]trace.DiffSide
 	for i, ref := range refs {
-		cmp, sessions, err := analyseSession(env, ref, selected, fopt, shared, c.Bool("redact"))
+		cmp, sessions, err := analyseSession(env, ref, selected, fopt, shared, show, c.Bool("redact"))
 		if err != nil {
 			return err
 		}
@@ -89,7 +93,7 @@ func runDiff(env Env, c *cli.Command) error {
 
 // analyseSession analyses one capture and keeps what the diff needs of the
 // session ref names (the others are counted, not kept).
-func analyseSession(env Env, ref sessionRef, selected []*rule.Rule, fopt frame.Options, shared *rule.Shared, redact bool) (trace.Compared, int, error) {
+func analyseSession(env Env, ref sessionRef, selected []*rule.Rule, fopt frame.Options, shared *rule.Shared, show *shown, redact bool) (trace.Compared, int, error) {
 	in, err := openInput(env, ref.name)
 	if err != nil {
 		return trace.Compared{}, 0, &exitError{code: ExitUsage, msg: err.Error()}
@@ -101,6 +105,9 @@ func analyseSession(env Env, ref sessionRef, selected []*rule.Rule, fopt frame.O
 	opt := driver.RunOptions{Frame: fopt, Shared: shared, Discard: true, OnSession: func(sr *rule.SessionResult) {
 		sessions++
 		if sr.Session.Index+1 == ref.session { // as the reports number sessions, whatever order they end in
+			if show != nil {
+				show.apply(sr)
+			}
 			found = trace.Compared{Trace: tracer.Of(sr), Findings: append([]rule.Finding(nil), sr.Findings...)}
 		}
 	}}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 	"github.com/mcpsleuth/mcpsleuth/pkg/record"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
@@ -86,12 +87,16 @@ func runRecord(ctx context.Context, env Env, c *cli.Command) error {
 		upstream = u
 	}
 	var selected []*rule.Rule
+	var show *shown
 	if c.Bool("live") {
 		set, err := loadSettings(c)
 		if err != nil {
 			return err
 		}
 		selected = set.rules
+		if show, err = showOf(c, set); err != nil {
+			return err
+		}
 	}
 
 	file, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
@@ -100,7 +105,7 @@ func runRecord(ctx context.Context, env Env, c *cli.Command) error {
 	}
 	defer file.Close()
 	rec := record.NewRecording(file, record.Options{Redact: c.Bool("redact")})
-	live := startLive(env, out, rec, selected)
+	live := startLive(env, out, rec, selected, show)
 
 	var result error
 	if httpMode {
@@ -184,7 +189,10 @@ type liveRun struct {
 // startLive analyses the recording as it grows, with the engine check uses,
 // printing each finding to stderr when a rule reports it (nil rules: no live
 // analysis).
-func startLive(env Env, path string, rec *record.Recording, rules []*rule.Rule) *liveRun {
+//
+// What the configuration hides (suppressions, min-severity) is not printed; how
+// many were not is said when the recording ends.
+func startLive(env Env, path string, rec *record.Recording, rules []*rule.Rule, show *shown) *liveRun {
 	if rules == nil {
 		return nil
 	}
@@ -194,17 +202,29 @@ func startLive(env Env, path string, rec *record.Recording, rules []*rule.Rule) 
 		return nil
 	}
 	run := &liveRun{done: make(chan error, 1)}
+	var hidden liveHidden
 	go func() {
 		defer in.Close()
 		opt := driver.RunOptions{
 			Frame:     frame.Options{Format: "envelope-jsonl"},
 			Live:      true,
 			Discard:   true,
-			OnFinding: func(s *session.Session, f rule.Finding) { fmt.Fprintln(env.Stderr, liveLine(s, f)) },
+			OnFinding: func(s *session.Session, f rule.Finding) {
+				if show != nil && show.hidesLive(f, s, &hidden) {
+					return
+				}
+				fmt.Fprintln(env.Stderr, liveLine(s, f))
+			},
 		}
 		res, err := driver.Run(path, rec.Follow(in), rules, opt)
 		if err == nil && res.Broken != nil {
 			err = res.Broken
+		}
+		if hidden.suppressed > 0 {
+			fmt.Fprintf(env.Stderr, "mcpsleuth: live: %s suppressed by %s: not shown\n", quote.Count(hidden.suppressed, "finding"), report.Safe(show.configPath))
+		}
+		if hidden.below > 0 {
+			fmt.Fprintf(env.Stderr, "mcpsleuth: live: %s below --min-severity %s: not shown\n", quote.Count(hidden.below, "finding"), show.min)
 		}
 		run.done <- err
 	}()

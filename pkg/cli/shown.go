@@ -14,6 +14,7 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/scan"
+	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 	"github.com/urfave/cli/v3"
 )
 
@@ -36,10 +37,7 @@ type shown struct {
 func (s *shown) apply(sr *rule.SessionResult) {
 	var known, below int
 	var suppressed []int // by entry of s.suppress
-	client, server := "", ""
-	if c := sr.Session.Contract(); c != nil {
-		client, server = c.Client.Name, c.Server.Name
-	}
+	client, server := peerNames(sr.Session)
 	kept := sr.Findings[:0]
 	for _, f := range sr.Findings {
 		if i := s.suppression(f, client, server); i >= 0 {
@@ -74,6 +72,33 @@ func (s *shown) apply(sr *rule.SessionResult) {
 	if below > 0 {
 		sr.Notes = append(sr.Notes, fmt.Sprintf("%s below --min-severity %s: not shown", quote.Count(below, "finding"), s.min))
 	}
+}
+
+// hidesLive says whether a finding reported as it is found (record --live) is
+// not shown: suppressed, or below --min-severity; it counts it in live.
+func (s *shown) hidesLive(f rule.Finding, sess *session.Session, live *liveHidden) bool {
+	client, server := peerNames(sess)
+	if s.suppression(f, client, server) >= 0 {
+		live.suppressed++
+		return true
+	}
+	if f.Severity < s.min {
+		live.below++
+		return true
+	}
+	return false
+}
+
+// liveHidden counts the findings record --live did not print.
+type liveHidden struct{ suppressed, below int }
+
+// peerNames are the client's and the server's names in a session's contract
+// (empty without one), which suppressions match.
+func peerNames(sess *session.Session) (client, server string) {
+	if c := sess.Contract(); c != nil {
+		return c.Client.Name, c.Server.Name
+	}
+	return "", ""
 }
 
 // baselineFlag is --baseline, for the commands that report findings (check, scan).

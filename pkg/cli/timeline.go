@@ -70,6 +70,10 @@ func runTimeline(env Env, c *cli.Command) error {
 		return err
 	}
 	selected, fopt := set.rules, set.frame
+	show, err := showOf(c, set) // the configuration's suppressions and min-severity, as check's
+	if err != nil {
+		return err
+	}
 	methods := methodFilter(c.StringSlice("method"))
 	shown := 0    // frames the filters let through
 	lastLine := 0 // the line of the last frame or context entry read
@@ -124,6 +128,9 @@ func runTimeline(env Env, c *cli.Command) error {
 					return // CAPTURE#N: another session
 				}
 				picked = true
+				if show != nil {
+					show.apply(sr)
+				}
 				if !preamble {
 					werr = writePreamble()
 				}
