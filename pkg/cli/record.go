@@ -206,9 +206,9 @@ func startLive(env Env, path string, rec *record.Recording, rules []*rule.Rule, 
 	go func() {
 		defer in.Close()
 		opt := driver.RunOptions{
-			Frame:     frame.Options{Format: "envelope-jsonl"},
-			Live:      true,
-			Discard:   true,
+			Frame:   frame.Options{Format: "envelope-jsonl"},
+			Live:    true,
+			Discard: true,
 			OnFinding: func(s *session.Session, f rule.Finding) {
 				if show != nil && show.hidesLive(f, s, &hidden) {
 					return
