@@ -283,8 +283,12 @@ _mcpsleuth_complete() {
 complete -o bashdefault -o default -F _mcpsleuth_complete mcpsleuth
 `
 
-// useOwnBashScript makes `completion bash` print bashScript.
+// useOwnBashScript makes `completion bash` print bashScript, and lets
+// PowerShell's script be asked for by its name as well as pwsh.
 func useOwnBashScript(completion *cli.Command, env Env) {
+	if pwsh := subcommandNamed(completion, "pwsh"); pwsh != nil {
+		pwsh.Aliases = append(pwsh.Aliases, "powershell")
+	}
 	if bash := subcommandNamed(completion, "bash"); bash != nil {
 		bash.Action = func(context.Context, *cli.Command) error {
 			_, err := io.WriteString(env.Stdout, bashScript)
