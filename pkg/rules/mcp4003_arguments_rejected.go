@@ -30,13 +30,13 @@ c->s {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_invo
 		},
 	},
 	Requires: []*rule.Analysis{PublishedTools},
-	New: func() rule.Checker {
-		return &argumentsWatch{memo: schema.NewMemo(maxRememberedShapes)}
-	},
+	// The shapes of arguments that validated, by schema, for the whole run.
+	Shared: func() any { return schema.NewValidShapes(maxRunShapes) },
+	New:    func() rule.Checker { return &argumentsWatch{} },
 }
 
 type argumentsWatch struct {
-	memo *schema.Memo // shapes of arguments that validated
+	memo *schema.Memo // the run's shapes of arguments that validated (set at first use)
 }
 
 func (w *argumentsWatch) End(*rule.Pass) {}
@@ -74,6 +74,9 @@ func (w *argumentsWatch) call(p *rule.Pass, m *session.Message) {
 	compiled := tool.CompiledInput(p.Schemas())
 	if compiled.Err != nil {
 		return // MCP4002 reports the schema
+	}
+	if w.memo == nil {
+		w.memo = schema.NewSharedMemo(p.Shared().(*schema.ValidShapes))
 	}
 	violations, err := compiled.ValidateWith(w.memo, args)
 	if err != nil {

@@ -32,9 +32,9 @@ s->c {"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"129.90 
 		},
 	},
 	Requires: []*rule.Analysis{PublishedTools},
-	New: func() rule.Checker {
-		return &structuredWatch{memo: schema.NewMemo(maxRememberedShapes)}
-	},
+	// The shapes of structuredContent that validated, by schema, for the whole run.
+	Shared: func() any { return schema.NewValidShapes(maxRunShapes) },
+	New:    func() rule.Checker { return &structuredWatch{} },
 }
 
 // maxPendingCalls bounds the tools/call requests remembered until their result.
@@ -43,7 +43,7 @@ const maxPendingCalls = 4096
 type structuredWatch struct {
 	// calls are the tools/call requests in flight whose result must be checked.
 	calls map[*session.Request]*schema.Tool
-	memo  *schema.Memo // shapes of structuredContent that validated
+	memo  *schema.Memo // the run's shapes of structuredContent that validated (set at first use)
 	// outputs says whether the revision of the latest call (outputRev) defines
 	// outputSchema.
 	outputRev spec.Revision
@@ -142,6 +142,9 @@ func (w *structuredWatch) result(p *rule.Pass, m *session.Message, tool *schema.
 	compiled := tool.CompiledOutput(p.Schemas())
 	if compiled.Err != nil {
 		return // MCP4002 reports the schema
+	}
+	if w.memo == nil {
+		w.memo = schema.NewSharedMemo(p.Shared().(*schema.ValidShapes))
 	}
 	violations, err := compiled.ValidateWith(w.memo, sc)
 	if err != nil {

@@ -806,11 +806,25 @@ type Memo struct {
 	max     int
 	scratch []byte
 	uris    uriCache
+	// shared, when set, holds the verdicts instead of valid: a run's, which every
+	// session's memo shares (NewSharedMemo).
+	shared *ValidShapes
 }
 
 // NewMemo returns a memo that holds at most max shapes.
 func NewMemo(max int) *Memo {
 	return &Memo{seed: maphash.MakeSeed(), valid: map[uint64]struct{}{}, max: max}
+}
+
+// NewSharedMemo returns a memo whose verdicts are the run-wide set valid: a shape
+// that validated in one session is known in every other session and input of the
+// run. Its shapes are hashed with the process's seed, so that every memo of the
+// set agrees; the memo itself (its scratch space) still belongs to one user, the
+// set is safe for concurrent use. A verdict's context (the schema's key: its
+// dialect and bytes) is part of the shape, so sessions that published different
+// schemas under one tool name never share a verdict.
+func NewSharedMemo(valid *ValidShapes) *Memo {
+	return &Memo{seed: wireSeed, shared: valid}
 }
 
 // Shape is a value's shape in a context, as a memo keys it.
@@ -835,6 +849,9 @@ func (m *Memo) Known(s Shape) bool {
 	if !s.ok {
 		return false
 	}
+	if m.shared != nil {
+		return m.shared.has(s.hash)
+	}
 	_, ok := m.valid[s.hash]
 	return ok
 }
@@ -842,6 +859,10 @@ func (m *Memo) Known(s Shape) bool {
 // Remember records a shape (ignored when it is not usable).
 func (m *Memo) Remember(s Shape) {
 	if !s.ok {
+		return
+	}
+	if m.shared != nil {
+		m.shared.add(s.hash)
 		return
 	}
 	if len(m.valid) >= m.max {
