@@ -1,8 +1,11 @@
 package rules
 
 import (
+	"bytes"
+	"hash/maphash"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
@@ -31,6 +34,7 @@ var StrictFieldWithoutHint = &rule.Rule{
 	},
 	Kinds:    rule.KindsOf(frame.KindResult),
 	Requires: []*rule.Analysis{Lists},
+	Shared:   func() any { return &unhintedFields{seed: maphash.MakeSeed(), verdicts: map[uint64]unhinted{}} },
 	New:      func() rule.Checker { return &hintWatch{once: newSeenOnce()} },
 }
 
@@ -48,12 +52,11 @@ func (w *hintWatch) Message(p *rule.Pass, m *session.Message) {
 	if listing == nil {
 		return
 	}
+	known := p.Shared().(*unhintedFields)
 	for _, item := range listing.Items {
-		tool, name := item.Value, item.Name
-		var fields []strictField
-		collectStrictFields(get(tool, "inputSchema"), "", &fields, 0)
-		for _, f := range fields {
-			if hasHint(f) || !w.once.first(name, f.pointer, f.raw) {
+		name := item.Name
+		for _, f := range known.fieldsOf(get(item.Value, "inputSchema")) {
+			if !w.once.first(name, f.pointer, f.raw) {
 				continue
 			}
 			desc := rule.Text("it has no description")
@@ -61,20 +64,103 @@ func (w *hintWatch) Message(p *rule.Pass, m *session.Message) {
 				desc = rule.Sprintf("its description is %s", rule.Quote(rule.ValueDefinition, f.description))
 			}
 			p.Report(rule.At(m), rule.Sprintf("tools/list result (line %d): tool %s, field %s is constrained by %s but %s, with no example or format hint: the model has no instruction and strict clients reject the values it guesses",
-				m.Line, rule.Quote(rule.ValueName, name), rule.As(rule.ValueName, f.pointer), f.constraint, desc))
+				m.Line, rule.Quote(rule.ValueName, name), rule.As(rule.ValueName, f.pointer), f.constraint(), desc))
 		}
 	}
 }
 
+// unhintedFields are, for the whole run, the strict fields without a hint of
+// each inputSchema, by its bytes: a server publishes the same tools in every
+// session, and the walk and the tests of the descriptions are made once per
+// schema, not once per session. Safe for concurrent use; what it keeps are copies,
+// never a frame's bytes. Bounded by the bytes of the schemas it keeps.
+type unhintedFields struct {
+	mu       sync.Mutex
+	seed     maphash.Seed
+	verdicts map[uint64]unhinted
+	bytes    int
+}
+
+// unhinted is one schema's verdict: its bytes (a hash is not trusted alone) and
+// its fields without a hint (nil: none).
+type unhinted struct {
+	schema []byte
+	fields []strictField
+}
+
+// maxUnhintedBytes bounds the schema bytes unhintedFields keeps.
+const maxUnhintedBytes = 8 << 20
+
+// fieldsOf returns the strict fields of an inputSchema that carry no hint.
+func (u *unhintedFields) fieldsOf(inputSchema frame.Node) []strictField {
+	raw := inputSchema.Raw()
+	if len(raw) == 0 {
+		return nil
+	}
+	key := maphash.Bytes(u.seed, raw)
+	u.mu.Lock()
+	v, ok := u.verdicts[key]
+	u.mu.Unlock()
+	if ok && bytes.Equal(v.schema, raw) {
+		return v.fields
+	}
+	var all []strictField
+	collectStrictFields(inputSchema, "", &all, 0)
+	v = unhinted{schema: bytes.Clone(raw)}
+	for _, f := range all {
+		if !hasHint(f) {
+			v.fields = append(v.fields, f.copied())
+		}
+	}
+	u.mu.Lock()
+	if u.bytes+len(raw) > maxUnhintedBytes {
+		clear(u.verdicts)
+		u.bytes = 0
+	}
+	u.verdicts[key] = v
+	u.bytes += len(raw)
+	u.mu.Unlock()
+	return v.fields
+}
+
 // strictField is a field whose schema constrains its value beyond its type.
 type strictField struct {
-	pointer     string       // in the arguments: /since, /filters/status, /ids/*
-	constraint  rule.Message // `format "date"`, `pattern "^INV-"`, `enum ["open","paid"]`
+	pointer     string // in the arguments: /since, /filters/status, /ids/*
 	format      string
+	hasFormat   bool
 	pattern     string
+	hasPattern  bool
 	enum        []string
+	enumJSON    string // the enum as published ("" when there is none)
 	description string
-	raw         string // aliases the frame
+	raw         string // aliases the frame until copied
+}
+
+// constraint says what constrains the field: `format "date"`, `pattern "^INV-"`,
+// `enum ["open","paid"]`, joined by "and".
+func (f strictField) constraint() rule.Message {
+	var parts []rule.Message
+	if f.hasFormat {
+		parts = append(parts, rule.Sprintf("format %s", rule.Quote(rule.ValueDefinition, f.format)))
+	}
+	if f.hasPattern {
+		parts = append(parts, rule.Sprintf("pattern %s", rule.Quote(rule.ValueDefinition, f.pattern)))
+	}
+	if f.enumJSON != "" {
+		parts = append(parts, rule.Sprintf("enum %s", rule.QuoteJSON(rule.ValueDefinition, f.enumJSON)))
+	}
+	return rule.Join(parts, " and ")
+}
+
+// copied is the field with its own copies of every string (it outlives the frame).
+func (f strictField) copied() strictField {
+	c := strictField{pointer: strings.Clone(f.pointer), format: strings.Clone(f.format), hasFormat: f.hasFormat,
+		pattern: strings.Clone(f.pattern), hasPattern: f.hasPattern, enumJSON: strings.Clone(f.enumJSON),
+		description: strings.Clone(f.description), raw: strings.Clone(f.raw)}
+	for _, e := range f.enum {
+		c.enum = append(c.enum, strings.Clone(e))
+	}
+	return c
 }
 
 // collectStrictFields walks an object schema's properties (and array items) for
@@ -106,23 +192,15 @@ func collectStrictFields(s frame.Node, ptr string, out *[]strictField, depth int
 
 func strictOf(field frame.Node, ptr string) (strictField, bool) {
 	f := strictField{pointer: ptr, description: strings.TrimSpace(get(field, "description").Text()), raw: rawText(field)}
-	var parts []rule.Message
-	if format, ok := get(field, "format").Str(); ok {
-		f.format = format
-		parts = append(parts, rule.Sprintf("format %s", rule.Quote(rule.ValueDefinition, format)))
-	}
-	if pattern, ok := get(field, "pattern").Str(); ok {
-		f.pattern = pattern
-		parts = append(parts, rule.Sprintf("pattern %s", rule.Quote(rule.ValueDefinition, pattern)))
-	}
+	f.format, f.hasFormat = get(field, "format").Str()
+	f.pattern, f.hasPattern = get(field, "pattern").Str()
 	if v := get(field, "enum"); v.IsArray() {
 		for _, e := range v.Elements {
 			f.enum = append(f.enum, e.Text())
 		}
-		parts = append(parts, rule.Sprintf("enum %s", rule.QuoteJSON(rule.ValueDefinition, rawText(v))))
+		f.enumJSON = rawText(v)
 	}
-	f.constraint = rule.Join(parts, " and ")
-	return f, len(parts) > 0
+	return f, f.hasFormat || f.hasPattern || f.enumJSON != ""
 }
 
 // hintWords say "here is how the value looks" in a description.
