@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -231,9 +232,13 @@ func (o output) notAnInput(names []string) error {
 	return nil
 }
 
-// write writes to --output or stdout. A file is written beside its destination
-// and renamed into place when complete, so a failed run never leaves half a
-// report (or an emptied file) behind.
+// write writes to --output or stdout. A regular file is written beside its
+// destination and renamed into place when complete, so a failed run never leaves
+// half a report (or an emptied file) behind; a symbolic link's target is
+// replaced that way and the link stays. A FIFO, a terminal or another character
+// device (/dev/null, /dev/stdout) is written in place: a reader waits there, and
+// the node is never replaced by a file. Anything else (a directory, a socket, a
+// block device) is refused.
 func (o output) write(env Env, write func(io.Writer) error) error {
 	if o.path == "" || o.path == "-" {
 		return write(env.Stdout)
@@ -241,14 +246,34 @@ func (o output) write(env Env, write func(io.Writer) error) error {
 	fail := func(err error) error {
 		return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: %s: cannot write the report: %v", report.Safe(o.path), unwrapPath(err))}
 	}
-	f, err := os.CreateTemp(filepath.Dir(o.path), "."+filepath.Base(o.path)+".*.partial")
+	path, inPlace, err := destination(o.path)
+	if err != nil {
+		return fail(err)
+	}
+	if inPlace {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return fail(err)
+		}
+		w := &writeErrors{w: f}
+		if err := write(w); err != nil {
+			f.Close()
+			return w.explain(err, fail)
+		}
+		if err := f.Close(); err != nil {
+			return fail(err)
+		}
+		return nil
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.partial")
 	if err != nil {
 		return fail(err)
 	}
 	defer os.Remove(f.Name()) // a no-op once renamed
-	if err := write(f); err != nil {
+	w := &writeErrors{w: f}
+	if err := write(w); err != nil {
 		f.Close()
-		return &exitError{code: ExitUsage, msg: err.Error()}
+		return w.explain(err, fail)
 	}
 	if err := f.Chmod(0o644); err != nil {
 		f.Close()
@@ -257,10 +282,65 @@ func (o output) write(env Env, write func(io.Writer) error) error {
 	if err := f.Close(); err != nil {
 		return fail(err)
 	}
-	if err := os.Rename(f.Name(), o.path); err != nil {
+	if err := os.Rename(f.Name(), path); err != nil {
 		return fail(err)
 	}
 	return nil
+}
+
+// writeErrors remembers the first error of the writer a report is written to,
+// so that a failed write (a full disk, /dev/full) is said as one ("cannot write
+// the report: no space left on device"), apart from the other errors of making it.
+type writeErrors struct {
+	w   io.Writer
+	err error
+}
+
+func (e *writeErrors) Write(p []byte) (int, error) {
+	n, err := e.w.Write(p)
+	if err != nil && e.err == nil {
+		e.err = err
+	}
+	return n, err
+}
+
+// explain is the error of a report whose writing failed with err.
+func (e *writeErrors) explain(err error, fail func(error) error) error {
+	if e.err != nil {
+		return fail(e.err)
+	}
+	return &exitError{code: ExitUsage, msg: err.Error()}
+}
+
+// destination is where a report named path is written: the file itself, or the
+// target of the symbolic link it is; inPlace when that is a FIFO or a character
+// device (written as it is, never replaced). A directory, a socket, a block
+// device and a link to nothing are refused.
+func destination(path string) (string, bool, error) {
+	info, err := os.Lstat(path)
+	if err != nil {
+		return path, false, nil // a new file
+	}
+	if info.Mode()&os.ModeSymlink != 0 {
+		target, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			return "", false, fmt.Errorf("a symbolic link to nothing (%w)", err)
+		}
+		path = target
+		if info, err = os.Stat(path); err != nil {
+			return "", false, err
+		}
+	}
+	mode := info.Mode()
+	switch {
+	case mode.IsRegular():
+		return path, false, nil
+	case mode&os.ModeNamedPipe != 0, mode&os.ModeCharDevice != 0:
+		return path, true, nil
+	case mode.IsDir():
+		return "", false, errors.New("a directory: name a file")
+	}
+	return "", false, errors.New("not a regular file, a FIFO or a terminal")
 }
 
 // listFormats prints the input formats: the name --input-format takes, then

@@ -63,6 +63,9 @@ func runRecord(ctx context.Context, env Env, c *cli.Command) error {
 	case out == "-":
 		return usageErr("mcpsleuth: record --out cannot be stdout: stdout carries the protocol to the client")
 	}
+	if err := recordingFile(env, out); err != nil {
+		return err
+	}
 	args := c.Args().Slice()
 	if len(args) > 0 && args[0] == "--" {
 		args = args[1:]
@@ -229,6 +232,28 @@ func startLive(env Env, path string, rec *record.Recording, rules []*rule.Rule, 
 		run.done <- err
 	}()
 	return run
+}
+
+// recordingFile refuses an --out that is not a file the recording can be
+// written to and read back from (--live follows it): stdout under another name
+// (/dev/stdout, a link to the file stdout writes), where the protocol goes; a
+// FIFO, a device or a directory.
+func recordingFile(env Env, out string) error {
+	info, err := os.Stat(out)
+	if err != nil {
+		return nil // a new file
+	}
+	for name, stream := range map[string]any{"stdout": env.Stdout, "stdin": env.Stdin} {
+		if f, ok := stream.(*os.File); ok {
+			if s, err := f.Stat(); err == nil && os.SameFile(s, info) {
+				return usageErr("mcpsleuth: record --out %s is the %s of this process: it carries the protocol", report.Safe(out), name)
+			}
+		}
+	}
+	if !info.Mode().IsRegular() {
+		return usageErr("mcpsleuth: record --out %s is not a regular file: the recording is written to a file and read back from it", report.Safe(out))
+	}
+	return nil
 }
 
 func (l *liveRun) wait() error {

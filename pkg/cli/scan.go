@@ -95,6 +95,10 @@ type scanRun struct {
 	failed []report.InputError
 }
 
+// maxJobs is the most files a scan analyses at once: four per core (a job
+// waiting on a slow disk leaves its core to another), and at least 8.
+func maxJobs() int { return max(8, 4*runtime.NumCPU()) }
+
 func runScan(env Env, c *cli.Command) error {
 	start := time.Now()
 	if env.Getenv("GOGC") == "" {
@@ -153,6 +157,10 @@ func runScan(env Env, c *cli.Command) error {
 	// Results wait for those before them: a window of many small files' results
 	// lets the other jobs go on past a big file, while the input they were read
 	// from (what bounds a result's size) stays within scanWindowBytes.
+	run.summary.Jobs = max(1, min(run.summary.Jobs, len(run.inputs)))
+	// Each job reads a file of its own: the soft memory limit is one analysis's,
+	// per job, so that many jobs do not keep the collector running.
+	raiseMemoryLimit(int64(run.summary.Jobs) * softMemoryLimit(run.frame.MaxLine))
 	window := scan.Window{Most: 32 * run.summary.Jobs, Weight: func(i int) int64 { return run.inputs[i].Size }, Budget: scanWindowBytes}
 	scan.Ordered(len(run.inputs), run.summary.Jobs, window, run.analyse, run.emit)
 	run.bar.stop()
@@ -215,9 +223,9 @@ func parseScanFlags(env Env, c *cli.Command) (*scanRun, scan.Shard, error) {
 	if jobs < 1 {
 		return nil, shard, usageErr("mcpsleuth: --jobs must be at least 1, not %d", jobs)
 	}
-	// Each job reads a file of its own: the soft memory limit is one analysis's,
-	// per job, so that many jobs do not keep the collector running.
-	raiseMemoryLimit(int64(jobs) * softMemoryLimit(fopt.MaxLine))
+	// More jobs than cores gain nothing (a job is CPU-bound) and each holds a
+	// file's analysis: --jobs is clamped to maxJobs, and to the files (runScan).
+	jobs = min(jobs, maxJobs())
 	if s := c.String("shard"); s != "" {
 		if shard, err = scan.ParseShard(s); err != nil {
 			return nil, shard, usageErr("%v", err)

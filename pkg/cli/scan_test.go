@@ -733,11 +733,21 @@ func TestScanMemoryLimitPerJob(t *testing.T) {
 	defer debug.SetMemoryLimit(before)
 	gc := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(gc)
-	if r := runScanCLI(t, nil, "scan", "--quiet", "--jobs", "7", "--fail-on", "never", filepath.Join("..", "..", "fixtures", "real", "ts-everything-healthy.jsonl")); r.code != 0 {
+	if r := runScanCLI(t, nil, "scan", "--quiet", "--jobs", "7", "--fail-on", "never", filepath.Join("..", "..", "fixtures", "real")); r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	if got, want := debug.SetMemoryLimit(-1), int64(7*128<<20); got < want {
 		t.Errorf("soft memory limit %d after a scan of 7 jobs, want at least %d", got, want)
+	}
+	// --jobs is clamped to the files (and to four a core): a huge --jobs over one
+	// file is one job, one analysis's limit (issue 29: 100,000 jobs took 470 MiB).
+	debug.SetMemoryLimit(128 << 20)
+	r := runScanCLI(t, nil, "scan", "--jobs", "100000", "--fail-on", "never", filepath.Join("..", "..", "fixtures", "real", "ts-everything-healthy.jsonl"))
+	if r.code != 0 || !strings.Contains(r.stdout, ", 1 job\n") {
+		t.Errorf("exit %d, want a summary of 1 job: %s", r.code, r.stdout)
+	}
+	if got := debug.SetMemoryLimit(-1); got != 128<<20 {
+		t.Errorf("soft memory limit %d after a scan of one file with --jobs 100000, want %d", got, 128<<20)
 	}
 	if got := debug.SetGCPercent(100); got != 100 {
 		t.Errorf("GOGC %d after the scan, want 100 back", got)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -124,43 +125,154 @@ func showOf(c *cli.Command, set *settings) (*shown, error) {
 }
 
 // loadBaseline reads the fingerprints of an earlier JSON report (check --format
-// json), counting each: a fingerprint seen twice there absorbs two findings.
+// json), counting each: a fingerprint seen twice there absorbs two findings. The
+// report is read as a stream of tokens, a finding at a time: what it keeps is
+// the fingerprints, whatever the size of the report.
 func loadBaseline(path string) (map[string]int, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, usageErr("mcpsleuth: %s: cannot read the baseline: %v", report.Safe(path), unwrapPath(err))
 	}
 	defer f.Close()
-	var rep struct {
-		Version  *int `json:"version"`
-		Sessions []struct {
-			Findings []struct {
-				Rule        string `json:"rule"`
-				Fingerprint string `json:"fingerprint"`
-			} `json:"findings"`
-		} `json:"sessions"`
-	}
-	dec := json.NewDecoder(f)
-	if err := dec.Decode(&rep); err != nil {
+	counts, versioned, err := readBaseline(json.NewDecoder(bufio.NewReaderSize(f, 64<<10)))
+	if err != nil {
 		var syntax *json.SyntaxError
-		if errors.As(err, &syntax) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		var fp *noFingerprint
+		switch {
+		case errors.As(err, &fp):
+			return nil, usageErr("mcpsleuth: %s: a %s finding without a fingerprint: the report is older than baselines; write it again with this version", report.Safe(path), report.Safe(fp.rule))
+		case errors.As(err, &syntax) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
 			return nil, usageErr("mcpsleuth: %s: not a JSON report (mcpsleuth check --format json): %v", report.Safe(path), err)
 		}
 		return nil, usageErr("mcpsleuth: %s: not a JSON report of mcpsleuth: %v", report.Safe(path), err)
 	}
-	if rep.Version == nil {
+	if !versioned {
 		return nil, usageErr("mcpsleuth: %s: not a JSON report of mcpsleuth (no version member; write one with check --format json)", report.Safe(path))
 	}
-	counts := map[string]int{}
-	for _, s := range rep.Sessions {
-		for _, f := range s.Findings {
-			if f.Fingerprint == "" {
-				return nil, usageErr("mcpsleuth: %s: a %s finding without a fingerprint: the report is older than baselines; write it again with this version", report.Safe(path), report.Safe(f.Rule))
+	return counts, nil
+}
+
+// noFingerprint is a baseline's finding without a fingerprint.
+type noFingerprint struct{ rule string }
+
+func (e *noFingerprint) Error() string { return "a finding without a fingerprint" }
+
+// readBaseline walks a JSON report's tokens: the version member, and the rule
+// and fingerprint of each finding of each session; everything else is skipped
+// token by token.
+func readBaseline(dec *json.Decoder) (counts map[string]int, versioned bool, err error) {
+	counts = map[string]int{}
+	if err := expectDelim(dec, '{'); err != nil {
+		return nil, false, err
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil, false, err
+		}
+		switch key {
+		case "version":
+			var v int
+			if err := dec.Decode(&v); err != nil {
+				return nil, false, err
 			}
-			counts[f.Fingerprint]++
+			versioned = true
+		case "sessions":
+			if err := eachElement(dec, func() error {
+				return eachMember(dec, func(member string) error {
+					if member != "findings" {
+						return skipValue(dec)
+					}
+					return eachElement(dec, func() error {
+						var f struct {
+							Rule        string `json:"rule"`
+							Fingerprint string `json:"fingerprint"`
+						}
+						if err := dec.Decode(&f); err != nil {
+							return err
+						}
+						if f.Fingerprint == "" {
+							return &noFingerprint{rule: f.Rule}
+						}
+						counts[f.Fingerprint]++
+						return nil
+					})
+				})
+			}); err != nil {
+				return nil, false, err
+			}
+		default:
+			if err := skipValue(dec); err != nil {
+				return nil, false, err
+			}
 		}
 	}
-	return counts, nil
+	return counts, versioned, expectDelim(dec, '}')
+}
+
+// expectDelim reads the token want.
+func expectDelim(dec *json.Decoder, want json.Delim) error {
+	t, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if t != want {
+		return fmt.Errorf("%v where %v was expected", t, want)
+	}
+	return nil
+}
+
+// eachElement calls each for every element of the array that comes next.
+func eachElement(dec *json.Decoder, each func() error) error {
+	if err := expectDelim(dec, '['); err != nil {
+		return err
+	}
+	for dec.More() {
+		if err := each(); err != nil {
+			return err
+		}
+	}
+	return expectDelim(dec, ']')
+}
+
+// eachMember calls each with every member name of the object that comes next
+// (each reads or skips the member's value).
+func eachMember(dec *json.Decoder, each func(string) error) error {
+	if err := expectDelim(dec, '{'); err != nil {
+		return err
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		name, _ := t.(string)
+		if err := each(name); err != nil {
+			return err
+		}
+	}
+	return expectDelim(dec, '}')
+}
+
+// skipValue reads the value that comes next, token by token (a large one is
+// never held whole).
+func skipValue(dec *json.Decoder) error {
+	depth := 0
+	for {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch t {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+		if depth == 0 {
+			return nil
+		}
+	}
 }
 
 // suppression is the first entry of the configuration's suppress list that
