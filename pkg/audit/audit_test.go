@@ -287,3 +287,35 @@ func TestReports(t *testing.T) {
 		t.Errorf("JSON report: %d findings, summary %v, first %+v", len(doc.Findings), doc.Summary.Findings, doc.Findings[0])
 	}
 }
+
+// TestJSONEscapesCapturedNames: the JSON report writes the peers' names with
+// their C1, bidi, zero-width and tag characters escaped, as every report of the
+// check does (issue 29: they were written raw), and the names read back the same.
+func TestJSONEscapesCapturedNames(t *testing.T) {
+	c := fixtureContract(t)
+	hostile := "srv\u0085\u202egnp.exe\u200b\U000E0041"
+	c.Server.Name = hostile
+	r := &audit.Result{Side: spec.Server, Contract: c, Sources: []string{"src"}}
+	var js bytes.Buffer
+	if err := audit.WriteJSON(&js, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, raw := range []string{"\u0085", "\u202e", "\u200b", "\U000E0041"} {
+		if strings.Contains(js.String(), raw) {
+			t.Errorf("the JSON report holds %+q raw", raw)
+		}
+	}
+	var doc struct {
+		Capture struct {
+			Server struct {
+				Name string `json:"name"`
+			} `json:"server"`
+		} `json:"capture"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Capture.Server.Name != hostile {
+		t.Errorf("the server's name reads back as %+q, want %+q", doc.Capture.Server.Name, hostile)
+	}
+}

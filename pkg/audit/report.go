@@ -203,7 +203,9 @@ func WriteJSON(w io.Writer, r *Result) error {
 		out.Findings = append(out.Findings, jsonFinding{Severity: f.Severity.String(), Finding: f})
 		out.Summary.Findings[f.Severity.String()]++
 	}
-	enc := json.NewEncoder(w)
+	// Names from the capture and the source (clientInfo, serverInfo, file names)
+	// are written with their control, bidi, zero-width and tag characters escaped.
+	enc := json.NewEncoder(report.SafeJSONWriter(w))
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
 }

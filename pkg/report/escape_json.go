@@ -52,6 +52,10 @@ func escapeJSONText(b []byte) []byte {
 // a time. Every JSON writer of the package writes through it.
 func safeJSONWriter(w io.Writer) io.Writer { return jsonTextWriter{w} }
 
+// SafeJSONWriter is safeJSONWriter, for the JSON views of other packages
+// (audit's): captured names reach the reader escaped as in every report.
+func SafeJSONWriter(w io.Writer) io.Writer { return safeJSONWriter(w) }
+
 type jsonTextWriter struct{ w io.Writer }
 
 func (s jsonTextWriter) Write(p []byte) (int, error) {
