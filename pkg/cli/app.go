@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"strings"
 
 	"github.com/urfave/cli/v3"
 	"golang.org/x/term"
@@ -55,6 +56,9 @@ type Env struct {
 	// stderrFile is the process's stderr when it is a file, before escaping
 	// wraps it: what a progress bar asks about and draws on.
 	stderrFile *os.File
+	// stdoutFile is the process's stdout when it is a file, before the writer
+	// that remembers its errors wraps it.
+	stdoutFile *os.File
 }
 
 // Main runs the program with os.Args and returns the exit code.
@@ -93,6 +97,13 @@ func Run(env Env, args []string) int {
 		env.stderrFile = f // for the progress bar's own drawing, which quotes nothing captured
 	}
 	env.Stderr = report.SafeMessageWriter(env.Stderr)
+	// A failed write to stdout (a full disk, /dev/full) is said once, the same
+	// way by every command, whatever the writer that met it made of it.
+	if f, ok := env.Stdout.(*os.File); ok {
+		env.stdoutFile = f // what record compares --out with
+	}
+	stdout := &writeErrors{w: env.Stdout}
+	env.Stdout = stdout
 	app := newApp(env)
 	if isCompletionRequest(args) {
 		answerCompletion(app, env.Stdout, args)
@@ -101,6 +112,10 @@ func Run(env Env, args []string) int {
 	if err == nil {
 		return ExitOK
 	}
+	if stdout.err != nil {
+		fmt.Fprintf(env.Stderr, "mcpsleuth: stdout: cannot write: %v\n", unwrapPath(stdout.err))
+		return ExitUsage
+	}
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.msg != "" {
@@ -108,7 +123,11 @@ func Run(env Env, args []string) int {
 		}
 		return ee.code
 	}
-	fmt.Fprintf(env.Stderr, "mcpsleuth: %v\n", err)
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "mcpsleuth: ") {
+		msg = "mcpsleuth: " + msg
+	}
+	fmt.Fprintln(env.Stderr, msg)
 	return ExitUsage
 }
 

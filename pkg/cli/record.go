@@ -243,7 +243,7 @@ func recordingFile(env Env, out string) error {
 	if err != nil {
 		return nil // a new file
 	}
-	for name, stream := range map[string]any{"stdout": env.Stdout, "stdin": env.Stdin} {
+	for name, stream := range map[string]any{"stdout": env.stdoutFile, "stdin": env.Stdin} {
 		if f, ok := stream.(*os.File); ok {
 			if s, err := f.Stat(); err == nil && os.SameFile(s, info) {
 				return usageErr("mcpsleuth: record --out %s is the %s of this process: it carries the protocol", report.Safe(out), name)

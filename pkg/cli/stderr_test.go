@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"unicode"
 
@@ -84,6 +85,37 @@ func TestStderrIsEscaped(t *testing.T) {
 		}
 		if !strings.Contains(stderr, c.want) {
 			t.Errorf("%q: stderr lacks %s:\n%s", c.args, c.want, stderr)
+		}
+	}
+}
+
+// fullDisk is a stdout that refuses every write, as /dev/full does.
+type fullDisk struct{}
+
+func (fullDisk) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
+
+// TestStdoutWriteErrorSaidOnce: a failed write to stdout is one line, the same
+// in every command, exit 2 (issue 29: "mcpsleuth: mcpsleuth: writing the report:
+// write /dev/stdout: ..." in some commands, other words in others).
+func TestStdoutWriteErrorSaidOnce(t *testing.T) {
+	capture := filepath.Join("..", "..", "fixtures", "seeds", "invoices-undeclared-list-changed.jsonl")
+	for _, args := range [][]string{
+		{"check", capture},
+		{"check", "--format", "json", capture},
+		{"check", "--format", "html", capture},
+		{"timeline", capture},
+		{"handshake", capture},
+		{"scan", capture},
+		{"diff", capture, capture},
+		{"rules"},
+		{"explain", "MCP2001"},
+		{"config"},
+	} {
+		var stderr bytes.Buffer
+		env := cli.Env{Stdin: strings.NewReader(""), Stdout: fullDisk{}, Stderr: &stderr, Getenv: func(string) string { return "" }, StdinIsTerminal: true}
+		code := cli.Run(env, append([]string{"mcpsleuth"}, args...))
+		if want := "mcpsleuth: stdout: cannot write: no space left on device\n"; code != 2 || stderr.String() != want {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", args, code, stderr.String(), want)
 		}
 	}
 }
