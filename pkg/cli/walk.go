@@ -19,6 +19,7 @@ func walkFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "include", Usage: "in directories, also read files matching `GLOB` (a name such as '*.out', or a path below the directory such as 'logs/**/*.bak'; comma-separated or repeated); by default a walk reads " + captureEndings() + ", each also with .gz or .zst"},
 		&cli.StringSliceFlag{Name: "exclude", Usage: "in directories, leave files and directories matching `GLOB` unread (as --include; --exclude wins)"},
 		&cli.BoolFlag{Name: "verbose", Usage: "name every file a directory walk left unread, with why"},
+		&cli.BoolFlag{Name: "follow", Usage: "in directories, follow symlinks that lead out of the directory walked (by default they are left unread, and said)"},
 	}
 }
 
@@ -26,7 +27,7 @@ func walkFlags() []cli.Flag {
 // --exclude) and says on w what the walk left unread on purpose: one line with
 // a count and a few names, or, with --verbose, a line for each.
 func walkArgs(c *cli.Command, args []string, w io.Writer) (scan.Walk, error) {
-	sel := scan.Selection{Include: splitList(c.StringSlice("include")), Exclude: splitList(c.StringSlice("exclude"))}
+	sel := scan.Selection{Include: splitList(c.StringSlice("include")), Exclude: splitList(c.StringSlice("exclude")), Follow: c.Bool("follow")}
 	if err := sel.Check(); err != nil {
 		return scan.Walk{}, usageErr("mcpsleuth: --include/--exclude: %v", strings.TrimPrefix(err.Error(), "mcpsleuth: "))
 	}

@@ -247,26 +247,40 @@ func TestExpandWalksLikeCheck(t *testing.T) {
 }
 
 // TestExpandFollowsDirectorySymlinksOnce: a symlink to a directory outside the
-// root is walked; one to a directory walked already is named, not walked twice;
-// one back up the tree is a loop, named; the walk goes on past all of them.
+// root is left unread and said, unless the selection follows (--follow): then it
+// is walked; one to a directory walked already is named, not walked twice; one
+// back up the tree is a loop, named; the walk goes on past all of them.
 func TestExpandFollowsDirectorySymlinksOnce(t *testing.T) {
 	outside := t.TempDir()
 	mkfile(t, filepath.Join(outside, "o.jsonl"), "{}\n")
 	dir := t.TempDir()
 	mkfile(t, filepath.Join(dir, "real", "r.jsonl"), "{}\n")
 	mkfile(t, filepath.Join(dir, "zz.jsonl"), "{}\n")
-	for link, target := range map[string]string{"a-link": "real", "out": outside, "real/up": "..", "self.jsonl": "self.jsonl"} {
+	for link, target := range map[string]string{"a-link": "real", "out": outside, "ext.jsonl": filepath.Join(outside, "o.jsonl"), "real/up": "..", "self.jsonl": "self.jsonl"} {
 		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	w := scan.Expand([]string{dir})
+	stay := scan.Expand([]string{dir})
 	var got []string
+	for _, in := range stay.Inputs {
+		got = append(got, in.Rel)
+	}
+	if want := []string{"real/r.jsonl", "zz.jsonl"}; !slices.Equal(got, want) {
+		t.Errorf("inputs %q, want %q", got, want)
+	}
+	realOutside, _ := filepath.EvalSymlinks(outside)
+	if len(stay.Unread) != 2 || stay.Unread[0].Rel != "ext.jsonl" || stay.Unread[0].Why != "a symlink out of the directory walked, to "+filepath.Join(realOutside, "o.jsonl")+" (--follow follows it)" ||
+		stay.Unread[1].Rel != "out" || stay.Unread[1].Why != "a symlink out of the directory walked, to "+realOutside+" (--follow follows it)" {
+		t.Errorf("unread %+v, want the links out named", stay.Unread)
+	}
+	w := scan.ExpandWith([]string{dir}, scan.Selection{Follow: true})
+	got = nil
 	for _, in := range w.Inputs {
 		got = append(got, in.Rel)
 	}
-	if want := []string{"out/o.jsonl", "real/r.jsonl", "zz.jsonl"}; !slices.Equal(got, want) {
-		t.Errorf("inputs %q, want %q", got, want)
+	if want := []string{"ext.jsonl", "out/o.jsonl", "real/r.jsonl", "zz.jsonl"}; !slices.Equal(got, want) {
+		t.Errorf("inputs with Follow %q, want %q", got, want)
 	}
 	var skipped []string
 	for _, sk := range w.Skipped {

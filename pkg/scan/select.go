@@ -15,6 +15,10 @@ import (
 // whatever the patterns say.
 type Selection struct {
 	Include, Exclude []string
+	// Follow follows symlinks that lead out of the directory walked; without it
+	// they are left unread, and said (an archive holding tmp -> /tmp does not
+	// walk /tmp).
+	Follow bool
 }
 
 // Check reports a pattern that is not a valid glob.

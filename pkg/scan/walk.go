@@ -139,6 +139,9 @@ func (w *Walk) glob(pattern string) {
 type walker struct {
 	root    string
 	sel     Selection
+	// rootReal is the root's real path: a symlink is followed only to a place
+	// under it, unless the selection follows every symlink.
+	rootReal string
 	visited map[string]bool
 	found   []Input
 	skipped []Skipped
@@ -154,6 +157,7 @@ type link struct{ path, parentReal string }
 func (w *Walk) walkRoot(root string) {
 	wk := &walker{root: root, sel: w.sel, visited: map[string]bool{}}
 	if real, err := realPath(root); err == nil {
+		wk.rootReal = real
 		wk.dir(root, real)
 		for len(wk.links) > 0 {
 			l := wk.links[0]
@@ -267,6 +271,12 @@ func (wk *walker) symlink(path, parentReal string) {
 		}
 		return
 	}
+	if !wk.sel.Follow && (st.IsDir() || st.Mode().IsRegular()) {
+		if target, err := realPath(path); err == nil && !within(wk.rootReal, target) {
+			wk.unread = append(wk.unread, Skipped{Path: path, Rel: wk.rel(path), Why: "a symlink out of the directory walked, to " + target + " (--follow follows it)"})
+			return
+		}
+	}
 	switch {
 	case st.IsDir():
 		if pattern, excluded := wk.sel.excludedDir(wk.rel(path)); excluded {
@@ -339,6 +349,11 @@ func notRegular(t fs.FileMode) string {
 }
 
 // realPath is the absolute path of a directory without symlinks.
+// within reports whether the real path target is dir or under it.
+func within(dir, target string) bool {
+	return target == dir || strings.HasPrefix(target, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
+}
+
 func realPath(path string) (string, error) {
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
