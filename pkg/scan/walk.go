@@ -137,15 +137,15 @@ func (w *Walk) glob(pattern string) {
 // walker walks one root: the real paths of the directories walked so far (each
 // is walked once, however many symlinks lead to it).
 type walker struct {
-	root    string
-	sel     Selection
+	root string
+	sel  Selection
 	// rootReal is the root's real path: a symlink is followed only to a place
 	// under it, unless the selection follows every symlink.
 	rootReal string
-	visited map[string]bool
-	found   []Input
-	skipped []Skipped
-	unread  []Skipped
+	visited  map[string]bool
+	found    []Input
+	skipped  []Skipped
+	unread   []Skipped
 	// links are the symlinks to directories met so far, walked once the real
 	// directories have been (so that a directory is listed under its own path when
 	// a symlink to it comes first).
