@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 )
 
 // FileName is the name looked for in the working directory and its parents.
@@ -218,9 +220,20 @@ func (c *Config) names(v *yaml.Node) ([]Named, error) {
 }
 
 // ErrAt is a problem at a line of the file, worded as every mcpsleuth error.
+//
+// A value quoted from the file is cut to maxEchoed bytes: a 900 KB value is an
+// error of one line, not 900 KB of stderr.
 func (c *Config) ErrAt(line int, format string, args ...any) error {
+	for i, a := range args {
+		if s, ok := a.(string); ok && len(s) > maxEchoed {
+			args[i] = quote.Clip(s, maxEchoed)
+		}
+	}
 	return fmt.Errorf("mcpsleuth: %s:%d: %s", c.Path, line, fmt.Sprintf(format, args...))
 }
+
+// maxEchoed bounds the bytes of a value an error quotes from the file.
+const maxEchoed = 200
 
 func (c *Config) errAt(n *yaml.Node, format string, args ...any) error {
 	return c.ErrAt(n.Line, format, args...)
@@ -242,7 +255,7 @@ func describe(n *yaml.Node) string {
 	case yaml.SequenceNode:
 		return "a list"
 	case yaml.ScalarNode:
-		return fmt.Sprintf("%q", n.Value)
+		return quote.String(n.Value, quote.MaxString)
 	}
 	return "nothing"
 }

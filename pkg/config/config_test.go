@@ -95,3 +95,29 @@ func TestSuppress(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorsClipEchoedValues: an error quotes a value of the file cut short, so
+// that a 900 KB value is one line on stderr, not 900 KB (issue 29).
+func TestErrorsClipEchoedValues(t *testing.T) {
+	huge := strings.Repeat("x", 900_000)
+	for _, in := range []string{
+		"fail-on: " + huge + "\n",
+		"slow: " + huge + "\n",
+		"min-severity: " + huge + "\n",
+	} {
+		_, err := config.Parse("p.yaml", []byte(in), []string{"slow"})
+		if err == nil {
+			t.Fatalf("%.40q: no error", in)
+		}
+		if len(err.Error()) > 400 || !strings.Contains(err.Error(), "xxx...") {
+			t.Errorf("%.40q: an error of %d bytes, want the value cut: %.300s", in, len(err.Error()), err)
+		}
+	}
+	c, err := config.Parse("p.yaml", []byte("disable: [MCP2001]\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg := c.ErrAt(1, "unknown rule %q", huge).Error(); len(msg) > 400 {
+		t.Errorf("ErrAt quotes %d bytes", len(msg))
+	}
+}
