@@ -22,23 +22,17 @@ func Pasted(br *bufio.Reader) ([]byte, bool) {
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return nil, false
 	}
-	first, err := firstDocument(trimmed)
-	if err != nil {
-		return nil, false
-	}
-	multiLine := bytes.ContainsRune(first, '\n')
-	var probe map[string]json.RawMessage
-	_ = json.Unmarshal(first, &probe)
-	_, isRPC := probe["jsonrpc"]
-	_, bareParams := probe["protocolVersion"]
-	if _, rewritable := asJSONRPC(probe); isRPC || !rewritable {
-		return nil, false // a message or an envelope record, one a line or pretty-printed
+	// The first document's top-level names say what it is; a document larger
+	// than the peek (a pasted result with megabytes of instructions) shows its
+	// first names, which are enough.
+	keys, multiLine := topNames(trimmed)
+	isRPC, bareParams := keys["jsonrpc"], keys["protocolVersion"]
+	rewritable := keys["method"] || keys["result"] || keys["error"] || keys["clientInfo"] || keys["serverInfo"] || keys["capabilities"]
+	if isRPC || !rewritable {
+		return nil, false // a message or an envelope record, one a line or pretty-printed; or a document that holds a capture (HAR)
 	}
 	if !multiLine && !bareParams {
 		return nil, false // a capture: one message per line
-	}
-	if _, ok := asJSONRPC(probe); !ok {
-		return nil, false // a document that holds a capture (HAR): read as one
 	}
 	dec := json.NewDecoder(io.LimitReader(br, maxPasted))
 	var out bytes.Buffer
@@ -60,12 +54,36 @@ func Pasted(br *bufio.Reader) ([]byte, bool) {
 	return out.Bytes(), out.Len() > 0
 }
 
-func firstDocument(b []byte) (json.RawMessage, error) {
+// topNames reads the member names of the JSON object b starts with, as far as
+// b holds it, and whether that object spans lines (it does when it is not
+// complete within b and b holds a newline).
+func topNames(b []byte) (names map[string]bool, multiLine bool) {
+	names = map[string]bool{}
 	dec := json.NewDecoder(bytes.NewReader(b))
-	if err := dec.Decode(new(json.RawMessage)); err != nil {
-		return nil, err
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return names, false
 	}
-	return b[:dec.InputOffset()], nil
+	end := len(b)
+	for {
+		if !dec.More() {
+			if _, err := dec.Token(); err == nil {
+				end = int(dec.InputOffset()) // the closing brace: the document is whole
+			}
+			break
+		}
+		t, err := dec.Token()
+		if err != nil {
+			break
+		}
+		if name, ok := t.(string); ok {
+			names[name] = true
+		}
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			break // cut by the peek
+		}
+	}
+	return names, bytes.IndexByte(b[:end], '\n') >= 0
 }
 
 // asJSONRPC turns a pasted document into one compact JSON-RPC line: a full message
