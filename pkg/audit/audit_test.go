@@ -319,3 +319,40 @@ func TestJSONEscapesCapturedNames(t *testing.T) {
 		t.Errorf("the server's name reads back as %+q, want %+q", doc.Capture.Server.Name, hostile)
 	}
 }
+
+// TestGeneratedCodeBounded (issue 29: a 24 MB generated bundle took 984 MiB and
+// 30 s): a file lists at most MaxSitesPerMethod places of a method and counts
+// the rest; a file with a line longer than 64 KiB is minified or generated code,
+// left unread and said, and nothing found in it is kept.
+func TestGeneratedCodeBounded(t *testing.T) {
+	dir := t.TempDir()
+	var many strings.Builder
+	for i := 0; i < 100; i++ {
+		many.WriteString("await server.createMessage(request)\n")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "gen.ts"), []byte(many.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	minified := "server.sendResourceListChanged();\nvar x = \"" + strings.Repeat("a", 70_000) + "\";\n"
+	if err := os.WriteFile(filepath.Join(dir, "bundle.js"), []byte(minified), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := scan(t, audit.Options{}, dir)
+	var lines []int
+	for _, e := range s.Emissions() {
+		if e.File != filepath.Join(dir, "gen.ts") || e.Method != "sampling/createMessage" {
+			t.Errorf("emission %+v", e)
+		}
+		lines = append(lines, e.Line)
+	}
+	if len(lines) != audit.MaxSitesPerMethod || lines[0] != 1 || lines[len(lines)-1] != audit.MaxSitesPerMethod {
+		t.Errorf("listed lines %v, want 1 to %d", lines, audit.MaxSitesPerMethod)
+	}
+	st := s.Stats()
+	if st.NotListed != 100-audit.MaxSitesPerMethod || st.Files != 1 {
+		t.Errorf("not listed %d, files %d; want %d and 1", st.NotListed, st.Files, 100-audit.MaxSitesPerMethod)
+	}
+	if want := filepath.Join(dir, "bundle.js") + ":2: a line longer than 64 KiB: minified or generated code, not read"; len(st.Unread) != 1 || st.Unread[0] != want {
+		t.Errorf("unread %q, want %q", st.Unread, want)
+	}
+}

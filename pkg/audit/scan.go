@@ -63,11 +63,22 @@ type Stats struct {
 	Tests     int            `json:"testsSkipped"`
 	Dirs      int            `json:"dirsSkipped"`
 	Unread    []string       `json:"unread,omitempty"`
+	// NotListed counts the places beyond the first MaxSitesPerMethod of a method
+	// in one file: seen, judged with the rest, not listed one by one.
+	NotListed int `json:"sitesNotListed,omitempty"`
 }
 
-// maxFragment bounds the part of a line read at once: a longer line (minified
-// code) is read in fragments, and a match across two fragments is missed.
+// maxFragment bounds the part of a line read at once. A file with a longer line
+// is minified or generated code (a bundle): it is not the program's source, and
+// is left unread, said with its line (whatever its name: .min.js files are left
+// by name too).
 const maxFragment = 64 << 10
+
+// MaxSitesPerMethod bounds the places of one method listed for one file: a
+// generated file that sends a method from 100,000 lines is judged the same with
+// its first 20 listed and the others counted (Stats.NotListed), in memory that
+// does not grow with it.
+const MaxSitesPerMethod = 20
 
 // Scanner finds emissions in source trees.
 type Scanner struct {
@@ -75,6 +86,8 @@ type Scanner struct {
 	helpers helperIndex
 	stats   Stats
 	found   []Emission
+	// sites counts the places of each method in the file being read.
+	sites map[string]int
 }
 
 // NewScanner returns a scanner with the helper table.
@@ -174,30 +187,30 @@ func (s *Scanner) file(path string) {
 		return
 	}
 	lang := languages[strings.ToLower(filepath.Ext(path))]
-	s.stats.Files++
-	s.stats.Languages[lang]++
+	before, notListed := len(s.found), s.stats.NotListed
+	s.sites = map[string]int{}
 	seen := map[string]bool{} // method per line: one emission a line and method
-	comment := false
-	for line, continued := 1, false; ; {
-		fragment, isPrefix, err := br.ReadLine()
-		if !continued {
-			comment = isComment(fragment, lang) // the rest of a long line is what its start is
+	for line := 1; ; line++ {
+		text, isPrefix, err := br.ReadLine()
+		if isPrefix {
+			// Minified or generated: what was found in it is not the program's.
+			s.found, s.stats.NotListed = s.found[:before], notListed
+			s.stats.Unread = append(s.stats.Unread, fmt.Sprintf("%s:%d: a line longer than %d KiB: minified or generated code, not read", path, line, maxFragment>>10))
+			return
 		}
-		if len(fragment) > 0 && !comment {
-			s.line(path, lang, line, fragment, seen)
+		if len(text) > 0 && !isComment(text, lang) {
+			s.line(path, lang, line, text, seen)
 		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				s.stats.Unread = append(s.stats.Unread, fmt.Sprintf("%s:%d: %v", path, line, err))
 			}
-			return
+			break
 		}
-		continued = isPrefix
-		if !isPrefix {
-			line++
-			clear(seen)
-		}
+		clear(seen)
 	}
+	s.stats.Files++
+	s.stats.Languages[lang]++
 }
 
 // isComment: a line that is a comment as a whole (its first characters say so).
@@ -226,6 +239,10 @@ func (s *Scanner) line(path, lang string, n int, text []byte, seen map[string]bo
 			return
 		}
 		seen[method] = true
+		if s.sites[method]++; s.sites[method] > MaxSitesPerMethod {
+			s.stats.NotListed++
+			return
+		}
 		s.found = append(s.found, Emission{File: path, Line: n, Column: col + 1, Method: method, Language: lang, Via: via, SDKs: sdks})
 	}
 	if bytes.IndexByte(text, '/') >= 0 {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"strings"
 
@@ -11,6 +12,7 @@ import (
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/audit"
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
@@ -106,6 +108,9 @@ func runAudit(env Env, c *cli.Command) error {
 	res.Findings = audit.Diff(contract, side, res.Emissions)
 	for _, u := range res.Stats.Unread {
 		res.Notes = append(res.Notes, "not read: "+u)
+	}
+	if n := res.Stats.NotListed; n > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("not listed: %s more of methods a file sends from more than %d places (judged with the others)", quote.Count(n, "place"), audit.MaxSitesPerMethod))
 	}
 	if res.Stats.Files == 0 {
 		res.Notes = append(res.Notes, "no source file of a language audit reads was found: nothing was compared")
