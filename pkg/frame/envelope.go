@@ -1,6 +1,7 @@
 package frame
 
 import (
+	"encoding/base64"
 	"math"
 	"net/http"
 	"net/url"
@@ -155,6 +156,7 @@ const (
 	fieldStream                 // the stream key: the session or server of the record
 	fieldBatch                  // mcpsnoop's mark on one message of a split batch
 	fieldTruncated              // mcpsnoop's mark on a text cut short
+	fieldEncoding               // record's "base64": the text is the base64 of bytes that are not UTF-8
 	fieldJSONRPC                // a bare message's "jsonrpc": the line is no envelope
 	fieldNone                   // a member the decoder does not read
 )
@@ -178,7 +180,8 @@ const entryFields = int(fieldHTTP) + 1
 //   - mcp-cassette: "type", "startedAt" (header), "t", "dir", "frame" (message),
 //     "data" (a "raw" record's line) and "chunks";
 //   - mcpsleuth's record --http: "ts", "dir", "session_id" (stream), "seq", "text",
-//     "http" and "msg" (message).
+//     "http" and "msg" (message); and record's "encoding": "base64" on a text
+//     record whose bytes are not UTF-8 (the text is their base64: lossless).
 //
 // A top-level "jsonrpc" makes the line a bare message rather than an envelope.
 // The map is a switch: Go compiles it to a search on the key's length and bytes,
@@ -212,6 +215,8 @@ func fieldOf(key string) field {
 		return fieldBatch
 	case "truncated":
 		return fieldTruncated
+	case "encoding":
+		return fieldEncoding
 	case "jsonrpc":
 		return fieldJSONRPC
 	}
@@ -251,8 +256,8 @@ type envelopeRecord struct {
 	// record's member of that field; 0 when the record has none (the zero value).
 	at [entryFields]int32
 	// batch and truncated are mcpsnoop's marks; bare says the line has a top-level
-	// "jsonrpc".
-	batch, truncated, bare bool
+	// "jsonrpc"; base64 says the text is base64 (record's "encoding").
+	batch, truncated, bare, base64 bool
 	// dir is the direction as a string ("" when absent or not a string); dirPlain
 	// says it is a string without escapes, read where it lies in the line without a
 	// value made of it.
@@ -292,6 +297,8 @@ func (r *envelopeRecord) collect(f *Frame, line []byte) {
 			r.batch = m.kind == 't'
 		case fieldTruncated:
 			r.truncated = m.kind == 't'
+		case fieldEncoding:
+			r.base64 = m.kind == '"' && m.result(line).Str == "base64"
 		case fieldJSONRPC:
 			r.bare = true
 		default:
@@ -420,7 +427,13 @@ func (d *envelopeDecoder) withoutMessage(f *Frame, r *envelopeRecord) RecordKind
 	}
 	f.Time = parseTime(r.value(fieldTime), d.start)
 	f.Dir, _, f.DirReason = parseDirection(r.value(fieldDir))
-	f.notJSON([]byte(text.Str), "protocol line")
+	line := []byte(text.Str)
+	if r.base64 {
+		if b, err := base64.StdEncoding.DecodeString(text.Str); err == nil {
+			line = b // the bytes as they crossed
+		}
+	}
+	f.notJSON(line, "protocol line")
 	return RecordFrame
 }
 

@@ -19,12 +19,14 @@ package record
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/redact"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
@@ -82,6 +84,9 @@ type record struct {
 	HTTP      *Exchange `json:"http,omitempty"`
 	Seq       int       `json:"seq,omitempty"`
 	Text      *string   `json:"text,omitempty"`
+	// Encoding is "base64" when Text is the base64 of bytes that are not UTF-8
+	// (JSON would replace them): a recording keeps every byte that crossed.
+	Encoding string `json:"encoding,omitempty"`
 }
 
 // Exchange is the HTTP side of a record of the HTTP proxy: the request line and
@@ -118,7 +123,10 @@ func (r *Recording) frame(rec record, line []byte) {
 	if len(trimmed) == 0 {
 		return // an empty line carries nothing (readers skip it too)
 	}
-	if trimmed[0] != '"' && json.Valid(trimmed) {
+	// A message is a JSON value with nothing around it but JSON's whitespace: a
+	// line that ends in \f, \v, U+0085 or U+00A0 is not one (a client's parser
+	// refuses it), and is kept as text, whole.
+	if trimmed[0] != '"' && json.Valid(line) {
 		msg := line
 		if bytes.IndexByte(msg, '\n') >= 0 {
 			// A pretty-printed HTTP body or multi-line SSE data: one record is
@@ -209,6 +217,10 @@ func (r *Recording) write(rec record, msg []byte) {
 	if rec.Text != nil && (rec.Dir == spec.C2S.String() || rec.Dir == spec.S2C.String()) {
 		r.seq++
 		rec.Seq = r.seq
+	}
+	if rec.Text != nil && !utf8.ValidString(*rec.Text) {
+		b64 := base64.StdEncoding.EncodeToString([]byte(*rec.Text))
+		rec.Text, rec.Encoding = &b64, "base64"
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
