@@ -2,8 +2,10 @@ package record_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -71,5 +73,39 @@ func TestRecordingKeepsTheBytes(t *testing.T) {
 	}
 	if i != len(lines) {
 		t.Errorf("%d frames read back, want %d:\n%s", i, len(lines), out.String())
+	}
+}
+
+// TestRedactKeepsWhatHasNoSecret (issue 29, item 4): under --redact a message
+// without a secret is recorded exactly as it crossed, even when the structured
+// redaction cannot read it as it is (nesting past 64, bytes that are not
+// UTF-8); the secrets of such a message are still masked, by its text.
+func TestRedactKeepsWhatHasNoSecret(t *testing.T) {
+	deep := strings.Repeat(`{"a":`, 70) + `1` + strings.Repeat(`}`, 70)
+	cases := []struct{ crossed, secret string }{
+		{`{"jsonrpc":"2.0","id":1,"result":` + deep + `}`, ""},
+		{`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"caf` + "\xe9" + `"}}`, ""},
+		{`{"jsonrpc":"2.0","id":2,"result":{"x":` + deep + `,"apiKey":"sk-abcdefghijklmnopqrstuvwx"}}`, "sk-abcdefghijklmnopqrstuvwx"},
+		{`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"` + "\xe9" + ` password=hunter2hunter2"}}`, "hunter2hunter2"},
+	}
+	for _, c := range cases {
+		var out bytes.Buffer
+		rec := record.NewRecording(&out, record.Options{Redact: true, Now: func() time.Time { return time.Unix(0, 0) }})
+		rec.Frame(spec.S2C, []byte(c.crossed))
+		rec.Close()
+		line := strings.TrimSuffix(out.String(), "\n")
+		msg, ok := strings.CutPrefix(line, `{"ts":"1970-01-01T00:00:00Z","dir":"s2c","msg":`)
+		if !ok {
+			t.Fatalf("%.60q: recorded as %.200q", c.crossed, line)
+		}
+		msg = strings.TrimSuffix(msg, "}")
+		switch {
+		case c.secret == "" && msg != c.crossed:
+			t.Errorf("%.60q: a message without a secret was changed: %.200q", c.crossed, msg)
+		case c.secret != "" && strings.Contains(msg, c.secret):
+			t.Errorf("%.60q: the secret is recorded: %.200q", c.crossed, msg)
+		case c.secret != "" && !json.Valid([]byte(msg)):
+			t.Errorf("%.60q: masked into invalid JSON: %.200q", c.crossed, msg)
+		}
 	}
 }

@@ -164,8 +164,17 @@ func (r *Recording) exchangeEvent(session string, ex *Exchange, format string, a
 }
 
 // redactMessage masks the secrets of a message; a message without any is kept
-// exactly as it crossed.
+// exactly as it crossed. A message the structured redaction cannot read as it is
+// (bytes that are not UTF-8, nesting past its depth) has its secrets masked in
+// its text: the secrets a text shows (name and value pairs, token shapes) are
+// masked, and nothing else changes.
 func redactMessage(msg []byte) []byte {
+	if !redact.Readable(msg) {
+		if masked := redact.MaskSecrets(string(msg)); masked != string(msg) {
+			return []byte(masked)
+		}
+		return msg
+	}
 	masked := redact.Kept(msg, nil)
 	var compact bytes.Buffer
 	if json.Compact(&compact, msg) == nil && bytes.Equal(compact.Bytes(), masked) {

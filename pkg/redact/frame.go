@@ -218,6 +218,40 @@ func Kept(raw json.RawMessage, set *Set) json.RawMessage {
 	return compact(t, len(raw))
 }
 
+// Readable reports whether Kept reads raw as it is: text that is valid UTF-8
+// and nested no deeper than jsontree.MaxDepth. Kept rewrites other bytes (an
+// invalid byte becomes U+FFFD, what is nested deeper the unreadable placeholder),
+// so a caller that must keep a message without secrets exactly as it is masks
+// those by their text instead (MaskSecrets).
+func Readable(raw []byte) bool {
+	if !utf8.Valid(raw) {
+		return false
+	}
+	depth, inString, escaped := 0, false, false
+	for _, c := range raw {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			if depth++; depth >= jsontree.MaxDepth { // with a margin: Kept counts a scalar's depth too
+				return false
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return true
+}
+
 // ID masks a secret-looking string id (ids stay: triage needs them).
 func ID(id json.RawMessage) json.RawMessage {
 	if len(id) == 0 || id[0] != '"' {
