@@ -17,7 +17,8 @@ type lines struct {
 }
 
 // feed splits a chunk: whole calls back each line it completes (without its
-// newline), tooLong each line it could not keep, with its length.
+// newline; whole may keep it: the next line is gathered in memory of its own),
+// tooLong each line it could not keep, with its length.
 func (l *lines) feed(chunk []byte, whole func([]byte), tooLong func(int)) {
 	for len(chunk) > 0 {
 		i := bytes.IndexByte(chunk, '\n')
@@ -56,5 +57,5 @@ func (l *lines) emit(whole func([]byte), tooLong func(int)) {
 	} else {
 		whole(l.partial)
 	}
-	l.partial, l.over = l.partial[:0], 0
+	l.partial, l.over = nil, 0
 }

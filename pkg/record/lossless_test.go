@@ -109,3 +109,42 @@ func TestRedactKeepsWhatHasNoSecret(t *testing.T) {
 		}
 	}
 }
+
+// gate is a writer that holds every write until it is opened.
+type gate struct {
+	open chan struct{}
+	buf  bytes.Buffer
+}
+
+func (g *gate) Write(p []byte) (int, error) {
+	<-g.open
+	return g.buf.Write(p)
+}
+
+// TestTakingARecordNeverWaitsForItsWriting (issue 29, item 5: a 60 MB answer
+// reached the client 35 s late under --redact): the pump that takes a record
+// goes on at once (to forward what crossed) while the record is classified,
+// redacted and written by the recording's writer, in the order taken.
+func TestTakingARecordNeverWaitsForItsWriting(t *testing.T) {
+	g := &gate{open: make(chan struct{})}
+	rec := record.NewRecording(g, record.Options{Redact: true, Now: func() time.Time { return time.Unix(0, 0) }})
+	taken := make(chan struct{})
+	go func() {
+		rec.Frame(spec.C2S, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"apiKey":"sk-abcdefghijklmnopqrstuvwx"}}}`))
+		rec.Frame(spec.S2C, []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`))
+		rec.Stderr([]byte("server log"))
+		close(taken)
+	}()
+	select {
+	case <-taken:
+	case <-time.After(30 * time.Second): // a hang guard, not a measure
+		t.Fatal("taking the records waited for the writer")
+	}
+	close(g.open)
+	rec.Close()
+	lines := strings.Split(strings.TrimSuffix(g.buf.String(), "\n"), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[0], `"dir":"c2s"`) || strings.Contains(lines[0], "sk-abcdefghijklmnopqrstuvwx") ||
+		!strings.Contains(lines[1], `"dir":"s2c"`) || !strings.Contains(lines[2], `"dir":"stderr"`) {
+		t.Errorf("recorded, in order:\n%s", g.buf.String())
+	}
+}

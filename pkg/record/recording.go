@@ -35,6 +35,13 @@ import (
 // Recording is the envelope JSONL being written. Its methods are safe for
 // concurrent use (the pumps of both directions and stderr write to it); records
 // are written in the order they complete, with timestamps in that order.
+//
+// Taking a record is quick: its time and place in the order are fixed, and its
+// bytes are queued. One writer goroutine then classifies, redacts, encodes and
+// writes the records in that order, so that a slow record (a message of 60 MB
+// under --redact) never holds the pump that took it, nor the wire it forwards.
+// The queue is bounded by bytes (maxQueued): a pump waits only when the writer
+// is that far behind.
 type Recording struct {
 	mu     sync.Mutex
 	w      io.Writer
@@ -43,6 +50,13 @@ type Recording struct {
 	seq    int
 	err    error // the first write error: later records are dropped
 	closed bool
+	// queue holds the records taken and not yet written, queued the bytes of
+	// their lines; more wakes the writer and the pumps waiting for room.
+	queue  []pending
+	queued int
+	more   *sync.Cond
+	// written is closed when the writer has written everything and stopped.
+	written chan struct{}
 	// changed is signalled after each record, done closed by Close: a Follow
 	// reader waits on them at the end of what is written.
 	changed chan struct{}
@@ -50,6 +64,17 @@ type Recording struct {
 	// sessions maps HTTP session ids to the names --redact records instead.
 	sessions map[string]string
 }
+
+// pending is a record taken and not yet written: a line that crossed (frame,
+// owned by the queue), or a record whose text is set.
+type pending struct {
+	rec   record
+	line  []byte
+	frame bool
+}
+
+// maxQueued bounds the bytes of the records waiting for the writer.
+const maxQueued = 2 * MaxLine
 
 // Options configure a Recording.
 type Options struct {
@@ -62,14 +87,19 @@ type Options struct {
 	Now func() time.Time
 }
 
-// NewRecording writes records to w, each with one Write call (an *os.File
-// holds every record as soon as it is written).
+// NewRecording writes records to w, each with one Write call but for a large
+// message, which follows its record's members in a second (an *os.File holds
+// every record as soon as it is written; a Follow reader waits for a line's end).
 func NewRecording(w io.Writer, opt Options) *Recording {
 	now := opt.Now
 	if now == nil {
 		now = time.Now
 	}
-	return &Recording{w: w, redact: opt.Redact, now: now, changed: make(chan struct{}, 1), done: make(chan struct{}), sessions: map[string]string{}}
+	r := &Recording{w: w, redact: opt.Redact, now: now, changed: make(chan struct{}, 1), done: make(chan struct{}),
+		written: make(chan struct{}), sessions: map[string]string{}}
+	r.more = sync.NewCond(&r.mu)
+	go r.writer()
+	return r
 }
 
 // record is the envelope of one record; the message is appended verbatim after
@@ -113,12 +143,74 @@ func (r *Recording) Err() error {
 
 // Frame records one line that crossed in direction dir (the line without its
 // newline). A JSON value other than a string is the frame's message, verbatim;
-// any other line is kept as text.
+// any other line is kept as text. The line is copied: the caller may reuse it.
 func (r *Recording) Frame(dir spec.Direction, line []byte) {
-	r.frame(record{Dir: dir.String()}, line)
+	r.take(pending{rec: record{Dir: dir.String()}, line: bytes.Clone(line), frame: true})
 }
 
-func (r *Recording) frame(rec record, line []byte) {
+// frameOwned is Frame of a line the recording may keep (the pumps hand over
+// each line they cut: no copy of a 60 MB line).
+func (r *Recording) frameOwned(dir spec.Direction, line []byte) {
+	r.take(pending{rec: record{Dir: dir.String()}, line: line, frame: true})
+}
+
+// take queues a record at its place in the order, with its time; it waits
+// while the writer is more than maxQueued bytes behind.
+func (r *Recording) take(p pending) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for r.queued > maxQueued && !r.closed && r.err == nil {
+		r.more.Wait()
+	}
+	if r.err != nil || r.closed {
+		return
+	}
+	p.rec.TS = r.now().UTC().Format(time.RFC3339Nano)
+	r.queue = append(r.queue, p)
+	r.queued += len(p.line)
+	r.more.Broadcast()
+}
+
+// writer writes the queued records in order until the recording is closed and
+// the queue is empty.
+func (r *Recording) writer() {
+	defer close(r.written)
+	for {
+		r.mu.Lock()
+		for len(r.queue) == 0 && !r.closed {
+			r.more.Wait()
+		}
+		if len(r.queue) == 0 {
+			r.mu.Unlock()
+			return
+		}
+		p := r.queue[0]
+		r.queue[0] = pending{}
+		r.queue = r.queue[1:]
+		failed := r.err != nil
+		r.mu.Unlock()
+		if !failed {
+			r.writePending(p)
+		}
+		r.mu.Lock()
+		r.queued -= len(p.line)
+		r.more.Broadcast()
+		r.mu.Unlock()
+	}
+}
+
+// writePending classifies, redacts, encodes and writes one record (on the
+// writer goroutine).
+func (r *Recording) writePending(p pending) {
+	if !p.frame {
+		if p.rec.Text != nil && r.redact {
+			masked := redact.MaskSecrets(*p.rec.Text)
+			p.rec.Text = &masked
+		}
+		r.write(p.rec, nil)
+		return
+	}
+	rec, line := p.rec, p.line
 	trimmed := bytes.TrimSpace(line)
 	if len(trimmed) == 0 {
 		return // an empty line carries nothing (readers skip it too)
@@ -151,16 +243,13 @@ func (r *Recording) frame(rec record, line []byte) {
 
 // exchangeFrame records a message that travelled in an HTTP body or SSE event.
 func (r *Recording) exchangeFrame(dir spec.Direction, session string, ex *Exchange, msg []byte) {
-	r.frame(record{Dir: dir.String(), SessionID: r.sessionKey(session), HTTP: ex}, msg)
+	r.take(pending{rec: record{Dir: dir.String(), SessionID: r.sessionKey(session), HTTP: ex}, line: bytes.Clone(msg), frame: true})
 }
 
 // exchangeEvent records an HTTP exchange, or a part of one, that carried no message.
 func (r *Recording) exchangeEvent(session string, ex *Exchange, format string, args ...any) {
 	text := fmt.Sprintf(format, args...)
-	if r.redact {
-		text = redact.MaskSecrets(text)
-	}
-	r.write(record{Dir: "http", SessionID: r.sessionKey(session), HTTP: ex, Text: &text}, nil)
+	r.take(pending{rec: record{Dir: "http", SessionID: r.sessionKey(session), HTTP: ex, Text: &text}})
 }
 
 // redactMessage masks the secrets of a message; a message without any is kept
@@ -186,20 +275,14 @@ func redactMessage(msg []byte) []byte {
 // Stderr records one line the server wrote to its stderr.
 func (r *Recording) Stderr(line []byte) {
 	text := string(bytes.TrimRight(line, "\r"))
-	if r.redact {
-		text = redact.MaskSecrets(text)
-	}
-	r.write(record{Dir: "stderr", Text: &text}, nil)
+	r.take(pending{rec: record{Dir: "stderr", Text: &text}})
 }
 
 // Event records what happened to the session that is no message: the proxy
 // started, the client closed its end, the server exited (code, when known).
 func (r *Recording) Event(event string, code *int, format string, args ...any) {
 	text := fmt.Sprintf(format, args...)
-	if r.redact {
-		text = redact.MaskSecrets(text)
-	}
-	r.write(record{Event: event, Code: code, Text: &text}, nil)
+	r.take(pending{rec: record{Event: event, Code: code, Text: &text}})
 }
 
 // start records the proxy's start with the command it runs.
@@ -211,18 +294,13 @@ func (r *Recording) start(command []string) {
 		}
 		command = masked
 	}
-	r.write(record{Event: "start", Command: command}, nil)
+	r.take(pending{rec: record{Event: "start", Command: command}})
 }
 
 // write encodes and writes one record; msg, when set, is appended verbatim as
-// the record's "msg".
+// the record's "msg". Only the writer goroutine calls it. A large message is
+// written after the record's members, not copied beside them.
 func (r *Recording) write(rec record, msg []byte) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.err != nil || r.closed {
-		return
-	}
-	rec.TS = r.now().UTC().Format(time.RFC3339Nano)
 	if rec.Text != nil && (rec.Dir == spec.C2S.String() || rec.Dir == spec.S2C.String()) {
 		r.seq++
 		rec.Seq = r.seq
@@ -235,24 +313,45 @@ func (r *Recording) write(rec record, msg []byte) {
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(rec); err != nil {
-		r.err = fmt.Errorf("mcpsleuth: record: cannot encode a record: %w", err)
+		r.fail(fmt.Errorf("mcpsleuth: record: cannot encode a record: %w", err))
 		return
 	}
 	line := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	parts := [][]byte{line}
 	if msg != nil {
 		line = append(line[:len(line)-1], `,"msg":`...)
-		line = append(line, msg...)
-		line = append(line, '}')
+		if len(msg) <= copiedMessage {
+			line = append(append(line, msg...), "}\n"...)
+			parts = [][]byte{line}
+		} else {
+			parts = [][]byte{line, msg, []byte("}\n")}
+		}
+	} else {
+		parts = [][]byte{append(line, '\n')}
 	}
-	line = append(line, '\n')
-	if _, err := r.w.Write(line); err != nil {
-		r.err = fmt.Errorf("mcpsleuth: record: cannot write the recording: %w", err)
-		return
+	for _, part := range parts {
+		if _, err := r.w.Write(part); err != nil {
+			r.fail(fmt.Errorf("mcpsleuth: record: cannot write the recording: %w", err))
+			return
+		}
 	}
 	select {
 	case r.changed <- struct{}{}:
 	default:
 	}
+}
+
+// copiedMessage is the largest message written in one piece with its record.
+const copiedMessage = 64 << 10
+
+// fail keeps the first error: later records are dropped.
+func (r *Recording) fail(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.err == nil {
+		r.err = err
+	}
+	r.more.Broadcast()
 }
 
 // sessionKey is what the recording names an HTTP session by: its Mcp-Session-Id,
@@ -272,13 +371,17 @@ func (r *Recording) sessionKey(id string) string {
 	return name
 }
 
-// Close ends the recording: later records are dropped, and Follow readers see
-// the end of the input once they have read everything written.
+// Close ends the recording: the records taken are written, later ones are
+// dropped, and Follow readers see the end of the input once they have read
+// everything written.
 func (r *Recording) Close() {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if !r.closed {
-		r.closed = true
+	first := !r.closed
+	r.closed = true
+	r.more.Broadcast()
+	r.mu.Unlock()
+	<-r.written // everything taken before is written
+	if first {
 		close(r.done)
 	}
 }

@@ -157,7 +157,7 @@ func (p *Stdio) Run(ctx context.Context) (Exit, error) {
 func (p *Stdio) clientToServer(toServer io.WriteCloser, hungUp chan<- struct{}) {
 	rec := p.Recording
 	split := lines{max: MaxLine}
-	whole := func(line []byte) { rec.Frame(spec.C2S, line) }
+	whole := func(line []byte) { rec.frameOwned(spec.C2S, line) }
 	tooLong := func(n int) {
 		rec.Event("line-too-long", nil, "a line of %d bytes from the client crossed unchanged but is not recorded (over %d bytes)", n, MaxLine)
 	}
@@ -193,7 +193,7 @@ func (p *Stdio) clientToServer(toServer io.WriteCloser, hungUp chan<- struct{}) 
 func (p *Stdio) serverToClient(fromServer io.Reader) {
 	rec := p.Recording
 	split := lines{max: MaxLine}
-	whole := func(line []byte) { rec.Frame(spec.S2C, line) }
+	whole := func(line []byte) { rec.frameOwned(spec.S2C, line) }
 	tooLong := func(n int) {
 		rec.Event("line-too-long", nil, "a line of %d bytes from the server crossed unchanged but is not recorded (over %d bytes)", n, MaxLine)
 	}
