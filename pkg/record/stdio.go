@@ -59,9 +59,11 @@ func (e *StartError) Error() string {
 func (e *StartError) Unwrap() error { return e.Err }
 
 // Run starts the server and proxies until it exits, then records its exit. It
-// returns once the server's stdout and stderr are closed and it has exited (a
-// client still connected sees our stdout end when the caller exits). Reading the
-// client's stdin may still be blocked then: Run does not wait for it.
+// returns once the server has exited and its stdout and stderr are read to
+// their end (a client still connected sees our stdout end when the caller
+// exits). A server that exits leaving a process of its own holding them open is
+// read for drainGrace more, then no longer: the session ended with the server.
+// Reading the client's stdin may still be blocked then: Run does not wait for it.
 func (p *Stdio) Run(ctx context.Context) (Exit, error) {
 	if len(p.Command) == 0 {
 		return Exit{}, errors.New("mcpsleuth: record: no server command to run")
@@ -72,19 +74,31 @@ func (p *Stdio) Run(ctx context.Context) (Exit, error) {
 	if err != nil {
 		return Exit{}, &StartError{Command: p.Command[0], Err: err}
 	}
-	fromServer, err := cmd.StdoutPipe()
+	// The server's stdout and stderr are pipes of our own, not exec's: Wait then
+	// waits for the process alone, and never closes what we are still reading.
+	fromServer, stdoutW, err := os.Pipe()
 	if err != nil {
 		return Exit{}, &StartError{Command: p.Command[0], Err: err}
 	}
-	serverErr, err := cmd.StderrPipe()
+	serverErr, stderrW, err := os.Pipe()
 	if err != nil {
+		fromServer.Close()
+		stdoutW.Close()
 		return Exit{}, &StartError{Command: p.Command[0], Err: err}
 	}
+	defer fromServer.Close()
+	defer serverErr.Close()
+	cmd.Stdout, cmd.Stderr = stdoutW, stderrW
 	rec.start(p.Command)
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	stdoutW.Close() // the server holds them now
+	stderrW.Close()
+	if err != nil {
 		rec.Event("start-failed", nil, "the server could not be started: %v", err)
 		return Exit{}, &StartError{Command: p.Command[0], Err: err}
 	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
 
 	hungUp := make(chan struct{})
 	go p.clientToServer(toServer, hungUp)
@@ -109,16 +123,32 @@ func (p *Stdio) Run(ctx context.Context) (Exit, error) {
 	if grace <= 0 {
 		grace = 5 * time.Second
 	}
-	var deadline <-chan time.Time
+	var deadline, draining <-chan time.Time
 	var escalate []syscall.Signal
-	for waiting := true; waiting; {
+	var waitErr error
+	running, reading := true, true
+	for running || reading {
 		select {
 		case <-outputDone:
-			waiting = false
+			outputDone, reading = nil, false
+		case waitErr = <-exited:
+			// Signals are for a server that runs: none is sent, or said to be
+			// sent, once it has exited.
+			exited, running, deadline, escalate = nil, false, nil, nil
+			if reading {
+				draining = time.After(drainGrace)
+			}
+		case <-draining:
+			draining = nil
+			rec.Event("output-held", nil, "the server exited and a process it started still holds its stdout or stderr open %s later: stopped reading them", drainGrace)
+			fromServer.Close() // the pumps' reads end
+			serverErr.Close()
 		case <-hungUp:
 			hungUp = nil
-			deadline = time.After(grace)
-			escalate = []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL}
+			if running {
+				deadline = time.After(grace)
+				escalate = []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL}
+			}
 		case <-deadline:
 			if len(escalate) == 0 {
 				deadline = nil
@@ -130,16 +160,19 @@ func (p *Stdio) Run(ctx context.Context) (Exit, error) {
 			_ = cmd.Process.Signal(sig)
 			deadline = time.After(grace)
 		case sig := <-p.Signals:
-			rec.Event("signal", nil, "received %s: forwarded to the server", sig)
-			_ = cmd.Process.Signal(sig)
+			if running {
+				rec.Event("signal", nil, "received %s: forwarded to the server", sig)
+				_ = cmd.Process.Signal(sig)
+			}
 		case <-ctx.Done():
-			rec.Event("signal", nil, "recording cancelled: killing the server")
-			_ = cmd.Process.Kill()
+			if running {
+				rec.Event("signal", nil, "recording cancelled: killing the server")
+				_ = cmd.Process.Kill()
+			}
 			ctx = context.Background()
 		}
 	}
-	err = cmd.Wait()
-	exit := exitOf(cmd.ProcessState, err)
+	exit := exitOf(cmd.ProcessState, waitErr)
 	code := exit.Code
 	switch {
 	case exit.Signal != "":
@@ -151,6 +184,10 @@ func (p *Stdio) Run(ctx context.Context) (Exit, error) {
 	}
 	return exit, nil
 }
+
+// drainGrace is how long the server's stdout and stderr are read after it
+// exited, when a process it started still holds them open.
+const drainGrace = 2 * time.Second
 
 // clientToServer forwards the client's stdin to the server and records its
 // lines; at its end it closes the server's stdin, as the client closed ours.

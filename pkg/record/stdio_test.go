@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -422,3 +423,58 @@ func TestStdioRedact(t *testing.T) {
 }
 
 func timeOf(ts string) (time.Time, error) { return time.Parse(time.RFC3339Nano, ts) }
+
+// TestStdioServerLeavesAChildHoldingStdout (issue 29, item 1): a server that
+// exits leaving a process of its own holding its stdout ends the recording a
+// moment later (said in an output-held record), not when that process ends; and
+// no signal is sent, or said to be sent, to a server that has exited.
+func TestStdioServerLeavesAChildHoldingStdout(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh to run the server with")
+	}
+	out := filepath.Join(t.TempDir(), "rec.jsonl")
+	file, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	rec := record.NewRecording(file, record.Options{})
+	server := `read line; echo '{"jsonrpc":"2.0","id":1,"result":{}}'; sleep 8 & exit 0`
+	proxy := &record.Stdio{Command: []string{sh, "-c", server}, Stdin: strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n"),
+		Stdout: io.Discard, Stderr: io.Discard, Recording: rec, HangupGrace: 50 * time.Millisecond}
+	type ran struct {
+		exit record.Exit
+		err  error
+	}
+	done := make(chan ran, 1)
+	go func() {
+		exit, err := proxy.Run(context.Background())
+		done <- ran{exit, err}
+	}()
+	var r ran
+	select {
+	case r = <-done:
+	case <-time.After(6 * time.Second): // a hang guard: the child lives 8 s
+		t.Fatal("the recording waited for the server's child")
+	}
+	rec.Close()
+	if r.err != nil || r.exit.Code != 0 {
+		t.Fatalf("exit = %+v, %v; want a clean exit", r.exit, r.err)
+	}
+	recs := readRecording(t, out)
+	var answered, held bool
+	for _, e := range recs {
+		switch {
+		case e.Dir == "s2c" && bytes.Contains(e.Msg, []byte(`"result"`)):
+			answered = true
+		case e.Event == "output-held":
+			held = true
+		case e.Event == "signal":
+			t.Errorf("a signal record for a server that had exited: %s", e.Raw)
+		}
+	}
+	if !answered || !held {
+		t.Errorf("answer recorded %v, output-held %v:\n%s", answered, held, dump(recs))
+	}
+}
