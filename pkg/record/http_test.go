@@ -222,7 +222,9 @@ func TestHTTPRedact(t *testing.T) {
 	ctx := context.Background()
 	client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil)
 	hc := &http.Client{Transport: headerTransport{name: "Authorization", value: token}}
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: proxy.URL + "/mcp", HTTPClient: hc, DisableStandaloneSSE: true}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	// Credentials under generic query names too (issue 29 item 10): a SAS
+	// token's sig, an OAuth code.
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: proxy.URL + "/mcp?sv=2022-11-02&sig=SASsignature0123456789&code=OAuthCode0123456789", HTTPClient: hc, DisableStandaloneSSE: true}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +236,8 @@ func TestHTTPRedact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if id == "" || bytes.Contains(data, []byte(id)) || bytes.Contains(data, []byte("abcdefghijklmnopqrstuvwxyz0123456789")) {
+	if id == "" || bytes.Contains(data, []byte(id)) || bytes.Contains(data, []byte("abcdefghijklmnopqrstuvwxyz0123456789")) ||
+		bytes.Contains(data, []byte("SASsignature0123456789")) || bytes.Contains(data, []byte("OAuthCode0123456789")) {
 		t.Errorf("the recording keeps the session id %q or the token:\n%s", id, data)
 	}
 	if !strings.Contains(string(data), `"session_id":"session-1"`) || !strings.Contains(string(data), `"Authorization":"[redacted`) {

@@ -47,6 +47,11 @@ func TestMaskSecrets(t *testing.T) {
 		{"set-cookie: id=1", "set-cookie: [redacted secret, 4 chars]"},
 		{`headers {"x-api-key":"k-123456"}`, `headers {"x-api-key":"[redacted secret, 8 chars]"}`},
 		{"https://host/cb?access_token=abc123&x=1", "https://host/cb?access_token=[redacted secret, 6 chars]&x=1"},
+		// Issue 29 item 10: credentials under generic names, in a query only.
+		{"https://a.blob.core.windows.net/c/b?sv=2022-11-02&sp=r&sig=AbCdEf%2Bgh%3D", "https://a.blob.core.windows.net/c/b?sv=2022-11-02&sp=r&sig=[redacted secret, 14 chars]"},
+		{"https://app/callback?code=SplxlOBeZQQYbYS6&state=xyz", "https://app/callback?code=[redacted secret, 16 chars]&state=xyz"},
+		{"POST /token?code_verifier=dBjftJeZ4CVP", "POST /token?code_verifier=[redacted secret, 12 chars]"},
+		{`{"error":{"code":-32601,"message":"x"}}`, `{"error":{"code":-32601,"message":"x"}}`},
 		{"GITHUB_TOKEN=ghp_0123456789abcdefghijABCDEFGHIJ", "GITHUB_TOKEN=[redacted secret, 34 chars]"},
 		{"key sk-proj-abcdefghijklmnop1234", "key [redacted secret, 28 chars]"},
 		{"aws AKIAABCDEFGHIJKLMNOP here", "aws [redacted secret, 20 chars] here"},

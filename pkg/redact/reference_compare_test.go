@@ -252,7 +252,7 @@ func TestMaskSecretsMatchesReference(t *testing.T) {
 		"proxy-authorization=xyz", "BEARER   abcdefgh", "xoxb-1234567890ab", "AKIAABCDEFGHIJKLMNOP", "AIza" + strings.Repeat("x", 31),
 		"npm_" + strings.Repeat("a", 30), "eyJhbGciOiJIUzI1.eyJzdWIiOiIx.c2lnbmF0dXJl", "-----BEGIN RSA PRIVATE KEY-----\nabc",
 		"ghs_" + strings.Repeat("a", 20), "github_pat_" + strings.Repeat("a", 22), "glpat-" + strings.Repeat("a", 20), "pk_test_abcdefghijk",
-		"https://user:pass@host", "/u/9f86d081884c7d659a2feaa0c55ad015/mcp", "a session id: 12345", "signature=abc", "credential:x",
+		"https://user:pass@host", "/u/9f86d081884c7d659a2feaa0c55ad015/mcp", "a session id: 12345", "signature=abc", "credential:x", "/b?sv=1&SIG=abc", "?code=xyz&state=1", "&Code_Verifier=q", "code=1",
 		"passphrase=correct horse", "private-key: abc", "x-api-key: k"}
 	err := filepath.WalkDir(filepath.Join("..", "..", "fixtures"), func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {

@@ -44,6 +44,11 @@ var secretPatterns = []*regexp.Regexp{
 	regexp.MustCompile(`\bnpm_[A-Za-z0-9]{30,}`),
 	regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}`),
 	regexp.MustCompile(`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)`),
+	// Query parameters that carry a credential whatever their generic names:
+	// a SAS token's signature (sig=), an OAuth authorization code and PKCE
+	// verifier (code=, code_verifier=). Only in a query: "code" elsewhere is an
+	// error code.
+	regexp.MustCompile(`(?i)[?&](sig|code|code_verifier)(=)([^&#\s"'\\]+)`),
 	// Passwords in URLs: scheme://user:password@host
 	regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]*://[^/\s:@"']+)(:)([^@\s/"']+)@`),
 }
@@ -141,6 +146,10 @@ func mayMatchPatterns(s string) bool {
 			}
 		case 't': // token (2)
 			if sep && hasPrefixFold(rest, "token") {
+				return true
+			}
+		case '?', '&': // sig=, code=, code_verifier= in a query
+			if hasPrefixFold(rest[1:], "sig=") || hasPrefixFold(rest[1:], "code=") || hasPrefixFold(rest[1:], "code_verifier=") {
 				return true
 			}
 		case 'b': // bearer (3)
