@@ -167,6 +167,10 @@ func recordHTTP(ctx context.Context, env Env, listen string, upstream *url.URL, 
 	if err != nil {
 		return usageErr("mcpsleuth: record --http: cannot listen on %s: %v", report.Safe(listen), err)
 	}
+	if record.LoopsBack(upstream, ln.Addr()) {
+		ln.Close()
+		return usageErr("mcpsleuth: record --http: --upstream %s is this proxy (%s): every request would come back to it; name the server", report.Safe(upstream.String()), ln.Addr())
+	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	srv := &http.Server{Handler: record.NewHTTPProxy(upstream, rec)}
