@@ -40,6 +40,38 @@ type HTTPProxy struct {
 	rec       *Recording
 	proxy     *httputil.ReverseProxy
 	exchanges atomic.Int64
+	// held bounds the bytes of the bodies held to be recorded, over every
+	// exchange in flight: a body that finds no room crosses unrecorded, and the
+	// recording says so.
+	held budget
+}
+
+// maxHeldBodies bounds the bytes of bodies the proxy holds at once (issue 29:
+// 16 requests of 15 MB held 600 MiB).
+const maxHeldBodies = 64 << 20
+
+// budget is a count of bytes taken from a bound, safe for concurrent use.
+type budget struct {
+	mu   sync.Mutex
+	used int
+}
+
+// take takes n bytes if they fit under maxHeldBodies.
+func (b *budget) take(n int) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.used+n > maxHeldBodies {
+		return false
+	}
+	b.used += n
+	return true
+}
+
+// give gives n bytes back.
+func (b *budget) give(n int) {
+	b.mu.Lock()
+	b.used -= n
+	b.mu.Unlock()
 }
 
 // NewHTTPProxy proxies to upstream's scheme and host, keeping each request's
@@ -61,13 +93,17 @@ func NewHTTPProxy(upstream *url.URL, rec *Recording) *HTTPProxy {
 
 // exchange is one request in flight.
 type exchange struct {
-	n         int
-	method    string
-	url       string
-	session   string // the request's Mcp-Session-Id
-	headers   map[string]string
-	body      []byte
-	unrecord  int // a body over MaxBody: its size so far, not recorded
+	n        int
+	method   string
+	url      string
+	session  string // the request's Mcp-Session-Id
+	headers  map[string]string
+	body     []byte
+	unrecord int // a body over MaxBody: its size so far, not recorded
+	// crowded says the body found no room under the proxy's bound: it crossed
+	// unrecorded.
+	crowded   bool
+	held      int // the bytes of the bound the body holds until it is recorded
 	requested sync.Once
 }
 
@@ -86,9 +122,26 @@ func (p *HTTPProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ex.url = redact.MaskSecrets(ex.url)
 	}
 	if r.Body != nil && r.Body != http.NoBody {
-		body, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
+		// Room for the body under the proxy's bound: its length, or the most
+		// a body is recorded whole when it does not say.
+		need := MaxBody + 1
+		if r.ContentLength >= 0 && r.ContentLength <= MaxBody {
+			need = int(r.ContentLength)
+		}
+		if r.ContentLength > MaxBody || !p.held.take(need) {
+			ex.crowded = r.ContentLength <= MaxBody
+			ex.unrecord = int(max(r.ContentLength, 0))
+			if ex.session != "" {
+				p.recordRequest(ex, ex.session)
+			}
+			p.proxy.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex)))
+			return
+		}
+		ex.held = need
+		body, err := readBody(r.Body, r.ContentLength)
 		switch {
 		case err != nil:
+			p.held.give(ex.held)
 			p.rec.exchangeEvent(ex.session, p.request(ex), "reading the request body failed: %v", err)
 			http.Error(w, "mcpsleuth record: cannot read the request body", http.StatusBadRequest)
 			return
@@ -106,6 +159,24 @@ func (p *HTTPProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.proxy.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex)))
 }
 
+// readBody reads a request body of up to MaxBody+1 bytes: into memory of its
+// declared length when it has one (no growing copies of a 15 MB body).
+func readBody(body io.Reader, length int64) ([]byte, error) {
+	if length < 0 || length > MaxBody {
+		return io.ReadAll(io.LimitReader(body, MaxBody+1))
+	}
+	buf := make([]byte, length)
+	n, err := io.ReadFull(body, buf)
+	if err == nil {
+		var one [1]byte
+		if m, _ := body.Read(one[:]); m > 0 { // more than it declared: read the rest as it comes
+			rest, err := io.ReadAll(io.LimitReader(body, MaxBody+1-length-1))
+			return append(append(buf, one[0]), rest...), err
+		}
+	}
+	return buf[:n], err
+}
+
 type readCloser struct {
 	io.Reader
 	io.Closer
@@ -120,14 +191,18 @@ func (p *HTTPProxy) request(ex *exchange) *Exchange {
 func (p *HTTPProxy) recordRequest(ex *exchange, session string) {
 	ex.requested.Do(func() {
 		switch {
+		case ex.crowded:
+			p.rec.exchangeEvent(session, p.request(ex), "%s %s: the body crossed unrecorded: the recorder held %d MiB of other bodies", ex.method, ex.url, maxHeldBodies>>20)
 		case ex.unrecord > 0:
 			p.rec.exchangeEvent(session, p.request(ex), "%s %s: a body over %d bytes crossed unrecorded", ex.method, ex.url, MaxBody)
 		case len(bytes.TrimSpace(ex.body)) > 0:
-			p.rec.exchangeFrame(spec.C2S, session, p.request(ex), ex.body)
+			p.rec.exchangeFrame(spec.C2S, session, p.request(ex), ex.body) // the recording's now
 		default:
 			p.rec.exchangeEvent(session, p.request(ex), "%s %s", ex.method, ex.url)
 		}
 		ex.body = nil
+		p.held.give(ex.held) // the recording's queue bounds it from here
+		ex.held = 0
 	})
 }
 
@@ -146,9 +221,9 @@ func (p *HTTPProxy) response(resp *http.Response) error {
 	media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch {
 	case media == "text/event-stream":
-		resp.Body = &sseBody{body: resp.Body, rec: p.rec, session: session, meta: meta, split: lines{max: MaxBody}}
+		resp.Body = &sseBody{body: resp.Body, rec: p.rec, session: session, meta: meta, split: lines{max: MaxBody}, held: &p.held}
 	default:
-		resp.Body = &wholeBody{body: resp.Body, rec: p.rec, session: session, meta: meta, json: media == "application/json", status: resp.Status}
+		resp.Body = &wholeBody{body: resp.Body, rec: p.rec, session: session, meta: meta, json: media == "application/json", status: resp.Status, held: &p.held}
 	}
 	return nil
 }
@@ -202,6 +277,11 @@ type wholeBody struct {
 	buf     bytes.Buffer
 	size    int
 	done    bool
+	// held is the proxy's bound; taken the bytes of it buf holds; crowded says
+	// the body found no room and is not recorded.
+	held    *budget
+	taken   int
+	crowded bool
 }
 
 // maxShownBody is how much of a body that is no message the recording quotes.
@@ -210,8 +290,14 @@ const maxShownBody = 4 << 10
 func (b *wholeBody) Read(p []byte) (int, error) {
 	n, err := b.body.Read(p)
 	b.size += n
-	if b.buf.Len() < MaxBody+1 {
-		b.buf.Write(p[:min(n, MaxBody+1-b.buf.Len())])
+	if keep := min(n, MaxBody+1-b.buf.Len()); keep > 0 && !b.crowded {
+		if b.held.take(keep) {
+			b.taken += keep
+			b.buf.Write(p[:keep])
+		} else {
+			b.crowded = true
+			b.release()
+		}
 	}
 	if errors.Is(err, io.EOF) {
 		b.finish(true)
@@ -230,13 +316,16 @@ func (b *wholeBody) finish(complete bool) {
 	}
 	b.done = true
 	body := bytes.TrimSpace(b.buf.Bytes())
+	defer b.release()
 	switch {
+	case b.crowded:
+		b.rec.exchangeEvent(b.session, b.meta, "HTTP %s: a body of %d bytes crossed unrecorded: the recorder held %d MiB of other bodies", b.status, b.size, maxHeldBodies>>20)
 	case !complete && b.size > 0:
 		b.rec.exchangeEvent(b.session, b.meta, "HTTP %s: the body was not read to its end (%d bytes crossed)", b.status, b.size)
 	case b.size > MaxBody:
 		b.rec.exchangeEvent(b.session, b.meta, "HTTP %s: a body of %d bytes crossed unrecorded", b.status, b.size)
 	case b.json && len(body) > 0:
-		b.rec.exchangeFrame(spec.S2C, b.session, b.meta, body)
+		b.rec.exchangeFrame(spec.S2C, b.session, b.meta, body) // the recording's now
 	case len(body) == 0:
 		b.rec.exchangeEvent(b.session, b.meta, "HTTP %s (no body)", b.status)
 	default:
@@ -246,6 +335,12 @@ func (b *wholeBody) finish(complete bool) {
 		}
 		b.rec.exchangeEvent(b.session, b.meta, "HTTP %s: %s", b.status, shown)
 	}
+}
+
+// release gives back what the body held of the bound, and lets go of it.
+func (b *wholeBody) release() {
+	b.held.give(b.taken)
+	b.taken = 0
 	b.buf = bytes.Buffer{}
 }
 
@@ -260,9 +355,17 @@ type sseBody struct {
 	split   lines
 	data    []byte
 	hasData bool
-	event   string
-	id      string
-	ended   bool
+	// over counts the data of an event that outgrew MaxBody (it is not
+	// recorded; 0: none): an event without its blank line is never held whole.
+	over  int
+	event string
+	id    string
+	ended bool
+	// held is the proxy's bound, taken the bytes of it data holds; crowded
+	// says the event found no room under it.
+	held    *budget
+	taken   int
+	crowded bool
 }
 
 func (b *sseBody) Read(p []byte) (int, error) {
@@ -286,6 +389,8 @@ func (b *sseBody) end(err error) {
 		return
 	}
 	b.ended = true
+	b.held.give(b.taken) // an event the stream ended inside is not recorded
+	b.data, b.taken = nil, 0
 	switch {
 	case err == nil, errors.Is(err, io.EOF):
 		b.rec.exchangeEvent(b.session, b.meta, "the event stream ended")
@@ -312,11 +417,20 @@ func (b *sseBody) line(l []byte) {
 	value = bytes.TrimPrefix(value, []byte(" "))
 	switch string(field) {
 	case "data":
-		if b.hasData {
-			b.data = append(b.data, '\n')
-		}
-		b.data = append(b.data, value...)
 		b.hasData = true
+		if b.over == 0 && len(b.data)+1+len(value) <= MaxBody {
+			if b.held.take(1 + len(value)) {
+				b.taken += 1 + len(value)
+				if len(b.data) > 0 {
+					b.data = append(b.data, '\n')
+				}
+				b.data = append(b.data, value...)
+				return
+			}
+			b.crowded = true
+		}
+		b.over += len(b.data) + 1 + len(value)
+		b.data = nil
 	case "event":
 		b.event = string(value)
 	case "id":
@@ -325,11 +439,17 @@ func (b *sseBody) line(l []byte) {
 }
 
 func (b *sseBody) dispatch() {
-	if b.hasData && len(bytes.TrimSpace(b.data)) > 0 {
+	switch {
+	case b.over > 0 && b.crowded:
+		b.rec.exchangeEvent(b.session, &Exchange{N: b.meta.N}, "an event of %d bytes of data crossed unrecorded: the recorder held %d MiB of other bodies", b.over, maxHeldBodies>>20)
+	case b.over > 0:
+		b.rec.exchangeEvent(b.session, &Exchange{N: b.meta.N}, "an event of %d bytes of data crossed unrecorded (over %d bytes)", b.over, MaxBody)
+	case b.hasData && len(bytes.TrimSpace(b.data)) > 0:
 		meta := *b.meta
 		meta.Event, meta.EventID = b.event, b.id
-		b.rec.exchangeFrame(spec.S2C, b.session, &meta, b.data)
-		b.meta.Headers = nil // the status and headers are in the stream's first record
+		b.rec.exchangeFrame(spec.S2C, b.session, &meta, b.data) // the recording's now
+		b.meta.Headers = nil                                    // the status and headers are in the stream's first record
 	}
-	b.data, b.hasData, b.event = b.data[:0], false, ""
+	b.held.give(b.taken) // the recording's queue bounds what it took
+	b.data, b.hasData, b.event, b.over, b.taken, b.crowded = nil, false, "", 0, 0, false
 }

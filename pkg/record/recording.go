@@ -242,8 +242,9 @@ func (r *Recording) writePending(p pending) {
 }
 
 // exchangeFrame records a message that travelled in an HTTP body or SSE event.
+// The recording keeps msg: the caller never reuses it.
 func (r *Recording) exchangeFrame(dir spec.Direction, session string, ex *Exchange, msg []byte) {
-	r.take(pending{rec: record{Dir: dir.String(), SessionID: r.sessionKey(session), HTTP: ex}, line: bytes.Clone(msg), frame: true})
+	r.take(pending{rec: record{Dir: dir.String(), SessionID: r.sessionKey(session), HTTP: ex}, line: msg, frame: true})
 }
 
 // exchangeEvent records an HTTP exchange, or a part of one, that carried no message.
