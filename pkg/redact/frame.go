@@ -296,6 +296,27 @@ func (s *Set) addSecret(secret string) {
 	}
 }
 
+// addInnerSecrets adds the secrets inside an argument the set hides whole (an
+// api_key= in a URL, an "apiKey" member of JSON in a string): a server echoes
+// such a secret alone, where the whole value is not there to replace (issue
+// 29). Only the arguments of a request are searched (what a client passes a
+// tool or prompt; a result's output is not, its search would cost the redaction
+// several times its time), only text (a space, ':', '?', '&' or '"' in it: not
+// an encoding such as base64, where token shapes occur by chance), and only a
+// value of at most maxInnerSearch bytes.
+func (s *Set) addInnerSecrets(value string) {
+	if s != nil && len(value) <= maxInnerSearch && strings.ContainsAny(value, " :?&\"") {
+		maskSecrets(value, s.addSecret)
+	}
+}
+
+// maxInnerSearch bounds the arguments searched for secrets inside them.
+const maxInnerSearch = 4 << 10
+
+// isArguments reports whether p is a request's arguments (tools/call,
+// prompts/get), the values addInnerSecrets searches.
+func isArguments(p path) bool { return p.n == 2 && p.first == "params" && p.last == "arguments" }
+
 // Placeholders: what a redacted value becomes, its type and size, never its
 // content.
 

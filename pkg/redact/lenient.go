@@ -22,6 +22,8 @@ type treeWalk struct {
 	collect bool
 	// protocol is set for what a frame keeps exactly (exact).
 	protocol bool
+	// arguments is set below a request's arguments (walk.arguments).
+	arguments bool
 }
 
 // exact is the walk for what a frame keeps exactly (see walk.keep).
@@ -95,6 +97,7 @@ func (w treeWalk) value(n *jsontree.Node, p path, inData bool) {
 			return
 		case routeData:
 			inData = true
+			w.arguments = isArguments(p)
 		}
 	}
 	switch n.Kind {
@@ -124,7 +127,11 @@ func (w treeWalk) scalar(n *jsontree.Node) {
 	if w.collect {
 		switch n.Kind {
 		case 's':
-			w.set.Add(decodeString(n.Raw))
+			v := decodeString(n.Raw)
+			w.set.Add(v)
+			if w.arguments {
+				w.set.addInnerSecrets(v)
+			}
 		case 'n':
 			w.set.Add(n.Raw)
 		}

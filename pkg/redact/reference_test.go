@@ -25,6 +25,8 @@ type refWalk struct {
 	collect bool
 	// protocol is set for what a frame keeps exactly (exact).
 	protocol bool
+	// arguments is set below a request's arguments.
+	arguments bool
 }
 
 // exact is the refWalk for what a frame keeps exactly as triage needs it (the
@@ -140,6 +142,7 @@ func (w refWalk) value(n *jsontree.Node, path []string, inData bool) {
 			return
 		case dataKeys[key]:
 			inData = true
+			w.arguments = len(path) == 2 && path[0] == "params" && key == "arguments"
 		}
 	}
 	switch n.Kind {
@@ -171,7 +174,11 @@ func (w refWalk) scalar(n *jsontree.Node) {
 	if w.collect {
 		switch n.Kind {
 		case 's':
-			refAdd(w.set, jsontree.DecodeString(n.Raw))
+			v := jsontree.DecodeString(n.Raw)
+			refAdd(w.set, v)
+			if w.arguments && len(v) <= 4<<10 && strings.ContainsAny(v, " :?&\"") { // a request's short text argument: the secrets inside it
+				refMaskSecrets(v, w.addSecret)
+			}
 		case 'n':
 			refAdd(w.set, n.Raw)
 		}

@@ -25,6 +25,9 @@ type walk struct {
 	collect bool
 	out     []byte
 	deep    bool
+	// arguments is set while a request's arguments are walked (collecting, the
+	// secrets inside them are added on their own: addInnerSecrets).
+	arguments bool
 }
 
 // frame redacts a message, or each message of a batch.
@@ -125,7 +128,9 @@ func (w *walk) value(n frame.Node, p path, inData bool, depth int) {
 		w.meta(n, p, depth)
 		return
 	case routeData:
+		w.arguments = isArguments(p)
 		w.data(n, depth)
+		w.arguments = false
 		return
 	}
 	switch kind {
@@ -242,9 +247,15 @@ func (w *walk) scalar(n frame.Node, kind byte, depth int) {
 // add adds a string value to the set, decoded, with the forms of it the set
 // keeps: without escapes, the value is the string's bytes; with the escapes
 // encoding/json writes, its JSON form is (decodeJSON).
+//
+// A secret inside an argument (an api_key= in a URL, an "apiKey" member of JSON
+// in a string) is added on its own too: a session echoes it alone.
 func (w *walk) add(n frame.Node) {
 	if !n.Escaped() {
 		w.set.Add(str(n))
+		if w.arguments {
+			w.set.addInnerSecrets(str(n))
+		}
 		return
 	}
 	body := n.Bytes()
@@ -255,9 +266,16 @@ func (w *walk) add(n frame.Node) {
 	if ok {
 		w.set.scratch = s
 		w.set.addJSON(view(s), view(body), chars, goAlike)
+		if w.arguments {
+			w.set.addInnerSecrets(view(s))
+		}
 		return
 	}
-	w.set.addValue(str(n), true) // a string of its own: Str unescaped it
+	v := str(n) // a string of its own: Str unescaped it
+	w.set.addValue(v, true)
+	if w.arguments {
+		w.set.addInnerSecrets(v)
+	}
 }
 
 // keep keeps a value, masking secret-looking strings and the values of members
