@@ -417,11 +417,15 @@ func (b *sseBody) line(l []byte) {
 	value = bytes.TrimPrefix(value, []byte(" "))
 	switch string(field) {
 	case "data":
+		sep := 0 // a newline between data lines, even empty ones
+		if b.hasData {
+			sep = 1
+		}
 		b.hasData = true
-		if b.over == 0 && len(b.data)+1+len(value) <= MaxBody {
-			if b.held.take(1 + len(value)) {
-				b.taken += 1 + len(value)
-				if len(b.data) > 0 {
+		if b.over == 0 && len(b.data)+sep+len(value) <= MaxBody {
+			if b.held.take(sep + len(value)) {
+				b.taken += sep + len(value)
+				if sep == 1 {
 					b.data = append(b.data, '\n')
 				}
 				b.data = append(b.data, value...)
@@ -429,7 +433,7 @@ func (b *sseBody) line(l []byte) {
 			}
 			b.crowded = true
 		}
-		b.over += len(b.data) + 1 + len(value)
+		b.over += len(b.data) + sep + len(value)
 		b.data = nil
 	case "event":
 		b.event = string(value)
