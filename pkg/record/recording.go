@@ -71,7 +71,14 @@ type pending struct {
 	rec   record
 	line  []byte
 	frame bool
+	// parts, when set, are the line's bytes in parts (line is nil), size their
+	// length.
+	parts [][]byte
+	size  int
 }
+
+// bytes is how much of the queue the record holds.
+func (p pending) bytes() int { return len(p.line) + p.size }
 
 // maxQueued bounds the bytes of the records waiting for the writer.
 const maxQueued = 2 * MaxLine
@@ -148,10 +155,19 @@ func (r *Recording) Frame(dir spec.Direction, line []byte) {
 	r.take(pending{rec: record{Dir: dir.String()}, line: bytes.Clone(line), frame: true})
 }
 
-// frameOwned is Frame of a line the recording may keep (the pumps hand over
-// each line they cut: no copy of a 60 MB line).
-func (r *Recording) frameOwned(dir spec.Direction, line []byte) {
-	r.take(pending{rec: record{Dir: dir.String()}, line: line, frame: true})
+// frameParts is Frame of a line the recording may keep, in the parts the pumps
+// cut it in (no copy of a 60 MB line, and never one piece of it: a message is
+// written from its parts).
+func (r *Recording) frameParts(dir spec.Direction, parts [][]byte) {
+	if len(parts) == 1 {
+		r.take(pending{rec: record{Dir: dir.String()}, line: parts[0], frame: true})
+		return
+	}
+	p := pending{rec: record{Dir: dir.String()}, parts: parts, frame: true}
+	for _, part := range parts {
+		p.size += len(part)
+	}
+	r.take(p)
 }
 
 // take queues a record at its place in the order, with its time; it waits
@@ -167,7 +183,7 @@ func (r *Recording) take(p pending) {
 	}
 	p.rec.TS = r.now().UTC().Format(time.RFC3339Nano)
 	r.queue = append(r.queue, p)
-	r.queued += len(p.line)
+	r.queued += p.bytes()
 	r.more.Broadcast()
 }
 
@@ -193,7 +209,7 @@ func (r *Recording) writer() {
 			r.writePending(p)
 		}
 		r.mu.Lock()
-		r.queued -= len(p.line)
+		r.queued -= p.bytes()
 		r.more.Broadcast()
 		r.mu.Unlock()
 	}
@@ -209,6 +225,13 @@ func (r *Recording) writePending(p pending) {
 		}
 		r.write(p.rec, nil)
 		return
+	}
+	if p.parts != nil {
+		if r.writeParts(p) {
+			return
+		}
+		p.line = bytes.Join(p.parts, nil) // text, or a message to redact: one piece
+		p.parts = nil
 	}
 	rec, line := p.rec, p.line
 	trimmed := bytes.TrimSpace(line)
@@ -266,11 +289,37 @@ func redactMessage(msg []byte) []byte {
 		return msg
 	}
 	masked := redact.Kept(msg, nil)
-	var compact bytes.Buffer
-	if json.Compact(&compact, msg) == nil && bytes.Equal(compact.Bytes(), masked) {
+	if compactEqual(msg, masked) {
 		return msg
 	}
 	return masked
+}
+
+// compactEqual reports whether the JSON text msg, with the whitespace outside
+// its strings removed, is compact (what json.Compact writes of it), without
+// writing a copy of msg.
+func compactEqual(msg, compact []byte) bool {
+	j, inString, escaped := 0, false, false
+	for _, c := range msg {
+		if !inString && (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+			continue
+		}
+		if j >= len(compact) || compact[j] != c {
+			return false
+		}
+		j++
+		switch {
+		case !inString:
+			inString = c == '"'
+		case escaped:
+			escaped = false
+		case c == '\\':
+			escaped = true
+		case c == '"':
+			inString = false
+		}
+	}
+	return j == len(compact)
 }
 
 // Stderr records one line the server wrote to its stderr.
@@ -298,10 +347,43 @@ func (r *Recording) start(command []string) {
 	r.take(pending{rec: record{Event: "start", Command: command}})
 }
 
+// writeParts writes a line in parts that is a message, from its parts; false
+// when it is not one (nothing is written: the caller records it as text), or
+// when --redact must read it whole.
+func (r *Recording) writeParts(p pending) bool {
+	if r.redact {
+		return false
+	}
+	var v validator
+	first := byte(0)
+	for _, part := range p.parts {
+		if first == 0 {
+			if t := bytes.TrimLeft(part, " \t\r\n"); len(t) > 0 {
+				first = t[0]
+			}
+		}
+		v.write(part)
+	}
+	if first == 0 || first == '"' || !v.valid() {
+		return false
+	}
+	r.writeRecord(p.rec, p.parts)
+	return true
+}
+
 // write encodes and writes one record; msg, when set, is appended verbatim as
 // the record's "msg". Only the writer goroutine calls it. A large message is
 // written after the record's members, not copied beside them.
 func (r *Recording) write(rec record, msg []byte) {
+	if msg == nil {
+		r.writeRecord(rec, nil)
+		return
+	}
+	r.writeRecord(rec, [][]byte{msg})
+}
+
+// writeRecord writes one record whose message, when there is one, is in parts.
+func (r *Recording) writeRecord(rec record, msg [][]byte) {
 	if rec.Text != nil && (rec.Dir == spec.C2S.String() || rec.Dir == spec.S2C.String()) {
 		r.seq++
 		rec.Seq = r.seq
@@ -318,17 +400,15 @@ func (r *Recording) write(rec record, msg []byte) {
 		return
 	}
 	line := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-	parts := [][]byte{line}
-	if msg != nil {
-		line = append(line[:len(line)-1], `,"msg":`...)
-		if len(msg) <= copiedMessage {
-			line = append(append(line, msg...), "}\n"...)
-			parts = [][]byte{line}
-		} else {
-			parts = [][]byte{line, msg, []byte("}\n")}
-		}
-	} else {
+	var parts [][]byte
+	switch {
+	case msg == nil:
 		parts = [][]byte{append(line, '\n')}
+	case len(msg) == 1 && len(msg[0]) <= copiedMessage:
+		line = append(line[:len(line)-1], `,"msg":`...)
+		parts = [][]byte{append(append(line, msg[0]...), "}\n"...)}
+	default:
+		parts = append(append([][]byte{append(line[:len(line)-1], `,"msg":`...)}, msg...), []byte("}\n"))
 	}
 	for _, part := range parts {
 		if _, err := r.w.Write(part); err != nil {

@@ -194,7 +194,7 @@ const drainGrace = 2 * time.Second
 func (p *Stdio) clientToServer(toServer io.WriteCloser, hungUp chan<- struct{}) {
 	rec := p.Recording
 	split := lines{max: MaxLine}
-	whole := func(line []byte) { rec.frameOwned(spec.C2S, line) }
+	whole := func(parts [][]byte) { rec.frameParts(spec.C2S, parts) }
 	tooLong := func(n int) {
 		rec.Event("line-too-long", nil, "a line of %d bytes from the client crossed unchanged but is not recorded (over %d bytes)", n, MaxLine)
 	}
@@ -203,7 +203,7 @@ func (p *Stdio) clientToServer(toServer io.WriteCloser, hungUp chan<- struct{}) 
 	for {
 		n, err := p.Stdin.Read(buf)
 		if n > 0 {
-			split.feed(buf[:n], whole, tooLong)
+			split.feedParts(buf[:n], whole, tooLong)
 			if forwarding {
 				if _, werr := toServer.Write(buf[:n]); werr != nil {
 					rec.Event("server-gone", nil, "cannot forward the client's messages to the server: %v", werr)
@@ -212,7 +212,7 @@ func (p *Stdio) clientToServer(toServer io.WriteCloser, hungUp chan<- struct{}) 
 			}
 		}
 		if err != nil {
-			split.end(whole, tooLong)
+			split.endParts(whole, tooLong)
 			if errors.Is(err, io.EOF) {
 				rec.Event("client-closed", nil, "the client closed the server's stdin")
 			} else {
@@ -230,7 +230,7 @@ func (p *Stdio) clientToServer(toServer io.WriteCloser, hungUp chan<- struct{}) 
 func (p *Stdio) serverToClient(fromServer io.Reader) {
 	rec := p.Recording
 	split := lines{max: MaxLine}
-	whole := func(line []byte) { rec.frameOwned(spec.S2C, line) }
+	whole := func(parts [][]byte) { rec.frameParts(spec.S2C, parts) }
 	tooLong := func(n int) {
 		rec.Event("line-too-long", nil, "a line of %d bytes from the server crossed unchanged but is not recorded (over %d bytes)", n, MaxLine)
 	}
@@ -239,7 +239,7 @@ func (p *Stdio) serverToClient(fromServer io.Reader) {
 	for {
 		n, err := fromServer.Read(buf)
 		if n > 0 {
-			split.feed(buf[:n], whole, tooLong)
+			split.feedParts(buf[:n], whole, tooLong)
 			if forwarding {
 				if _, werr := p.Stdout.Write(buf[:n]); werr != nil {
 					rec.Event("client-gone", nil, "the client stopped reading: %v (the server's output is still recorded)", werr)
@@ -248,7 +248,7 @@ func (p *Stdio) serverToClient(fromServer io.Reader) {
 			}
 		}
 		if err != nil {
-			split.end(whole, tooLong)
+			split.endParts(whole, tooLong)
 			return
 		}
 	}
