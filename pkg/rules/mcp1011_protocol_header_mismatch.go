@@ -22,12 +22,13 @@ var ProtocolHeaderMismatch = &rule.Rule{
 	Hint:     "send MCP-Protocol-Version: <negotiated revision> on every HTTP request after initialize (2026-07-28: the request's _meta protocolVersion, plus Mcp-Method, and Mcp-Name for tools/call, resources/read and prompts/get)",
 	Doc: rule.Doc{
 		Sees: "The HTTP request headers of every client message in an HTTP capture (a HAR, or a recording of mcpsleuth record --http, " +
-			"whose records keep each request's headers): MCP-Protocol-Version on each POST after the " +
-			"initialize request, compared with the revision the initialize result settled. In a 2026-07-28 session, also Mcp-Method (every " +
+			"whose records keep each request's headers): MCP-Protocol-Version on each request after the " +
+			"initialize result (a POST carrying a message, the GET that opens the server's event stream, the DELETE that ends the " +
+			"session: \"all subsequent requests\"), compared with the revision the initialize result settled. In a 2026-07-28 session, also Mcp-Method (every " +
 			"request and notification) and Mcp-Name (tools/call: params.name, resources/read: params.uri, prompts/get: params.name), and " +
-			"MCP-Protocol-Version against the message's own _meta io.modelcontextprotocol/protocolVersion. Only messages a request body " +
-			"carried are judged; GET and DELETE requests without a body carry no message and are not seen. Captures of other transports " +
-			"have no headers and are never judged.",
+			"MCP-Protocol-Version against the message's own _meta io.modelcontextprotocol/protocolVersion (2026-07-28 has no GET stream " +
+			"and no DELETE). A GET or DELETE before the initialize result, or on a stream with no session open, is not judged. Captures " +
+			"of other transports have no headers and are never judged.",
 		Why: "The header is how an HTTP server knows which revision governs a request before it parses the body: a server that sees no " +
 			"MCP-Protocol-Version assumes 2025-03-26, so a 2025-06-18 or 2025-11-25 client without it is judged by older rules (no " +
 			"structured tool output, no elicitation), and a header that names another revision than the one negotiated makes the server " +
@@ -48,7 +49,56 @@ var ProtocolHeaderMismatch = &rule.Rule{
 			{Revision: spec.Rev20260728, Page: "basic/transports/streamable-http", Says: "MCP-Protocol-Version is required on every POST and must equal the request's _meta protocol version; Mcp-Method is required on every request and Mcp-Name on tools/call, resources/read and prompts/get; a mismatch is answered 400 with -32020 (HeaderMismatch)."},
 		},
 	},
-	New: rule.PerMessage(checkProtocolHeaders),
+	New: func() rule.Checker { return &protocolHeaderChecker{} },
+}
+
+// protocolHeaderChecker judges the headers of the messages a client POSTs, and
+// of its GET and DELETE requests, which carry no message (Exchange), or whose
+// event stream carried the server's (judged at its first message).
+type protocolHeaderChecker struct {
+	judged map[int]bool // the GET and DELETE exchanges judged already
+}
+
+func (c *protocolHeaderChecker) Message(p *rule.Pass, m *session.Message) {
+	if h := m.HTTP; h != nil && h.InResponse && (h.Method == "GET" || h.Method == "DELETE") {
+		c.bodyless(p, h, m.Session, rule.At(m))
+		return
+	}
+	checkProtocolHeaders(p, m)
+}
+
+func (c *protocolHeaderChecker) Exchange(p *rule.Pass, e *session.Exchange) {
+	if e.Method == "GET" || e.Method == "DELETE" {
+		c.bodyless(p, e.HTTP, e.Session, rule.AtExchange(e))
+	}
+}
+
+func (c *protocolHeaderChecker) End(*rule.Pass) {}
+
+// bodyless judges the MCP-Protocol-Version of a GET or DELETE of a legacy
+// session once its revision is settled, once an exchange.
+func (c *protocolHeaderChecker) bodyless(p *rule.Pass, h *frame.HTTP, s *session.Session, at rule.Anchor) {
+	key := h.Exchange + h.Entry<<32
+	if c.judged[key] || s == nil || s.Era == session.EraModern || s.Legacy == nil || s.Legacy.Revision == "" || s.Legacy.ResultLine == 0 {
+		return
+	}
+	if c.judged == nil {
+		c.judged = map[int]bool{}
+	}
+	c.judged[key] = true
+	if len(c.judged) > maxPendingExchanges {
+		clear(c.judged)
+	}
+	rev := s.Legacy.Revision
+	where := fmt.Sprintf("%s %s (%s)", h.Method, h.Path, h.Where())
+	settled := fmt.Sprintf("the session negotiated %s (initialize result, line %d)", rev, s.Legacy.ResultLine)
+	switch {
+	case h.ProtocolVersion == "" && rev.Before(spec.FeatureProtocolHeader.Since):
+	case h.ProtocolVersion == "":
+		p.Report(at, rule.Sprintf("%s has no MCP-Protocol-Version header, but %s: from 2025-06-18 every request after initialize, the GET of the event stream and the DELETE of the session too, must carry MCP-Protocol-Version: %s, and a server that sees none assumes 2025-03-26", where, settled, rev))
+	case h.ProtocolVersion != string(rev):
+		p.Report(at, rule.Sprintf("%s has MCP-Protocol-Version: %s, but %s: the server judges the request by the header (or rejects it with 400)", where, rule.As(rule.ValueVersion, h.ProtocolVersion), settled))
+	}
 }
 
 func checkProtocolHeaders(p *rule.Pass, m *session.Message) {
