@@ -39,9 +39,6 @@ s->c {"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"Invoice
 	Shared:     func() any { return schema.NewValidShapes(maxRunShapes) },
 }
 
-// maxRememberedShapes bounds the shapes of valid payloads remembered per session.
-const maxRememberedShapes = 4096
-
 // maxRunShapes bounds the verdicts by wire shape a rule keeps for a whole run.
 const maxRunShapes = 1 << 16
 

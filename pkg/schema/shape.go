@@ -797,34 +797,28 @@ func smallInteger(lit []byte) (float64, bool) {
 }
 
 // Memo remembers the shapes of values that validated against a definition, so that
-// a value of a known-good shape is not validated again. It belongs to one user (a
-// rule's per-session state): it is not safe for concurrent use. Bounded: when full
-// it starts again empty.
+// a value of a known-good shape is not validated again. A memo belongs to one
+// user (its scratch space is not safe for concurrent use); the verdicts it keeps
+// are a ValidShapes, which may be shared (NewSharedMemo). Bounded: when full, the
+// verdicts start again empty.
 type Memo struct {
 	seed    maphash.Seed
-	valid   map[uint64]struct{}
-	max     int
 	scratch []byte
 	uris    uriCache
-	// shared, when set, holds the verdicts instead of valid: a run's, which every
-	// session's memo shares (NewSharedMemo).
-	shared *ValidShapes
+	valid   *ValidShapes
 }
 
-// NewMemo returns a memo that holds at most max shapes.
-func NewMemo(max int) *Memo {
-	return &Memo{seed: maphash.MakeSeed(), valid: map[uint64]struct{}{}, max: max}
-}
+// NewMemo returns a memo with verdicts of its own, at most max.
+func NewMemo(max int) *Memo { return NewSharedMemo(NewValidShapes(max)) }
 
 // NewSharedMemo returns a memo whose verdicts are the run-wide set valid: a shape
 // that validated in one session is known in every other session and input of the
 // run. Its shapes are hashed with the process's seed, so that every memo of the
-// set agrees; the memo itself (its scratch space) still belongs to one user, the
-// set is safe for concurrent use. A verdict's context (the schema's key: its
-// dialect and bytes) is part of the shape, so sessions that published different
-// schemas under one tool name never share a verdict.
+// set agrees. A verdict's context (the schema's key: its dialect and bytes) is
+// part of the shape, so sessions that published different schemas under one tool
+// name never share a verdict.
 func NewSharedMemo(valid *ValidShapes) *Memo {
-	return &Memo{seed: wireSeed, shared: valid}
+	return &Memo{seed: wireSeed, valid: valid}
 }
 
 // Shape is a value's shape in a context, as a memo keys it.
@@ -845,30 +839,13 @@ func (m *Memo) shapeWith(voc *vocabulary, raw []byte, context ...string) Shape {
 }
 
 // Known reports whether a value of this shape was remembered.
-func (m *Memo) Known(s Shape) bool {
-	if !s.ok {
-		return false
-	}
-	if m.shared != nil {
-		return m.shared.has(s.hash)
-	}
-	_, ok := m.valid[s.hash]
-	return ok
-}
+func (m *Memo) Known(s Shape) bool { return s.ok && m.valid.has(s.hash) }
 
 // Remember records a shape (ignored when it is not usable).
 func (m *Memo) Remember(s Shape) {
-	if !s.ok {
-		return
+	if s.ok {
+		m.valid.add(s.hash)
 	}
-	if m.shared != nil {
-		m.shared.add(s.hash)
-		return
-	}
-	if len(m.valid) >= m.max {
-		clear(m.valid)
-	}
-	m.valid[s.hash] = struct{}{}
 }
 
 // wireSeed keys every wire shape of the process: shapes computed by different
