@@ -28,7 +28,7 @@ func rulesCommand(env Env) *cli.Command {
 			case "json":
 				return writeRulesJSON(env.Stdout)
 			}
-			return usageErr("mcpsleuth: --format must be text or json, not %q", c.String("format"))
+			return usageErr("mcpsleuth: --format must be %s, not %q", formatList(textOrJSON), c.String("format"))
 		},
 	}
 }

@@ -126,8 +126,7 @@ func showOf(c *cli.Command, set *settings) (*shown, error) {
 
 // loadBaseline reads the fingerprints of an earlier JSON report (check --format
 // json), counting each: a fingerprint seen twice there absorbs two findings. The
-// report is read as a stream of tokens, a finding at a time: what it keeps is
-// the fingerprints, whatever the size of the report.
+// report is read a session at a time: what it keeps is the fingerprints.
 func loadBaseline(path string) (map[string]int, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -157,9 +156,9 @@ type noFingerprint struct{ rule string }
 
 func (e *noFingerprint) Error() string { return "a finding without a fingerprint" }
 
-// readBaseline walks a JSON report's tokens: the version member, and the rule
-// and fingerprint of each finding of each session; everything else is skipped
-// token by token.
+// readBaseline reads a JSON report's version member and the rule and
+// fingerprint of each finding, a session at a time: it holds one session's
+// findings, never the report whole.
 func readBaseline(dec *json.Decoder) (counts map[string]int, versioned bool, err error) {
 	counts = map[string]int{}
 	if err := expectDelim(dec, '{'); err != nil {
@@ -178,31 +177,31 @@ func readBaseline(dec *json.Decoder) (counts map[string]int, versioned bool, err
 			}
 			versioned = true
 		case "sessions":
-			if err := eachElement(dec, func() error {
-				return eachMember(dec, func(member string) error {
-					if member != "findings" {
-						return skipValue(dec)
+			if err := expectDelim(dec, '['); err != nil {
+				return nil, false, err
+			}
+			for dec.More() {
+				var s struct {
+					Findings []struct {
+						Rule        string `json:"rule"`
+						Fingerprint string `json:"fingerprint"`
+					} `json:"findings"`
+				}
+				if err := dec.Decode(&s); err != nil {
+					return nil, false, err
+				}
+				for _, f := range s.Findings {
+					if f.Fingerprint == "" {
+						return nil, false, &noFingerprint{rule: f.Rule}
 					}
-					return eachElement(dec, func() error {
-						var f struct {
-							Rule        string `json:"rule"`
-							Fingerprint string `json:"fingerprint"`
-						}
-						if err := dec.Decode(&f); err != nil {
-							return err
-						}
-						if f.Fingerprint == "" {
-							return &noFingerprint{rule: f.Rule}
-						}
-						counts[f.Fingerprint]++
-						return nil
-					})
-				})
-			}); err != nil {
+					counts[f.Fingerprint]++
+				}
+			}
+			if err := expectDelim(dec, ']'); err != nil {
 				return nil, false, err
 			}
 		default:
-			if err := skipValue(dec); err != nil {
+			if err := dec.Decode(new(json.RawMessage)); err != nil { // the tool, the inputs, the configuration: small
 				return nil, false, err
 			}
 		}
@@ -220,59 +219,6 @@ func expectDelim(dec *json.Decoder, want json.Delim) error {
 		return fmt.Errorf("%v where %v was expected", t, want)
 	}
 	return nil
-}
-
-// eachElement calls each for every element of the array that comes next.
-func eachElement(dec *json.Decoder, each func() error) error {
-	if err := expectDelim(dec, '['); err != nil {
-		return err
-	}
-	for dec.More() {
-		if err := each(); err != nil {
-			return err
-		}
-	}
-	return expectDelim(dec, ']')
-}
-
-// eachMember calls each with every member name of the object that comes next
-// (each reads or skips the member's value).
-func eachMember(dec *json.Decoder, each func(string) error) error {
-	if err := expectDelim(dec, '{'); err != nil {
-		return err
-	}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		name, _ := t.(string)
-		if err := each(name); err != nil {
-			return err
-		}
-	}
-	return expectDelim(dec, '}')
-}
-
-// skipValue reads the value that comes next, token by token (a large one is
-// never held whole).
-func skipValue(dec *json.Decoder) error {
-	depth := 0
-	for {
-		t, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		switch t {
-		case json.Delim('{'), json.Delim('['):
-			depth++
-		case json.Delim('}'), json.Delim(']'):
-			depth--
-		}
-		if depth == 0 {
-			return nil
-		}
-	}
 }
 
 // suppression is the first entry of the configuration's suppress list that

@@ -89,16 +89,8 @@ func (c *protocolHeaderChecker) bodyless(p *rule.Pass, h *frame.HTTP, s *session
 	if len(c.judged) > maxPendingExchanges {
 		clear(c.judged)
 	}
-	rev := s.Legacy.Revision
-	where := fmt.Sprintf("%s %s (%s)", h.Method, h.Path, h.Where())
-	settled := fmt.Sprintf("the session negotiated %s (initialize result, line %d)", rev, s.Legacy.ResultLine)
-	switch {
-	case h.ProtocolVersion == "" && rev.Before(spec.FeatureProtocolHeader.Since):
-	case h.ProtocolVersion == "":
-		p.Report(at, rule.Sprintf("%s has no MCP-Protocol-Version header, but %s: from 2025-06-18 every request after initialize, the GET of the event stream and the DELETE of the session too, must carry MCP-Protocol-Version: %s, and a server that sees none assumes 2025-03-26", where, settled, rev))
-	case h.ProtocolVersion != string(rev):
-		p.Report(at, rule.Sprintf("%s has MCP-Protocol-Version: %s, but %s: the server judges the request by the header (or rejects it with 400)", where, rule.As(rule.ValueVersion, h.ProtocolVersion), settled))
-	}
+	judgeLegacyHeader(p, at, fmt.Sprintf("%s %s (%s)", h.Method, h.Path, h.Where()), h.ProtocolVersion, s.Legacy,
+		"every request after initialize, the GET of the event stream and the DELETE of the session too,")
 }
 
 func checkProtocolHeaders(p *rule.Pass, m *session.Message) {
@@ -118,20 +110,26 @@ func checkProtocolHeaders(p *rule.Pass, m *session.Message) {
 		p.CannotJudge(reasonNoInitialize)
 		return
 	}
-	rev := c.Revision
-	if rev == "" {
+	if c.Revision == "" {
 		p.CannotJudge(reasonRevisionUnsettled)
 		return
 	}
-	where := fmt.Sprintf("%s %s (%s) carrying %s", h.Method, h.Path, h.Where(), rule.Describe(m))
+	judgeLegacyHeader(p, rule.At(m), fmt.Sprintf("%s %s (%s) carrying %s", h.Method, h.Path, h.Where(), rule.Describe(m)), h.ProtocolVersion, c, "every request after initialize")
+}
+
+// judgeLegacyHeader judges the MCP-Protocol-Version of a request (where names
+// it) against the revision the initialize result c settled; owed names which
+// requests owe the header, for the message.
+func judgeLegacyHeader(p *rule.Pass, at rule.Anchor, where, header string, c *session.Contract, owed string) {
+	rev := c.Revision
 	settled := fmt.Sprintf("the session negotiated %s (initialize result, line %d)", rev, c.ResultLine)
 	switch {
-	case h.ProtocolVersion == "" && rev.Before(spec.FeatureProtocolHeader.Since):
-		return // the header did not exist yet
-	case h.ProtocolVersion == "":
-		p.Report(rule.At(m), rule.Sprintf("%s has no MCP-Protocol-Version header, but %s: from 2025-06-18 every request after initialize must carry MCP-Protocol-Version: %s, and a server that sees none assumes 2025-03-26", where, settled, rev))
-	case h.ProtocolVersion != string(rev):
-		p.Report(rule.At(m), rule.Sprintf("%s has MCP-Protocol-Version: %s, but %s: the server judges the request by the header (or rejects it with 400)", where, h.ProtocolVersion, settled))
+	case header == "" && rev.Before(spec.FeatureProtocolHeader.Since):
+		// the header did not exist yet
+	case header == "":
+		p.Report(at, rule.Sprintf("%s has no MCP-Protocol-Version header, but %s: from 2025-06-18 %s must carry MCP-Protocol-Version: %s, and a server that sees none assumes 2025-03-26", where, settled, owed, rev))
+	case header != string(rev):
+		p.Report(at, rule.Sprintf("%s has MCP-Protocol-Version: %s, but %s: the server judges the request by the header (or rejects it with 400)", where, rule.As(rule.ValueVersion, header), settled))
 	}
 }
 
