@@ -162,6 +162,11 @@ type HTTP struct {
 	ProtocolVersion string // MCP-Protocol-Version request header
 	McpMethod       string // Mcp-Method request header (2026-07-28)
 	McpName         string // Mcp-Name request header (2026-07-28), as sent
+
+	// Endpoint is set on the exchanges of a session of the 2024-11-05 HTTP+SSE
+	// transport: the URI (path and query) its stream's endpoint event named, which
+	// the client POSTs its messages to. "" on Streamable HTTP.
+	Endpoint string
 }
 
 // Where names the exchange for a finding: "entry 4" in a HAR, "exchange 4" in a

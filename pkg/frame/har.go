@@ -47,6 +47,14 @@ type harDecoder struct {
 	lastTime    time.Time // startedDateTime of the last entry read that had one
 	handedOut   time.Time // sort time of the last entry handed out
 	ended       error     // the entries ended (io.EOF) or broke off: drain the window, then this
+
+	// endpoints maps the POST endpoints HTTP+SSE streams named (path and query) to
+	// their session key; streams holds those streams' messages not yet placed;
+	// clock is the start of the last entry handed out (see har_sse.go).
+	endpoints     map[string]string
+	endpointOrder []string
+	streams       []*sseStream
+	clock         time.Time
 }
 
 // Bounds of the reordering window: entries, and the bytes of their bodies.
@@ -232,6 +240,9 @@ func (d *harDecoder) next(r *Reader) error {
 		heap.Push(&d.window, p)
 	}
 	if len(d.window) == 0 {
+		if d.releaseAll(r) {
+			return nil
+		}
 		return d.ended
 	}
 	p := heap.Pop(&d.window).(*harPending)
@@ -264,6 +275,7 @@ func (d *harDecoder) entry(r *Reader, index int, lines harLines, e *harEntry) {
 		path = u.Path
 	}
 	started, _ := time.Parse(time.RFC3339Nano, e.StartedDateTime)
+	d.beforeEntry(started)
 	var answered time.Time
 	if !started.IsZero() && e.Time > 0 {
 		answered = started.Add(time.Duration(e.Time * float64(time.Millisecond)))
@@ -290,8 +302,28 @@ func (d *harDecoder) entry(r *Reader, index int, lines harLines, e *harEntry) {
 		McpMethod:       header(req.Headers, "Mcp-Method"),
 		McpName:         header(req.Headers, "Mcp-Name"),
 	}
+	// The HTTP+SSE transport: a GET stream that names its POST endpoint opens a
+	// session; a POST to a named endpoint belongs to it.
+	var stream *sseStream
+	if sse && strings.EqualFold(req.Method, "GET") {
+		sseEvents(respBody, func(event, data string) {
+			if event == "endpoint" && stream == nil {
+				if uri, key, ok := sseEndpoint(req.URL, data); ok {
+					exchange.Endpoint = uri
+					stream = &sseStream{key: key, started: started}
+					d.rememberEndpoint(uri, key)
+				}
+			}
+		})
+	}
+	endpointKey := ""
+	if stream != nil {
+		endpointKey = stream.key
+	} else if k, ok := d.endpoints[requestURI(req.URL)]; ok && session == "" {
+		exchange.Endpoint, endpointKey = requestURI(req.URL), k
+	}
 	mcp := session != "" || exchange.ProtocolVersion != "" || exchange.McpMethod != "" || sse ||
-		isJSONRPCBody(reqBody) || isJSONRPCBody(respBody)
+		endpointKey != "" || isJSONRPCBody(reqBody) || isJSONRPCBody(respBody)
 	if !mcp {
 		r.queueContext(lines.entry, index, fmt.Sprintf("HTTP %s %s %d %s (no MCP message)", req.Method, path, resp.Status, resp.StatusText))
 		return
@@ -299,6 +331,9 @@ func (d *harDecoder) entry(r *Reader, index int, lines harLines, e *harEntry) {
 	key := session
 	if key == "" {
 		key = header(resp.Headers, "Mcp-Session-Id")
+	}
+	if endpointKey != "" {
+		key = endpointKey
 	}
 	if d.synthetic {
 		exchange = nil
@@ -310,7 +345,9 @@ func (d *harDecoder) entry(r *Reader, index int, lines harLines, e *harEntry) {
 		f.view = r.newView()
 		f.Time, f.Dir = started, spec.C2S
 		bodyFrame(&f, []byte(reqBody), "request body")
+		d.beforeClient(r, key, &f)
 		r.queueFrame(f)
+		d.afterClient(r, key, &f)
 		n++
 	}
 	var inResponse *HTTP
@@ -329,7 +366,26 @@ func (d *harDecoder) entry(r *Reader, index int, lines harLines, e *harEntry) {
 		r.queueFrame(f)
 		n++
 	}
+	held := 0
 	switch {
+	case stream != nil:
+		// An HTTP+SSE session's stream: its messages wait for their place.
+		sseEvents(respBody, func(event, data string) {
+			if event == "endpoint" {
+				return // the URI to POST messages to, not a message
+			}
+			f := base
+			f.view = r.newView()
+			f.HTTP = inResponse
+			f.Line = lines.response
+			f.Dir = spec.S2C
+			bodyFrame(&f, []byte(data), "SSE event data")
+			stream.held = append(stream.held, f)
+			stream.bytes += len(f.Raw)
+			held++
+		})
+		d.hold(stream)
+		d.settle(r, stream)
 	case sse:
 		sseEvents(respBody, func(event, data string) {
 			if event == "endpoint" {
@@ -342,7 +398,7 @@ func (d *harDecoder) entry(r *Reader, index int, lines harLines, e *harEntry) {
 	case strings.TrimSpace(respBody) != "" && (strings.Contains(strings.ToLower(respType), "json") || looksLikeJSON([]byte(strings.TrimSpace(respBody)))):
 		respond([]byte(respBody), "response body")
 	}
-	if n == 0 {
+	if n == 0 && held == 0 {
 		what := "no MCP message"
 		if sse {
 			what = "an event stream with no messages"

@@ -78,7 +78,7 @@ func (h *harRecorder) wrap(next http.Handler) http.Handler {
 			request["postData"] = map[string]any{"mimeType": "application/json", "text": string(body)}
 		}
 		entry := map[string]any{
-			"startedDateTime": started.Format(time.RFC3339Nano), "time": 1.0, "request": request,
+			"startedDateTime": started.Format(time.RFC3339Nano), "time": float64(time.Since(started).Microseconds()) / 1000, "request": request,
 			"response": map[string]any{"status": kw.status, "statusText": http.StatusText(kw.status), "headers": harHeaders(w.Header()),
 				"content": map[string]any{"mimeType": w.Header().Get("Content-Type"), "text": kw.body.String()}},
 		}

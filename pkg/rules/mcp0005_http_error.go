@@ -171,13 +171,14 @@ func (c *httpErrorChecker) judge(p *rule.Pass, h *frame.HTTP, side exchangeSide)
 	if h.Exchange > 0 {
 		c.markJudged(h.Exchange)
 	}
-	answers, known := spec.HTTPAnswersFor(side.anchor.Revision, h.Method)
+	transport := spec.HTTPTransport(side.anchor.Revision, h.Endpoint != "")
+	answers, known := transport.Answers(h.Method)
 	switch {
 	case !known && h.Method != "":
 		return // not a method the transport uses: not MCP traffic
 	case spec.WellKnownPath(h.Path):
 		return // authorization discovery (404: no authorization), not the MCP endpoint
-	case side.what == "" && h.SessionID == "" && spec.MissingSessionRefusal(side.anchor.Revision, h.Status):
+	case side.what == "" && h.SessionID == "" && transport.MissingSessionRefusal(h.Status):
 		// A GET (or DELETE) without Mcp-Session-Id, answered as a server that
 		// requires sessions answers one (mcp-remote's probe GET before it
 		// initializes): there was no session to open a stream for, and nothing

@@ -27,8 +27,9 @@ var ProtocolHeaderMismatch = &rule.Rule{
 			"session: \"all subsequent requests\"), compared with the revision the initialize result settled. In a 2026-07-28 session, also Mcp-Method (every " +
 			"request and notification) and Mcp-Name (tools/call: params.name, resources/read: params.uri, prompts/get: params.name), and " +
 			"MCP-Protocol-Version against the message's own _meta io.modelcontextprotocol/protocolVersion (2026-07-28 has no GET stream " +
-			"and no DELETE). A GET or DELETE before the initialize result, or on a stream with no session open, is not judged. Captures " +
-			"of other transports have no headers and are never judged.",
+			"and no DELETE). A GET or DELETE before the initialize result, or on a stream with no session open, is not judged. The " +
+			"headers belong to Streamable HTTP: a session of the 2024-11-05 HTTP+SSE transport (its exchanges go to the endpoint its " +
+			"event stream named), whatever revision it negotiated, and captures of other transports are never judged.",
 		Why: "The header is how an HTTP server knows which revision governs a request before it parses the body: a server that sees no " +
 			"MCP-Protocol-Version assumes 2025-03-26, so a 2025-06-18 or 2025-11-25 client without it is judged by older rules (no " +
 			"structured tool output, no elicitation), and a header that names another revision than the one negotiated makes the server " +
@@ -60,6 +61,9 @@ type protocolHeaderChecker struct {
 }
 
 func (c *protocolHeaderChecker) Message(p *rule.Pass, m *session.Message) {
+	if m.HTTP != nil && m.HTTP.Endpoint != "" {
+		return // HTTP+SSE: the headers are Streamable HTTP's
+	}
 	if h := m.HTTP; h != nil && h.InResponse && (h.Method == "GET" || h.Method == "DELETE") {
 		c.bodyless(p, h, m.Session, rule.At(m))
 		return
@@ -68,7 +72,7 @@ func (c *protocolHeaderChecker) Message(p *rule.Pass, m *session.Message) {
 }
 
 func (c *protocolHeaderChecker) Exchange(p *rule.Pass, e *session.Exchange) {
-	if e.Method == "GET" || e.Method == "DELETE" {
+	if (e.Method == "GET" || e.Method == "DELETE") && e.Endpoint == "" {
 		c.bodyless(p, e.HTTP, e.Session, rule.AtExchange(e))
 	}
 }

@@ -105,16 +105,57 @@ var statelessHTTP = []HTTPAnswers{
 	},
 }
 
-// HTTPAnswersFor returns what rev's HTTP transport allows as answers to method (GET,
-// POST, DELETE; case-insensitive). An unknown revision ("": no handshake seen) gets
-// the Streamable HTTP facts of 2025-03-26 to 2025-11-25, the transport most
-// captures hold. ok is false for a method the transport does not use.
-func HTTPAnswersFor(rev Revision, method string) (HTTPAnswers, bool) {
-	table := streamableHTTP
+// Transport is an HTTP transport of MCP. The revision a session negotiates does not
+// choose it: a client and server that negotiate 2024-11-05 may talk Streamable HTTP
+// (the initialize POSTed to the MCP endpoint and answered there), and a server kept
+// for old clients may serve HTTP+SSE to a session of 2025-03-26. Which one a session
+// used is read from its exchanges (see HTTPTransport).
+type Transport uint8
+
+const (
+	// TransportStreamableHTTP: one MCP endpoint, POST for every client message, an
+	// optional GET stream and sessions (2025-03-26 to 2025-11-25).
+	TransportStreamableHTTP Transport = iota
+	// TransportHTTPSSE: 2024-11-05's HTTP+SSE, a GET stream whose endpoint event
+	// names where to POST; every server message travels on the stream.
+	TransportHTTPSSE
+	// TransportStatelessHTTP: 2026-07-28's Streamable HTTP, without sessions or the
+	// standalone GET stream.
+	TransportStatelessHTTP
+)
+
+func (t Transport) String() string {
+	switch t {
+	case TransportHTTPSSE:
+		return "HTTP+SSE (2024-11-05)"
+	case TransportStatelessHTTP:
+		return "Streamable HTTP (2026-07-28, stateless)"
+	}
+	return "Streamable HTTP"
+}
+
+// HTTPTransport is the transport of a session whose revision is rev ("": no
+// handshake seen) and whose exchanges did (endpoint) or did not go to the POST
+// endpoint an HTTP+SSE stream named: HTTP+SSE when they did, whatever the
+// revision; else the Streamable HTTP of the revision's era.
+func HTTPTransport(rev Revision, endpoint bool) Transport {
 	switch {
-	case rev.Has(FeatureHTTPSSE):
-		table = httpSSE
+	case endpoint:
+		return TransportHTTPSSE
 	case rev.Modern():
+		return TransportStatelessHTTP
+	}
+	return TransportStreamableHTTP
+}
+
+// Answers returns what the transport allows as answers to method (GET, POST,
+// DELETE; case-insensitive). ok is false for a method the transport does not use.
+func (t Transport) Answers(method string) (HTTPAnswers, bool) {
+	table := streamableHTTP
+	switch t {
+	case TransportHTTPSSE:
+		table = httpSSE
+	case TransportStatelessHTTP:
 		table = statelessHTTP
 	}
 	for _, a := range table {
@@ -138,7 +179,7 @@ func WellKnownPath(path string) bool {
 // a request without Mcp-Session-Id to a server that requires sessions: "Servers that
 // require a session ID SHOULD respond to requests without an Mcp-Session-Id header
 // (other than initialization) with HTTP 400 Bad Request" (basic/transports#session-
-// management, 2025-03-26 to 2025-11-25). rev "" (no handshake seen) counts as those.
-func MissingSessionRefusal(rev Revision, status int) bool {
-	return status == http.StatusBadRequest && !rev.Has(FeatureHTTPSSE) && !rev.Modern()
+// management, 2025-03-26 to 2025-11-25): only that transport has such sessions.
+func (t Transport) MissingSessionRefusal(status int) bool {
+	return status == http.StatusBadRequest && t == TransportStreamableHTTP
 }

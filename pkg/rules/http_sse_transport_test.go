@@ -1,0 +1,217 @@
+package rules_test
+
+import (
+	"context"
+	"flag"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
+)
+
+var writeSSEFixture = flag.String("write-sse-fixture", "", "also write the HAR TestHTTPSSETransportJudged records to this file")
+
+type samplePrompt struct {
+	Prompt string `json:"prompt" jsonschema:"what to ask the client's model"`
+}
+
+// TestHTTPSSETransportJudged records a Go SDK client and server talking the
+// 2024-11-05 HTTP+SSE transport (a GET /sse stream whose endpoint event names the
+// POST endpoint; every server message on the stream) as a HAR. The server's tool
+// asks the client for sampling, which the client never declared. The stream's
+// entry starts before the initialize POST and holds every server message, so the
+// decoder must place each message after the exchange it follows: the session has
+// a contract, and MCP2002 judges the sampling request at the stream's entry. The
+// MCP-Protocol-Version header is Streamable HTTP's: its absence here is no finding.
+func TestHTTPSSETransportJudged(t *testing.T) {
+	har := &harRecorder{}
+	server := mcp.NewServer(&mcp.Implementation{Name: "sse-server", Version: "0.1.0"}, nil)
+	mcp.AddTool(server, &mcp.Tool{Name: "ask-llm", Description: "Ask the client's model via sampling/createMessage"},
+		func(ctx context.Context, req *mcp.CallToolRequest, in samplePrompt) (*mcp.CallToolResult, any, error) {
+			_, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{
+				MaxTokens: 16,
+				Messages:  []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: in.Prompt}}},
+			})
+			if err != nil {
+				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "sampling failed: " + err.Error()}}}, nil, nil
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "sampled"}}}, nil, nil
+		})
+	upstream := httptest.NewServer(har.wrap(mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return server }, nil)))
+	defer upstream.Close()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "sse-client", Version: "0.1.0"}, nil)
+	cs, err := client.Connect(ctx, &mcp.SSEClientTransport{Endpoint: upstream.URL + "/sse"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.ListTools(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask-llm", Arguments: map[string]any{"prompt": "hello"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError {
+		t.Fatalf("the sampling request succeeded on a client without sampling")
+	}
+	cs.Close()
+	waitForEntries(t, har)
+	upstream.Close()
+
+	path := filepath.Join(t.TempDir(), "sse.har")
+	har.write(t, path)
+	if *writeSSEFixture != "" {
+		har.write(t, *writeSSEFixture)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	run, err := driver.Run(path, f, rules.All(), driver.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The Go SDK client probes with server/discover first (a session of its own),
+	// and falls back to initialize: the server's discover result does not offer
+	// 2026-07-28, which HTTP+SSE cannot carry.
+	var legacy int
+	var loud, all []rule.Finding
+	for _, s := range run.Sessions {
+		if s.Session.Legacy != nil {
+			legacy++
+		}
+		for _, fd := range s.Findings {
+			all = append(all, fd)
+			if fd.Severity >= rule.SeverityWarning {
+				loud = append(loud, fd)
+			}
+		}
+	}
+	if legacy != 1 {
+		t.Fatalf("%d sessions with a contract, want 1: the handshake on the stream was not placed after the initialize POST", legacy)
+	}
+	want := regexp.MustCompile(`^server sent sampling/createMessage .*client`)
+	if len(loud) != 1 || loud[0].Rule != "MCP2002" || loud[0].Entry != 1 || !want.MatchString(loud[0].Message) {
+		t.Fatalf("findings at warning or above: %+v\nwant one MCP2002 at entry 1 (the stream) matching %s", loud, want)
+	}
+	for _, fd := range all {
+		if fd.Rule == "MCP0004" || fd.Rule == "MCP1006" || fd.Rule == "MCP3002" {
+			t.Errorf("the stream's messages are out of place: %s %s", fd.Rule, fd.Message)
+		}
+	}
+}
+
+// waitForEntries waits until every exchange the recorder started has finished (the
+// GET stream ends a moment after the client closes).
+func waitForEntries(t *testing.T, h *harRecorder) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		h.mu.Lock()
+		done := true
+		for _, e := range h.entries {
+			done = done && e != nil
+		}
+		h.mu.Unlock()
+		if done {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("an exchange never finished")
+}
+
+var writeStreamable2024Fixture = flag.String("write-streamable-2024-fixture", "", "also write the HAR TestStreamableHTTPOf20241105 records to this file")
+
+// TestStreamableHTTPOf20241105 records a Go SDK client that pins 2024-11-05 over
+// Streamable HTTP (the initialize POSTed to /mcp and answered there: no endpoint
+// event) to a server that offers no GET stream and answers the GET 405, as
+// Streamable HTTP allows. The revision and the transport are chosen separately:
+// the session is judged by Streamable HTTP's rules, so the 405 is no finding.
+func TestStreamableHTTPOf20241105(t *testing.T) {
+	har := &harRecorder{}
+	server := mcp.NewServer(&mcp.Implementation{Name: "streamable-server", Version: "0.1.0"}, nil)
+	mcp.AddTool(server, &mcp.Tool{Name: "ask-llm", Description: "Ask the client's model"},
+		func(context.Context, *mcp.CallToolRequest, samplePrompt) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
+		})
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+	noStream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			w.Header().Set("Allow", "POST, DELETE")
+			http.Error(w, "Method Not Allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		sdk.ServeHTTP(w, r)
+	})
+	upstream := httptest.NewServer(har.wrap(noStream))
+	defer upstream.Close()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "streamable-client", Version: "0.1.0"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: upstream.URL + "/mcp", MaxRetries: -1},
+		&mcp.ClientSessionOptions{ProtocolVersion: "2024-11-05"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask-llm", Arguments: map[string]any{"prompt": "hello"}}); err != nil {
+		t.Fatal(err)
+	}
+	get, _ := http.NewRequestWithContext(ctx, http.MethodGet, upstream.URL+"/mcp", nil)
+	get.Header.Set("Accept", "text/event-stream")
+	get.Header.Set("Mcp-Session-Id", cs.ID())
+	resp, err := http.DefaultClient.Do(get)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Fatalf("GET answered %d, want 405", resp.StatusCode)
+	}
+	cs.Close()
+	waitForEntries(t, har)
+	upstream.Close()
+
+	path := filepath.Join(t.TempDir(), "streamable-2024.har")
+	har.write(t, path)
+	if *writeStreamable2024Fixture != "" {
+		har.write(t, *writeStreamable2024Fixture)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	run, err := driver.Run(path, f, rules.All(), driver.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	negotiated := false
+	for _, s := range run.Sessions {
+		if s.Session.Legacy != nil && s.Session.Legacy.Revision == "2024-11-05" {
+			negotiated = true
+		}
+		for _, fd := range s.Findings {
+			if fd.Severity >= rule.SeverityWarning {
+				t.Errorf("%s entry %d: %s", fd.Rule, fd.Entry, fd.Message)
+			}
+		}
+	}
+	if !negotiated {
+		t.Fatal("no session negotiated 2024-11-05")
+	}
+}
