@@ -80,6 +80,7 @@ func (d *envelopeDecoder) httpExchange(v gjson.Result) *HTTP {
 			ProtocolVersion: header("MCP-Protocol-Version"),
 			McpMethod:       header("Mcp-Method"),
 			McpName:         header("Mcp-Name"),
+			Endpoint:        strings.Clone(v.Get("endpoint").Str),
 		}
 		d.remember(h)
 		c := *h
@@ -100,6 +101,12 @@ func (d *envelopeDecoder) httpExchange(v gjson.Result) *HTTP {
 		h.ContentType = mediaType(t)
 	}
 	h.Status, h.StatusText, h.InResponse = status, http.StatusText(status), true
+	if e := v.Get("endpoint").Str; e != "" {
+		h.Endpoint = strings.Clone(e)
+		if req := d.exchanges[n]; req != nil {
+			req.Endpoint = h.Endpoint // the stream's later records name it no more
+		}
+	}
 	return &h
 }
 

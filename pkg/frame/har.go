@@ -308,7 +308,7 @@ func (d *harDecoder) entry(r *Reader, index int, lines harLines, e *harEntry) {
 	if sse && strings.EqualFold(req.Method, "GET") {
 		sseEvents(respBody, func(event, data string) {
 			if event == "endpoint" && stream == nil {
-				if uri, key, ok := sseEndpoint(req.URL, data); ok {
+				if uri, key, ok := spec.SSEEndpoint(req.URL, data); ok {
 					exchange.Endpoint = uri
 					stream = &sseStream{key: key, started: started}
 					d.rememberEndpoint(uri, key)

@@ -2,7 +2,6 @@ package frame
 
 import (
 	"net/url"
-	"strings"
 	"time"
 )
 
@@ -56,27 +55,6 @@ const (
 	maxHeldBytes      = 32 << 20
 	maxKnownEndpoints = 1024
 )
-
-// sseEndpoint resolves the data of an endpoint event against the URL of the GET
-// that received it, and returns the URI POSTs to it carry (path and query) and the
-// session key it stands for. ok is false when the data is no URI.
-func sseEndpoint(getURL, data string) (uri, key string, ok bool) {
-	base, err := url.Parse(getURL)
-	if err != nil {
-		return "", "", false
-	}
-	u, err := base.Parse(strings.TrimSpace(data))
-	if err != nil {
-		return "", "", false
-	}
-	uri = u.RequestURI()
-	for name, values := range u.Query() {
-		if strings.EqualFold(name, "sessionId") && len(values) > 0 && values[0] != "" {
-			return uri, values[0], true
-		}
-	}
-	return uri, uri, true
-}
 
 // requestURI is the path and query of a request URL (the URL itself when it does
 // not parse).

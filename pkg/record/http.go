@@ -44,6 +44,44 @@ type HTTPProxy struct {
 	// exchange in flight: a body that finds no room crosses unrecorded, and the
 	// recording says so.
 	held budget
+	// endpoints maps the POST endpoints HTTP+SSE streams named (path and query,
+	// as the client sends them) to their session key: a POST to one carries no
+	// Mcp-Session-Id, and belongs to the stream's session.
+	endpoints sseEndpoints
+}
+
+// sseEndpoints is the set of HTTP+SSE endpoints a proxy saw named, bounded, safe
+// for concurrent use.
+type sseEndpoints struct {
+	mu    sync.Mutex
+	keys  map[string]string
+	order []string
+}
+
+// maxEndpoints bounds the endpoints a proxy remembers (one a session).
+const maxEndpoints = 4096
+
+func (e *sseEndpoints) add(uri, key string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.keys == nil {
+		e.keys = map[string]string{}
+	}
+	if _, ok := e.keys[uri]; !ok {
+		e.order = append(e.order, uri)
+	}
+	e.keys[uri] = key
+	if len(e.order) > maxEndpoints {
+		delete(e.keys, e.order[0])
+		e.order = e.order[1:]
+	}
+}
+
+func (e *sseEndpoints) key(uri string) (string, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	k, ok := e.keys[uri]
+	return k, ok
 }
 
 // maxHeldBodies bounds the bytes of bodies the proxy holds at once (issue 29:
@@ -93,13 +131,16 @@ func NewHTTPProxy(upstream *url.URL, rec *Recording) *HTTPProxy {
 
 // exchange is one request in flight.
 type exchange struct {
-	n        int
-	method   string
-	url      string
-	session  string // the request's Mcp-Session-Id
-	headers  map[string]string
-	body     []byte
-	unrecord int // a body over MaxBody: its size so far, not recorded
+	n       int
+	method  string
+	url     string
+	session string // the request's Mcp-Session-Id, or its HTTP+SSE session's key
+	// rawURL is the request's path and query as sent (url is masked under
+	// --redact); endpoint is set on a POST to an HTTP+SSE endpoint.
+	rawURL, endpoint string
+	headers          map[string]string
+	body             []byte
+	unrecord         int // a body over MaxBody: its size so far, not recorded
 	// crowded says the body found no room under the proxy's bound: it crossed
 	// unrecorded.
 	crowded   bool
@@ -115,11 +156,16 @@ func (p *HTTPProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		n:       int(p.exchanges.Add(1)),
 		method:  r.Method,
 		url:     r.URL.RequestURI(),
+		rawURL:  r.URL.RequestURI(),
 		session: r.Header.Get("Mcp-Session-Id"),
 		headers: p.headers(r.Header),
 	}
+	if key, ok := p.endpoints.key(ex.url); ok && ex.session == "" {
+		ex.session, ex.endpoint = key, ex.url // a message of an HTTP+SSE session
+	}
 	if p.rec.redact {
 		ex.url = redact.MaskSecrets(ex.url)
+		ex.endpoint = redact.MaskSecrets(ex.endpoint)
 	}
 	if r.Body != nil && r.Body != http.NoBody {
 		// Room for the body under the proxy's bound: its length, or the most
@@ -184,7 +230,7 @@ type readCloser struct {
 
 // request is the request side of an exchange, for a record.
 func (p *HTTPProxy) request(ex *exchange) *Exchange {
-	return &Exchange{N: ex.n, Method: ex.method, URL: ex.url, Headers: ex.headers}
+	return &Exchange{N: ex.n, Method: ex.method, URL: ex.url, Headers: ex.headers, Endpoint: ex.endpoint}
 }
 
 // recordRequest records the client's side of an exchange, once.
@@ -217,11 +263,15 @@ func (p *HTTPProxy) response(resp *http.Response) error {
 		session = resp.Header.Get("Mcp-Session-Id")
 	}
 	p.recordRequest(ex, session)
-	meta := &Exchange{N: ex.n, Status: resp.StatusCode, Headers: p.headers(resp.Header)}
+	meta := &Exchange{N: ex.n, Status: resp.StatusCode, Headers: p.headers(resp.Header), Endpoint: ex.endpoint}
 	media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch {
 	case media == "text/event-stream":
-		resp.Body = &sseBody{body: resp.Body, rec: p.rec, session: session, meta: meta, split: lines{max: MaxBody}, held: &p.held}
+		b := &sseBody{body: resp.Body, rec: p.rec, session: session, meta: meta, split: lines{max: MaxBody}, held: &p.held}
+		if ex.method == http.MethodGet && ex.session == "" {
+			b.opens = &opening{streamURL: ex.rawURL, endpoints: &p.endpoints}
+		}
+		resp.Body = b
 	default:
 		resp.Body = &wholeBody{body: resp.Body, rec: p.rec, session: session, meta: meta, json: media == "application/json", status: resp.Status, held: &p.held}
 	}
@@ -366,6 +416,15 @@ type sseBody struct {
 	held    *budget
 	taken   int
 	crowded bool
+	// opens is set on a GET stream without a session, which may be an HTTP+SSE
+	// stream: its endpoint event names the session.
+	opens *opening
+}
+
+// opening is what an event stream needs to open an HTTP+SSE session.
+type opening struct {
+	streamURL string
+	endpoints *sseEndpoints
 }
 
 func (b *sseBody) Read(p []byte) (int, error) {
@@ -448,6 +507,22 @@ func (b *sseBody) dispatch() {
 		b.rec.exchangeEvent(b.session, &Exchange{N: b.meta.N}, "an event of %d bytes of data crossed unrecorded: the recorder held %d MiB of other bodies", b.over, maxHeldBodies>>20)
 	case b.over > 0:
 		b.rec.exchangeEvent(b.session, &Exchange{N: b.meta.N}, "an event of %d bytes of data crossed unrecorded (over %d bytes)", b.over, MaxBody)
+	case b.hasData && b.event == "endpoint" && b.opens != nil && b.meta.Endpoint == "":
+		// HTTP+SSE: the URI the client POSTs its messages to, not a message. The
+		// stream and the POSTs to it are one session from here on.
+		if uri, key, ok := spec.SSEEndpoint(b.opens.streamURL, string(b.data)); ok {
+			b.opens.endpoints.add(uri, key)
+			b.session, b.meta.Endpoint = key, uri
+			if b.rec.redact {
+				b.meta.Endpoint = redact.MaskSecrets(uri)
+			}
+			meta := *b.meta
+			meta.Event = b.event
+			b.rec.exchangeEvent(b.session, &meta, "endpoint event: the client POSTs its messages to %s", meta.Endpoint)
+			b.meta.Headers = nil
+			break
+		}
+		fallthrough
 	case b.hasData && len(bytes.TrimSpace(b.data)) > 0:
 		meta := *b.meta
 		meta.Event, meta.EventID = b.event, b.id

@@ -139,6 +139,9 @@ type Exchange struct {
 	// travelled in an event stream.
 	Event   string `json:"sseEvent,omitempty"`
 	EventID string `json:"sseId,omitempty"`
+	// Endpoint is set on the exchanges of an HTTP+SSE session: the URI its
+	// stream's endpoint event named, which the client POSTs its messages to.
+	Endpoint string `json:"endpoint,omitempty"`
 }
 
 // Err is the first error writing the recording (nil when every record was written).

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
+	"github.com/mcpsleuth/mcpsleuth/pkg/record"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 )
@@ -48,11 +50,22 @@ func TestHTTPSSETransportJudged(t *testing.T) {
 		})
 	upstream := httptest.NewServer(har.wrap(mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return server }, nil)))
 	defer upstream.Close()
+	target, _ := url.Parse(upstream.URL)
+	dir := t.TempDir()
+	recPath := filepath.Join(dir, "rec.jsonl")
+	recFile, err := os.Create(recPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer recFile.Close()
+	rec := record.NewRecording(recFile, record.Options{})
+	proxy := httptest.NewServer(record.NewHTTPProxy(target, rec))
+	defer proxy.Close()
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "sse-client", Version: "0.1.0"}, nil)
-	cs, err := client.Connect(ctx, &mcp.SSEClientTransport{Endpoint: upstream.URL + "/sse"}, nil)
+	cs, err := client.Connect(ctx, &mcp.SSEClientTransport{Endpoint: proxy.URL + "/sse"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,13 +81,40 @@ func TestHTTPSSETransportJudged(t *testing.T) {
 	}
 	cs.Close()
 	waitForEntries(t, har)
+	proxy.Close()
 	upstream.Close()
+	rec.Close()
+	if err := rec.Err(); err != nil {
+		t.Fatal(err)
+	}
 
-	path := filepath.Join(t.TempDir(), "sse.har")
+	path := filepath.Join(dir, "sse.har")
 	har.write(t, path)
 	if *writeSSEFixture != "" {
 		har.write(t, *writeSSEFixture)
 	}
+	fromHAR := judgeSSESession(t, path)
+	if want := regexp.MustCompile(`^server sent sampling/createMessage .*client`); len(fromHAR) != 1 || fromHAR[0].Rule != "MCP2002" || fromHAR[0].Entry != 1 || !want.MatchString(fromHAR[0].Message) {
+		t.Fatalf("HAR: findings at warning or above: %+v\nwant one MCP2002 at entry 1 (the stream) matching %s", fromHAR, want)
+	}
+	// The recording of the same session, each event at the time it crossed: the
+	// same finding, at the line of the sampling request's record.
+	fromRecording := judgeSSESession(t, recPath)
+	line := recordLines(t, recPath)(`"dir":"s2c"`, `"method":"sampling/createMessage"`)
+	if len(fromRecording) != 1 || fromRecording[0].Rule != "MCP2002" || fromRecording[0].Line != line {
+		t.Fatalf("recording: findings at warning or above: %+v\nwant one MCP2002 at line %d", fromRecording, line)
+	}
+	lineRef := regexp.MustCompile(`line \d+`)
+	if a, b := lineRef.ReplaceAllString(fromHAR[0].Message, "line N"), lineRef.ReplaceAllString(fromRecording[0].Message, "line N"); a != b {
+		t.Errorf("the HAR and the recording disagree:\nHAR       %s\nrecording %s", a, b)
+	}
+}
+
+// judgeSSESession runs the catalogue over a capture of the Go SDK's HTTP+SSE
+// session and returns its findings at warning or above. The session must have a
+// contract, and no finding may say a message is out of place.
+func judgeSSESession(t *testing.T, path string) []rule.Finding {
+	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -101,17 +141,14 @@ func TestHTTPSSETransportJudged(t *testing.T) {
 		}
 	}
 	if legacy != 1 {
-		t.Fatalf("%d sessions with a contract, want 1: the handshake on the stream was not placed after the initialize POST", legacy)
-	}
-	want := regexp.MustCompile(`^server sent sampling/createMessage .*client`)
-	if len(loud) != 1 || loud[0].Rule != "MCP2002" || loud[0].Entry != 1 || !want.MatchString(loud[0].Message) {
-		t.Fatalf("findings at warning or above: %+v\nwant one MCP2002 at entry 1 (the stream) matching %s", loud, want)
+		t.Fatalf("%s: %d sessions with a contract, want 1: the handshake on the stream was not placed after the initialize POST", filepath.Base(path), legacy)
 	}
 	for _, fd := range all {
-		if fd.Rule == "MCP0004" || fd.Rule == "MCP1006" || fd.Rule == "MCP3002" {
-			t.Errorf("the stream's messages are out of place: %s %s", fd.Rule, fd.Message)
+		if fd.Rule == "MCP0004" || fd.Rule == "MCP1006" || fd.Rule == "MCP3002" || fd.Rule == "MCP0001" {
+			t.Errorf("%s: the stream's messages are out of place: %s %s", filepath.Base(path), fd.Rule, fd.Message)
 		}
 	}
+	return loud
 }
 
 // waitForEntries waits until every exchange the recorder started has finished (the

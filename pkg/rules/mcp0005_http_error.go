@@ -22,8 +22,10 @@ var HTTPError = &rule.Rule{
 	Hint:     "read the status: 404 with Mcp-Session-Id means the session is gone (send a new initialize without the header), 400 means the request or its headers were rejected, 401/403 authorization, 406 the Accept header; a GET or DELETE the server does not offer must get 405",
 	Doc: rule.Doc{
 		Sees: "The response status of every HTTP request at the MCP endpoint in an HTTP capture (a HAR, or a recording of mcpsleuth " +
-			"record --http, whose records carry each exchange's request and status), judged by what the transport of the session's " +
-			"revision allows its method: a POST carrying an MCP message (a request, notification, response or batch) may not get a " +
+			"record --http, whose records carry each exchange's request and status), judged by what the session's transport allows " +
+			"its method. The transport is read from the exchanges, not the revision: HTTP+SSE (2024-11-05) when they go to the " +
+			"endpoint the session's event stream named, whatever revision was negotiated, else the Streamable HTTP of the revision's era. " +
+			"On Streamable HTTP, a POST carrying an MCP message (a request, notification, response or batch) may not get a " +
 			"status of 400 or more (the message was not processed); the GET that opens the server's event stream may get only an " +
 			"event stream or 405 Method Not Allowed (from 2025-03-26: the server does not offer one); the DELETE that ends a session " +
 			"may get a success or 405 (the server does not let clients end sessions); 2026-07-28 has neither the GET stream nor sessions, " +

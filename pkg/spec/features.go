@@ -41,9 +41,6 @@ var (
 	// FeatureCodesTransport: -32020, -32021 and -32022 (header mismatch, missing
 	// required client capability, unsupported protocol version).
 	FeatureCodesTransport = Feature{Name: "errors -32020 to -32022", Since: Rev20260728}
-	// FeatureHTTPSSE: the HTTP+SSE transport (a GET event stream whose endpoint
-	// event names where to POST), replaced by Streamable HTTP.
-	FeatureHTTPSSE = Feature{Name: "the HTTP+SSE transport", Since: Rev20241105, Until: Rev20250326}
 	// FeatureProtocolHeader: every HTTP request after initialize carries
 	// MCP-Protocol-Version.
 	FeatureProtocolHeader = Feature{Name: "the MCP-Protocol-Version header", Since: Rev20250618}

@@ -27,7 +27,6 @@ func TestFeaturesByRevision(t *testing.T) {
 		{FeatureCodeResourceNotFound, []Revision{Rev20241105, Rev20250326, Rev20250618, Rev20251125}, nil},
 		{FeatureCodeURLElicitationRequired, []Revision{Rev20251125}, nil},
 		{FeatureCodesTransport, []Revision{Rev20260728, RevDraft}, nil},
-		{FeatureHTTPSSE, []Revision{Rev20241105}, map[Revision]string{Rev20250326: "removed in 2025-03-26"}},
 		{FeatureProtocolHeader, []Revision{Rev20250618, Rev20251125, Rev20260728, RevDraft}, nil},
 		{FeatureDefaultDialect2020, []Revision{Rev20251125, Rev20260728, RevDraft}, nil},
 	} {

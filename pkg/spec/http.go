@@ -2,6 +2,7 @@ package spec
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 )
 
@@ -182,4 +183,30 @@ func WellKnownPath(path string) bool {
 // management, 2025-03-26 to 2025-11-25): only that transport has such sessions.
 func (t Transport) MissingSessionRefusal(status int) bool {
 	return status == http.StatusBadRequest && t == TransportStreamableHTTP
+}
+
+// SSEEndpoint reads the data of an HTTP+SSE endpoint event, received on the stream
+// a GET of streamURL opened ("When a client connects, the server MUST send an
+// endpoint event containing a URI for the client to use for sending messages",
+// 2024-11-05 basic/transports#http-with-sse). It returns the URI the client's
+// POSTs carry (path and query, resolved against the stream's URL) and the key
+// that names the session: the URI's sessionId query parameter (any case: the
+// TypeScript SDK writes sessionId, the Go SDK sessionid), else the URI itself.
+// ok is false when the data is no URI.
+func SSEEndpoint(streamURL, data string) (uri, key string, ok bool) {
+	base, err := url.Parse(streamURL)
+	if err != nil {
+		return "", "", false
+	}
+	u, err := base.Parse(strings.TrimSpace(data))
+	if err != nil {
+		return "", "", false
+	}
+	uri = u.RequestURI()
+	for name, values := range u.Query() {
+		if strings.EqualFold(name, "sessionId") && len(values) > 0 && values[0] != "" {
+			return uri, values[0], true
+		}
+	}
+	return uri, uri, true
 }
