@@ -257,4 +257,29 @@ func TestGoldenExchange(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkGolden(t, "markdown-exchange", b.String())
+
+	// A finding that names the side at fault carries it as "party" in JSON and
+	// SARIF (MCP1011: the client sends the headers).
+	header, ok := rules.Lookup(rules.All(), "MCP1011")
+	if !ok {
+		t.Fatal("no MCP1011")
+	}
+	res, _ = analyseFile(t, "../../fixtures/rules/MCP1011-fires.har", []*rule.Rule{header}, trace.Options{})
+	rep = report.BuildWith("test", []*driver.InputResult{res}, report.Options{Rules: []*rule.Rule{header}})
+	for _, f := range []struct {
+		name  string
+		write func(*bytes.Buffer, *report.Report) error
+	}{
+		{"json-exchange", func(b *bytes.Buffer, r *report.Report) error { return report.WriteJSON(b, r) }},
+		{"sarif-exchange", func(b *bytes.Buffer, r *report.Report) error { return report.WriteSARIF(b, r) }},
+	} {
+		b.Reset()
+		if err := f.write(&b, rep); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), `"party": "client"`) {
+			t.Errorf("%s names no party:\n%s", f.name, b.String())
+		}
+		checkGolden(t, f.name, b.String())
+	}
 }

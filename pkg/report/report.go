@@ -156,7 +156,9 @@ type Finding struct {
 	Direction *string         `json:"direction"`
 	Method    *string         `json:"method"`
 	ID        json.RawMessage `json:"id"`
-	Related   []rule.Related  `json:"related"`
+	// Party is the side at fault ("client" or "server") when the rule names it.
+	Party   string         `json:"party,omitempty"`
+	Related []rule.Related `json:"related"`
 	// Fingerprint identifies the finding across runs (rule.Fingerprint): what
 	// --baseline and SARIF partialFingerprints match on.
 	Fingerprint string `json:"fingerprint"`
@@ -245,6 +247,9 @@ func buildFinding(f rule.Finding) Finding {
 	if f.Method != "" {
 		m := f.Method
 		out.Method = &m
+	}
+	if f.Party != 0 {
+		out.Party = f.Party.String()
 	}
 	if f.ID != "" && json.Valid([]byte(f.ID)) {
 		out.ID = json.RawMessage(f.ID)

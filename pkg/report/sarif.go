@@ -145,6 +145,8 @@ type sarifResultProperties struct {
 	Direction *string         `json:"direction,omitempty"`
 	Method    *string         `json:"method,omitempty"`
 	ID        json.RawMessage `json:"id,omitempty"`
+	// Party is the side at fault, when the rule names it.
+	Party string `json:"party,omitempty"`
 }
 
 type sarifLocation struct {
@@ -251,7 +253,7 @@ func WriteSARIFWith(w io.Writer, r *Report, opt SARIFOptions) error {
 				Message:   sarifText{Text: Safe(f.Message)},
 				Locations: []sarifLocation{{PhysicalLocation: sarifPhysicalLocation{ArtifactLocation: artifact(f.Input), Region: region(f.Line)}}},
 				Properties: sarifResultProperties{Session: s.Index, Entry: f.Entry, StreamKey: Safe(s.StreamKey), Client: Safe(peerLabel(s.Client)), Server: Safe(peerLabel(s.Server)),
-					Revision: Safe(s.ProtocolVersion.Negotiated), Time: f.Time, Direction: f.Direction, Method: safePtr(f.Method), ID: f.ID}}
+					Revision: Safe(s.ProtocolVersion.Negotiated), Time: f.Time, Direction: f.Direction, Method: safePtr(f.Method), ID: f.ID, Party: f.Party}}
 			if f.Fingerprint != "" {
 				res.PartialFingerprints = map[string]string{"mcpsleuth/v1": f.Fingerprint}
 			}

@@ -187,7 +187,7 @@ func (p *Pass) ReportSeverity(sev Severity, a Anchor, msg Message, related ...Re
 	p.result.Findings = append(p.result.Findings, Finding{
 		Rule: p.Rule.ID, Name: p.Rule.Name, Severity: sev, Message: msg.Text, Values: msg.Values,
 		Input: p.Session.Input, Line: a.Line, Entry: a.Entry, Seq: a.Seq, Time: a.Time, Dir: a.Dir, Method: strings.Clone(a.Method), ID: strings.Clone(a.ID),
-		Related: related, Hint: hint, Evidence: evidence, Truncated: truncated,
+		Related: related, Hint: hint, Party: msg.Party, Evidence: evidence, Truncated: truncated,
 	})
 	if p.onFinding != nil {
 		p.onFinding(p.Session, p.result.Findings[len(p.result.Findings)-1])

@@ -88,6 +88,8 @@ type Finding struct {
 	ID      string // raw JSON token, "" when the frame has none
 	Related []Related
 	Hint    string
+	// Party is the side at fault, when the rule names it (Message.Party).
+	Party spec.Side
 	// Evidence is a copy of the anchor frame (at most MaxEvidence bytes; Truncated
 	// says whether it was cut), for reports that show the offending frame.
 	Evidence  []byte

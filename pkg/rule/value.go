@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
 
 // ValueKind says what a captured value quoted in a message is. Rules say what a
@@ -82,11 +83,20 @@ type Message struct {
 	// Hint, when set, is this finding's "what to do" instead of the rule's: advice
 	// that names what this finding lacks.
 	Hint string
+	// Party is the side at fault, when the rule can tell (the zero Side: it
+	// cannot, or either may be): the HTTP session's findings name it.
+	Party spec.Side
 }
 
 // WithHint returns m with a finding's own "what to do".
 func (m Message) WithHint(hint string) Message {
 	m.Hint = hint
+	return m
+}
+
+// By returns m naming the side at fault.
+func (m Message) By(party spec.Side) Message {
+	m.Party = party
 	return m
 }
 

@@ -252,3 +252,31 @@ func TestStreamableHTTPOf20241105(t *testing.T) {
 		t.Fatal("no session negotiated 2024-11-05")
 	}
 }
+
+var writeMismatchFixture = flag.String("write-mismatch-fixture", "", "also write the HAR TestSSEClientAgainstStreamableServer records to this file")
+
+// TestSSEClientAgainstStreamableServer records the Go SDK's HTTP+SSE client
+// configured against a Go SDK Streamable HTTP server: its GET for the endpoint
+// event is refused, and the connection ends before any handshake.
+func TestSSEClientAgainstStreamableServer(t *testing.T) {
+	har := &harRecorder{}
+	server := mcp.NewServer(&mcp.Implementation{Name: "streamable-server", Version: "0.1.0"}, nil)
+	upstream := httptest.NewServer(har.wrap(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)))
+	defer upstream.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "sse-client", Version: "0.1.0"}, nil)
+	if cs, err := client.Connect(ctx, &mcp.SSEClientTransport{Endpoint: upstream.URL + "/mcp"}, nil); err == nil {
+		cs.Close()
+		t.Fatal("the SSE client connected to a Streamable HTTP server")
+	} else {
+		t.Logf("connect: %v", err)
+	}
+	waitForEntries(t, har)
+	upstream.Close()
+	path := filepath.Join(t.TempDir(), "mismatch.har")
+	har.write(t, path)
+	if *writeMismatchFixture != "" {
+		har.write(t, *writeMismatchFixture)
+	}
+}

@@ -202,13 +202,41 @@ func (c *httpErrorChecker) judge(p *rule.Pass, h *frame.HTTP, side exchangeSide)
 	if h.SessionID != "" {
 		sessionID = rule.Sprintf(" with Mcp-Session-Id %s", rule.As(rule.ValueCredential, h.SessionID))
 	}
+	party := refusalParty(h, side.what != "")
 	if side.what != "" {
-		p.Report(side.anchor, rule.Sprintf("HTTP %d %s for %s %s (%s) carrying %s%s: %s",
-			h.Status, text, h.Method, h.Path, h.Where(), side.what, sessionID, statusMeaning(h, side)))
+		p.Report(side.anchor, rule.Sprintf("HTTP %d %s for %s %s (%s) carrying %s%s: %s%s",
+			h.Status, text, h.Method, h.Path, h.Where(), side.what, sessionID, statusMeaning(h, side), atFault(party)).By(party))
 		return
 	}
-	p.Report(side.anchor, rule.Sprintf("HTTP %d %s for %s %s (%s)%s: %s",
-		h.Status, text, orUnrecorded(h.Method), h.Path, h.Where(), sessionID, refusalMeaning(h, side.anchor.Revision, answers, known)))
+	p.Report(side.anchor, rule.Sprintf("HTTP %d %s for %s %s (%s)%s: %s%s",
+		h.Status, text, orUnrecorded(h.Method), h.Path, h.Where(), sessionID, refusalMeaning(h, side.anchor.Revision, answers, known), atFault(party)).By(party))
+}
+
+// refusalParty is the side at fault for a refusal, where the status alone tells:
+// the server for a failure of its own (5xx); the client for what it sent (a
+// malformed message, credentials, the Accept or Content-Type header, a second
+// stream). A 400 for a GET or DELETE (a bad header, or a server that should have
+// answered 405), a 404 (the server may end a session at any time; or a wrong URL)
+// and a rate limit name no one.
+func refusalParty(h *frame.HTTP, carried bool) spec.Side {
+	switch {
+	case h.Status >= 500:
+		return spec.Server
+	case h.Status == http.StatusUnauthorized, h.Status == http.StatusForbidden, h.Status == http.StatusNotAcceptable,
+		h.Status == http.StatusUnsupportedMediaType, h.Status == http.StatusConflict:
+		return spec.Client
+	case h.Status == http.StatusBadRequest && carried:
+		return spec.Client
+	}
+	return 0
+}
+
+// atFault is the end of a message that names the side at fault ("" when none).
+func atFault(party spec.Side) string {
+	if party == 0 {
+		return ""
+	}
+	return " (at fault: the " + party.String() + ")"
 }
 
 func (c *httpErrorChecker) markJudged(n int) {
