@@ -153,6 +153,11 @@ func Run(name string, r io.Reader, rules []*rule.Rule, opt RunOptions) (*InputRe
 	}
 	res.Sessions = a.Close()
 	res.Stats = rd.Stats()
+	if res.Stats.Lossy != "" && a.Started() > 0 {
+		// No message, and yet a session to judge: a connection refused before any
+		// handshake (session.StreamRefusal), which the report explains.
+		res.Stats.Lossy = ""
+	}
 	return res, nil
 }
 

@@ -80,6 +80,7 @@ func (d *envelopeDecoder) httpExchange(v gjson.Result) *HTTP {
 			ProtocolVersion: header("MCP-Protocol-Version"),
 			McpMethod:       header("Mcp-Method"),
 			McpName:         header("Mcp-Name"),
+			Accept:          header("Accept"),
 			Endpoint:        strings.Clone(v.Get("endpoint").Str),
 		}
 		d.remember(h)
@@ -130,7 +131,7 @@ func (d *envelopeDecoder) remember(h *HTTP) {
 // urlPath is the path of a request URI ("/mcp?x=1" -> "/mcp"), copied.
 func urlPath(uri string) string {
 	if u, err := url.Parse(uri); err == nil && u.Path != "" {
-		return u.Path
+		return strings.Clone(u.Path) // url.Parse may hand back a piece of uri, which aliases the line
 	}
 	return strings.Clone(uri)
 }
@@ -245,6 +246,13 @@ func isEnvelope(v gjson.Result) bool {
 			return false
 		case fieldPayload:
 			if val.IsObject() || val.IsArray() || (val.Type == gjson.String && looksLikeJSON([]byte(val.Str))) {
+				envelope = true
+			}
+		case fieldHTTP:
+			// A recording's record of an HTTP exchange that carried no message
+			// (mcpsleuth record --http): a capture of a connection refused before
+			// any message may hold nothing else.
+			if val.IsObject() && val.Get("exchange").Type == gjson.Number {
 				envelope = true
 			}
 		}

@@ -68,16 +68,16 @@ func TestEnvelopeHTTPMember(t *testing.T) {
 		kind frame.RecordKind
 		want frame.HTTP
 	}{
-		{1, frame.RecordFrame, frame.HTTP{Exchange: 1, Method: "POST", Path: "/mcp", Live: true}},
-		{2, frame.RecordFrame, frame.HTTP{Exchange: 1, Method: "POST", Path: "/mcp", Status: 200, StatusText: "OK", ContentType: "application/json", InResponse: true, Live: true}},
-		{3, frame.RecordFrame, frame.HTTP{Exchange: 2, Method: "POST", Path: "/mcp", SessionID: session, ProtocolVersion: "2025-03-26", Live: true}},
-		{4, frame.RecordContext, frame.HTTP{Exchange: 2, Method: "POST", Path: "/mcp", SessionID: session, ProtocolVersion: "2025-03-26", Status: 202, StatusText: "Accepted", InResponse: true, Live: true}},
-		{5, frame.RecordContext, frame.HTTP{Exchange: 3, Method: "GET", Path: "/mcp", SessionID: session, ProtocolVersion: "2025-03-26", Live: true}},
-		{6, frame.RecordContext, frame.HTTP{Exchange: 3, Method: "GET", Path: "/mcp", SessionID: session, ProtocolVersion: "2025-03-26", Status: 400, StatusText: "Bad Request", ContentType: "text/plain", InResponse: true, Live: true}},
+		{1, frame.RecordFrame, frame.HTTP{Exchange: 1, Method: "POST", Path: "/mcp", Live: true, Accept: "application/json, text/event-stream"}},
+		{2, frame.RecordFrame, frame.HTTP{Exchange: 1, Method: "POST", Path: "/mcp", Status: 200, StatusText: "OK", ContentType: "application/json", InResponse: true, Live: true, Accept: "application/json, text/event-stream"}},
+		{3, frame.RecordFrame, frame.HTTP{Exchange: 2, Method: "POST", Path: "/mcp", SessionID: session, ProtocolVersion: "2025-03-26", Live: true, Accept: "application/json, text/event-stream"}},
+		{4, frame.RecordContext, frame.HTTP{Exchange: 2, Method: "POST", Path: "/mcp", SessionID: session, ProtocolVersion: "2025-03-26", Status: 202, StatusText: "Accepted", InResponse: true, Live: true, Accept: "application/json, text/event-stream"}},
+		{5, frame.RecordContext, frame.HTTP{Exchange: 3, Method: "GET", Path: "/mcp", SessionID: session, ProtocolVersion: "2025-03-26", Live: true, Accept: "text/event-stream"}},
+		{6, frame.RecordContext, frame.HTTP{Exchange: 3, Method: "GET", Path: "/mcp", SessionID: session, ProtocolVersion: "2025-03-26", Status: 400, StatusText: "Bad Request", ContentType: "text/plain", InResponse: true, Live: true, Accept: "text/event-stream"}},
 		// The end of the tools/list event stream: its status, and the content type the
 		// stream's first record had.
-		{9, frame.RecordContext, frame.HTTP{Exchange: 4, Method: "POST", Path: "/mcp", SessionID: session, ProtocolVersion: "2025-03-26", Status: 200, StatusText: "OK", ContentType: "text/event-stream", InResponse: true, Live: true}},
-		{13, frame.RecordContext, frame.HTTP{Exchange: 6, Method: "DELETE", Path: "/mcp", SessionID: session, ProtocolVersion: "2025-03-26", Live: true}},
+		{9, frame.RecordContext, frame.HTTP{Exchange: 4, Method: "POST", Path: "/mcp", SessionID: session, ProtocolVersion: "2025-03-26", Status: 200, StatusText: "OK", ContentType: "text/event-stream", InResponse: true, Live: true, Accept: "application/json, text/event-stream"}},
+		{13, frame.RecordContext, frame.HTTP{Exchange: 6, Method: "DELETE", Path: "/mcp", SessionID: session, ProtocolVersion: "2025-03-26", Live: true, Accept: "*/*"}},
 	}
 	for _, tt := range tests {
 		r := recs[tt.line-1]

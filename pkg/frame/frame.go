@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -162,11 +163,19 @@ type HTTP struct {
 	ProtocolVersion string // MCP-Protocol-Version request header
 	McpMethod       string // Mcp-Method request header (2026-07-28)
 	McpName         string // Mcp-Name request header (2026-07-28), as sent
+	Accept          string // Accept request header
 
 	// Endpoint is set on the exchanges of a session of the 2024-11-05 HTTP+SSE
 	// transport: the URI (path and query) its stream's endpoint event named, which
 	// the client POSTs its messages to. "" on Streamable HTTP.
 	Endpoint string
+}
+
+// OpensStream reports whether the request is a GET for an event stream without a
+// session: how a client of the HTTP+SSE transport opens its session, and how a
+// Streamable HTTP client would open a stream it has no session for.
+func (h *HTTP) OpensStream() bool {
+	return strings.EqualFold(h.Method, "GET") && h.SessionID == "" && strings.Contains(strings.ToLower(h.Accept), "text/event-stream")
 }
 
 // Where names the exchange for a finding: "entry 4" in a HAR, "exchange 4" in a

@@ -301,6 +301,7 @@ func (d *harDecoder) entry(r *Reader, index int, lines harLines, e *harEntry) {
 		ProtocolVersion: header(req.Headers, "MCP-Protocol-Version"),
 		McpMethod:       header(req.Headers, "Mcp-Method"),
 		McpName:         header(req.Headers, "Mcp-Name"),
+		Accept:          header(req.Headers, "Accept"),
 	}
 	// The HTTP+SSE transport: a GET stream that names its POST endpoint opens a
 	// session; a POST to a named endpoint belongs to it.
@@ -323,7 +324,7 @@ func (d *harDecoder) entry(r *Reader, index int, lines harLines, e *harEntry) {
 		exchange.Endpoint, endpointKey = requestURI(req.URL), k
 	}
 	mcp := session != "" || exchange.ProtocolVersion != "" || exchange.McpMethod != "" || sse ||
-		endpointKey != "" || isJSONRPCBody(reqBody) || isJSONRPCBody(respBody)
+		endpointKey != "" || exchange.OpensStream() || isJSONRPCBody(reqBody) || isJSONRPCBody(respBody)
 	if !mcp {
 		r.queueContext(lines.entry, index, fmt.Sprintf("HTTP %s %s %d %s (no MCP message)", req.Method, path, resp.Status, resp.StatusText))
 		return

@@ -22,6 +22,8 @@ type record struct {
 	Text  string
 	Frame *frame.Frame
 	Run   int
+	// Exchange is set on a context record of an HTTP exchange (Record.Exchange).
+	Exchange bool
 }
 
 // at is where a record is counted: its entry in a document format, else its line.
@@ -53,7 +55,7 @@ func copyFrame(f *frame.Frame) *frame.Frame {
 }
 
 func copyRecord(rec *frame.Record) record {
-	r := record{Kind: rec.Kind, Line: rec.Line, Entry: rec.Entry, Text: string(rec.Text), Run: rec.Run}
+	r := record{Kind: rec.Kind, Line: rec.Line, Entry: rec.Entry, Text: string(rec.Text), Run: rec.Run, Exchange: rec.Exchange != nil}
 	if rec.Frame != nil {
 		r.Frame = copyFrame(rec.Frame)
 	}

@@ -25,7 +25,9 @@ func Fingerprint(f Finding, client, server string) string {
 
 // messageShape is a finding's message without what varies between runs.
 func messageShape(f Finding) string {
-	msg := f.Message
+	// The side at fault is no part of the shape: a rule that learns to name it
+	// keeps its fingerprints (and the baselines that hold them).
+	msg := strings.TrimSuffix(f.Message, faultSuffix(f.Party))
 	for _, v := range f.Values {
 		switch v.Kind {
 		case ValueName, ValueVersion, ValueDefinition:

@@ -185,7 +185,7 @@ func (p *Pass) ReportSeverity(sev Severity, a Anchor, msg Message, related ...Re
 	// redaction read them after the session ends).
 	msg = msg.Clone()
 	p.result.Findings = append(p.result.Findings, Finding{
-		Rule: p.Rule.ID, Name: p.Rule.Name, Severity: sev, Message: msg.Text, Values: msg.Values,
+		Rule: p.Rule.ID, Name: p.Rule.Name, Severity: sev, Message: msg.Text + faultSuffix(msg.Party), Values: msg.Values,
 		Input: p.Session.Input, Line: a.Line, Entry: a.Entry, Seq: a.Seq, Time: a.Time, Dir: a.Dir, Method: strings.Clone(a.Method), ID: strings.Clone(a.ID),
 		Related: related, Hint: hint, Party: msg.Party, Evidence: evidence, Truncated: truncated,
 	})
@@ -555,6 +555,10 @@ func (a *Analyzer) Exchange(line, entry int, x *frame.Exchange) {
 // of those frames' bytes (session.Tracker.Settle): call it before reusing their
 // memory.
 func (a *Analyzer) Settle() { a.tracker.Settle() }
+
+// Started is the number of sessions the analyzer has judged or is judging (the
+// results kept or not).
+func (a *Analyzer) Started() int { return a.tracker.Started() }
 
 // Shared is the run-wide state the analyzer's rules use.
 func (a *Analyzer) Shared() *Shared { return a.shared }

@@ -94,10 +94,20 @@ func (m Message) WithHint(hint string) Message {
 	return m
 }
 
-// By returns m naming the side at fault.
+// By returns m naming the side at fault: the finding's message ends with
+// " (at fault: the client)" (faultSuffix), and its Party is set.
 func (m Message) By(party spec.Side) Message {
 	m.Party = party
 	return m
+}
+
+// faultSuffix is what a finding's message ends with when it names the side at
+// fault ("" when it names none).
+func faultSuffix(party spec.Side) string {
+	if party == 0 {
+		return ""
+	}
+	return " (at fault: the " + party.String() + ")"
 }
 
 // Clone copies the message's text and the values it quotes, which may alias the

@@ -11,6 +11,7 @@ func All() []*rule.Rule {
 		DirectionUnknown,
 		NoHandshake,
 		HTTPError,
+		TransportMismatch,
 		InitializeFailed,
 		VersionUnknown,
 		VersionNotOffered,

@@ -18,6 +18,7 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/record"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
 
 var writeSSEFixture = flag.String("write-sse-fixture", "", "also write the HAR TestHTTPSSETransportJudged records to this file")
@@ -256,27 +257,70 @@ func TestStreamableHTTPOf20241105(t *testing.T) {
 var writeMismatchFixture = flag.String("write-mismatch-fixture", "", "also write the HAR TestSSEClientAgainstStreamableServer records to this file")
 
 // TestSSEClientAgainstStreamableServer records the Go SDK's HTTP+SSE client
-// configured against a Go SDK Streamable HTTP server: its GET for the endpoint
-// event is refused, and the connection ends before any handshake.
+// configured against a Go SDK Streamable HTTP server, as a HAR and through record
+// --http: its GET for the endpoint event is refused 400, and the connection ends
+// before any handshake. Both captures must say so (MCP0006, the client at fault),
+// and nothing else at warning or above.
 func TestSSEClientAgainstStreamableServer(t *testing.T) {
 	har := &harRecorder{}
 	server := mcp.NewServer(&mcp.Implementation{Name: "streamable-server", Version: "0.1.0"}, nil)
 	upstream := httptest.NewServer(har.wrap(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)))
 	defer upstream.Close()
+	target, _ := url.Parse(upstream.URL)
+	dir := t.TempDir()
+	recPath := filepath.Join(dir, "rec.jsonl")
+	recFile, err := os.Create(recPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer recFile.Close()
+	rec := record.NewRecording(recFile, record.Options{})
+	proxy := httptest.NewServer(record.NewHTTPProxy(target, rec))
+	defer proxy.Close()
+
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "sse-client", Version: "0.1.0"}, nil)
-	if cs, err := client.Connect(ctx, &mcp.SSEClientTransport{Endpoint: upstream.URL + "/mcp"}, nil); err == nil {
+	if cs, err := client.Connect(ctx, &mcp.SSEClientTransport{Endpoint: proxy.URL + "/mcp"}, nil); err == nil {
 		cs.Close()
 		t.Fatal("the SSE client connected to a Streamable HTTP server")
-	} else {
-		t.Logf("connect: %v", err)
 	}
 	waitForEntries(t, har)
+	proxy.Close()
 	upstream.Close()
-	path := filepath.Join(t.TempDir(), "mismatch.har")
+	rec.Close()
+	if err := rec.Err(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "mismatch.har")
 	har.write(t, path)
 	if *writeMismatchFixture != "" {
 		har.write(t, *writeMismatchFixture)
+	}
+	want := regexp.MustCompile(`^GET /mcp \((entry|exchange) 1\) asked for an event stream without a session, as an HTTP\+SSE \(2024-11-05\) client opens its connection, and got 400 Bad Request: .* never reached a handshake \(at fault: the client\)$`)
+	for _, capture := range []string{path, recPath} {
+		f, err := os.Open(capture)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run, err := driver.Run(capture, f, rules.All(), driver.RunOptions{})
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run.Stats.Lossy != "" {
+			t.Errorf("%s: %s", filepath.Base(capture), run.Stats.Lossy)
+		}
+		var loud []rule.Finding
+		for _, s := range run.Sessions {
+			for _, fd := range s.Findings {
+				if fd.Severity >= rule.SeverityWarning {
+					loud = append(loud, fd)
+				}
+			}
+		}
+		if len(loud) != 1 || loud[0].Rule != "MCP0006" || loud[0].Party != spec.Client || !want.MatchString(loud[0].Message) {
+			t.Errorf("%s: findings at warning or above: %+v\nwant one MCP0006 naming the client, matching %s", filepath.Base(capture), loud, want)
+		}
 	}
 }

@@ -32,7 +32,7 @@ s->c {"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"3 hits"
 	New: func() rule.Checker {
 		return rule.Funcs{OnEnd: func(p *rule.Pass) {
 			s := p.Session
-			if s.PreHandshake == 0 {
+			if s.PreHandshake == 0 || s.Unconnected != nil {
 				return
 			}
 			they, them := "they", "them"

@@ -204,12 +204,12 @@ func (c *httpErrorChecker) judge(p *rule.Pass, h *frame.HTTP, side exchangeSide)
 	}
 	party := refusalParty(h, side.what != "")
 	if side.what != "" {
-		p.Report(side.anchor, rule.Sprintf("HTTP %d %s for %s %s (%s) carrying %s%s: %s%s",
-			h.Status, text, h.Method, h.Path, h.Where(), side.what, sessionID, statusMeaning(h, side), atFault(party)).By(party))
+		p.Report(side.anchor, rule.Sprintf("HTTP %d %s for %s %s (%s) carrying %s%s: %s",
+			h.Status, text, h.Method, h.Path, h.Where(), side.what, sessionID, statusMeaning(h, side)).By(party))
 		return
 	}
-	p.Report(side.anchor, rule.Sprintf("HTTP %d %s for %s %s (%s)%s: %s%s",
-		h.Status, text, orUnrecorded(h.Method), h.Path, h.Where(), sessionID, refusalMeaning(h, side.anchor.Revision, answers, known), atFault(party)).By(party))
+	p.Report(side.anchor, rule.Sprintf("HTTP %d %s for %s %s (%s)%s: %s",
+		h.Status, text, orUnrecorded(h.Method), h.Path, h.Where(), sessionID, refusalMeaning(h, side.anchor.Revision, answers, known)).By(party))
 }
 
 // refusalParty is the side at fault for a refusal, where the status alone tells:
@@ -229,14 +229,6 @@ func refusalParty(h *frame.HTTP, carried bool) spec.Side {
 		return spec.Client
 	}
 	return 0
-}
-
-// atFault is the end of a message that names the side at fault ("" when none).
-func atFault(party spec.Side) string {
-	if party == 0 {
-		return ""
-	}
-	return " (at fault: the " + party.String() + ")"
 }
 
 func (c *httpErrorChecker) markJudged(n int) {

@@ -131,9 +131,9 @@ func judgeLegacyHeader(p *rule.Pass, at rule.Anchor, where, header string, c *se
 	case header == "" && rev.Before(spec.FeatureProtocolHeader.Since):
 		// the header did not exist yet
 	case header == "":
-		p.Report(at, rule.Sprintf("%s has no MCP-Protocol-Version header, but %s: from 2025-06-18 %s must carry MCP-Protocol-Version: %s, and a server that sees none assumes 2025-03-26%s", where, settled, owed, rev, atFault(spec.Client)).By(spec.Client))
+		p.Report(at, rule.Sprintf("%s has no MCP-Protocol-Version header, but %s: from 2025-06-18 %s must carry MCP-Protocol-Version: %s, and a server that sees none assumes 2025-03-26", where, settled, owed, rev).By(spec.Client))
 	case header != string(rev):
-		p.Report(at, rule.Sprintf("%s has MCP-Protocol-Version: %s, but %s: the server judges the request by the header (or rejects it with 400)%s", where, rule.As(rule.ValueVersion, header), settled, atFault(spec.Client)).By(spec.Client))
+		p.Report(at, rule.Sprintf("%s has MCP-Protocol-Version: %s, but %s: the server judges the request by the header (or rejects it with 400)", where, rule.As(rule.ValueVersion, header), settled).By(spec.Client))
 	}
 }
 
@@ -188,8 +188,8 @@ func checkModernHeaders(p *rule.Pass, m *session.Message, h *frame.HTTP) {
 	if len(problems) == 0 {
 		return
 	}
-	p.Report(rule.At(m), rule.Sprintf("%s %s (%s) carrying %s: %s; a 2026-07-28 server must reject it with 400 and -32020 (HeaderMismatch)%s",
-		h.Method, h.Path, h.Where(), rule.Describe(m), rule.Join(problems, "; "), atFault(spec.Client)).By(spec.Client))
+	p.Report(rule.At(m), rule.Sprintf("%s %s (%s) carrying %s: %s; a 2026-07-28 server must reject it with 400 and -32020 (HeaderMismatch)",
+		h.Method, h.Path, h.Where(), rule.Describe(m), rule.Join(problems, "; ")).By(spec.Client))
 }
 
 // nameParam is the params member Mcp-Name must repeat for a method ("" for none).

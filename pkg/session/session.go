@@ -50,6 +50,11 @@ type Session struct {
 	// is (a Streamable HTTP client ends its session with a DELETE the server
 	// answers 2xx; the session's id is then gone): 0 when none did.
 	DeletedLine, DeletedEntry int
+	// Unconnected is set on the session of a connection that never reached a
+	// handshake: a GET for an event stream without a session, refused, with no
+	// session after it in the capture (see StreamRefusal). The session holds the
+	// refusal's message when it carried one, else nothing.
+	Unconnected *StreamRefusal
 	// PreHandshake counts frames seen before any initialize or modern request.
 	PreHandshake int
 

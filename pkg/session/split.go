@@ -5,8 +5,10 @@ package session
 
 import (
 	"bytes"
+	"net/http"
 	"slices"
 	"sort"
+	"time"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
@@ -29,6 +31,57 @@ type Tracker struct {
 	// declarations are capability objects read, by their bytes, for the contracts
 	// that declare the same (Session.declare): at most maxDeclarations.
 	declarations map[string]frame.Node
+	// attempt is the latest refused request for an event stream without a session
+	// (see StreamRefusal) that no session has started after yet, and attempted the
+	// session its own message joined (nil when it carried none).
+	attempt   *StreamRefusal
+	attempted *Session
+}
+
+// StreamRefusal is a GET for an event stream without a session (Accept:
+// text/event-stream, no Mcp-Session-Id) that the server refused with 400, 404 or
+// 405, and after which no session started before the capture ended: a client that
+// opens its session as the 2024-11-05 HTTP+SSE transport does, talking to a server
+// that does not serve it (a Streamable HTTP server wants an initialize POST). A
+// probe before an initialize (mcp-remote, mcp-lite's clients) is followed by a
+// session, and is none.
+type StreamRefusal struct {
+	Line, Entry int
+	Time        time.Time
+	HTTP        *frame.HTTP
+	key         string // the stream the refusal was on
+}
+
+// Started is the number of sessions the tracker has started.
+func (t *Tracker) Started() int { return t.next }
+
+// connected reports whether the session reached a handshake (an initialize
+// request or a modern request).
+func (s *Session) connected() bool {
+	return s.Legacy != nil || s.Discover != nil || s.ModernRevision != ""
+}
+
+// refusedStream reports whether h is the response to a GET for an event stream
+// without a session that the server refused as a server of the other transport
+// does.
+func refusedStream(h *frame.HTTP) bool {
+	if h == nil || h.Endpoint != "" || !h.OpensStream() {
+		return false
+	}
+	switch h.Status {
+	case http.StatusBadRequest, http.StatusNotFound, http.StatusMethodNotAllowed:
+		return true
+	}
+	return false
+}
+
+// noteAttempt remembers a refused stream request (the latest one counts).
+func (t *Tracker) noteAttempt(key string, line, entry int, at time.Time, h *frame.HTTP, s *Session) {
+	if !refusedStream(h) || (s != nil && s.connected()) {
+		return // a client with a session open asked for a stream it may not have
+	}
+	c := *h
+	t.attempt, t.attempted = &StreamRefusal{Line: line, Entry: entry, Time: at, HTTP: &c, key: key}, s
 }
 
 // Settle makes the requests of the frames fed since the last Settle independent of
@@ -56,6 +109,21 @@ func NewTracker(input string, onStart, onEnd func(*Session)) *Tracker {
 // Close ends every open session, in order of their first frame.
 func (t *Tracker) Close() {
 	t.Settle()
+	if a := t.attempt; a != nil {
+		// Nothing started after the refused stream: the connection never reached
+		// a handshake. The session its message joined holds it, or one of its own.
+		s := t.attempted
+		if s == nil || t.streams[s.StreamKey] != s {
+			if old := t.streams[a.key]; old != nil {
+				t.end(a.key, old)
+			}
+			s = t.begin(a.key, a.Line, a.Entry, a.Time)
+		}
+		if !s.connected() {
+			s.Unconnected = a
+		}
+		t.attempt, t.attempted = nil, nil
+	}
 	open := make([]*Session, 0, len(t.streams))
 	for _, k := range t.order {
 		if s := t.streams[k]; s != nil {
@@ -74,12 +142,19 @@ func (t *Tracker) start(key string, f *frame.Frame) *Session {
 	if old := t.streams[key]; old != nil {
 		old.EndedBy = f.Line
 		t.onEnd(old)
-	} else {
-		t.order = append(t.order, key)
 	}
-	s := &Session{Input: t.input, Index: t.next, StreamKey: key, FirstLine: f.Line, StartLine: f.Line, StartEntry: f.Entry, FirstTime: f.Time, probeOnly: true, tracker: t}
+	t.attempt, t.attempted = nil, nil // the client went on after a refused stream
+	return t.begin(key, f.Line, f.Entry, f.Time)
+}
+
+// begin opens a session on a stream with no session open.
+func (t *Tracker) begin(key string, line, entry int, at time.Time) *Session {
+	s := &Session{Input: t.input, Index: t.next, StreamKey: key, FirstLine: line, StartLine: line, StartEntry: entry, FirstTime: at, probeOnly: true, tracker: t}
 	if t.spare != nil {
 		s.following, t.spare = *t.spare, nil // an ended session's tables, cleared
+	}
+	if _, ok := t.streams[key]; !ok {
+		t.order = append(t.order, key)
 	}
 	t.next++
 	t.streams[key] = s
@@ -95,6 +170,9 @@ func (t *Tracker) Frame(f *frame.Frame, visit func(*Message)) {
 	s := t.streams[f.StreamKey]
 	if s == nil || t.startsSession(s, f) {
 		s = t.start(f.StreamKey, f)
+	}
+	if f.HTTP != nil && f.HTTP.InResponse {
+		t.noteAttempt(f.StreamKey, f.Line, f.Entry, f.Time, f.HTTP, s)
 	}
 	s.Frames++
 	// The lines the session spans: frames come in time order, which is not line
@@ -154,7 +232,11 @@ func (t *Tracker) Frame(f *frame.Frame, visit func(*Message)) {
 // recording writes the status after the message).
 func (t *Tracker) Exchange(line, entry int, x *frame.Exchange, visit func(*Exchange)) {
 	s := t.streams[x.StreamKey]
-	if s == nil || x.HTTP == nil {
+	if x.HTTP == nil {
+		return
+	}
+	t.noteAttempt(x.StreamKey, line, entry, x.Time, x.HTTP, s)
+	if s == nil {
 		return
 	}
 	if x.HTTP.Status >= 400 && x.HTTP.Exchange > 0 {
