@@ -12,6 +12,7 @@ func All() []*rule.Rule {
 		NoHandshake,
 		HTTPError,
 		TransportMismatch,
+		SessionGone,
 		InitializeFailed,
 		VersionUnknown,
 		VersionNotOffered,

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -322,5 +324,148 @@ func TestSSEClientAgainstStreamableServer(t *testing.T) {
 		if len(loud) != 1 || loud[0].Rule != "MCP0006" || loud[0].Party != spec.Client || !want.MatchString(loud[0].Message) {
 			t.Errorf("%s: findings at warning or above: %+v\nwant one MCP0006 naming the client, matching %s", filepath.Base(capture), loud, want)
 		}
+	}
+}
+
+var writeRestartFixtures = flag.String("write-restart-fixtures", "", "also write the HARs TestGoSDKClientAfterServerRestart records into this directory")
+
+// swappable serves with the handler it holds, which a test replaces to restart the
+// server (its sessions are lost).
+type swappable struct {
+	mu sync.Mutex
+	h  http.Handler
+}
+
+func (s *swappable) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	h := s.h
+	s.mu.Unlock()
+	h.ServeHTTP(w, r)
+}
+
+// TestGoSDKClientAfterServerRestart records a Go SDK client whose Streamable HTTP
+// server restarts between two calls: the server has forgotten the session and
+// answers the next call 404, as the spec asks. What follows is judged (MCP0007):
+//
+//   - gives-up: the Go SDK client (v1.8.0) closes on the 404 and sends nothing
+//     more; the capture ends with no new session (a warning, the client at fault);
+//   - keeps-session: a client that POSTs again with the dead Mcp-Session-Id (a
+//     raw request, python-sdk#3556's pattern): an error, the client at fault;
+//   - reconnects: the application connects again, and the Go SDK sends a new
+//     initialize without the header: nothing to report.
+func TestGoSDKClientAfterServerRestart(t *testing.T) {
+	cases := []struct {
+		name  string
+		after func(ctx context.Context, t *testing.T, client *mcp.Client, endpoint, dead string)
+		want  string // the MCP0007 finding's severity and message, "" for none
+		entry int
+	}{
+		{"gives-up", nil, `^warning the server answered 404 for POST /mcp \(entry 5\) with Mcp-Session-Id \w+, and the client never started a new session before the capture ended: .* \(at fault: the client\)$`, 5},
+		{"keeps-session", func(ctx context.Context, t *testing.T, _ *mcp.Client, endpoint, dead string) {
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"ask-llm","arguments":{"prompt":"again"}}}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Mcp-Session-Id", dead)
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusNotFound {
+				t.Fatalf("the dead session's POST got %d, want 404", resp.StatusCode)
+			}
+		}, `^error the client sent POST /mcp \(entry 6\) carrying tools/call id=5 with Mcp-Session-Id \w+ after the server answered 404 for that session \(entry 5\): .* \(at fault: the client\)$`, 6},
+		{"reconnects", func(ctx context.Context, t *testing.T, client *mcp.Client, endpoint, _ string) {
+			cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1, DisableStandaloneSSE: true}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask-llm", Arguments: map[string]any{"prompt": "again"}}); err != nil {
+				t.Fatal(err)
+			}
+			cs.Close()
+		}, "", 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			har := &harRecorder{}
+			newHandler := func() http.Handler {
+				server := mcp.NewServer(&mcp.Implementation{Name: "restarting-server", Version: "0.1.0"}, nil)
+				mcp.AddTool(server, &mcp.Tool{Name: "ask-llm", Description: "Answer"},
+					func(context.Context, *mcp.CallToolRequest, samplePrompt) (*mcp.CallToolResult, any, error) {
+						return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
+					})
+				return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+			}
+			front := &swappable{h: newHandler()}
+			upstream := httptest.NewServer(har.wrap(front))
+			defer upstream.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			endpoint := upstream.URL + "/mcp"
+			client := mcp.NewClient(&mcp.Implementation{Name: "restart-client", Version: "0.1.0"}, nil)
+			cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1, DisableStandaloneSSE: true}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			call := func() error {
+				_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask-llm", Arguments: map[string]any{"prompt": "hello"}})
+				return err
+			}
+			if err := call(); err != nil {
+				t.Fatal(err)
+			}
+			front.mu.Lock()
+			front.h = newHandler() // the server restarts: the session is gone
+			front.mu.Unlock()
+			if err := call(); err == nil {
+				t.Fatal("the call after the restart succeeded")
+			}
+			cs.Close()
+			if tc.after != nil {
+				tc.after(ctx, t, client, endpoint, cs.ID())
+			}
+			waitForEntries(t, har)
+			upstream.Close()
+			path := filepath.Join(t.TempDir(), tc.name+".har")
+			har.write(t, path)
+			if *writeRestartFixtures != "" {
+				har.write(t, filepath.Join(*writeRestartFixtures, "go-sdk-restart-"+tc.name+".har"))
+			}
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			run, err := driver.Run(path, f, rules.All(), driver.RunOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var gone, loud []string
+			for _, s := range run.Sessions {
+				for _, fd := range s.Findings {
+					if fd.Rule == "MCP0007" {
+						gone = append(gone, fd.Severity.String()+" "+fd.Message)
+						if fd.Entry != tc.entry || fd.Party != spec.Client {
+							t.Errorf("MCP0007 at entry %d naming %s, want entry %d and the client", fd.Entry, fd.Party, tc.entry)
+						}
+					} else if fd.Severity >= rule.SeverityWarning {
+						loud = append(loud, fd.Rule+" "+fd.Message)
+					}
+				}
+			}
+			switch {
+			case tc.want == "" && len(gone) != 0:
+				t.Errorf("MCP0007 on a client that started again: %q", gone)
+			case tc.want != "" && (len(gone) != 1 || !regexp.MustCompile(tc.want).MatchString(gone[0])):
+				t.Errorf("MCP0007: %q\nwant one matching %s", gone, tc.want)
+			}
+			for _, l := range loud {
+				if !strings.HasPrefix(l, "MCP0005 HTTP 404") && !strings.HasPrefix(l, "MCP3001") {
+					t.Errorf("unexpected: %s", l)
+				}
+			}
+		})
 	}
 }

@@ -55,6 +55,16 @@ type Session struct {
 	// session after it in the capture (see StreamRefusal). The session holds the
 	// refusal's message when it carried one, else nothing.
 	Unconnected *StreamRefusal
+	// Gone is set when the server answered a request carrying the session's
+	// Mcp-Session-Id with 404 Not Found: the session is gone, and the client must
+	// start a new one with an initialize without the header. RestartedLine is the
+	// line of the first session started after it (0: none before the capture
+	// ended).
+	Gone          *HTTPAt
+	RestartedLine int
+	// AfterDelete is set on a session opened, on the stream key of a session a
+	// DELETE ended, by a message other than an initialize: the DELETE.
+	AfterDelete *HTTPAt
 	// PreHandshake counts frames seen before any initialize or modern request.
 	PreHandshake int
 

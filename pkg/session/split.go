@@ -5,7 +5,6 @@ package session
 
 import (
 	"bytes"
-	"net/http"
 	"slices"
 	"sort"
 	"time"
@@ -36,52 +35,12 @@ type Tracker struct {
 	// session its own message joined (nil when it carried none).
 	attempt   *StreamRefusal
 	attempted *Session
-}
-
-// StreamRefusal is a GET for an event stream without a session (Accept:
-// text/event-stream, no Mcp-Session-Id) that the server refused with 400, 404 or
-// 405, and after which no session started before the capture ended: a client that
-// opens its session as the 2024-11-05 HTTP+SSE transport does, talking to a server
-// that does not serve it (a Streamable HTTP server wants an initialize POST). A
-// probe before an initialize (mcp-remote, mcp-lite's clients) is followed by a
-// session, and is none.
-type StreamRefusal struct {
-	Line, Entry int
-	Time        time.Time
-	HTTP        *frame.HTTP
-	key         string // the stream the refusal was on
-}
-
-// Started is the number of sessions the tracker has started.
-func (t *Tracker) Started() int { return t.next }
-
-// connected reports whether the session reached a handshake (an initialize
-// request or a modern request).
-func (s *Session) connected() bool {
-	return s.Legacy != nil || s.Discover != nil || s.ModernRevision != ""
-}
-
-// refusedStream reports whether h is the response to a GET for an event stream
-// without a session that the server refused as a server of the other transport
-// does.
-func refusedStream(h *frame.HTTP) bool {
-	if h == nil || h.Endpoint != "" || !h.OpensStream() {
-		return false
-	}
-	switch h.Status {
-	case http.StatusBadRequest, http.StatusNotFound, http.StatusMethodNotAllowed:
-		return true
-	}
-	return false
-}
-
-// noteAttempt remembers a refused stream request (the latest one counts).
-func (t *Tracker) noteAttempt(key string, line, entry int, at time.Time, h *frame.HTTP, s *Session) {
-	if !refusedStream(h) || (s != nil && s.connected()) {
-		return // a client with a session open asked for a stream it may not have
-	}
-	c := *h
-	t.attempt, t.attempted = &StreamRefusal{Line: line, Entry: entry, Time: at, HTTP: &c, key: key}, s
+	// gone are the open sessions the server answered 404 for, until a session
+	// starts after (Session.Gone); deleted are the stream keys whose session a
+	// DELETE ended, and where (bounded by maxDeleted).
+	gone         []*Session
+	deleted      map[string]HTTPAt
+	deletedOrder []string
 }
 
 // Settle makes the requests of the frames fed since the last Settle independent of
@@ -109,21 +68,7 @@ func NewTracker(input string, onStart, onEnd func(*Session)) *Tracker {
 // Close ends every open session, in order of their first frame.
 func (t *Tracker) Close() {
 	t.Settle()
-	if a := t.attempt; a != nil {
-		// Nothing started after the refused stream: the connection never reached
-		// a handshake. The session its message joined holds it, or one of its own.
-		s := t.attempted
-		if s == nil || t.streams[s.StreamKey] != s {
-			if old := t.streams[a.key]; old != nil {
-				t.end(a.key, old)
-			}
-			s = t.begin(a.key, a.Line, a.Entry, a.Time)
-		}
-		if !s.connected() {
-			s.Unconnected = a
-		}
-		t.attempt, t.attempted = nil, nil
-	}
+	t.closeAttempt()
 	open := make([]*Session, 0, len(t.streams))
 	for _, k := range t.order {
 		if s := t.streams[k]; s != nil {
@@ -139,12 +84,15 @@ func (t *Tracker) Close() {
 }
 
 func (t *Tracker) start(key string, f *frame.Frame) *Session {
+	t.attempt, t.attempted = nil, nil // the client went on after a refused stream
+	t.restarted(f.Line)
 	if old := t.streams[key]; old != nil {
 		old.EndedBy = f.Line
 		t.onEnd(old)
 	}
-	t.attempt, t.attempted = nil, nil // the client went on after a refused stream
-	return t.begin(key, f.Line, f.Entry, f.Time)
+	s := t.begin(key, f.Line, f.Entry, f.Time)
+	t.afterDelete(key, f, s)
+	return s
 }
 
 // begin opens a session on a stream with no session open.
@@ -171,8 +119,8 @@ func (t *Tracker) Frame(f *frame.Frame, visit func(*Message)) {
 	if s == nil || t.startsSession(s, f) {
 		s = t.start(f.StreamKey, f)
 	}
-	if f.HTTP != nil && f.HTTP.InResponse {
-		t.noteAttempt(f.StreamKey, f.Line, f.Entry, f.Time, f.HTTP, s)
+	if f.HTTP != nil {
+		t.noteHTTP(f.StreamKey, f.Line, f.Entry, f.Time, f.HTTP, s)
 	}
 	s.Frames++
 	// The lines the session spans: frames come in time order, which is not line
@@ -235,7 +183,7 @@ func (t *Tracker) Exchange(line, entry int, x *frame.Exchange, visit func(*Excha
 	if x.HTTP == nil {
 		return
 	}
-	t.noteAttempt(x.StreamKey, line, entry, x.Time, x.HTTP, s)
+	t.noteHTTP(x.StreamKey, line, entry, x.Time, x.HTTP, s)
 	if s == nil {
 		return
 	}
@@ -247,10 +195,13 @@ func (t *Tracker) Exchange(line, entry int, x *frame.Exchange, visit func(*Excha
 		}
 	}
 	visit(&Exchange{HTTP: x.HTTP, Line: line, Entry: entry, Time: x.Time, Session: s, Contract: s.current()})
-	if h := x.HTTP; h.Method == "DELETE" && !h.InResponse && h.Status >= 200 && h.Status < 300 {
+	if h := x.HTTP; h.Method == "DELETE" && h.Status >= 200 && h.Status < 300 {
 		// The client ended the session and the server agreed: its id names no
-		// session any more, and what it still owed is owed no more.
+		// session any more, and what it still owed is owed no more. (A HAR
+		// has the status on the request's record, a recording on a record of
+		// the response.)
 		s.DeletedLine, s.DeletedEntry = line, entry
+		t.noteDeleted(x.StreamKey, HTTPAt{Line: line, Entry: entry, Time: x.Time, HTTP: h})
 		t.end(x.StreamKey, s)
 	}
 }

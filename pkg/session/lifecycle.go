@@ -1,0 +1,146 @@
+// This file holds what the Tracker follows of an HTTP session's lifecycle beyond
+// its messages: a connection refused before any handshake, a session the server
+// answered 404 for, and traffic on a session after a DELETE ended it.
+
+package session
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+)
+
+// HTTPAt is the HTTP exchange at which something happened to a session: where its
+// record is (Entry 0 for line formats), when, and the exchange.
+type HTTPAt struct {
+	Line, Entry int
+	Time        time.Time
+	HTTP        *frame.HTTP
+}
+
+// StreamRefusal is a GET for an event stream without a session (Accept:
+// text/event-stream, no Mcp-Session-Id) that the server refused with 400, 404 or
+// 405, and after which no session started before the capture ended: a client that
+// opens its session as the 2024-11-05 HTTP+SSE transport does, talking to a server
+// that does not serve it (a Streamable HTTP server wants an initialize POST). A
+// probe before an initialize (mcp-remote, mcp-lite's clients) is followed by a
+// session, and is none.
+type StreamRefusal struct {
+	HTTPAt
+	key string // the stream the refusal was on
+}
+
+// maxDeleted bounds the deleted stream keys a tracker remembers.
+const maxDeleted = 1024
+
+// Started is the number of sessions the tracker has started.
+func (t *Tracker) Started() int { return t.next }
+
+// connected reports whether the session reached a handshake (an initialize
+// request or a modern request).
+func (s *Session) connected() bool {
+	return s.Legacy != nil || s.Discover != nil || s.ModernRevision != ""
+}
+
+// refusedStream reports whether h is the response to a GET for an event stream
+// without a session that the server refused as a server of the other transport
+// does.
+func refusedStream(h *frame.HTTP) bool {
+	if h == nil || h.Endpoint != "" || !h.OpensStream() {
+		return false
+	}
+	switch h.Status {
+	case http.StatusBadRequest, http.StatusNotFound, http.StatusMethodNotAllowed:
+		return true
+	}
+	return false
+}
+
+// noteHTTP follows what an exchange (or a message's) status says of the session s
+// open on its stream key (nil when none is).
+func (t *Tracker) noteHTTP(key string, line, entry int, at time.Time, h *frame.HTTP, s *Session) {
+	if h.Status == 0 {
+		return // a recording's request, before its status
+	}
+	where := HTTPAt{Line: line, Entry: entry, Time: at}
+	if refusedStream(h) && (s == nil || !s.connected()) {
+		// The latest refused stream request counts (a client with a session open
+		// that asks for a stream it may not have is none).
+		c := *h
+		where.HTTP = &c
+		t.attempt, t.attempted = &StreamRefusal{HTTPAt: where, key: key}, s
+		return
+	}
+	if s != nil && s.Gone == nil && h.Status == http.StatusNotFound && h.SessionID != "" && !spec.WellKnownPath(h.Path) {
+		c := *h
+		where.HTTP = &c
+		s.Gone = &where
+		t.gone = append(t.gone, s)
+	}
+}
+
+// restarted records, as a session starts at line, that the client started anew
+// after the 404s the open sessions got.
+func (t *Tracker) restarted(line int) {
+	for i, s := range t.gone {
+		s.RestartedLine = line
+		t.gone[i] = nil
+	}
+	t.gone = t.gone[:0]
+}
+
+// noteDeleted remembers that a DELETE ended the session on stream key.
+func (t *Tracker) noteDeleted(key string, at HTTPAt) {
+	if key == "" {
+		return
+	}
+	if t.deleted == nil {
+		t.deleted = map[string]HTTPAt{}
+	}
+	if _, ok := t.deleted[key]; !ok {
+		t.deletedOrder = append(t.deletedOrder, key)
+	}
+	c := *at.HTTP
+	at.HTTP = &c
+	t.deleted[key] = at
+	if len(t.deletedOrder) > maxDeleted {
+		delete(t.deleted, t.deletedOrder[0])
+		t.deletedOrder = t.deletedOrder[1:]
+	}
+}
+
+// afterDelete marks the session f starts on stream key when a DELETE ended the
+// session the key named and f is no new initialize: the client sent it on a
+// session it had ended.
+func (t *Tracker) afterDelete(key string, f *frame.Frame, s *Session) {
+	at, ok := t.deleted[key]
+	if !ok {
+		return
+	}
+	if f.Kind == frame.KindRequest && f.Method == "initialize" {
+		return // a server that reuses ids: a new session
+	}
+	s.AfterDelete = &at
+}
+
+// closeAttempt gives the refused stream request nothing followed a session: the
+// one its message joined, or one of its own.
+func (t *Tracker) closeAttempt() {
+	a := t.attempt
+	if a == nil {
+		return
+	}
+	s := t.attempted
+	if s == nil || t.streams[s.StreamKey] != s {
+		if old := t.streams[a.key]; old != nil {
+			t.end(a.key, old)
+		}
+		s = t.begin(a.key, a.Line, a.Entry, a.Time)
+	}
+	if !s.connected() {
+		s.Unconnected = a
+	}
+	t.attempt, t.attempted = nil, nil
+}
