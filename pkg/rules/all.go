@@ -13,6 +13,8 @@ func All() []*rule.Rule {
 		HTTPError,
 		TransportMismatch,
 		SessionGone,
+		PostAnswer,
+		AcceptHeader,
 		InitializeFailed,
 		VersionUnknown,
 		VersionNotOffered,

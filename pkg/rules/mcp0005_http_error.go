@@ -72,106 +72,42 @@ GET /mcp    Mcp-Session-Id: 9f2e...   MCP-Protocol-Version: 2025-03-26
 	New: func() rule.Checker { return &httpErrorChecker{} },
 }
 
-// httpErrorChecker judges each HTTP exchange of a session once its status is known:
-// a HAR entry has it with the request; a recording writes the client's message (or
-// its bodiless request) first and the status in a later record of the exchange, so
-// the client's side waits in pending until then.
+// httpErrorChecker judges each HTTP exchange of a session once its status is known.
 type httpErrorChecker struct {
-	pending map[int]exchangeSide
-	order   []int // pending's exchanges in the order they came, to drop the oldest
-	// judged holds the exchanges with an error status already judged (a HAR entry's
-	// request, then its response frames; a response's SSE events).
-	judged      map[int]bool
-	judgedOrder []int
+	exchanges exchangeJoin
 }
-
-// exchangeSide is the client's side of an exchange: where a finding points, and
-// what the request carried.
-type exchangeSide struct {
-	anchor rule.Anchor
-	what   string // the message the request carried ("tools/call id=2"); "" for none
-	// discover is set when the message is a server/discover request.
-	discover bool
-	request  bool
-}
-
-// maxPendingExchanges bounds the exchanges waiting for their status.
-const maxPendingExchanges = 1024
 
 func (c *httpErrorChecker) Message(p *rule.Pass, m *session.Message) {
 	h := m.HTTP
 	if h == nil || m.Batch != nil {
 		return
 	}
+	judge := func(h *frame.HTTP, side exchangeSide) { c.judge(p, h, side) }
 	if !h.InResponse {
-		side := exchangeSide{anchor: rule.At(m), what: rule.Describe(m), request: m.Kind == frame.KindRequest,
-			discover: m.Kind == frame.KindRequest && m.Method == "server/discover"}
-		if m.Kind == frame.KindInvalid {
-			side.what = "a body that is not a JSON-RPC message"
-		}
-		c.client(p, h, side)
+		c.exchanges.client(h, clientSide(m), judge)
 		return
 	}
-	c.answered(p, h, exchangeSide{anchor: rule.At(m)})
+	c.exchanges.answered(h, exchangeSide{anchor: rule.At(m)}, judge)
 }
 
 // Exchange judges an exchange that carried no message, or the record of a
 // recording's exchange that holds its status.
 func (c *httpErrorChecker) Exchange(p *rule.Pass, e *session.Exchange) {
 	side := exchangeSide{anchor: rule.AtExchange(e)}
+	judge := func(h *frame.HTTP, side exchangeSide) { c.judge(p, h, side) }
 	if e.InResponse {
-		c.answered(p, e.HTTP, side)
+		c.exchanges.answered(e.HTTP, side, judge)
 		return
 	}
-	c.client(p, e.HTTP, side)
+	c.exchanges.client(e.HTTP, side, judge)
 }
 
 func (c *httpErrorChecker) End(*rule.Pass) {}
-
-// client takes the client's side of an exchange: judged now when the status is
-// known (a HAR), else kept until a record of the exchange brings it.
-func (c *httpErrorChecker) client(p *rule.Pass, h *frame.HTTP, side exchangeSide) {
-	if h.Status != 0 || h.Exchange == 0 {
-		c.judge(p, h, side)
-		return
-	}
-	if c.pending == nil {
-		c.pending = map[int]exchangeSide{}
-	}
-	if _, ok := c.pending[h.Exchange]; !ok {
-		c.order = append(c.order, h.Exchange)
-	}
-	c.pending[h.Exchange] = side
-	if len(c.order) > maxPendingExchanges {
-		delete(c.pending, c.order[0])
-		c.order = c.order[1:]
-	}
-}
-
-// answered takes a record of the server's side: the status of the exchange whose
-// client side is pending, or of one whose request carried nothing that was
-// recorded apart (a HAR's GET answered with frames), anchored at side then.
-func (c *httpErrorChecker) answered(p *rule.Pass, h *frame.HTTP, side exchangeSide) {
-	if h.Status == 0 {
-		return
-	}
-	if waiting, ok := c.pending[h.Exchange]; ok {
-		delete(c.pending, h.Exchange)
-		c.judge(p, h, waiting)
-		return
-	}
-	if !c.judged[h.Exchange] {
-		c.judge(p, h, side)
-	}
-}
 
 // judge reports the exchange if its status is a refusal its method may not get.
 func (c *httpErrorChecker) judge(p *rule.Pass, h *frame.HTTP, side exchangeSide) {
 	if h.Status < 400 {
 		return
-	}
-	if h.Exchange > 0 {
-		c.markJudged(h.Exchange)
 	}
 	transport := spec.HTTPTransport(side.anchor.Revision, h.Endpoint != "")
 	answers, known := transport.Answers(h.Method)
@@ -229,20 +165,6 @@ func refusalParty(h *frame.HTTP, carried bool) spec.Side {
 		return spec.Client
 	}
 	return 0
-}
-
-func (c *httpErrorChecker) markJudged(n int) {
-	if c.judged == nil {
-		c.judged = map[int]bool{}
-	}
-	if !c.judged[n] {
-		c.judged[n] = true
-		c.judgedOrder = append(c.judgedOrder, n)
-	}
-	if len(c.judgedOrder) > maxPendingExchanges {
-		delete(c.judged, c.judgedOrder[0])
-		c.judgedOrder = c.judgedOrder[1:]
-	}
 }
 
 func orUnrecorded(method string) string {

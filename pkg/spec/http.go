@@ -26,6 +26,15 @@ type HTTPAnswers struct {
 	// EventStreamOnly is set when the only successful answer is a text/event-stream
 	// response (GET from 2025-03-26).
 	EventStreamOnly bool
+	// Accept lists the media types the client must list in the request's Accept
+	// header (nil when the transport prescribes none).
+	Accept []string
+	// RequestAnswer lists the media types a POST carrying a request may be answered
+	// with, its response inside; InputAccepted is the status a POST carrying only
+	// notifications and responses gets when the server accepts them. Both are unset
+	// where the transport prescribes neither (HTTP+SSE: answers travel on the stream).
+	RequestAnswer []string
+	InputAccepted int
 	// Page and Says are the specification section the facts come from, and what it says.
 	Page string
 	Says string
@@ -42,20 +51,35 @@ func (a HTTPAnswers) Refuses(status int) bool {
 	return !(status == http.StatusMethodNotAllowed && a.MethodNotAllowed)
 }
 
+// The media types of Streamable HTTP's bodies.
+const (
+	JSONType        = "application/json"
+	EventStreamType = "text/event-stream"
+)
+
+// postAccept is what a Streamable HTTP client must accept for a POST, and what a
+// server may answer a request with: "The client MUST include an Accept header,
+// listing both application/json and text/event-stream as supported content types";
+// "the server MUST either return Content-Type: text/event-stream, to initiate an
+// SSE stream, or Content-Type: application/json, to return one JSON object".
+var postAccept = []string{JSONType, EventStreamType}
+
 // Streamable HTTP (2025-03-26, 2025-06-18, 2025-11-25): one MCP endpoint; POST for
 // every client message, an optional GET stream, session termination with DELETE.
 var streamableHTTP = []HTTPAnswers{
 	{
 		Method: http.MethodPost, Carried: "a JSON-RPC message",
 		Success: "200 with a JSON body or an event stream for a request; 202 Accepted for notifications and responses",
-		Page:    "basic/transports#sending-messages-to-the-server",
-		Says:    "If the server cannot accept the input it MUST return an HTTP error status code (e.g. 400 Bad Request): the message was not processed.",
+		Accept:  postAccept, RequestAnswer: postAccept, InputAccepted: http.StatusAccepted,
+		Page: "basic/transports#sending-messages-to-the-server",
+		Says: "If the server cannot accept the input it MUST return an HTTP error status code (e.g. 400 Bad Request): the message was not processed.",
 	},
 	{
 		Method: http.MethodGet, Carried: "no message (it opens the server's event stream)",
 		Success: "an event stream (200, text/event-stream)", MethodNotAllowed: true, EventStreamOnly: true,
-		Page: "basic/transports#listening-for-messages-from-the-server",
-		Says: "The server MUST either return Content-Type: text/event-stream in response to this HTTP GET, or else return HTTP 405 Method Not Allowed, indicating that the server does not offer an SSE stream at this endpoint.",
+		Accept: []string{EventStreamType},
+		Page:   "basic/transports#listening-for-messages-from-the-server",
+		Says:   "The server MUST either return Content-Type: text/event-stream in response to this HTTP GET, or else return HTTP 405 Method Not Allowed, indicating that the server does not offer an SSE stream at this endpoint.",
 	},
 	{
 		Method: http.MethodDelete, Carried: "no message (it ends the session)",
@@ -89,8 +113,9 @@ var statelessHTTP = []HTTPAnswers{
 	{
 		Method: http.MethodPost, Carried: "a JSON-RPC message",
 		Success: "200 with a JSON body or an event stream for a request; 202 Accepted for notifications",
-		Page:    "basic/transports/streamable-http",
-		Says:    "A request whose headers disagree with its body is rejected with 400 Bad Request (-32020); an unsupported version with 400 (-32022): the message was not processed.",
+		Accept:  postAccept, RequestAnswer: postAccept, InputAccepted: http.StatusAccepted,
+		Page: "basic/transports/streamable-http",
+		Says: "A request whose headers disagree with its body is rejected with 400 Bad Request (-32020); an unsupported version with 400 (-32022): the message was not processed.",
 	},
 	{
 		Method: http.MethodGet, Carried: "no message (the standalone GET stream was removed)",
@@ -209,4 +234,18 @@ func SSEEndpoint(streamURL, data string) (uri, key string, ok bool) {
 		}
 	}
 	return uri, uri, true
+}
+
+// AcceptLists reports whether an Accept header lists the media type t by name
+// (parameters and quality aside). A wildcard (*/*, application/*) does not count:
+// the transport asks the client to list each type, and servers check for each by
+// name (the TypeScript SDK's answers 406 to a POST that accepts */*).
+func AcceptLists(accept, t string) bool {
+	for part := range strings.SplitSeq(accept, ",") {
+		media, _, _ := strings.Cut(part, ";")
+		if strings.EqualFold(strings.TrimSpace(media), t) {
+			return true
+		}
+	}
+	return false
 }

@@ -1,0 +1,109 @@
+package rules
+
+import (
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/session"
+)
+
+// exchangeSide is the client's side of an HTTP exchange: where a finding points,
+// and what the request carried.
+type exchangeSide struct {
+	anchor rule.Anchor
+	what   string // the message the request carried ("tools/call id=2"); "" for none
+	// discover is set when the message is a server/discover request.
+	discover bool
+	// request is set when the body holds a request (alone or in a batch); carried
+	// when it holds any message.
+	request, carried bool
+}
+
+// clientSide describes the client's message m as the side of its exchange.
+func clientSide(m *session.Message) exchangeSide {
+	side := exchangeSide{anchor: rule.At(m), what: rule.Describe(m), carried: true,
+		request:  m.Kind == frame.KindRequest,
+		discover: m.Kind == frame.KindRequest && m.Method == "server/discover"}
+	if m.Kind == frame.KindInvalid {
+		side.what = "a body that is not a JSON-RPC message"
+	}
+	if m.Kind == frame.KindBatch {
+		for _, member := range m.Members {
+			if member.Kind == frame.KindRequest {
+				side.request = true
+			}
+		}
+	}
+	return side
+}
+
+// exchangeJoin pairs the client's side of each HTTP exchange with its status, and
+// judges each exchange once: a HAR entry has the status with the request; a
+// recording writes the client's message (or its bodiless request) first and the
+// status in a later record of the exchange, so the client's side waits in pending
+// until then.
+type exchangeJoin struct {
+	pending map[int]exchangeSide
+	order   []int // pending's exchanges in the order they came, to drop the oldest
+	// judged holds the exchanges already judged (a HAR entry's request, then its
+	// response frames; a response's SSE events).
+	judged      map[int]bool
+	judgedOrder []int
+}
+
+// maxPendingExchanges bounds the exchanges waiting for their status, and those
+// remembered as judged.
+const maxPendingExchanges = 1024
+
+// client takes the client's side of an exchange: judged now when the status is
+// known (a HAR), else kept until a record of the exchange brings it.
+func (x *exchangeJoin) client(h *frame.HTTP, side exchangeSide, judge func(*frame.HTTP, exchangeSide)) {
+	if h.Status != 0 || h.Exchange == 0 {
+		x.judge(h, side, judge)
+		return
+	}
+	if x.pending == nil {
+		x.pending = map[int]exchangeSide{}
+	}
+	if _, ok := x.pending[h.Exchange]; !ok {
+		x.order = append(x.order, h.Exchange)
+	}
+	x.pending[h.Exchange] = side
+	if len(x.order) > maxPendingExchanges {
+		delete(x.pending, x.order[0])
+		x.order = x.order[1:]
+	}
+}
+
+// answered takes a record of the server's side: the status of the exchange whose
+// client side is pending, or of one whose request carried nothing that was
+// recorded apart (a HAR's GET answered with frames), anchored at side then.
+func (x *exchangeJoin) answered(h *frame.HTTP, side exchangeSide, judge func(*frame.HTTP, exchangeSide)) {
+	if h.Status == 0 {
+		return
+	}
+	if waiting, ok := x.pending[h.Exchange]; ok {
+		delete(x.pending, h.Exchange)
+		x.judge(h, waiting, judge)
+		return
+	}
+	if !x.judged[h.Exchange] {
+		x.judge(h, side, judge)
+	}
+}
+
+func (x *exchangeJoin) judge(h *frame.HTTP, side exchangeSide, judge func(*frame.HTTP, exchangeSide)) {
+	if h.Exchange > 0 {
+		if x.judged == nil {
+			x.judged = map[int]bool{}
+		}
+		if !x.judged[h.Exchange] {
+			x.judged[h.Exchange] = true
+			x.judgedOrder = append(x.judgedOrder, h.Exchange)
+		}
+		if len(x.judgedOrder) > maxPendingExchanges {
+			delete(x.judged, x.judgedOrder[0])
+			x.judgedOrder = x.judgedOrder[1:]
+		}
+	}
+	judge(h, side)
+}
