@@ -15,6 +15,7 @@ func All() []*rule.Rule {
 		SessionGone,
 		PostAnswer,
 		AcceptHeader,
+		SessionIDMissing,
 		InitializeFailed,
 		VersionUnknown,
 		VersionNotOffered,

@@ -76,6 +76,25 @@ func (a acceptSetter) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
+// sessionStripper is the client's HTTP transport: it drops Mcp-Session-Id from the
+// tools/call POST, as a proxy that forwards only the headers it knows does.
+type sessionStripper struct{}
+
+func (sessionStripper) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Body != nil {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			return nil, err
+		}
+		r = r.Clone(r.Context())
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if bytes.Contains(body, []byte(`"method":"tools/call"`)) {
+			r.Header.Del("Mcp-Session-Id")
+		}
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
 // TestPOSTAnswersAndAccept records the Go SDK client and server (v1.8.0) over
 // Streamable HTTP, with a front that breaks what the transport says a POST is
 // answered with, or a client HTTP transport that sends Accept: */*, as a HAR and as
@@ -87,6 +106,7 @@ func TestPOSTAnswersAndAccept(t *testing.T) {
 		name      string
 		rewriter  answerRewriter
 		accept    string
+		transport http.RoundTripper // the client's, when not http.DefaultTransport
 		callFails bool
 		rule      string
 		want      string // severity and message of the one finding
@@ -101,6 +121,8 @@ func TestPOSTAnswersAndAccept(t *testing.T) {
 		// initializes: one finding a session.
 		{name: "accept-wildcard", accept: "*/*", rule: "MCP0009", method: "server/discover", n: 2,
 			want: `^warning POST /mcp \((entry|exchange) 1\) carrying server/discover id=\d+ was sent with Accept: \*/\*, which does not list application/json or text/event-stream: .* answered 200, .* 406 Not Acceptable \(at fault: the client\)$`},
+		{name: "session-id-stripped", transport: sessionStripper{}, callFails: true, rule: "MCP0010", method: "tools/call", n: 1,
+			want: `^error POST /mcp \((entry|exchange) \d\) carrying tools/call id=\d+ has no Mcp-Session-Id, but the server assigned this client session \w+ in its answer to initialize \((entry|line) \d+\), which is still open: .* \(at fault: the client\)$`},
 		{name: "healthy"},
 	}
 	for _, tc := range cases {
@@ -132,6 +154,9 @@ func TestPOSTAnswersAndAccept(t *testing.T) {
 			transport := &mcp.StreamableClientTransport{Endpoint: proxy.URL + "/mcp", MaxRetries: -1, DisableStandaloneSSE: true}
 			if tc.accept != "" {
 				transport.HTTPClient = &http.Client{Transport: acceptSetter{tc.accept}}
+			}
+			if tc.transport != nil {
+				transport.HTTPClient = &http.Client{Transport: tc.transport}
 			}
 			client := mcp.NewClient(&mcp.Implementation{Name: "answered-client", Version: "0.1.0"}, nil)
 			cs, err := client.Connect(ctx, transport, nil)
@@ -165,13 +190,13 @@ func TestPOSTAnswersAndAccept(t *testing.T) {
 				case tc.rule == "":
 					continue
 				case len(got) != tc.n || got[0].Rule != tc.rule:
-					t.Fatalf("%s: MCP0008 and MCP0009 findings %+v, want %d %s", filepath.Base(path), got, tc.n, tc.rule)
+					t.Fatalf("%s: MCP0008, MCP0009 and MCP0010 findings %+v, want %d %s", filepath.Base(path), got, tc.n, tc.rule)
 				}
 				fd := got[0]
 				if !regexp.MustCompile(tc.want).MatchString(fd.Severity.String() + " " + fd.Message) {
 					t.Errorf("%s: %s %s\nwant %s", filepath.Base(path), fd.Severity, fd.Message, tc.want)
 				}
-				if want := map[string]spec.Side{"MCP0008": spec.Server, "MCP0009": spec.Client}[tc.rule]; fd.Party != want {
+				if want := map[string]spec.Side{"MCP0008": spec.Server, "MCP0009": spec.Client, "MCP0010": spec.Client}[tc.rule]; fd.Party != want {
 					t.Errorf("%s: names %s, want %s", filepath.Base(path), fd.Party, want)
 				}
 				if i == 1 {
@@ -179,7 +204,7 @@ func TestPOSTAnswersAndAccept(t *testing.T) {
 						t.Errorf("recording: at line %d, want %d (the %s record)", fd.Line, line, tc.method)
 					}
 				}
-				messages[i] = regexp.MustCompile(`(entry|exchange) \d+|id=\d+`).ReplaceAllString(fd.Message, "N")
+				messages[i] = regexp.MustCompile(`(entry|exchange|line) \d+|id=\d+`).ReplaceAllString(fd.Message, "N")
 			}
 			if messages[0] != messages[1] {
 				t.Errorf("the HAR and the recording disagree:\nHAR       %s\nrecording %s", messages[0], messages[1])
@@ -188,8 +213,8 @@ func TestPOSTAnswersAndAccept(t *testing.T) {
 	}
 }
 
-// answerFindings runs the catalogue over a capture and returns its MCP0008 and
-// MCP0009 findings.
+// answerFindings runs the catalogue over a capture and returns its MCP0008,
+// MCP0009 and MCP0010 findings.
 func answerFindings(t *testing.T, path string) []rule.Finding {
 	t.Helper()
 	f, err := os.Open(path)
@@ -204,7 +229,7 @@ func answerFindings(t *testing.T, path string) []rule.Finding {
 	var out []rule.Finding
 	for _, s := range run.Sessions {
 		for _, fd := range s.Findings {
-			if fd.Rule == "MCP0008" || fd.Rule == "MCP0009" {
+			if fd.Rule == "MCP0008" || fd.Rule == "MCP0009" || fd.Rule == "MCP0010" {
 				out = append(out, fd)
 			}
 		}

@@ -32,7 +32,8 @@ s->c {"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"3 hits"
 	New: func() rule.Checker {
 		return rule.Funcs{OnEnd: func(p *rule.Pass) {
 			s := p.Session
-			if s.PreHandshake == 0 || s.Unconnected != nil {
+			if s.PreHandshake == 0 || s.Unconnected != nil || s.Unassigned != nil {
+				// MCP0006 and MCP0010 say why the session has no contract.
 				return
 			}
 			they, them := "they", "them"

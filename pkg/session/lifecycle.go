@@ -144,3 +144,54 @@ func (t *Tracker) closeAttempt() {
 	}
 	t.attempt, t.attempted = nil, nil
 }
+
+// Assignment is the session the server assigned an id to, which a client message
+// sent without Mcp-Session-Id left off: the id, and the initialize whose answer
+// assigned it.
+type Assignment struct {
+	ID          string
+	Line, Entry int
+}
+
+// opensConnection reports whether f is (or, as a batch, holds) a request a client
+// opens a connection with: an initialize, or a dual-era client's server/discover
+// probe.
+func opensConnection(f *frame.Frame) bool {
+	if f.Kind == frame.KindBatch {
+		for i := range f.Members {
+			if opensConnection(&f.Members[i]) {
+				return true
+			}
+		}
+		return false
+	}
+	return f.Kind == frame.KindRequest && (f.Method == "initialize" || f.Method == "server/discover")
+}
+
+// noteAssigned remembers the session s that f starts when the server assigned its
+// id: an initialize (or a probe) POSTed without Mcp-Session-Id to a Streamable HTTP endpoint,
+// whose stream key is the id the response carried.
+func (t *Tracker) noteAssigned(f *frame.Frame, s *Session) {
+	h := f.HTTP
+	if h != nil && !h.InResponse && h.SessionID == "" && h.Endpoint == "" && s.StreamKey != "" && opensConnection(f) {
+		t.assigned = s
+	}
+}
+
+// unassigned returns the assignment a client message f sent without
+// Mcp-Session-Id left off, when the session the server assigned an id to is still
+// open (the server answered no 404 for it) and f opens no new connection (nil
+// otherwise). s is the session open on f's
+// stream: one older than the assignment (a probe before the initialize) is no
+// session f can belong to.
+func (t *Tracker) unassigned(f *frame.Frame, s *Session) *Assignment {
+	h, a := f.HTTP, t.assigned
+	if h == nil || h.InResponse || f.StreamKey != "" || h.SessionID != "" || h.Endpoint != "" || a == nil ||
+		t.streams[a.StreamKey] != a || a.Gone != nil || opensConnection(f) || spec.WellKnownPath(h.Path) {
+		return nil
+	}
+	if s != nil && s.Index > a.Index {
+		return nil // the session the first such message opened
+	}
+	return &Assignment{ID: a.StreamKey, Line: a.StartLine, Entry: a.StartEntry}
+}

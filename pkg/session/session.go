@@ -65,6 +65,10 @@ type Session struct {
 	// AfterDelete is set on a session opened, on the stream key of a session a
 	// DELETE ended, by a message other than an initialize: the DELETE.
 	AfterDelete *HTTPAt
+	// Unassigned is set on a session opened by a client message sent without
+	// Mcp-Session-Id while the session the server assigned an id to (in its
+	// answer to the initialize) was still open: the client left the id off.
+	Unassigned *Assignment
 	// PreHandshake counts frames seen before any initialize or modern request.
 	PreHandshake int
 

@@ -38,7 +38,10 @@ type Tracker struct {
 	// gone are the open sessions the server answered 404 for, until a session
 	// starts after (Session.Gone); deleted are the stream keys whose session a
 	// DELETE ended, and where (bounded by maxDeleted).
-	gone         []*Session
+	gone []*Session
+	// assigned is the latest session whose id the server assigned in its answer
+	// to an initialize POSTed without one (Streamable HTTP).
+	assigned     *Session
 	deleted      map[string]HTTPAt
 	deletedOrder []string
 }
@@ -92,6 +95,7 @@ func (t *Tracker) start(key string, f *frame.Frame) *Session {
 	}
 	s := t.begin(key, f.Line, f.Entry, f.Time)
 	t.afterDelete(key, f, s)
+	t.noteAssigned(f, s)
 	return s
 }
 
@@ -116,8 +120,10 @@ func (t *Tracker) begin(key string, line, entry int, at time.Time) *Session {
 // makes hold on to the frame's bytes until Settle.
 func (t *Tracker) Frame(f *frame.Frame, visit func(*Message)) {
 	s := t.streams[f.StreamKey]
-	if s == nil || t.startsSession(s, f) {
+	unassigned := t.unassigned(f, s)
+	if s == nil || unassigned != nil || t.startsSession(s, f) {
 		s = t.start(f.StreamKey, f)
+		s.Unassigned = unassigned
 	}
 	if f.HTTP != nil {
 		t.noteHTTP(f.StreamKey, f.Line, f.Entry, f.Time, f.HTTP, s)
