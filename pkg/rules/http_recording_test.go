@@ -201,7 +201,7 @@ func TestHTTPRecordingJudgedLikeHAR(t *testing.T) {
 		re   string
 	}{
 		{"MCP1011", lines(`"dir":"c2s"`, `"method":"tools/list"`), `^POST /mcp \(exchange \d+\) carrying tools/list id=\d+ has no MCP-Protocol-Version header, but the session negotiated 2025-11-25 \(initialize result, line 2\)`},
-		{"MCP0005", lines(`"dir":"http"`, `"method":"GET"`), `^HTTP 400 Bad Request for GET /mcp \(exchange \d+\) with Mcp-Session-Id \w+: the server rejected the request as malformed .*no event stream was opened`},
+		{"MCP0005", lines(`"dir":"http"`, `"method":"GET"`), `^HTTP 400 Bad Request for GET /mcp \(exchange \d+\) with Mcp-Session-Id \w+: the request was well-formed .*no event stream was opened`},
 		{"MCP0005", lines(`"dir":"c2s"`, `"text":"refuse"`), `^HTTP 503 Service Unavailable for POST /mcp \(exchange \d+\) carrying tools/call id=\d+ with Mcp-Session-Id \w+: the server failed while handling it \(see its log\); the request gets no JSON-RPC response \(at fault: the server\)$`},
 	}
 	recorded := httpFindings(t, out)

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
@@ -145,15 +146,19 @@ func (c *httpErrorChecker) judge(p *rule.Pass, h *frame.HTTP, side exchangeSide)
 		return
 	}
 	p.Report(side.anchor, rule.Sprintf("HTTP %d %s for %s %s (%s)%s: %s",
-		h.Status, text, orUnrecorded(h.Method), h.Path, h.Where(), sessionID, refusalMeaning(h, side.anchor.Revision, answers, known)).By(party))
+		h.Status, text, orUnrecorded(h.Method), h.Path, h.Where(), sessionID, refusalMeaning(h, side.anchor.Revision, answers, known, party)).By(party))
 }
 
-// refusalParty is the side at fault for a refusal, where the status alone tells:
-// the server for a failure of its own (5xx); the client for what it sent (a
-// malformed message, credentials, the Accept or Content-Type header, a second
-// stream). A 400 for a GET or DELETE (a bad header, or a server that should have
-// answered 405), a 404 (the server may end a session at any time; or a wrong URL)
-// and a rate limit name no one.
+// refusalParty is the side at fault for a refusal, where the status and the
+// request tell: the server for a failure of its own (5xx), and for a 400 to a
+// well-formed GET or DELETE of a session (a GET with the session's id, Accept:
+// text/event-stream and MCP-Protocol-Version gets an event stream or 405; a DELETE
+// with the id gets 2xx, 405, or 404 for a session already gone); the client for
+// what it sent (a malformed message, credentials, the Accept or Content-Type
+// header, a second stream, a GET or DELETE without the session's id or without
+// Accept: text/event-stream). A 404 (the server may end a session at any time; or
+// a wrong URL), a rate limit and a 400 for a GET without MCP-Protocol-Version
+// name no one.
 func refusalParty(h *frame.HTTP, carried bool) spec.Side {
 	switch {
 	case h.Status >= 500:
@@ -161,8 +166,22 @@ func refusalParty(h *frame.HTTP, carried bool) spec.Side {
 	case h.Status == http.StatusUnauthorized, h.Status == http.StatusForbidden, h.Status == http.StatusNotAcceptable,
 		h.Status == http.StatusUnsupportedMediaType, h.Status == http.StatusConflict:
 		return spec.Client
-	case h.Status == http.StatusBadRequest && carried:
+	case h.Status != http.StatusBadRequest:
+		return 0
+	case carried:
 		return spec.Client
+	case strings.EqualFold(h.Method, http.MethodDelete):
+		if h.SessionID == "" {
+			return spec.Client
+		}
+		return spec.Server
+	case strings.EqualFold(h.Method, http.MethodGet):
+		switch {
+		case !spec.AcceptLists(h.Accept, spec.EventStreamType):
+			return spec.Client
+		case h.SessionID != "" && h.ProtocolVersion != "":
+			return spec.Server
+		}
 	}
 	return 0
 }
@@ -184,9 +203,17 @@ func statusMeaning(h *frame.HTTP, side exchangeSide) string {
 }
 
 // refusalMeaning says what an error status means for a request that carried no
-// message (a GET, a DELETE), and what its method may be answered with in rev.
-func refusalMeaning(h *frame.HTTP, rev spec.Revision, answers spec.HTTPAnswers, known bool) string {
+// message (a GET, a DELETE), and what its method may be answered with in rev; party
+// is the side at fault.
+func refusalMeaning(h *frame.HTTP, rev spec.Revision, answers spec.HTTPAnswers, known bool, party spec.Side) string {
 	cause := statusCause(h, rev)
+	if party == spec.Server && h.Status == http.StatusBadRequest {
+		cause = "the request was well-formed (it carried the session's Mcp-Session-Id"
+		if strings.EqualFold(h.Method, http.MethodGet) {
+			cause += ", Accept: text/event-stream and MCP-Protocol-Version"
+		}
+		cause += "), so 400 Bad Request is no answer for it"
+	}
 	if !known {
 		return cause + "; the server did not serve the request"
 	}

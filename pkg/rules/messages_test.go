@@ -31,7 +31,7 @@ var ruleMessages = map[string]firingMessage{
 	"MCP0002": {"rules/MCP0002-fires.jsonl", 6, `not a JSON-RPC 2.0 message: "jsonrpc" is "1.0", not "2.0"`},
 	"MCP0003": {"rules/MCP0003-fires.jsonl", 6, `direction of x-vendor/diagnostics id="x-7" unknown: x-vendor/diagnostics can be sent by either side and the log does not say which; rules that depend on the sender did not judge it`},
 	"MCP0004": {"rules/MCP0004-fires.jsonl", 1, `4 messages with no contract to judge them by (no initialize and no request carrying a modern _meta contract): capability and revision rules could not judge them`},
-	"MCP0005": {"rules/MCP0005-fires-get-refused.har", 134, `HTTP 400 Bad Request for GET /mcp (entry 3) with Mcp-Session-Id 3V2CNDVCSPW44LNMFIINV67EMS: the server rejected the request as malformed (its body, its MCP-Protocol-Version or Accept header, or a missing or unknown session); no event stream was opened, so server requests and notifications not tied to a request (list_changed, logging, sampling) have nowhere to go. A GET may only be answered with an event stream (200, text/event-stream) or with 405 Method Not Allowed`},
+	"MCP0005": {"rules/MCP0005-fires-get-refused.har", 134, `HTTP 400 Bad Request for GET /mcp (entry 3) with Mcp-Session-Id 3V2CNDVCSPW44LNMFIINV67EMS: the request was well-formed (it carried the session's Mcp-Session-Id, Accept: text/event-stream and MCP-Protocol-Version), so 400 Bad Request is no answer for it; no event stream was opened, so server requests and notifications not tied to a request (list_changed, logging, sampling) have nowhere to go. A GET may only be answered with an event stream (200, text/event-stream) or with 405 Method Not Allowed (at fault: the server)`},
 	"MCP0006": {"rules/MCP0006-fires.har", 7, `GET /mcp (entry 1) asked for an event stream without a session, as an HTTP+SSE (2024-11-05) client opens its connection, and got 400 Bad Request: a Streamable HTTP server that requires sessions answers a request without one so: the server speaks Streamable HTTP, where a session starts with an initialize POST. No session followed before the capture ended, so the connection never reached a handshake (at fault: the client)`},
 	"MCP0007": {"rules/MCP0007-fires.har", 341, `the client sent POST /mcp (entry 6) carrying tools/call id=5 with Mcp-Session-Id 4OWX3SUDLUW2NBMZLZFFYBRCAO after the server answered 404 for that session (entry 5): the session is gone, and a client that gets 404 must start a new session with an initialize request without Mcp-Session-Id (at fault: the client)`},
 	"MCP0008": {"rules/MCP0008-fires.har", 217, `POST /mcp (entry 4) carrying tools/call id=3 was answered 200 OK with Content-Type text/plain: a client reads the response only from application/json or text/event-stream, so this one never reaches it (at fault: the server)`},
@@ -124,11 +124,11 @@ var wordingCases = []struct {
 	},
 	{
 		"DELETE refused 400 in 2026-07-28", refusedIn2026("DELETE"), "MCP0005", 1, 10,
-		`HTTP 400 Bad Request for DELETE /mcp (entry 10): 2026-07-28 has no sessions to terminate, so a server answers a DELETE with 405 Method Not Allowed or not at all`,
+		`HTTP 400 Bad Request for DELETE /mcp (entry 10): 2026-07-28 has no sessions to terminate, so a server answers a DELETE with 405 Method Not Allowed or not at all (at fault: the client)`,
 	},
 	{
 		"DELETE refused 400 in 2025-11-25", fixture("rules/MCP0005-fires-delete-refused.har"), "MCP0005", 264, 5,
-		`HTTP 400 Bad Request for DELETE /mcp (entry 5) with Mcp-Session-Id 3V2CNDVCSPW44LNMFIINV67EMS: the server rejected the request as malformed (its body, its MCP-Protocol-Version or Accept header, or a missing or unknown session); the session was not terminated: the server keeps its state until it expires. A DELETE may only be answered with a 2xx status (the session is terminated) or with 405 Method Not Allowed`,
+		`HTTP 400 Bad Request for DELETE /mcp (entry 5) with Mcp-Session-Id 3V2CNDVCSPW44LNMFIINV67EMS: the request was well-formed (it carried the session's Mcp-Session-Id), so 400 Bad Request is no answer for it; the session was not terminated: the server keeps its state until it expires. A DELETE may only be answered with a 2xx status (the session is terminated) or with 405 Method Not Allowed (at fault: the server)`,
 	},
 	{
 		"a response either side may have sent", inline("either.jsonl", eitherSide), "MCP0003", 6, 0,
