@@ -54,9 +54,38 @@ type exchangeJoin struct {
 // remembered as judged.
 const maxPendingExchanges = 1024
 
+// judgeFunc judges an exchange whose status is known, with its client's side.
+type judgeFunc func(*frame.HTTP, exchangeSide)
+
+// message takes one message of the session: a client's message is its exchange's
+// client side, a message in a response the record of its status. A batch is
+// taken as a whole, not member by member.
+func (x *exchangeJoin) message(m *session.Message, judge judgeFunc) {
+	h := m.HTTP
+	if h == nil || m.Batch != nil {
+		return
+	}
+	if !h.InResponse {
+		x.client(h, clientSide(m), judge)
+		return
+	}
+	x.answered(h, exchangeSide{anchor: rule.At(m)}, judge)
+}
+
+// exchange takes an exchange that carried no message, or the record of a
+// recording's exchange that holds its status.
+func (x *exchangeJoin) exchange(e *session.Exchange, judge judgeFunc) {
+	side := exchangeSide{anchor: rule.AtExchange(e)}
+	if e.InResponse {
+		x.answered(e.HTTP, side, judge)
+		return
+	}
+	x.client(e.HTTP, side, judge)
+}
+
 // client takes the client's side of an exchange: judged now when the status is
 // known (a HAR), else kept until a record of the exchange brings it.
-func (x *exchangeJoin) client(h *frame.HTTP, side exchangeSide, judge func(*frame.HTTP, exchangeSide)) {
+func (x *exchangeJoin) client(h *frame.HTTP, side exchangeSide, judge judgeFunc) {
 	if h.Status != 0 || h.Exchange == 0 {
 		x.judge(h, side, judge)
 		return
@@ -77,7 +106,7 @@ func (x *exchangeJoin) client(h *frame.HTTP, side exchangeSide, judge func(*fram
 // answered takes a record of the server's side: the status of the exchange whose
 // client side is pending, or of one whose request carried nothing that was
 // recorded apart (a HAR's GET answered with frames), anchored at side then.
-func (x *exchangeJoin) answered(h *frame.HTTP, side exchangeSide, judge func(*frame.HTTP, exchangeSide)) {
+func (x *exchangeJoin) answered(h *frame.HTTP, side exchangeSide, judge judgeFunc) {
 	if h.Status == 0 {
 		return
 	}
@@ -91,7 +120,7 @@ func (x *exchangeJoin) answered(h *frame.HTTP, side exchangeSide, judge func(*fr
 	}
 }
 
-func (x *exchangeJoin) judge(h *frame.HTTP, side exchangeSide, judge func(*frame.HTTP, exchangeSide)) {
+func (x *exchangeJoin) judge(h *frame.HTTP, side exchangeSide, judge judgeFunc) {
 	if h.Exchange > 0 {
 		if x.judged == nil {
 			x.judged = map[int]bool{}

@@ -79,28 +79,11 @@ type httpErrorChecker struct {
 }
 
 func (c *httpErrorChecker) Message(p *rule.Pass, m *session.Message) {
-	h := m.HTTP
-	if h == nil || m.Batch != nil {
-		return
-	}
-	judge := func(h *frame.HTTP, side exchangeSide) { c.judge(p, h, side) }
-	if !h.InResponse {
-		c.exchanges.client(h, clientSide(m), judge)
-		return
-	}
-	c.exchanges.answered(h, exchangeSide{anchor: rule.At(m)}, judge)
+	c.exchanges.message(m, func(h *frame.HTTP, side exchangeSide) { c.judge(p, h, side) })
 }
 
-// Exchange judges an exchange that carried no message, or the record of a
-// recording's exchange that holds its status.
 func (c *httpErrorChecker) Exchange(p *rule.Pass, e *session.Exchange) {
-	side := exchangeSide{anchor: rule.AtExchange(e)}
-	judge := func(h *frame.HTTP, side exchangeSide) { c.judge(p, h, side) }
-	if e.InResponse {
-		c.exchanges.answered(e.HTTP, side, judge)
-		return
-	}
-	c.exchanges.client(e.HTTP, side, judge)
+	c.exchanges.exchange(e, func(h *frame.HTTP, side exchangeSide) { c.judge(p, h, side) })
 }
 
 func (c *httpErrorChecker) End(*rule.Pass) {}

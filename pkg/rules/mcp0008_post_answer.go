@@ -59,26 +59,11 @@ type postAnswerChecker struct {
 }
 
 func (c *postAnswerChecker) Message(p *rule.Pass, m *session.Message) {
-	h := m.HTTP
-	if h == nil || m.Batch != nil {
-		return
-	}
-	judge := func(h *frame.HTTP, side exchangeSide) { c.judge(p, h, side) }
-	if !h.InResponse {
-		c.exchanges.client(h, clientSide(m), judge)
-		return
-	}
-	c.exchanges.answered(h, exchangeSide{anchor: rule.At(m)}, judge)
+	c.exchanges.message(m, func(h *frame.HTTP, side exchangeSide) { c.judge(p, h, side) })
 }
 
-// Exchange takes the record of a recording's exchange that holds its status.
 func (c *postAnswerChecker) Exchange(p *rule.Pass, e *session.Exchange) {
-	judge := func(h *frame.HTTP, side exchangeSide) { c.judge(p, h, side) }
-	if e.InResponse {
-		c.exchanges.answered(e.HTTP, exchangeSide{anchor: rule.AtExchange(e)}, judge)
-		return
-	}
-	c.exchanges.client(e.HTTP, exchangeSide{anchor: rule.AtExchange(e)}, judge)
+	c.exchanges.exchange(e, func(h *frame.HTTP, side exchangeSide) { c.judge(p, h, side) })
 }
 
 func (c *postAnswerChecker) End(*rule.Pass) {}

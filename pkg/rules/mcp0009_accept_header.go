@@ -50,25 +50,11 @@ type acceptHeaderChecker struct {
 }
 
 func (c *acceptHeaderChecker) Message(p *rule.Pass, m *session.Message) {
-	h := m.HTTP
-	if h == nil || m.Batch != nil {
-		return
-	}
-	judge := func(h *frame.HTTP, side exchangeSide) { c.judge(p, h, side) }
-	if !h.InResponse {
-		c.exchanges.client(h, clientSide(m), judge)
-		return
-	}
-	c.exchanges.answered(h, exchangeSide{anchor: rule.At(m)}, judge)
+	c.exchanges.message(m, func(h *frame.HTTP, side exchangeSide) { c.judge(p, h, side) })
 }
 
 func (c *acceptHeaderChecker) Exchange(p *rule.Pass, e *session.Exchange) {
-	judge := func(h *frame.HTTP, side exchangeSide) { c.judge(p, h, side) }
-	if e.InResponse {
-		c.exchanges.answered(e.HTTP, exchangeSide{anchor: rule.AtExchange(e)}, judge)
-		return
-	}
-	c.exchanges.client(e.HTTP, exchangeSide{anchor: rule.AtExchange(e)}, judge)
+	c.exchanges.exchange(e, func(h *frame.HTTP, side exchangeSide) { c.judge(p, h, side) })
 }
 
 func (c *acceptHeaderChecker) End(*rule.Pass) {}
