@@ -272,8 +272,18 @@ func (p *HTTPProxy) response(resp *http.Response) error {
 			b.opens = &opening{streamURL: ex.rawURL, endpoints: &p.endpoints}
 		}
 		resp.Body = b
+	case media == "application/json":
+		resp.Body = &wholeBody{body: resp.Body, rec: p.rec, session: session, meta: meta, json: true, status: resp.Status, held: &p.held}
 	default:
-		resp.Body = &wholeBody{body: resp.Body, rec: p.rec, session: session, meta: meta, json: media == "application/json", status: resp.Status, held: &p.held}
+		// A body that holds no message: its status is recorded now, as the
+		// client learns it, so that what the client does on it (a DELETE after
+		// a refused call) is recorded after it; the body follows as it ends.
+		label := media
+		if label == "" {
+			label = "no Content-Type"
+		}
+		p.rec.exchangeEvent(session, meta, "HTTP %s (%s)", resp.Status, label)
+		resp.Body = &wholeBody{body: resp.Body, rec: p.rec, session: session, meta: &Exchange{N: ex.n}, status: resp.Status, held: &p.held, statusWritten: true}
 	}
 	return nil
 }
@@ -332,6 +342,10 @@ type wholeBody struct {
 	held    *budget
 	taken   int
 	crowded bool
+	// statusWritten says the status and headers were recorded with the
+	// headers: what the body was is recorded on its own (meta names the
+	// exchange only), and an empty body adds nothing.
+	statusWritten bool
 }
 
 // maxShownBody is how much of a body that is no message the recording quotes.
@@ -376,6 +390,7 @@ func (b *wholeBody) finish(complete bool) {
 		b.rec.exchangeEvent(b.session, b.meta, "HTTP %s: a body of %d bytes crossed unrecorded", b.status, b.size)
 	case b.json && len(body) > 0:
 		b.rec.exchangeFrame(spec.S2C, b.session, b.meta, body) // the recording's now
+	case len(body) == 0 && b.statusWritten:
 	case len(body) == 0:
 		b.rec.exchangeEvent(b.session, b.meta, "HTTP %s (no body)", b.status)
 	default:

@@ -16,10 +16,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/record"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
-	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
 
@@ -217,22 +215,5 @@ func TestPOSTAnswersAndAccept(t *testing.T) {
 // MCP0009 and MCP0010 findings.
 func answerFindings(t *testing.T, path string) []rule.Finding {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	run, err := driver.Run(path, f, rules.All(), driver.RunOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []rule.Finding
-	for _, s := range run.Sessions {
-		for _, fd := range s.Findings {
-			if fd.Rule == "MCP0008" || fd.Rule == "MCP0009" || fd.Rule == "MCP0010" {
-				out = append(out, fd)
-			}
-		}
-	}
-	return out
+	return ruleFindings(t, path, "MCP0008", "MCP0009", "MCP0010")
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -259,6 +260,83 @@ func recordLines(t *testing.T, path string) func(...string) int {
 // MCP1011 findings in report order.
 func httpFindings(t *testing.T, path string) []rule.Finding {
 	t.Helper()
+	return ruleFindings(t, path, "MCP0005", "MCP1011")
+}
+
+// TestRecordedDELETEEndsTheSession closes a Go SDK client's session (its DELETE)
+// and then POSTs a tools/list with the dead session's id, recorded through
+// record's HTTP proxy while the upstream keeps a HAR: the recording writes the
+// DELETE's status as its headers cross, so the session ends there in both
+// captures, and MCP0007 reports the POST after the DELETE at the same message.
+func TestRecordedDELETEEndsTheSession(t *testing.T) {
+	har := &harRecorder{}
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return recordtest.NewServer() }, nil)
+	upstream := httptest.NewServer(har.wrap(sdk))
+	defer upstream.Close()
+	target, _ := url.Parse(upstream.URL)
+
+	dir := t.TempDir()
+	out := filepath.Join(dir, "rec.jsonl")
+	file, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	rec := record.NewRecording(file, record.Options{})
+	proxy := httptest.NewServer(record.NewHTTPProxy(target, rec))
+	defer proxy.Close()
+
+	ctx := context.Background()
+	client := mcp.NewClient(&mcp.Implementation{Name: "recordtest-client", Version: "0.1.0"}, nil)
+	transport := &mcp.StreamableClientTransport{Endpoint: proxy.URL + "/mcp", DisableStandaloneSSE: true, MaxRetries: -1}
+	cs, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.ListTools(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	id := cs.ID()
+	if err := cs.Close(); err != nil {
+		t.Fatal(err)
+	}
+	post, _ := http.NewRequest(http.MethodPost, proxy.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":99,"method":"tools/list"}`))
+	post.Header.Set("Content-Type", "application/json")
+	post.Header.Set("Accept", "application/json, text/event-stream")
+	post.Header.Set("Mcp-Session-Id", id)
+	post.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	resp, err := http.DefaultClient.Do(post)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("the POST after the DELETE was answered %d, want 404", resp.StatusCode)
+	}
+	proxy.Close()
+	rec.Close()
+	harPath := filepath.Join(dir, "same.har")
+	har.write(t, harPath)
+
+	lines := recordLines(t, out)
+	wantLine := lines(`"dir":"c2s"`, `"id":99`)
+	re := regexp.MustCompile(`^the client sent POST /mcp \(exchange \d+\) carrying tools/list id=99 with Mcp-Session-Id \w+ after its DELETE ended that session \(exchange \d+, answered 204\) \(at fault: the client\)$`)
+	recorded := ruleFindings(t, out, "MCP0007")
+	if len(recorded) != 1 || recorded[0].Line != wantLine || !re.MatchString(recorded[0].Message) {
+		t.Fatalf("recording: MCP0007 findings %+v, want one at line %d matching %s", recorded, wantLine, re)
+	}
+	fromHAR := ruleFindings(t, harPath, "MCP0007")
+	entry := regexp.MustCompile(`\(entry (\d+)`)
+	if len(fromHAR) != 1 || entry.ReplaceAllString(fromHAR[0].Message, "(exchange $1") != recorded[0].Message {
+		t.Fatalf("HAR: MCP0007 findings %+v, want the recording's %q", fromHAR, recorded[0].Message)
+	}
+}
+
+// ruleFindings runs the catalogue over a capture and returns the findings of the
+// rules ids in report order.
+func ruleFindings(t *testing.T, path string, ids ...string) []rule.Finding {
+	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -271,7 +349,7 @@ func httpFindings(t *testing.T, path string) []rule.Finding {
 	var out []rule.Finding
 	for _, s := range res.Sessions {
 		for _, fd := range s.Findings {
-			if fd.Rule == "MCP0005" || fd.Rule == "MCP1011" {
+			if slices.Contains(ids, fd.Rule) {
 				out = append(out, fd)
 			}
 		}

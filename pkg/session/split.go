@@ -201,12 +201,13 @@ func (t *Tracker) Exchange(line, entry int, x *frame.Exchange, visit func(*Excha
 		}
 	}
 	visit(&Exchange{HTTP: x.HTTP, Line: line, Entry: entry, Time: x.Time, Session: s, Contract: s.current()})
-	if h := x.HTTP; h.Method == "DELETE" && !h.InResponse && h.Status >= 200 && h.Status < 300 {
+	if h := x.HTTP; h.Method == "DELETE" && h.Status >= 200 && h.Status < 300 {
 		// The client ended the session and the server agreed: its id names no
-		// session any more, and what it still owed is owed no more. Only a
-		// HAR's, whose status is on the request's record: a recording writes
-		// the status of a plain body still in flight after it may be, so its
-		// session runs on.
+		// session any more, and what it still owed is owed no more. A HAR has
+		// the status on the request's entry; a recording writes it when the
+		// response's headers cross, and the status of every plain body the
+		// same way, so a refusal the client ended the session over is before
+		// it.
 		s.DeletedLine, s.DeletedEntry = line, entry
 		t.noteDeleted(x.StreamKey, HTTPAt{Line: line, Entry: entry, Time: x.Time, HTTP: h})
 		t.end(x.StreamKey, s)
