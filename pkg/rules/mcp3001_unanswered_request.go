@@ -15,7 +15,7 @@ var UnansweredRequest = &rule.Rule{
 	Anchor:   "the request (a batch member: its batch)",
 	Hint:     "every request must be answered (or cancelled by its sender); look for a handler that blocks or panics, a dropped batch, or a response written to the wrong stream",
 	Doc: rule.Doc{
-		Sees: "At the end of a session (the end of the capture, or a new initialize on the same stream), every request that never got a response, neither a result nor an error. Left out: requests whose sender cancelled them with notifications/cancelled (a cancelled request may go unanswered), subscriptions/listen streams (2026-07-28: answered only when the server closes them), initialize (MCP1001 reports it) and, in HTTP captures, a server/discover refused with a 4xx status and no JSON-RPC response (a dual-era client's probe of a legacy server, which then falls back to initialize). In a log without directions, when both sides had a request with the same id in flight and a response that could be either side's came, one of the two was answered and the rule cannot tell which: it says so instead of reporting. The finding says who sent the request and how much traffic followed it: a request right at the end of the capture may simply still have been in flight; one followed by minutes of traffic was dropped. Requests inside a batch are anchored at their batch.",
+		Sees: "At the end of a session (the end of the capture, or a new initialize on the same stream), every request that never got a response, neither a result nor an error. Left out: requests whose sender cancelled them with notifications/cancelled (a cancelled request may go unanswered), subscriptions/listen streams (2026-07-28: answered only when the server closes them), initialize (MCP1001 reports it) and, in HTTP captures, a request whose POST was refused with an HTTP error status and no JSON-RPC response: the status was its answer, and MCP0005 reports the refusal (or, for a dual-era client's server/discover refused with a 4xx, leaves it alone: the client falls back to initialize). In a log without directions, when both sides had a request with the same id in flight and a response that could be either side's came, one of the two was answered and the rule cannot tell which: it says so instead of reporting. The finding says who sent the request and how much traffic followed it: a request right at the end of the capture may simply still have been in flight; one followed by minutes of traffic was dropped. Requests inside a batch are anchored at their batch.",
 		Why:  `The sender is still waiting: a tool call that spins until the client's timeout, a model turn that never completes, a UI stuck on "running". When traffic went on long afterwards, the peer was alive and simply never answered: a handler that blocked, or failed without replying, an exception swallowed, a response written to the wrong stream, a batch member skipped. Nothing in the protocol flags it; the only evidence is the response that is not there.`,
 		Fix:  "On the side that received the request: answer every request exactly once, with a result or, on failure, a JSON-RPC error (for a tool, a result with isError: true), and put timeouts on the backend calls a handler waits for. On the side that sent it: set a timeout and, when it expires, send notifications/cancelled with the request's id and stop waiting.",
 		Bad: `c->s {"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"search","arguments":{"q":"mcp"}}}
@@ -45,8 +45,12 @@ c->s {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4
 				if r.Method == "initialize" {
 					continue // MCP1001 reports it
 				}
-				if r.Method == "server/discover" && r.HTTPStatus >= 400 && r.HTTPStatus < 500 {
-					continue // a dual-era probe refused by the HTTP status: the client falls back to initialize
+				if r.HTTPStatus >= 400 {
+					// Refused by its HTTP status: no JSON-RPC response comes, and
+					// the sender learnt so at once. MCP0005 reports the refusal
+					// (and leaves alone a dual-era probe of server/discover
+					// refused with a 4xx, on which the client falls back).
+					continue
 				}
 				if r.AmbiguousResponse > 0 {
 					p.CannotJudge(reasonResponseEitherSide)

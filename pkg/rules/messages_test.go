@@ -151,8 +151,8 @@ var wordingCases = []struct {
 		`tools/call id=2 sent by the client was never answered; the client ends the session with a DELETE at entry 6`,
 	},
 	{
-		"unanswered, the last frame of its stream", fixture("sessions/http-session-deleted.har"), "MCP3001", 751, 7,
-		`tools/list id=1 sent by the client was never answered; the capture ends with no frame after it on stream 211f844c-6b1a-431b-a430-6b44b27dc5da`,
+		"unanswered, the last frame of its stream", fixture("formats/claude-mcp-log-interleaved.log"), "MCP3001", 47, 0,
+		`tools/call id=1 sent by the client was never answered; the capture ends with no frame after it on stream everything`,
 	},
 	{
 		"one message before any handshake", fixture("sessions/http-session-deleted.har"), "MCP0004", 751, 7,
