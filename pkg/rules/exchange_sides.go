@@ -16,13 +16,17 @@ type exchangeSide struct {
 	// request is set when the body holds a request (alone or in a batch); carried
 	// when it holds any message.
 	request, carried bool
+	// unassigned is set when the message lacks the Mcp-Session-Id the server
+	// assigned the client's open session (MCP0010's case).
+	unassigned bool
 }
 
 // clientSide describes the client's message m as the side of its exchange.
 func clientSide(m *session.Message) exchangeSide {
 	side := exchangeSide{anchor: rule.At(m), what: rule.Describe(m), carried: true,
-		request:  m.Kind == frame.KindRequest,
-		discover: m.Kind == frame.KindRequest && m.Method == "server/discover"}
+		request:    m.Kind == frame.KindRequest,
+		discover:   m.Kind == frame.KindRequest && m.Method == "server/discover",
+		unassigned: m.Session.Unassigned != nil && m.HTTP.SessionID == ""}
 	if m.Kind == frame.KindInvalid {
 		side.what = "a body that is not a JSON-RPC message"
 	}

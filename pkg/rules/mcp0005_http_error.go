@@ -34,7 +34,8 @@ var HTTPError = &rule.Rule{
 			"Mcp-Session-Id and what the status means for MCP. A server/discover refused with a 4xx status is not judged: that is how " +
 			"a dual-era client's probe of a legacy server ends before it falls back to initialize. An exchange on a stream with no " +
 			"session open (a GET before any initialize) is not judged, nor a GET or DELETE without Mcp-Session-Id answered 400 (what " +
-			"a server that requires sessions answers it), nor the authorization discovery documents under /.well-known/ (404 there " +
+			"a server that requires sessions answers it), nor a message refused 400 for lacking the Mcp-Session-Id the server " +
+			"assigned at initialization (MCP0010 reports that, naming the client), nor the authorization discovery documents under /.well-known/ (404 there " +
 			"means the server has no authorization).",
 		Why: "A message the server refused never took part in the session: a request answered 404 or 400 gets no JSON-RPC response, a " +
 			"notification is lost. The status is often the whole diagnosis: 404 on a request with Mcp-Session-Id means the server " +
@@ -105,6 +106,11 @@ func (c *httpErrorChecker) judge(p *rule.Pass, h *frame.HTTP, side exchangeSide)
 		// requires sessions answers one (mcp-remote's probe GET before it
 		// initializes): there was no session to open a stream for, and nothing
 		// the request carried was lost. A message refused so is still reported.
+		return
+	case side.unassigned && h.Status == http.StatusBadRequest:
+		// The message lacked the session id the server assigned, and the
+		// server refused it as one that requires sessions does: MCP0010
+		// reports the cause, naming the client.
 		return
 	case known && !answers.Refuses(h.Status):
 		return // 405 for a GET stream or a DELETE the server does not offer
