@@ -102,6 +102,7 @@ func (d *envelopeDecoder) httpExchange(v gjson.Result) *HTTP {
 		h.ContentType = mediaType(t)
 	}
 	h.Status, h.StatusText, h.InResponse = status, http.StatusText(status), true
+	h.BodyAs = strings.Clone(v.Get("bodyAs").Str)
 	if e := v.Get("endpoint").Str; e != "" {
 		h.Endpoint = strings.Clone(e)
 		if req := d.exchanges[n]; req != nil {

@@ -149,6 +149,14 @@ type HTTP struct {
 	StatusText string
 	// ContentType is the response's media type ("text/event-stream"), "" when unknown.
 	ContentType string
+	// BodyAs is set when the response's body is framed otherwise than its
+	// Content-Type says, to the media type it was read as: "application/json"
+	// for a body labelled text/event-stream (or text/plain) that holds one JSON
+	// value and no event, "text/event-stream" for one labelled JSON (or
+	// text/plain) that holds events. "" when they agree, or the body has no
+	// Content-Type.
+	BodyAs string
+
 	// Live is set when the recorder wrote each message as it crossed (a recording
 	// proxy): a response's frames are in the order they crossed, each at its own
 	// time. A HAR records a whole response at its request's time. A recording

@@ -317,6 +317,22 @@ func (d *harDecoder) entry(r *Reader, index int, lines harLines, e *harEntry) {
 			}
 		})
 	}
+	// A body whose framing disagrees with its Content-Type is read as what it
+	// is (its messages crossed the wire), and the exchange says how.
+	// A body without a Content-Type is read as what it is, and says nothing.
+	trimmed, media := strings.TrimSpace(respBody), exchange.ContentType
+	framing := ""
+	switch {
+	case sse && stream == nil && looksLikeJSON([]byte(trimmed)) && !sseHasData(respBody):
+		framing = spec.JSONType
+	case !sse && looksLikeSSE(trimmed):
+		framing = spec.EventStreamType
+	case !sse && !strings.Contains(media, "json") && looksLikeJSON([]byte(trimmed)):
+		framing = spec.JSONType
+	}
+	if media != "" {
+		exchange.BodyAs = framing
+	}
 	endpointKey := ""
 	if stream != nil {
 		endpointKey = stream.key
@@ -387,7 +403,7 @@ func (d *harDecoder) entry(r *Reader, index int, lines harLines, e *harEntry) {
 		})
 		d.hold(stream)
 		d.settle(r, stream)
-	case sse:
+	case sse && framing == "", framing == spec.EventStreamType:
 		sseEvents(respBody, func(event, data string) {
 			if event == "endpoint" {
 				// The 2024-11-05 HTTP+SSE transport's first event: the URI to POST
@@ -396,7 +412,7 @@ func (d *harDecoder) entry(r *Reader, index int, lines harLines, e *harEntry) {
 			}
 			respond([]byte(data), "SSE event data")
 		})
-	case strings.TrimSpace(respBody) != "" && (strings.Contains(strings.ToLower(respType), "json") || looksLikeJSON([]byte(strings.TrimSpace(respBody)))):
+	case trimmed != "" && (strings.Contains(media, "json") || framing == spec.JSONType):
 		respond([]byte(respBody), "response body")
 	}
 	if n == 0 && held == 0 {
@@ -443,6 +459,24 @@ func decodeHARText(text, encoding string) string {
 		return text
 	}
 	return string(b)
+}
+
+// sseHasData reports whether an event stream's body holds an event with data.
+func sseHasData(body string) bool {
+	found := false
+	sseEvents(body, func(string, string) { found = true })
+	return found
+}
+
+// looksLikeSSE reports whether a body starts as an event stream does: its first
+// line a field (data, event, id, retry) or a comment.
+func looksLikeSSE(body string) bool {
+	line, _, _ := strings.Cut(body, "\n")
+	if strings.HasPrefix(line, ":") {
+		return true
+	}
+	field, _, ok := strings.Cut(line, ":")
+	return ok && (field == "data" || field == "event" || field == "id" || field == "retry")
 }
 
 // sseEvents splits a text/event-stream body into events and calls emit with the type

@@ -273,7 +273,7 @@ func (p *HTTPProxy) response(resp *http.Response) error {
 		}
 		resp.Body = b
 	case media == "application/json":
-		resp.Body = &wholeBody{body: resp.Body, rec: p.rec, session: session, meta: meta, json: true, status: resp.Status, held: &p.held}
+		resp.Body = &wholeBody{body: resp.Body, rec: p.rec, session: session, meta: meta, media: media, json: true, status: resp.Status, held: &p.held}
 	default:
 		// A body that holds no message: its status is recorded now, as the
 		// client learns it, so that what the client does on it (a DELETE after
@@ -283,7 +283,7 @@ func (p *HTTPProxy) response(resp *http.Response) error {
 			label = "no Content-Type"
 		}
 		p.rec.exchangeEvent(session, meta, "HTTP %s (%s)", resp.Status, label)
-		resp.Body = &wholeBody{body: resp.Body, rec: p.rec, session: session, meta: &Exchange{N: ex.n}, status: resp.Status, held: &p.held, statusWritten: true}
+		resp.Body = &wholeBody{body: resp.Body, rec: p.rec, session: session, meta: meta, media: media, status: resp.Status, held: &p.held, statusWritten: true}
 	}
 	return nil
 }
@@ -332,7 +332,7 @@ type wholeBody struct {
 	rec     *Recording
 	session string
 	meta    *Exchange
-	json    bool
+	json    bool // labelled application/json
 	status  string
 	buf     bytes.Buffer
 	size    int
@@ -343,9 +343,11 @@ type wholeBody struct {
 	taken   int
 	crowded bool
 	// statusWritten says the status and headers were recorded with the
-	// headers: what the body was is recorded on its own (meta names the
-	// exchange only), and an empty body adds nothing.
+	// headers: what the body was is recorded on its own, and an empty body
+	// adds nothing.
 	statusWritten bool
+	// media is the response's media type ("" without a Content-Type).
+	media string
 }
 
 // maxShownBody is how much of a body that is no message the recording quotes.
@@ -381,24 +383,46 @@ func (b *wholeBody) finish(complete bool) {
 	b.done = true
 	body := bytes.TrimSpace(b.buf.Bytes())
 	defer b.release()
+	meta := b.meta
+	if b.statusWritten {
+		meta = &Exchange{N: b.meta.N} // the status and headers are in the exchange's record already
+	}
+	// A body framed otherwise than its label says is read as what it is (its
+	// messages crossed all the same), and its records say how.
+	framed := *b.meta
+	if b.statusWritten {
+		framed.Headers = nil
+	}
+	if b.media != "" {
+		framed.BodyAs = spec.EventStreamType
+	}
 	switch {
 	case b.crowded:
-		b.rec.exchangeEvent(b.session, b.meta, "HTTP %s: a body of %d bytes crossed unrecorded: the recorder held %d MiB of other bodies", b.status, b.size, maxHeldBodies>>20)
+		b.rec.exchangeEvent(b.session, meta, "HTTP %s: a body of %d bytes crossed unrecorded: the recorder held %d MiB of other bodies", b.status, b.size, maxHeldBodies>>20)
 	case !complete && b.size > 0:
-		b.rec.exchangeEvent(b.session, b.meta, "HTTP %s: the body was not read to its end (%d bytes crossed)", b.status, b.size)
+		b.rec.exchangeEvent(b.session, meta, "HTTP %s: the body was not read to its end (%d bytes crossed)", b.status, b.size)
 	case b.size > MaxBody:
-		b.rec.exchangeEvent(b.session, b.meta, "HTTP %s: a body of %d bytes crossed unrecorded", b.status, b.size)
+		b.rec.exchangeEvent(b.session, meta, "HTTP %s: a body of %d bytes crossed unrecorded", b.status, b.size)
+	case len(body) > 0 && looksLikeEvents(body):
+		events := &sseBody{rec: b.rec, session: b.session, meta: &framed, split: lines{max: MaxBody}, held: &budget{}}
+		events.split.feed(body, events.line, events.tooLong)
+		events.split.feed([]byte("\n\n"), events.line, events.tooLong)
 	case b.json && len(body) > 0:
 		b.rec.exchangeFrame(spec.S2C, b.session, b.meta, body) // the recording's now
+	case looksLikeJSONValue(body):
+		if b.media != "" {
+			framed.BodyAs = spec.JSONType
+		}
+		b.rec.exchangeFrame(spec.S2C, b.session, &framed, body)
 	case len(body) == 0 && b.statusWritten:
 	case len(body) == 0:
-		b.rec.exchangeEvent(b.session, b.meta, "HTTP %s (no body)", b.status)
+		b.rec.exchangeEvent(b.session, meta, "HTTP %s (no body)", b.status)
 	default:
 		shown := body
 		if len(shown) > maxShownBody {
 			shown = shown[:maxShownBody]
 		}
-		b.rec.exchangeEvent(b.session, b.meta, "HTTP %s: %s", b.status, shown)
+		b.rec.exchangeEvent(b.session, meta, "HTTP %s: %s", b.status, shown)
 	}
 }
 
@@ -434,6 +458,11 @@ type sseBody struct {
 	// opens is set on a GET stream without a session, which may be an HTTP+SSE
 	// stream: its endpoint event names the session.
 	opens *opening
+	// framed is set once a line of the stream was an event field or a
+	// comment; until then unframed keeps the lines that were not (a body
+	// labelled text/event-stream that holds one JSON value instead).
+	framed   bool
+	unframed []byte
 }
 
 // opening is what an event stream needs to open an HTTP+SSE session.
@@ -463,8 +492,18 @@ func (b *sseBody) end(err error) {
 		return
 	}
 	b.ended = true
+	b.split.feed([]byte("\n"), b.line, b.tooLong) // a last line without its newline (an event without its blank line is still not dispatched)
+	if !b.framed {
+		if body := bytes.TrimSpace(b.unframed); looksLikeJSONValue(body) {
+			// Labelled an event stream, framed as one JSON value: its message
+			// crossed all the same, and the record says how the body was read.
+			meta := *b.meta
+			meta.BodyAs = spec.JSONType
+			b.rec.exchangeFrame(spec.S2C, b.session, &meta, body)
+		}
+	}
 	b.held.give(b.taken) // an event the stream ended inside is not recorded
-	b.data, b.taken = nil, 0
+	b.data, b.taken, b.unframed = nil, 0, nil
 	switch {
 	case err == nil, errors.Is(err, io.EOF):
 		b.rec.exchangeEvent(b.session, b.meta, "the event stream ended")
@@ -485,10 +524,19 @@ func (b *sseBody) line(l []byte) {
 		return
 	}
 	if l[0] == ':' {
+		b.framed, b.unframed = true, nil
 		return // a comment
 	}
 	field, value, _ := bytes.Cut(l, []byte(":"))
 	value = bytes.TrimPrefix(value, []byte(" "))
+	switch string(field) {
+	case "data", "event", "id", "retry":
+		b.framed, b.unframed = true, nil
+	default:
+		if !b.framed && len(b.unframed)+len(l) < MaxBody {
+			b.unframed = append(append(b.unframed, l...), '\n')
+		}
+	}
 	switch string(field) {
 	case "data":
 		sep := 0 // a newline between data lines, even empty ones
@@ -546,4 +594,24 @@ func (b *sseBody) dispatch() {
 	}
 	b.held.give(b.taken) // the recording's queue bounds what it took
 	b.data, b.hasData, b.event, b.over, b.taken, b.crowded = nil, false, "", 0, 0, false
+}
+
+// looksLikeEvents reports whether a body starts as an event stream does: its
+// first line an event field (data, event, id, retry) or a comment.
+func looksLikeEvents(body []byte) bool {
+	line, _, _ := bytes.Cut(body, []byte("\n"))
+	if bytes.HasPrefix(line, []byte(":")) {
+		return true
+	}
+	field, _, ok := bytes.Cut(line, []byte(":"))
+	switch string(field) {
+	case "data", "event", "id", "retry":
+		return ok
+	}
+	return false
+}
+
+// looksLikeJSONValue reports whether a body is one JSON object or array.
+func looksLikeJSONValue(body []byte) bool {
+	return len(body) > 0 && (body[0] == '{' || body[0] == '[') && json.Valid(body)
 }

@@ -142,6 +142,9 @@ type Exchange struct {
 	// Endpoint is set on the exchanges of an HTTP+SSE session: the URI its
 	// stream's endpoint event named, which the client POSTs its messages to.
 	Endpoint string `json:"endpoint,omitempty"`
+	// BodyAs is set on a message read from a response body framed otherwise
+	// than its Content-Type says: the media type it was read as.
+	BodyAs string `json:"bodyAs,omitempty"`
 }
 
 // Err is the first error writing the recording (nil when every record was written).

@@ -25,16 +25,19 @@ var writeAnswerFixtures = flag.String("write-answer-fixtures", "", "also write t
 
 // answerRewriter stands for a hand-written front (a proxy, a middleware) between
 // the client and the Go SDK's Streamable HTTP handler: it answers accepted
-// notifications 200 instead of 202, or labels a tools/call's answer text/plain.
+// notifications 200 instead of 202, or labels a tools/call's answer with another
+// Content-Type (text/plain, or the other of JSON and event stream).
 type answerRewriter struct {
-	next                   http.Handler
-	notifications200, text bool
+	next             http.Handler
+	notifications200 bool
+	label            string
 }
 
 type rewritingWriter struct {
 	http.ResponseWriter
-	notifications200, text bool
-	wrote                  bool
+	notifications200 bool
+	label            string
+	wrote            bool
 }
 
 func (w *rewritingWriter) WriteHeader(code int) {
@@ -42,8 +45,8 @@ func (w *rewritingWriter) WriteHeader(code int) {
 	if code == http.StatusAccepted && w.notifications200 {
 		code = http.StatusOK
 	}
-	if w.text {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	if w.label != "" {
+		w.Header().Set("Content-Type", w.label)
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
@@ -61,7 +64,7 @@ func (a answerRewriter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	a.next.ServeHTTP(&rewritingWriter{ResponseWriter: w, notifications200: a.notifications200,
-		text: a.text && bytes.Contains(body, []byte(`"method":"tools/call"`))}, r)
+		label: map[bool]string{true: a.label}[bytes.Contains(body, []byte(`"method":"tools/call"`))]}, r)
 }
 
 // acceptSetter is the client's HTTP transport: it sends every request with the
@@ -103,6 +106,7 @@ func TestPOSTAnswersAndAccept(t *testing.T) {
 	cases := []struct {
 		name      string
 		rewriter  answerRewriter
+		json      bool // the server answers requests application/json, not an event stream
 		accept    string
 		transport http.RoundTripper // the client's, when not http.DefaultTransport
 		callFails bool
@@ -113,8 +117,12 @@ func TestPOSTAnswersAndAccept(t *testing.T) {
 	}{
 		{name: "notification-200", rewriter: answerRewriter{notifications200: true}, rule: "MCP0008", method: "notifications/initialized", n: 1,
 			want: `^warning POST /mcp \((entry|exchange) \d\) carrying notifications/initialized was answered 200 OK instead of 202 Accepted: .* \(at fault: the server\)$`},
-		{name: "request-text-plain", rewriter: answerRewriter{text: true}, callFails: true, rule: "MCP0008", method: "tools/call", n: 1,
+		{name: "request-text-plain", rewriter: answerRewriter{label: "text/plain; charset=utf-8"}, callFails: true, rule: "MCP0008", method: "tools/call", n: 1,
 			want: `^error POST /mcp \((entry|exchange) \d\) carrying tools/call id=\d+ was answered 200 OK with Content-Type text/plain: a client reads the response only from application/json or text/event-stream, so this one never reaches it \(at fault: the server\)$`},
+		{name: "request-json-labelled-event-stream", rewriter: answerRewriter{label: "text/event-stream"}, json: true, callFails: true, rule: "MCP0008", method: "tools/call", n: 1,
+			want: `^error POST /mcp \((entry|exchange) \d\) carrying tools/call id=\d+ was answered 200 OK with Content-Type text/event-stream, but the body is one JSON value and no event: a client reads the body as its Content-Type says, so the response in it never reaches the client \(at fault: the server\)$`},
+		{name: "request-events-labelled-json", rewriter: answerRewriter{label: "application/json"}, callFails: true, rule: "MCP0008", method: "tools/call", n: 1,
+			want: `^error POST /mcp \((entry|exchange) \d\) carrying tools/call id=\d+ was answered 200 OK with Content-Type application/json, but the body is an event stream: a client reads the body as its Content-Type says, so the response in it never reaches the client \(at fault: the server\)$`},
 		// The Go SDK client probes with server/discover (a session of its own), then
 		// initializes: one finding a session.
 		{name: "accept-wildcard", accept: "*/*", rule: "MCP0009", method: "server/discover", n: 2,
@@ -132,7 +140,7 @@ func TestPOSTAnswersAndAccept(t *testing.T) {
 					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
 				})
 			front := tc.rewriter
-			front.next = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+			front.next = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{JSONResponse: tc.json})
 			upstream := httptest.NewServer(har.wrap(front))
 			defer upstream.Close()
 			target, _ := url.Parse(upstream.URL)

@@ -26,8 +26,9 @@ var PostAnswer = &rule.Rule{
 		Sees: "HTTP captures (a HAR, or a recording of mcpsleuth record --http) of Streamable HTTP sessions (2025-03-26 on, and a " +
 			"2024-11-05 session over Streamable HTTP; not the HTTP+SSE transport, whose answers travel on its stream): each POST the " +
 			"server accepted (2xx) with what it carried. A POST carrying a request answered 202 Accepted or 204 No Content, or with a " +
-			"Content-Type other than application/json and text/event-stream (text/plain, text/html): the response has no body a " +
-			"client reads it from (an error). A POST carrying only notifications or responses answered 200 or another 2xx instead " +
+			"Content-Type other than application/json and text/event-stream (text/plain, text/html), or with a body framed otherwise " +
+			"than its Content-Type says (labelled text/event-stream and holding one JSON object, labelled application/json and " +
+			"holding events; mcpsleuth reads the messages in it all the same): the response has no body a client reads it from (an error). A POST carrying only notifications or responses answered 200 or another 2xx instead " +
 			"of 202 Accepted (a warning). Each is reported once a session, at the first POST so answered, naming the server. " +
 			"Refusals (4xx, 5xx) are MCP0005's; a POST whose body was not recorded is not judged.",
 		Why: "A client reads a POST's answer by its status and Content-Type. A request answered 202, or with a body labelled text/plain, " +
@@ -40,7 +41,8 @@ var PostAnswer = &rule.Rule{
 			"(or an HTTP error status if you cannot accept them). Most SDK transports do this; hand-written handlers and proxies that " +
 			"rewrite responses are where it goes wrong.",
 		Bad: `POST /mcp  notifications/initialized   ->  200 OK, Content-Type: application/json, body {}
-POST /mcp  tools/call id=2              ->  200 OK, Content-Type: text/plain, body {"jsonrpc":"2.0","id":2,...}`,
+POST /mcp  tools/call id=2              ->  200 OK, Content-Type: text/plain, body {"jsonrpc":"2.0","id":2,...}
+POST /mcp  tools/call id=3              ->  200 OK, Content-Type: text/event-stream, body {"jsonrpc":"2.0","id":3,...}`,
 		Good: `POST /mcp  notifications/initialized   ->  202 Accepted
 POST /mcp  tools/call id=2              ->  200 OK, Content-Type: application/json, body {"jsonrpc":"2.0","id":2,...}`,
 		Spec: []rule.SpecRef{
@@ -94,6 +96,15 @@ func (c *postAnswerChecker) judge(p *rule.Pass, h *frame.HTTP, side exchangeSide
 			p.Report(side.anchor, rule.Sprintf("POST %s (%s) carrying %s was answered %s with Content-Type %s: a client reads the "+
 				"response only from %s, so this one never reaches it",
 				h.Path, h.Where(), side.what, status, h.ContentType, rule.Text(strings.Join(answers.RequestAnswer, " or "))).By(spec.Server))
+		case h.BodyAs != "":
+			c.requestUnread = true
+			body := "one JSON value and no event"
+			if h.BodyAs == spec.EventStreamType {
+				body = "an event stream"
+			}
+			p.Report(side.anchor, rule.Sprintf("POST %s (%s) carrying %s was answered %s with Content-Type %s, but the body is %s: "+
+				"a client reads the body as its Content-Type says, so the response in it never reaches the client",
+				h.Path, h.Where(), side.what, status, h.ContentType, rule.Text(body)).By(spec.Server))
 		}
 		return
 	}
