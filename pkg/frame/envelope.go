@@ -81,6 +81,7 @@ func (d *envelopeDecoder) httpExchange(v gjson.Result) *HTTP {
 			McpMethod:       header("Mcp-Method"),
 			McpName:         header("Mcp-Name"),
 			Accept:          header("Accept"),
+			LastEventID:     header("Last-Event-ID"),
 			Endpoint:        strings.Clone(v.Get("endpoint").Str),
 		}
 		d.remember(h)

@@ -172,6 +172,7 @@ type HTTP struct {
 	McpMethod       string // Mcp-Method request header (2026-07-28)
 	McpName         string // Mcp-Name request header (2026-07-28), as sent
 	Accept          string // Accept request header
+	LastEventID     string // Last-Event-ID request header: the GET resumes a stream
 
 	// Endpoint is set on the exchanges of a session of the 2024-11-05 HTTP+SSE
 	// transport: the URI (path and query) its stream's endpoint event named, which

@@ -302,6 +302,7 @@ func (d *harDecoder) entry(r *Reader, index int, lines harLines, e *harEntry) {
 		McpMethod:       header(req.Headers, "Mcp-Method"),
 		McpName:         header(req.Headers, "Mcp-Name"),
 		Accept:          header(req.Headers, "Accept"),
+		LastEventID:     header(req.Headers, "Last-Event-ID"),
 	}
 	// The HTTP+SSE transport: a GET stream that names its POST endpoint opens a
 	// session; a POST to a named endpoint belongs to it.

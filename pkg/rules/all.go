@@ -16,6 +16,7 @@ func All() []*rule.Rule {
 		PostAnswer,
 		AcceptHeader,
 		SessionIDMissing,
+		MisplacedResponse,
 		InitializeFailed,
 		VersionUnknown,
 		VersionNotOffered,

@@ -35,6 +35,12 @@ type HTTPAnswers struct {
 	// where the transport prescribes neither (HTTP+SSE: answers travel on the stream).
 	RequestAnswer []string
 	InputAccepted int
+	// ResponsesOnResume is set when the stream the method opens may carry a
+	// JSON-RPC response only when it resumes an earlier stream (a GET with
+	// Last-Event-ID): Streamable HTTP's standalone GET stream, "The server MUST
+	// NOT send a JSON-RPC response on the stream unless resuming a stream
+	// associated with a previous client request".
+	ResponsesOnResume bool
 	// Page and Says are the specification section the facts come from, and what it says.
 	Page string
 	Says string
@@ -77,7 +83,7 @@ var streamableHTTP = []HTTPAnswers{
 	{
 		Method: http.MethodGet, Carried: "no message (it opens the server's event stream)",
 		Success: "an event stream (200, text/event-stream)", MethodNotAllowed: true, EventStreamOnly: true,
-		Accept: []string{EventStreamType},
+		Accept: []string{EventStreamType}, ResponsesOnResume: true,
 		Page:   "basic/transports#listening-for-messages-from-the-server",
 		Says:   "The server MUST either return Content-Type: text/event-stream in response to this HTTP GET, or else return HTTP 405 Method Not Allowed, indicating that the server does not offer an SSE stream at this endpoint.",
 	},

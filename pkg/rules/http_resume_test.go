@@ -1,0 +1,170 @@
+package rules_test
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/record"
+)
+
+var writeResumeFixture = flag.String("write-resume-fixture", "", "also write the HAR TestResumedStreamCarriesTheResponse records to this file")
+
+// streamCutter stands for a load balancer or proxy that drops a long POST: it
+// passes the first write of the tools/call answer (the Go SDK server's priming
+// event, which carries an event id) and then ends the response, while the server,
+// which does not see the cut, goes on and stores the rest in its event store.
+type streamCutter struct{ next http.Handler }
+
+// cutWriter forwards writes until cut; what follows is dropped.
+type cutWriter struct {
+	mu      sync.Mutex
+	w       http.ResponseWriter
+	header  http.Header
+	wrote   bool
+	cut     bool
+	primed  chan struct{}
+	primedN int
+}
+
+func (c *cutWriter) Header() http.Header { return c.header }
+
+func (c *cutWriter) WriteHeader(code int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.wrote || c.cut {
+		return
+	}
+	c.wrote = true
+	for k, v := range c.header {
+		c.w.Header()[k] = v
+	}
+	c.w.WriteHeader(code)
+}
+
+func (c *cutWriter) Write(p []byte) (int, error) {
+	c.WriteHeader(http.StatusOK)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cut {
+		return len(p), nil
+	}
+	n, err := c.w.Write(p)
+	c.w.(http.Flusher).Flush()
+	c.primedN++
+	if c.primedN == 1 {
+		c.cut = true
+		close(c.primed)
+	}
+	return n, err
+}
+
+func (c *cutWriter) Flush() {}
+
+func (s streamCutter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if r.Method != http.MethodPost || !bytes.Contains(body, []byte(`"method":"tools/call"`)) {
+		s.next.ServeHTTP(w, r)
+		return
+	}
+	cw := &cutWriter{w: w, header: http.Header{}, primed: make(chan struct{})}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		// The server goes on after the cut: the request's context outlives it.
+		s.next.ServeHTTP(cw, r.WithContext(context.WithoutCancel(r.Context())))
+	}()
+	select {
+	case <-cw.primed:
+	case <-done:
+	}
+}
+
+// TestResumedStreamCarriesTheResponse records the Go SDK client and server (with
+// an event store) over Streamable HTTP, with a proxy that cuts the tools/call
+// stream after its priming event: the client resumes with a GET carrying
+// Last-Event-ID, and the server replays the response there, as the spec allows.
+// Recorded as a HAR and through record --http, the session is clean in both:
+// MCP0011 stays silent on a response that a resumed GET carries, and the call
+// counts as answered.
+func TestResumedStreamCarriesTheResponse(t *testing.T) {
+	har := &harRecorder{}
+	server := mcp.NewServer(&mcp.Implementation{Name: "resumable-server", Version: "0.1.0"}, nil)
+	mcp.AddTool(server, &mcp.Tool{Name: "ask-llm", Description: "Answer"},
+		func(context.Context, *mcp.CallToolRequest, samplePrompt) (*mcp.CallToolResult, any, error) {
+			time.Sleep(100 * time.Millisecond) // the answer comes after the cut
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
+		})
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
+		&mcp.StreamableHTTPOptions{EventStore: mcp.NewMemoryEventStore(nil)})
+	upstream := httptest.NewServer(har.wrap(streamCutter{next: sdk}))
+	defer upstream.Close()
+	target, _ := url.Parse(upstream.URL)
+	dir := t.TempDir()
+	recPath := filepath.Join(dir, "rec.jsonl")
+	recFile, err := os.Create(recPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer recFile.Close()
+	rec := record.NewRecording(recFile, record.Options{})
+	proxy := httptest.NewServer(record.NewHTTPProxy(target, rec))
+	defer proxy.Close()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	transport := &mcp.StreamableClientTransport{Endpoint: proxy.URL + "/mcp", MaxRetries: 3, DisableStandaloneSSE: true}
+	client := mcp.NewClient(&mcp.Implementation{Name: "resuming-client", Version: "0.1.0"}, nil)
+	cs, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask-llm", Arguments: map[string]any{"prompt": "hello"}})
+	if err != nil {
+		t.Fatalf("tools/call: %v", err)
+	}
+	if text := res.Content[0].(*mcp.TextContent).Text; text != "ok" {
+		t.Fatalf("tools/call answered %q", text)
+	}
+	cs.Close()
+	waitForEntries(t, har)
+	proxy.Close()
+	upstream.Close()
+	rec.Close()
+	if err := rec.Err(); err != nil {
+		t.Fatal(err)
+	}
+	harPath := filepath.Join(dir, "resumed.har")
+	har.write(t, harPath)
+	if *writeResumeFixture != "" {
+		har.write(t, *writeResumeFixture)
+	}
+	resumed := false
+	for _, e := range har.entries {
+		req := e["request"].(map[string]any)
+		for _, h := range req["headers"].([]map[string]string) {
+			resumed = resumed || (req["method"] == http.MethodGet && strings.EqualFold(h["name"], "Last-Event-ID"))
+		}
+	}
+	if !resumed {
+		t.Fatal("the client never resumed the stream with a GET carrying Last-Event-ID")
+	}
+	for _, path := range []string{harPath, recPath} {
+		if got := ruleFindings(t, path, "MCP0011", "MCP3001"); len(got) != 0 {
+			t.Errorf("%s: %+v", filepath.Base(path), got)
+		}
+	}
+}
