@@ -84,8 +84,8 @@ var streamableHTTP = []HTTPAnswers{
 		Method: http.MethodGet, Carried: "no message (it opens the server's event stream)",
 		Success: "an event stream (200, text/event-stream)", MethodNotAllowed: true, EventStreamOnly: true,
 		Accept: []string{EventStreamType}, ResponsesOnResume: true,
-		Page:   "basic/transports#listening-for-messages-from-the-server",
-		Says:   "The server MUST either return Content-Type: text/event-stream in response to this HTTP GET, or else return HTTP 405 Method Not Allowed, indicating that the server does not offer an SSE stream at this endpoint.",
+		Page: "basic/transports#listening-for-messages-from-the-server",
+		Says: "The server MUST either return Content-Type: text/event-stream in response to this HTTP GET, or else return HTTP 405 Method Not Allowed, indicating that the server does not offer an SSE stream at this endpoint.",
 	},
 	{
 		Method: http.MethodDelete, Carried: "no message (it ends the session)",
