@@ -86,19 +86,16 @@ func loadSettings(c *cli.Command) (*settings, error) {
 		}
 	}
 	options := ruleOptions()
-	var durations []string
-	for _, o := range options {
-		durations = append(durations, o.Name) // every option is a duration (ruleOptionFlags)
-	}
+	keys := optionKeys()
 	file := &config.Config{Lines: map[string]int{}}
 	if path != "" {
 		var err error
-		if file, err = config.Load(path, durations); err != nil {
+		if file, err = config.Load(path, keys); err != nil {
 			return nil, usageErr("%v", err)
 		}
 	}
 	s := &settings{file: file, failOn: "error", options: map[string]any{}, from: map[string]string{}}
-	for _, key := range config.Keys(durations) {
+	for _, key := range config.Keys(keys) {
 		s.from[key] = "default"
 		if line, ok := file.Lines[key]; ok {
 			s.from[key] = fmt.Sprintf("%s:%d", file.Path, line)
@@ -171,9 +168,23 @@ func loadSettings(c *cli.Command) (*settings, error) {
 		if d, ok := file.Durations[o.Name]; ok {
 			s.options[o.Name] = d
 		}
-		if has(o.Name) {
+		if n, ok := file.Counts[o.Name]; ok {
+			s.options[o.Name] = n
+		}
+		if !has(o.Name) {
+			continue
+		}
+		s.from[o.Name] = "flag"
+		switch o.Default.(type) {
+		case int:
+			n := int(c.Int(o.Name))
+			s.options[o.Name] = n
+			if n <= 0 {
+				return nil, usageErr("mcpsleuth: --%s must be a positive whole number such as 10, not %d", o.Name, n)
+			}
+		default:
 			d := c.Duration(o.Name)
-			s.options[o.Name], s.from[o.Name] = d, "flag"
+			s.options[o.Name] = d
 			if d <= 0 {
 				return nil, usageErr("mcpsleuth: --%s must be a positive duration such as 30s or 2m, not %s", o.Name, d)
 			}
@@ -229,14 +240,11 @@ func configCommand(env Env) *cli.Command {
 			&cli.BoolFlag{Name: "schema", Usage: "print the JSON Schema of " + config.FileName + " instead, for editors (# yaml-language-server: $schema=FILE)"}},
 		Action: func(_ context.Context, c *cli.Command) error {
 			if c.Bool("schema") {
-				var names, durations []string
+				var names []string
 				for _, r := range rules.All() {
 					names = append(names, r.ID, strings.ToLower(r.ID), r.Name) // as rules.Lookup reads them
 				}
-				for _, o := range ruleOptions() {
-					durations = append(durations, o.Name)
-				}
-				_, err := env.Stdout.Write(config.Schema(names, durations))
+				_, err := env.Stdout.Write(config.Schema(names, optionKeys()))
 				return err
 			}
 			s, err := loadSettings(c)
@@ -326,6 +334,8 @@ func ruleOptionFlags() []cli.Flag {
 		switch d := o.Default.(type) {
 		case time.Duration:
 			out = append(out, &cli.DurationFlag{Name: o.Name, Value: d, Usage: o.Usage})
+		case int:
+			out = append(out, &cli.IntFlag{Name: o.Name, Value: d, Usage: o.Usage})
 		default:
 			panic(fmt.Sprintf("mcpsleuth: option %s of type %T has no flag or configuration key", o.Name, d))
 		}
@@ -347,6 +357,19 @@ func ruleOptions() []rule.Option {
 		}
 	}
 	return out
+}
+
+// optionKeys are the configuration keys of the rules' options, by the type of
+// their values.
+func optionKeys() config.OptionKeys {
+	var keys config.OptionKeys
+	for _, o := range ruleOptions() {
+		keys.Names = append(keys.Names, o.Name)
+		if _, ok := o.Default.(int); ok {
+			keys.Counts = append(keys.Counts, o.Name)
+		}
+	}
+	return keys
 }
 
 // reportConfig is what a report records of the configuration it was made

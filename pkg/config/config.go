@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,11 +29,17 @@ const FileName = ".mcpsleuth.yaml"
 // `mcpsleuth config` prints them.
 var fixedKeys = [...]string{"enable", "disable", "severity", "fail-on", "min-severity", "suppress"}
 
+// OptionKeys are the keys, beyond the fixed ones, that set the options the
+// rules declare (such as MCP3008's slow), in catalogue order: those in Counts
+// hold a positive whole number, the others a positive duration.
+type OptionKeys struct {
+	Names, Counts []string
+}
+
 // Keys returns the keys a configuration file may hold, in the order `mcpsleuth
-// config` prints them: the fixed keys, then durations (the options the rules
-// declare, such as MCP3008's slow).
-func Keys(durations []string) []string {
-	return append(fixedKeys[:len(fixedKeys):len(fixedKeys)], durations...)
+// config` prints them: the fixed keys, then the option keys.
+func Keys(options OptionKeys) []string {
+	return append(fixedKeys[:len(fixedKeys):len(fixedKeys)], options.Names...)
 }
 
 // Config is one configuration file, as read.
@@ -47,9 +54,10 @@ type Config struct {
 	FailOn, MinSeverity string
 	// Suppress are the findings hidden, each with its reason.
 	Suppress []Suppression
-	// Durations are the values of the duration keys that were set (the rules'
-	// options, by name).
+	// Durations and Counts are the values of the option keys that were set
+	// (the rules' options, by name).
 	Durations map[string]time.Duration
+	Counts    map[string]int
 	// Lines says on which line each key was set.
 	Lines map[string]int
 }
@@ -89,23 +97,23 @@ func Find(dir string) (string, error) {
 	}
 }
 
-// Load reads a configuration file; durations are the keys, beyond the fixed
-// ones, that hold a positive duration (the options the rules declare).
-func Load(path string, durations []string) (*Config, error) {
+// Load reads a configuration file; options are the keys, beyond the fixed
+// ones, that set the options the rules declare.
+func Load(path string, options OptionKeys) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("mcpsleuth: %s: cannot read the configuration: %w", path, unwrapPath(err))
 	}
-	return Parse(path, data, durations)
+	return Parse(path, data, options)
 }
 
 // maxSize bounds a configuration file: it is a handful of keys.
 const maxSize = 1 << 20
 
 // Parse reads a configuration file's contents, as Load; path names it in errors.
-func Parse(path string, data []byte, durations []string) (*Config, error) {
-	c := &Config{Path: path, Lines: map[string]int{}, Durations: map[string]time.Duration{}}
-	keys := Keys(durations)
+func Parse(path string, data []byte, options OptionKeys) (*Config, error) {
+	c := &Config{Path: path, Lines: map[string]int{}, Durations: map[string]time.Duration{}, Counts: map[string]int{}}
+	keys := Keys(options)
 	if len(data) > maxSize {
 		return nil, fmt.Errorf("mcpsleuth: %s: a configuration file of %d bytes: too large", path, len(data))
 	}
@@ -175,7 +183,16 @@ func Parse(path string, data []byte, durations []string) (*Config, error) {
 			}
 			c.MinSeverity = strings.ToLower(v.Value)
 		default:
-			if !slices.Contains(durations, k.Value) {
+			if slices.Contains(options.Counts, k.Value) {
+				n, err := strconv.Atoi(v.Value)
+				if v.Kind != yaml.ScalarNode || err != nil || n <= 0 {
+					fail(c.errAt(v, "%s: want a positive whole number such as 10, not %s", k.Value, describe(v)))
+					continue
+				}
+				c.Counts[k.Value] = n
+				continue
+			}
+			if !slices.Contains(options.Names, k.Value) {
 				fail(c.errAt(k, "unknown key %q (known: %s)", k.Value, strings.Join(keys, ", ")))
 				continue
 			}

@@ -11,7 +11,7 @@ import (
 )
 
 func TestParse(t *testing.T) {
-	c, err := config.Parse("p.yaml", []byte("enable: MCP2001, mcp2002\ndisable:\n  - MCP3008\nseverity:\n  MCP1004: Warning\nfail-on: NEVER\nmin-severity: warning\nslow: 1m30s\n"), []string{"slow"})
+	c, err := config.Parse("p.yaml", []byte("enable: MCP2001, mcp2002\ndisable:\n  - MCP3008\nseverity:\n  MCP1004: Warning\nfail-on: NEVER\nmin-severity: warning\nslow: 1m30s\n"), config.OptionKeys{Names: []string{"slow"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func TestParse(t *testing.T) {
 		t.Errorf("fail-on %q, min-severity %q, slow %v, lines %v", c.FailOn, c.MinSeverity, c.Durations["slow"], c.Lines)
 	}
 	for _, empty := range []string{"", "\n# only a comment\n"} {
-		if c, err := config.Parse("e.yaml", []byte(empty), []string{"slow"}); err != nil || len(c.Enable)+len(c.Disable)+len(c.Severity) != 0 {
+		if c, err := config.Parse("e.yaml", []byte(empty), config.OptionKeys{Names: []string{"slow"}}); err != nil || len(c.Enable)+len(c.Disable)+len(c.Severity) != 0 {
 			t.Errorf("%q: %+v, %v", empty, c, err)
 		}
 	}
@@ -41,7 +41,7 @@ func TestParse(t *testing.T) {
 		"min-severity: never\n":           `p.yaml:1: min-severity: want error, warning or info, not "never"`,
 		"enable: [MCP2001\n":              "p.yaml: ",
 	} {
-		_, err := config.Parse("p.yaml", []byte(in), []string{"slow"})
+		_, err := config.Parse("p.yaml", []byte(in), config.OptionKeys{Names: []string{"slow"}})
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: error %v, want %q", in, err, want)
 		}
@@ -73,7 +73,7 @@ func TestFind(t *testing.T) {
 // TestSuppress: entries with what they match and a reason; each mistake named
 // with its line.
 func TestSuppress(t *testing.T) {
-	c, err := config.Parse("p.yaml", []byte("suppress:\n  - rule: MCP1010\n    path: 'legacy/**'\n    reason: old server, not fixed\n  - server: lab-go-sdk-server\n    method: sampling/createMessage\n    reason: tracked in issue 12\n"), nil)
+	c, err := config.Parse("p.yaml", []byte("suppress:\n  - rule: MCP1010\n    path: 'legacy/**'\n    reason: old server, not fixed\n  - server: lab-go-sdk-server\n    method: sampling/createMessage\n    reason: tracked in issue 12\n"), config.OptionKeys{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestSuppress(t *testing.T) {
 		"suppress:\n  - MCP1010\n":                                    "p.yaml:2: suppress: want an entry",
 		"suppress:\n  - rule: [a]\n    reason: r\n":                   "p.yaml:2: suppress: rule: want a text, not a list",
 	} {
-		_, err := config.Parse("p.yaml", []byte(in), nil)
+		_, err := config.Parse("p.yaml", []byte(in), config.OptionKeys{})
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: error %v, want %q", in, err, want)
 		}
@@ -105,7 +105,7 @@ func TestErrorsClipEchoedValues(t *testing.T) {
 		"slow: " + huge + "\n",
 		"min-severity: " + huge + "\n",
 	} {
-		_, err := config.Parse("p.yaml", []byte(in), []string{"slow"})
+		_, err := config.Parse("p.yaml", []byte(in), config.OptionKeys{Names: []string{"slow"}})
 		if err == nil {
 			t.Fatalf("%.40q: no error", in)
 		}
@@ -113,11 +113,26 @@ func TestErrorsClipEchoedValues(t *testing.T) {
 			t.Errorf("%.40q: an error of %d bytes, want the value cut: %.300s", in, len(err.Error()), err)
 		}
 	}
-	c, err := config.Parse("p.yaml", []byte("disable: [MCP2001]\n"), nil)
+	c, err := config.Parse("p.yaml", []byte("disable: [MCP2001]\n"), config.OptionKeys{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if msg := c.ErrAt(1, "unknown rule %q", huge).Error(); len(msg) > 400 {
 		t.Errorf("ErrAt quotes %d bytes", len(msg))
+	}
+}
+
+// TestCountOptions reads a whole-number option and refuses what is not one.
+func TestCountOptions(t *testing.T) {
+	keys := config.OptionKeys{Names: []string{"slow", "reconnect-limit"}, Counts: []string{"reconnect-limit"}}
+	c, err := config.Parse("p.yaml", []byte("reconnect-limit: 25\nslow: 2s\n"), keys)
+	if err != nil || c.Counts["reconnect-limit"] != 25 || c.Durations["slow"] != 2*time.Second || c.Lines["reconnect-limit"] != 1 {
+		t.Fatalf("counts %v, durations %v, lines %v, error %v", c.Counts, c.Durations, c.Lines, err)
+	}
+	for _, bad := range []string{"reconnect-limit: 0\n", "reconnect-limit: -3\n", "reconnect-limit: ten\n", "reconnect-limit: [1]\n"} {
+		_, err := config.Parse("p.yaml", []byte(bad), keys)
+		if err == nil || !strings.Contains(err.Error(), "p.yaml:1:") || !strings.Contains(err.Error(), "reconnect-limit: want a positive whole number such as 10") {
+			t.Errorf("%q: error %v", bad, err)
+		}
 	}
 }

@@ -8,9 +8,9 @@ import (
 // Schema is a JSON Schema (2020-12) of the configuration file, for editors
 // (the YAML language server reads it from a "# yaml-language-server: $schema="
 // comment): the keys Parse accepts, rules named by the IDs and names given,
-// and durations for the option keys given. What Parse refuses, the schema
+// and durations and counts for the option keys given. What Parse refuses, the schema
 // refuses (TestSchemaAgreesWithParse).
-func Schema(rules, durations []string) []byte {
+func Schema(rules []string, options OptionKeys) []byte {
 	severity := map[string]any{"type": "string", "enum": []string{"error", "warning", "info"}}
 	rule := map[string]any{"type": "string", "enum": slices.Clone(rules)}
 	ruleList := map[string]any{"oneOf": []any{
@@ -33,9 +33,12 @@ func Schema(rules, durations []string) []byte {
 					"reason": map[string]any{"type": "string", "minLength": 1},
 				}}},
 	}
-	for _, d := range durations {
-		props[d] = map[string]any{"type": "string", "pattern": `^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`,
+	for _, name := range options.Names {
+		props[name] = map[string]any{"type": "string", "pattern": `^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`,
 			"description": "a positive duration such as 30s or 2m (a rule's option)"}
+		if slices.Contains(options.Counts, name) {
+			props[name] = map[string]any{"type": "integer", "minimum": 1, "description": "a positive whole number (a rule's option)"}
+		}
 	}
 	doc := map[string]any{
 		"$schema":              "https://json-schema.org/draft/2020-12/schema",

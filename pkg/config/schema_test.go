@@ -14,8 +14,8 @@ import (
 // TestSchemaAgreesWithParse: the schema accepts the files Parse accepts and
 // refuses those it refuses (with the rules and options it is given).
 func TestSchemaAgreesWithParse(t *testing.T) {
-	rules, durations := []string{"MCP2001", "undeclared-notification", "MCP3008"}, []string{"slow"}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(config.Schema(rules, durations)))
+	rules, options := []string{"MCP2001", "undeclared-notification", "MCP3008"}, config.OptionKeys{Names: []string{"slow", "reconnect-limit"}, Counts: []string{"reconnect-limit"}}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(config.Schema(rules, options)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,6 +38,10 @@ func TestSchemaAgreesWithParse(t *testing.T) {
 		{"min-severity: never\n", false},
 		{"severity:\n  MCP2001: fatal\n", false},
 		{"slow: soon\n", false},
+		{"reconnect-limit: 5\n", true},
+		{"reconnect-limit: 0\n", false},
+		{"reconnect-limit: many\n", false},
+		{"reconnect-limit: 1m\n", false},
 		{"enable: [MCP9999]\n", false}, // Parse returns names for the caller to check; loadSettings refuses it
 	} {
 		var v any
@@ -53,7 +57,7 @@ func TestSchemaAgreesWithParse(t *testing.T) {
 		if (verr == nil) != tc.ok {
 			t.Errorf("%q: schema says valid=%v (%v), want %v", tc.file, verr == nil, verr, tc.ok)
 		}
-		_, perr := config.Parse("c.yaml", []byte(tc.file), durations)
+		_, perr := config.Parse("c.yaml", []byte(tc.file), options)
 		if tc.ok && perr != nil {
 			t.Errorf("%q: the schema accepts it, Parse refuses it: %v", tc.file, perr)
 		}

@@ -17,6 +17,7 @@ func All() []*rule.Rule {
 		AcceptHeader,
 		SessionIDMissing,
 		MisplacedResponse,
+		ReconnectLoop,
 		InitializeFailed,
 		VersionUnknown,
 		VersionNotOffered,
