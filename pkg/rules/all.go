@@ -31,6 +31,7 @@ func All() []*rule.Rule {
 		ProtocolHeaderMismatch,
 		MissingRequestMeta,
 		NoServerFeatures,
+		EraFallback,
 		UndeclaredNotification,
 		UndeclaredRequest,
 		UndeclaredSubfeature,

@@ -195,3 +195,25 @@ func (t *Tracker) unassigned(f *frame.Frame, s *Session) *Assignment {
 	}
 	return &Assignment{ID: a.StreamKey, Line: a.StartLine, Entry: a.StartEntry}
 }
+
+// fellBack notes the initialize f (in session s) on the sessions it is the
+// fallback of: s itself when it sent a server/discover probe and has no
+// contract yet, and, over HTTP (an initialize sent without Mcp-Session-Id), the
+// open session without a session id whose probe got no DiscoverResult.
+func (t *Tracker) fellBack(s *Session, f *frame.Frame) {
+	note := func(p *Session) {
+		if p.probed && p.Legacy == nil && p.FallbackLine == 0 {
+			p.FallbackLine = f.Line
+			if f.HTTP != nil {
+				p.FallbackEntry = f.Entry // a HAR names its exchanges by entry
+			}
+		}
+	}
+	note(s)
+	if f.HTTP == nil || f.HTTP.SessionID != "" {
+		return
+	}
+	if p := t.streams[""]; p != nil && p != s && p.Discover == nil {
+		note(p)
+	}
+}

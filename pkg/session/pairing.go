@@ -197,6 +197,9 @@ func (s *Session) track(m *Message) {
 }
 
 func (s *Session) trackRequest(m *Message) {
+	if m.Method == "server/discover" && m.Dir != spec.S2C {
+		s.probed = true
+	}
 	r := &Request{Method: keptMethod(m), method: int32(m.Spec().Index() + 1), Dir: m.Dir, Line: m.Line, Entry: m.Entry, Seq: m.Seq, Time: m.Time, Batch: m.Batch != nil}
 	r.LongLived = m.Method == "subscriptions/listen"
 	if h := m.HTTP; h != nil && !h.InResponse {

@@ -69,6 +69,13 @@ type Session struct {
 	// Mcp-Session-Id while the session the server assigned an id to (in its
 	// answer to the initialize) was still open: the client left the id off.
 	Unassigned *Assignment
+	// FallbackLine and FallbackEntry are where the initialize is that a
+	// dual-era client sent after this session's server/discover probe: in the
+	// session itself (stdio: the probe and the initialize are one session), or
+	// opening a session of its own (HTTP: the initialize's answer names a new
+	// Mcp-Session-Id). 0 when the client sent none while the session was open.
+	// FallbackEntry is set only for a HAR's initialize (its exchange's entry).
+	FallbackLine, FallbackEntry int
 	// PreHandshake counts frames seen before any initialize or modern request.
 	PreHandshake int
 
@@ -100,8 +107,9 @@ type Session struct {
 	// session's tables for the next one.
 	tracker *Tracker
 	// probeOnly stays true while the session holds nothing but server/discover
-	// requests and their responses (a dual-era client's probe).
-	probeOnly bool
+	// requests and their responses (a dual-era client's probe); probed is set
+	// once the client sent a server/discover.
+	probeOnly, probed bool
 	// terms numbers the contract terms of the session (Contract.Terms).
 	terms uint64
 }

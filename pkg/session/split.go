@@ -128,6 +128,9 @@ func (t *Tracker) Frame(f *frame.Frame, visit func(*Message)) {
 	if f.HTTP != nil {
 		t.noteHTTP(f.StreamKey, f.Line, f.Entry, f.Time, f.HTTP, s)
 	}
+	if f.Kind == frame.KindRequest && f.Method == "initialize" && f.Dir != spec.S2C {
+		t.fellBack(s, f)
+	}
 	s.Frames++
 	// The lines the session spans: frames come in time order, which is not line
 	// order where the reader sorted them (HAR entries by startedDateTime).

@@ -45,6 +45,19 @@ func ErrorCodeIn(code int64, r Revision) bool {
 	return false
 }
 
+// ModernError reports whether a JSON-RPC error code is a recognized modern error
+// (the codes only 2026-07-28 and later define: -32020, -32021, -32022): an
+// answer that identifies a modern server, on which a dual-era client retries
+// rather than falling back to initialize (2026-07-28 basic/versioning, "Backward
+// Compatibility with Initialization-Based Versions").
+func ModernError(code int64) bool {
+	switch code {
+	case CodeHeaderMismatch, CodeMissingRequiredClientCapability, CodeUnsupportedProtocolVersion:
+		return true
+	}
+	return false
+}
+
 // UnknownName is how a revision answers a request that names something the receiver
 // does not have (a tool, a prompt, a resource) while the method itself exists.
 type UnknownName struct {
