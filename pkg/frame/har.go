@@ -334,6 +334,9 @@ func (d *harDecoder) entry(r *Reader, index int, lines harLines, e *harEntry) {
 	if media != "" {
 		exchange.BodyAs = framing
 	}
+	if sse && framing == "" {
+		exchange.StreamLastID = sseLastID(respBody)
+	}
 	endpointKey := ""
 	if stream != nil {
 		endpointKey = stream.key
@@ -460,6 +463,25 @@ func decodeHARText(text, encoding string) string {
 		return text
 	}
 	return string(b)
+}
+
+// sseLastID returns the value of the last id field of an event stream's body
+// ("" when none): the last event id a client that read it holds (an id holding
+// NUL is ignored, as the event stream format says).
+func sseLastID(body string) string {
+	last := ""
+	for body != "" {
+		line := body
+		if i := strings.IndexAny(body, "\r\n"); i >= 0 {
+			line, body = body[:i], body[i+1:]
+		} else {
+			body = ""
+		}
+		if v, ok := strings.CutPrefix(line, "id:"); ok && !strings.ContainsRune(v, 0) {
+			last = strings.TrimPrefix(v, " ")
+		}
+	}
+	return last
 }
 
 // sseHasData reports whether an event stream's body holds an event with data.

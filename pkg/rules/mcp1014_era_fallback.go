@@ -2,7 +2,6 @@ package rules
 
 import (
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
@@ -135,12 +134,4 @@ func legacyAmong(versions []string) bool {
 		}
 	}
 	return false
-}
-
-// place names a frame by its entry in a document, else its line.
-func place(line, entry int) string {
-	if entry > 0 {
-		return "entry " + strconv.Itoa(entry)
-	}
-	return "line " + strconv.Itoa(line)
 }

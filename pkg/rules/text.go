@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -98,4 +99,12 @@ func quotedList(kind rule.ValueKind, values []string) rule.Message {
 		parts[i] = rule.Sprintf("%s", rule.Quote(kind, v))
 	}
 	return rule.Join(parts, ", ")
+}
+
+// place names a frame by its entry in a document, else its line.
+func place(line, entry int) string {
+	if entry > 0 {
+		return "entry " + strconv.Itoa(entry)
+	}
+	return "line " + strconv.Itoa(line)
 }

@@ -6,6 +6,7 @@ package session
 
 import (
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
@@ -65,6 +66,9 @@ func (t *Tracker) noteHTTP(key string, line, entry int, at time.Time, h *frame.H
 		return // a recording's request, before its status
 	}
 	where := HTTPAt{Line: line, Entry: entry, Time: at}
+	if s != nil && h.LastEventID != "" && h.Method == http.MethodGet {
+		s.noteResumed(h.LastEventID, where)
+	}
 	if refusedStream(h) && (s == nil || !s.connected()) {
 		// The latest refused stream request counts (a client with a session open
 		// that asks for a stream it may not have is none).
@@ -216,4 +220,26 @@ func (t *Tracker) fellBack(s *Session, f *frame.Frame) {
 	if p := t.streams[""]; p != nil && p != s && p.Discover == nil {
 		note(p)
 	}
+}
+
+// maxResumed bounds the Last-Event-IDs a session remembers.
+const maxResumed = 256
+
+// noteResumed remembers that a GET of the session resumed a stream from the
+// event id (the first GET that did).
+func (s *Session) noteResumed(id string, at HTTPAt) {
+	if _, ok := s.resumed[id]; ok || len(s.resumed) >= maxResumed {
+		return
+	}
+	if s.resumed == nil {
+		s.resumed = map[string]HTTPAt{}
+	}
+	s.resumed[strings.Clone(id)] = at
+}
+
+// ResumedFrom reports where a GET of the session resumed a stream with
+// Last-Event-ID id, if one did.
+func (s *Session) ResumedFrom(id string) (HTTPAt, bool) {
+	at, ok := s.resumed[id]
+	return at, ok
 }

@@ -54,6 +54,11 @@ type Request struct {
 	// HTTPExchange is the number of that exchange (frame.HTTP.Exchange; 0 otherwise):
 	// a recording settles HTTPStatus by a later record of the exchange.
 	HTTPExchange int
+	// StreamOpened is set when the exchange answered the request with an event
+	// stream the capture keeps whole (a HAR entry), StreamLastID then the id of
+	// its last event ("" when it carried none): where a client resumes it from.
+	StreamOpened bool
+	StreamLastID string
 
 	Cancelled    bool
 	CancelLine   int
@@ -204,6 +209,9 @@ func (s *Session) trackRequest(m *Message) {
 	r.LongLived = m.Method == "subscriptions/listen"
 	if h := m.HTTP; h != nil && !h.InResponse {
 		r.HTTPStatus, r.HTTPExchange = h.Status, h.Exchange
+		if !h.Live && h.Status >= 200 && h.Status < 300 && h.ContentType == spec.EventStreamType && h.BodyAs == "" {
+			r.StreamOpened, r.StreamLastID = true, strings.Clone(h.StreamLastID)
+		}
 	}
 	meta := readParams(m, r)
 	raw := m.Raw[:min(len(m.Raw), MaxRequestRaw)]

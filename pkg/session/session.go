@@ -106,6 +106,9 @@ type Session struct {
 	// tracker is the tracker that started the session: Release hands it the
 	// session's tables for the next one.
 	tracker *Tracker
+	// resumed maps the Last-Event-IDs the session's GETs carried to the first
+	// GET that carried each (ResumedFrom).
+	resumed map[string]HTTPAt
 	// probeOnly stays true while the session holds nothing but server/discover
 	// requests and their responses (a dual-era client's probe); probed is set
 	// once the client sent a server/discover.
