@@ -477,6 +477,7 @@ func (d *envelopeDecoder) decodeEnvelope(f *Frame, x *lineExtras, r *envelopeRec
 	if r.has(fieldHTTP) {
 		if h := r.value(fieldHTTP); h.IsObject() {
 			f.HTTP = d.httpExchange(h)
+			f.EventID = strings.Clone(h.Get("sseId").Str)
 		}
 	}
 	return r.decodePayload(f, x, rel)

@@ -105,6 +105,9 @@ type Frame struct {
 	// HTTP is the Streamable HTTP exchange that carried the frame (HAR captures);
 	// nil for every other input.
 	HTTP *HTTP
+	// EventID is the id field of the SSE event that carried the frame ("" when
+	// the event had none, or the frame travelled in no event stream).
+	EventID string
 
 	// view is the validated text the message was read from and its index (shared
 	// by a batch and its members); root is the message's entry in it. nil when the

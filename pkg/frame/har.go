@@ -308,7 +308,7 @@ func (d *harDecoder) entry(r *Reader, index int, lines harLines, e *harEntry) {
 	// session; a POST to a named endpoint belongs to it.
 	var stream *sseStream
 	if sse && strings.EqualFold(req.Method, "GET") {
-		sseEvents(respBody, func(event, data string) {
+		sseEvents(respBody, func(event, data, _ string) {
 			if event == "endpoint" && stream == nil {
 				if uri, key, ok := spec.SSEEndpoint(req.URL, data); ok {
 					exchange.Endpoint = uri
@@ -377,8 +377,9 @@ func (d *harDecoder) entry(r *Reader, index int, lines harLines, e *harEntry) {
 		c.InResponse = true
 		inResponse = &c
 	}
-	respond := func(body []byte, what string) {
+	respond := func(body []byte, what, eventID string) {
 		f := base
+		f.EventID = strings.Clone(eventID)
 		f.view = r.newView()
 		f.HTTP = inResponse
 		f.Line = lines.response
@@ -391,7 +392,7 @@ func (d *harDecoder) entry(r *Reader, index int, lines harLines, e *harEntry) {
 	switch {
 	case stream != nil:
 		// An HTTP+SSE session's stream: its messages wait for their place.
-		sseEvents(respBody, func(event, data string) {
+		sseEvents(respBody, func(event, data, id string) {
 			if event == "endpoint" {
 				return // the URI to POST messages to, not a message
 			}
@@ -400,6 +401,7 @@ func (d *harDecoder) entry(r *Reader, index int, lines harLines, e *harEntry) {
 			f.HTTP = inResponse
 			f.Line = lines.response
 			f.Dir = spec.S2C
+			f.EventID = strings.Clone(id)
 			bodyFrame(&f, []byte(data), "SSE event data")
 			stream.held = append(stream.held, f)
 			stream.bytes += len(f.Raw)
@@ -408,16 +410,16 @@ func (d *harDecoder) entry(r *Reader, index int, lines harLines, e *harEntry) {
 		d.hold(stream)
 		d.settle(r, stream)
 	case sse && framing == "", framing == spec.EventStreamType:
-		sseEvents(respBody, func(event, data string) {
+		sseEvents(respBody, func(event, data, id string) {
 			if event == "endpoint" {
 				// The 2024-11-05 HTTP+SSE transport's first event: the URI to POST
 				// messages to, not a message.
 				return
 			}
-			respond([]byte(data), "SSE event data")
+			respond([]byte(data), "SSE event data", id)
 		})
 	case trimmed != "" && (strings.Contains(media, "json") || framing == spec.JSONType):
-		respond([]byte(respBody), "response body")
+		respond([]byte(respBody), "response body", "")
 	}
 	if n == 0 && held == 0 {
 		what := "no MCP message"
@@ -487,7 +489,7 @@ func sseLastID(body string) string {
 // sseHasData reports whether an event stream's body holds an event with data.
 func sseHasData(body string) bool {
 	found := false
-	sseEvents(body, func(string, string) { found = true })
+	sseEvents(body, func(string, string, string) { found = true })
 	return found
 }
 
@@ -503,21 +505,22 @@ func looksLikeSSE(body string) bool {
 }
 
 // sseEvents splits a text/event-stream body into events and calls emit with the type
-// (the event field, "" for the default "message") and the data of each event that has
-// any (priming events, comments and retry-only events carry none). Lines end in CRLF,
+// (the event field, "" for the default "message"), the data and the event's own id
+// field ("" when it had none) of each event that has data (priming events, comments
+// and retry-only events carry none). Lines end in CRLF,
 // LF or CR; data lines of one event are joined by LF. An event the capture cut off
 // before its blank line is still emitted: what it holds was received.
-func sseEvents(body string, emit func(event, data string)) {
+func sseEvents(body string, emit func(event, data, id string)) {
 	var data strings.Builder
 	hasData := false
-	event := ""
+	event, id := "", ""
 	dispatch := func() {
 		if hasData && data.Len() > 0 {
-			emit(event, data.String())
+			emit(event, data.String(), id)
 		}
 		data.Reset()
 		hasData = false
-		event = ""
+		event, id = "", ""
 	}
 	for len(body) > 0 {
 		i := strings.IndexAny(body, "\r\n")
@@ -541,6 +544,9 @@ func sseEvents(body string, emit func(event, data string)) {
 			value = strings.TrimPrefix(value, " ")
 			if field == "event" {
 				event = value
+			}
+			if field == "id" && !strings.ContainsRune(value, 0) {
+				id = value
 			}
 			if field == "data" {
 				if hasData {

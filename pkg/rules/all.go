@@ -18,6 +18,7 @@ func All() []*rule.Rule {
 		SessionIDMissing,
 		MisplacedResponse,
 		ReconnectLoop,
+		EventIDReused,
 		InitializeFailed,
 		VersionUnknown,
 		VersionNotOffered,

@@ -98,8 +98,9 @@ func (s streamCutter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // stream after its priming event: the client resumes with a GET carrying
 // Last-Event-ID, and the server replays the response there, as the spec allows.
 // Recorded as a HAR and through record --http, the session is clean in both:
-// MCP0011 stays silent on a response that a resumed GET carries, and the call
-// counts as answered.
+// MCP0011 stays silent on a response that a resumed GET carries, MCP0013 on the
+// server's event ids (each its own, the replay after the Last-Event-ID), and the
+// call counts as answered.
 func TestResumedStreamCarriesTheResponse(t *testing.T) {
 	har := &harRecorder{}
 	server := mcp.NewServer(&mcp.Implementation{Name: "resumable-server", Version: "0.1.0"}, nil)
@@ -162,8 +163,11 @@ func TestResumedStreamCarriesTheResponse(t *testing.T) {
 	if !resumed {
 		t.Fatal("the client never resumed the stream with a GET carrying Last-Event-ID")
 	}
+	if rec, err := os.ReadFile(recPath); err != nil || !strings.Contains(string(rec), `"sseId":`) {
+		t.Fatalf("the recording keeps no SSE event id (%v)", err)
+	}
 	for _, path := range []string{harPath, recPath} {
-		if got := ruleFindings(t, path, "MCP0011", "MCP3001"); len(got) != 0 {
+		if got := ruleFindings(t, path, "MCP0011", "MCP0013", "MCP3001"); len(got) != 0 {
 			t.Errorf("%s: %+v", filepath.Base(path), got)
 		}
 	}
