@@ -18,7 +18,7 @@ var EraFallback = &rule.Rule{
 	ID:       "MCP1014",
 	Name:     "era-fallback",
 	Severity: rule.SeverityWarning,
-	Title:    "A dual-era client misread the answer to its server/discover probe: no fallback to initialize after an answer that marks a legacy server, or a fallback when the server named only modern revisions",
+	Title:    "A dual-era client misread the answer to its server/discover probe (no fallback to initialize after an answer that marks a legacy server, a fallback after a modern error), or a legacy server answered the probe with a success that is no DiscoverResult",
 	Anchor:   "the probe's answer (the probe itself when it got none)",
 	Hint:     "after server/discover: on a DiscoverResult or a modern error (-32020, -32021, -32022) the server is modern: retry with a version from its list; on any other error, an HTTP refusal without a modern error, or no answer, the server is legacy: send initialize",
 	Doc: rule.Doc{
@@ -28,8 +28,10 @@ var EraFallback = &rule.Rule{
 			"error that is not a recognized modern error, such as -32601 or -32602, an HTTP refusal whose body holds no modern error, or " +
 			"no answer at all) and no initialize followed before the capture ended; or the answer was a modern error whose supported " +
 			"list names only modern revisions, and the client fell back to initialize anyway, which such a server cannot accept. A " +
-			"fallback after a modern error that lists a legacy revision is the client choosing that revision, as the spec allows, and " +
-			"is not reported; nor is a probe answered with a DiscoverResult.",
+			"fallback after another modern error (one whose list names modern and legacy revisions, or -32020, -32021) goes against the spec's " +
+			"\"retry rather than fall back\" but may reach a dual-era server, and " +
+			"is info; a fallback after a list of legacy revisions only, or a probe answered with a DiscoverResult, is not reported. A third names the server: a probe answered with a " +
+			"success that is no DiscoverResult (no supportedVersions), which leaves a dual-era client no error to fall back on.",
 		Why: "The era probe decides whether anything works: a client that treats a legacy server's -32601 (or its 400 for a request " +
 			"without a session) as fatal never connects to any server written before 2026-07-28 (rust-sdk#1040), and one that falls " +
 			"back to initialize against a modern-only server gets a refusal instead of the version negotiation the error offered. " +
@@ -61,6 +63,9 @@ type eraFallbackChecker struct {
 	code      int64            // the error's code (0 for a result)
 	codeText  string           // the error's message, as the server wrote it
 	supported []string         // the error's data.supported, when it named any
+	// discovered is set when a result answered the probe with supportedVersions
+	// (a DiscoverResult).
+	discovered bool
 }
 
 func (c *eraFallbackChecker) Message(p *rule.Pass, m *session.Message) {
@@ -70,6 +75,9 @@ func (c *eraFallbackChecker) Message(p *rule.Pass, m *session.Message) {
 		*c = eraFallbackChecker{probe: m.Request, id: strings.Clone(m.ID), at: kept(rule.At(m))}
 	case c.probe != nil && m.Kind.IsResponse() && m.Request == c.probe:
 		c.answered, c.at = true, kept(rule.At(m))
+		if m.Kind == frame.KindResult {
+			_, c.discovered = m.Frame.Node().Path("result", "supportedVersions")
+		}
 		if m.Kind == frame.KindError {
 			c.code, c.codeText = m.ErrorCode, strings.Clone(m.ErrorMessage)
 			c.supported = supportedVersions(m)
@@ -79,12 +87,29 @@ func (c *eraFallbackChecker) Message(p *rule.Pass, m *session.Message) {
 
 func (c *eraFallbackChecker) End(p *rule.Pass) {
 	s := p.Session
-	if c.probe == nil || (c.answered && c.code == 0) {
+	switch {
+	case c.probe == nil, c.answered && c.code == 0 && c.discovered:
 		return // no probe, or a DiscoverResult: a modern server
+	case c.answered && c.code == 0:
+		p.Report(c.at, rule.Sprintf("the server answered the client's server/discover id=%s with a result that has no "+
+			"supportedVersions, so no DiscoverResult: a legacy server that answers a method it does not know with a success looks "+
+			"modern to a dual-era client, which then has no error to fall back to initialize on", c.id).By(spec.Server))
+		return
 	}
 	if s.FallbackLine != 0 {
-		if !spec.ModernError(c.code) || len(c.supported) == 0 || legacyAmong(c.supported) {
-			return // a legacy server's answer, or a modern one that lists a legacy revision: the fallback is right
+		if !spec.ModernError(c.code) {
+			return // a legacy server's answer: the fallback is right
+		}
+		modern, legacy := eras(c.supported)
+		if legacy && !modern {
+			return // the server lists only legacy revisions: initialize is how to use one
+		}
+		if !modern || legacy {
+			p.ReportSeverity(rule.SeverityInfo, c.at, rule.Sprintf("the client fell back to initialize (%s) after the server answered "+
+				"its server/discover id=%s with %d %s, a modern error: the server speaks a modern revision, and a dual-era client "+
+				"retries with a version from its supported list (or corrects the request) rather than falling back",
+				place(s.FallbackLine, s.FallbackEntry), c.id, c.code, rule.Quote(rule.ValueErrorMessage, c.codeText)).By(spec.Client))
+			return
 		}
 		p.Report(c.at, rule.Sprintf("the client fell back to initialize (%s) after the server answered its server/discover id=%s "+
 			"with %d %s, a modern error whose supported list names only modern revisions (%s): that server accepts no initialize; a "+
@@ -125,13 +150,13 @@ func supportedVersions(m *session.Message) []string {
 	return out
 }
 
-// legacyAmong reports whether a list of versions names a published legacy
-// revision (an initialize can negotiate it).
-func legacyAmong(versions []string) bool {
+// eras reports whether a list of versions names a published modern revision,
+// and a published legacy one (which an initialize negotiates).
+func eras(versions []string) (modern, legacy bool) {
 	for _, v := range versions {
-		if r, ok := spec.ParseRevision(v); ok && !r.Modern() {
-			return true
+		if r, ok := spec.ParseRevision(v); ok {
+			modern, legacy = modern || r.Modern(), legacy || !r.Modern()
 		}
 	}
-	return false
+	return modern, legacy
 }
