@@ -7,8 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
-	"os"
 	"path/filepath"
 	"regexp"
 	"testing"
@@ -16,7 +14,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpsleuth/mcpsleuth/pkg/record"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
@@ -143,17 +140,8 @@ func TestPOSTAnswersAndAccept(t *testing.T) {
 			front.next = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{JSONResponse: tc.json})
 			upstream := httptest.NewServer(har.wrap(front))
 			defer upstream.Close()
-			target, _ := url.Parse(upstream.URL)
+			proxy, rec, recPath := recordingProxy(t, upstream.URL)
 			dir := t.TempDir()
-			recPath := filepath.Join(dir, "rec.jsonl")
-			recFile, err := os.Create(recPath)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer recFile.Close()
-			rec := record.NewRecording(recFile, record.Options{})
-			proxy := httptest.NewServer(record.NewHTTPProxy(target, rec))
-			defer proxy.Close()
 
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()

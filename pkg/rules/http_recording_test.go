@@ -150,18 +150,8 @@ func TestHTTPRecordingJudgedLikeHAR(t *testing.T) {
 	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return recordtest.NewServer() }, nil)
 	upstream := httptest.NewServer(har.wrap(faultyUpstream(sdk)))
 	defer upstream.Close()
-	target, _ := url.Parse(upstream.URL)
-
+	proxy, rec, out := recordingProxy(t, upstream.URL)
 	dir := t.TempDir()
-	out := filepath.Join(dir, "rec.jsonl")
-	file, err := os.Create(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer file.Close()
-	rec := record.NewRecording(file, record.Options{})
-	proxy := httptest.NewServer(record.NewHTTPProxy(target, rec))
-	defer proxy.Close()
 
 	ctx := context.Background()
 	client := mcp.NewClient(&mcp.Implementation{Name: "recordtest-client", Version: "0.1.0"}, nil)
@@ -231,6 +221,28 @@ func TestHTTPRecordingJudgedLikeHAR(t *testing.T) {
 	}
 }
 
+// recordingProxy starts record --http's proxy in front of upstream, recording
+// into a file of the test's: the proxy, the recording and the file's path. A
+// test closes the proxy and the recording before it reads the file; what it
+// leaves open is closed when it ends.
+func recordingProxy(t *testing.T, upstream string) (*httptest.Server, *record.Recording, string) {
+	t.Helper()
+	target, err := url.Parse(upstream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "rec.jsonl")
+	file, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { file.Close() })
+	rec := record.NewRecording(file, record.Options{})
+	proxy := httptest.NewServer(record.NewHTTPProxy(target, rec))
+	t.Cleanup(proxy.Close)
+	return proxy, rec, path
+}
+
 // recordLines returns a lookup of the 1-based line of the first record holding every
 // given substring (0 when none does).
 func recordLines(t *testing.T, path string) func(...string) int {
@@ -273,18 +285,8 @@ func TestRecordedDELETEEndsTheSession(t *testing.T) {
 	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return recordtest.NewServer() }, nil)
 	upstream := httptest.NewServer(har.wrap(sdk))
 	defer upstream.Close()
-	target, _ := url.Parse(upstream.URL)
-
+	proxy, rec, out := recordingProxy(t, upstream.URL)
 	dir := t.TempDir()
-	out := filepath.Join(dir, "rec.jsonl")
-	file, err := os.Create(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer file.Close()
-	rec := record.NewRecording(file, record.Options{})
-	proxy := httptest.NewServer(record.NewHTTPProxy(target, rec))
-	defer proxy.Close()
 
 	ctx := context.Background()
 	client := mcp.NewClient(&mcp.Implementation{Name: "recordtest-client", Version: "0.1.0"}, nil)

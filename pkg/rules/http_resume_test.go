@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,8 +15,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcpsleuth/mcpsleuth/pkg/record"
 )
 
 var writeResumeFixture = flag.String("write-resume-fixture", "", "also write the HAR TestResumedStreamCarriesTheResponse records to this file")
@@ -113,17 +110,8 @@ func TestResumedStreamCarriesTheResponse(t *testing.T) {
 		&mcp.StreamableHTTPOptions{EventStore: mcp.NewMemoryEventStore(nil)})
 	upstream := httptest.NewServer(har.wrap(streamCutter{next: sdk}))
 	defer upstream.Close()
-	target, _ := url.Parse(upstream.URL)
+	proxy, rec, recPath := recordingProxy(t, upstream.URL)
 	dir := t.TempDir()
-	recPath := filepath.Join(dir, "rec.jsonl")
-	recFile, err := os.Create(recPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer recFile.Close()
-	rec := record.NewRecording(recFile, record.Options{})
-	proxy := httptest.NewServer(record.NewHTTPProxy(target, rec))
-	defer proxy.Close()
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -17,7 +16,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
-	"github.com/mcpsleuth/mcpsleuth/pkg/record"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
@@ -53,17 +51,8 @@ func TestHTTPSSETransportJudged(t *testing.T) {
 		})
 	upstream := httptest.NewServer(har.wrap(mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return server }, nil)))
 	defer upstream.Close()
-	target, _ := url.Parse(upstream.URL)
+	proxy, rec, recPath := recordingProxy(t, upstream.URL)
 	dir := t.TempDir()
-	recPath := filepath.Join(dir, "rec.jsonl")
-	recFile, err := os.Create(recPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer recFile.Close()
-	rec := record.NewRecording(recFile, record.Options{})
-	proxy := httptest.NewServer(record.NewHTTPProxy(target, rec))
-	defer proxy.Close()
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -268,17 +257,8 @@ func TestSSEClientAgainstStreamableServer(t *testing.T) {
 	server := mcp.NewServer(&mcp.Implementation{Name: "streamable-server", Version: "0.1.0"}, nil)
 	upstream := httptest.NewServer(har.wrap(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)))
 	defer upstream.Close()
-	target, _ := url.Parse(upstream.URL)
+	proxy, rec, recPath := recordingProxy(t, upstream.URL)
 	dir := t.TempDir()
-	recPath := filepath.Join(dir, "rec.jsonl")
-	recFile, err := os.Create(recPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer recFile.Close()
-	rec := record.NewRecording(recFile, record.Options{})
-	proxy := httptest.NewServer(record.NewHTTPProxy(target, rec))
-	defer proxy.Close()
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
