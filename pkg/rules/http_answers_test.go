@@ -162,13 +162,7 @@ func TestPOSTAnswersAndAccept(t *testing.T) {
 				t.Fatalf("tools/call: error %v, want failure %v", err, tc.callFails)
 			}
 			cs.Close()
-			waitForEntries(t, har)
-			proxy.Close()
-			upstream.Close()
-			rec.Close()
-			if err := rec.Err(); err != nil {
-				t.Fatal(err)
-			}
+			finishCaptures(t, har, proxy, upstream, rec)
 			harPath := filepath.Join(dir, tc.name+".har")
 			har.write(t, harPath)
 			if *writeAnswerFixtures != "" {

@@ -243,6 +243,20 @@ func recordingProxy(t *testing.T, upstream string) (*httptest.Server, *record.Re
 	return proxy, rec, path
 }
 
+// finishCaptures ends a session recorded both ways: it waits for the HAR's last
+// exchange, then closes the proxy, the upstream and the recording, which must
+// have written every record.
+func finishCaptures(t *testing.T, har *harRecorder, proxy, upstream *httptest.Server, rec *record.Recording) {
+	t.Helper()
+	waitForEntries(t, har)
+	proxy.Close()
+	upstream.Close()
+	rec.Close()
+	if err := rec.Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // recordLines returns a lookup of the 1-based line of the first record holding every
 // given substring (0 when none does).
 func recordLines(t *testing.T, path string) func(...string) int {

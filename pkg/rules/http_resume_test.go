@@ -129,13 +129,7 @@ func TestResumedStreamCarriesTheResponse(t *testing.T) {
 		t.Fatalf("tools/call answered %q", text)
 	}
 	cs.Close()
-	waitForEntries(t, har)
-	proxy.Close()
-	upstream.Close()
-	rec.Close()
-	if err := rec.Err(); err != nil {
-		t.Fatal(err)
-	}
+	finishCaptures(t, har, proxy, upstream, rec)
 	harPath := filepath.Join(dir, "resumed.har")
 	har.write(t, harPath)
 	if *writeResumeFixture != "" {

@@ -72,13 +72,7 @@ func TestHTTPSSETransportJudged(t *testing.T) {
 		t.Fatalf("the sampling request succeeded on a client without sampling")
 	}
 	cs.Close()
-	waitForEntries(t, har)
-	proxy.Close()
-	upstream.Close()
-	rec.Close()
-	if err := rec.Err(); err != nil {
-		t.Fatal(err)
-	}
+	finishCaptures(t, har, proxy, upstream, rec)
 
 	path := filepath.Join(dir, "sse.har")
 	har.write(t, path)
@@ -267,13 +261,7 @@ func TestSSEClientAgainstStreamableServer(t *testing.T) {
 		cs.Close()
 		t.Fatal("the SSE client connected to a Streamable HTTP server")
 	}
-	waitForEntries(t, har)
-	proxy.Close()
-	upstream.Close()
-	rec.Close()
-	if err := rec.Err(); err != nil {
-		t.Fatal(err)
-	}
+	finishCaptures(t, har, proxy, upstream, rec)
 	path := filepath.Join(dir, "mismatch.har")
 	har.write(t, path)
 	if *writeMismatchFixture != "" {
