@@ -104,6 +104,7 @@ func (d *envelopeDecoder) httpExchange(v gjson.Result) *HTTP {
 	}
 	h.Status, h.StatusText, h.InResponse = status, http.StatusText(status), true
 	h.BodyAs = strings.Clone(v.Get("bodyAs").Str)
+	h.StreamEnded, h.StreamLastID = v.Get("streamEnded").Bool(), strings.Clone(v.Get("streamLastId").Str)
 	if e := v.Get("endpoint").Str; e != "" {
 		h.Endpoint = strings.Clone(e)
 		if req := d.exchanges[n]; req != nil {

@@ -154,10 +154,11 @@ type HTTP struct {
 	ContentType string
 	// StreamLastID is the id of the last event of the response's event stream
 	// (its SSE id field; priming events, which carry no data, count): what a
-	// client resumes the stream from with Last-Event-ID. "" when it had none,
-	// or the capture does not keep a whole stream with its exchange (a
-	// recording).
+	// client resumes the stream from with Last-Event-ID; "" when it had none.
+	// A HAR gives it with the exchange; a recording on the record of the
+	// stream's end, which StreamEnded marks.
 	StreamLastID string
+	StreamEnded  bool
 	// BodyAs is set when the response's body is framed otherwise than its
 	// Content-Type says, to the media type it was read as: "application/json"
 	// for a body labelled text/event-stream (or text/plain) that holds one JSON

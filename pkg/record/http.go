@@ -449,7 +449,10 @@ type sseBody struct {
 	over  int
 	event string
 	id    string
-	ended bool
+	// lastID is the stream's last event id: the last id field of an event it
+	// dispatched, with or without data.
+	lastID string
+	ended  bool
 	// held is the proxy's bound, taken the bytes of it data holds; crowded
 	// says the event found no room under it.
 	held    *budget
@@ -504,11 +507,13 @@ func (b *sseBody) end(err error) {
 	}
 	b.held.give(b.taken) // an event the stream ended inside is not recorded
 	b.data, b.taken, b.unframed = nil, 0, nil
+	meta := *b.meta
+	meta.StreamEnded, meta.StreamLastID = true, b.lastID
 	switch {
 	case err == nil, errors.Is(err, io.EOF):
-		b.rec.exchangeEvent(b.session, b.meta, "the event stream ended")
+		b.rec.exchangeEvent(b.session, &meta, "the event stream ended")
 	default:
-		b.rec.exchangeEvent(b.session, b.meta, "the event stream broke off: %v", err)
+		b.rec.exchangeEvent(b.session, &meta, "the event stream broke off: %v", err)
 	}
 }
 
@@ -565,6 +570,9 @@ func (b *sseBody) line(l []byte) {
 }
 
 func (b *sseBody) dispatch() {
+	if b.id != "" {
+		b.lastID = b.id
+	}
 	switch {
 	case b.over > 0 && b.crowded:
 		b.rec.exchangeEvent(b.session, &Exchange{N: b.meta.N}, "an event of %d bytes of data crossed unrecorded: the recorder held %d MiB of other bodies", b.over, maxHeldBodies>>20)
@@ -593,7 +601,7 @@ func (b *sseBody) dispatch() {
 		b.meta.Headers = nil                                    // the status and headers are in the stream's first record
 	}
 	b.held.give(b.taken) // the recording's queue bounds what it took
-	b.data, b.hasData, b.event, b.over, b.taken, b.crowded = nil, false, "", 0, 0, false
+	b.data, b.hasData, b.event, b.id, b.over, b.taken, b.crowded = nil, false, "", "", 0, 0, false
 }
 
 // looksLikeEvents reports whether a body starts as an event stream does: its

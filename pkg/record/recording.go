@@ -145,6 +145,11 @@ type Exchange struct {
 	// BodyAs is set on a message read from a response body framed otherwise
 	// than its Content-Type says: the media type it was read as.
 	BodyAs string `json:"bodyAs,omitempty"`
+	// StreamEnded is set on the record of an event stream's end, with
+	// StreamLastID the id of its last event (priming events count): where a
+	// client resumes it from with Last-Event-ID ("" when no event had an id).
+	StreamEnded  bool   `json:"streamEnded,omitempty"`
+	StreamLastID string `json:"streamLastId,omitempty"`
 }
 
 // Err is the first error writing the recording (nil when every record was written).

@@ -9,12 +9,15 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
 
 var writeResumeFixture = flag.String("write-resume-fixture", "", "also write the HAR TestResumedStreamCarriesTheResponse records to this file")
@@ -152,5 +155,54 @@ func TestResumedStreamCarriesTheResponse(t *testing.T) {
 		if got := ruleFindings(t, path, "MCP0011", "MCP0013", "MCP3001"); len(got) != 0 {
 			t.Errorf("%s: %+v", filepath.Base(path), got)
 		}
+	}
+}
+
+// TestUnresumedStreamNamesTheClient is TestResumedStreamCarriesTheResponse with a
+// Go SDK client that does not reconnect (MaxRetries -1): the tools/call stream
+// ends after the priming event, whose id the client could have resumed from, and
+// the call fails. MCP3001 names the client, with the same words in the HAR and in
+// the recording (which writes the stream's end and its last event id).
+func TestUnresumedStreamNamesTheClient(t *testing.T) {
+	har := &harRecorder{}
+	server := mcp.NewServer(&mcp.Implementation{Name: "resumable-server", Version: "0.1.0"}, nil)
+	mcp.AddTool(server, &mcp.Tool{Name: "ask-llm", Description: "Answer"},
+		func(context.Context, *mcp.CallToolRequest, samplePrompt) (*mcp.CallToolResult, any, error) {
+			time.Sleep(100 * time.Millisecond) // the answer comes after the cut
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
+		})
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
+		&mcp.StreamableHTTPOptions{EventStore: mcp.NewMemoryEventStore(nil)})
+	upstream := httptest.NewServer(har.wrap(streamCutter{next: sdk}))
+	defer upstream.Close()
+	proxy, rec, recPath := recordingProxy(t, upstream.URL)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	transport := &mcp.StreamableClientTransport{Endpoint: proxy.URL + "/mcp", MaxRetries: -1, DisableStandaloneSSE: true}
+	client := mcp.NewClient(&mcp.Implementation{Name: "giving-up-client", Version: "0.1.0"}, nil)
+	cs, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask-llm", Arguments: map[string]any{"prompt": "hello"}}); err == nil {
+		t.Fatal("the call succeeded on a stream that was cut and never resumed")
+	}
+	cs.Close()
+	finishCaptures(t, har, proxy, upstream, rec)
+	harPath := filepath.Join(t.TempDir(), "unresumed.har")
+	har.write(t, harPath)
+
+	want := regexp.MustCompile(`^tools/call id=2 sent by the client was never answered: its POST's event stream \((entry|line) \d+\) ended after event \S+ without the response, and the client never resumed the stream with a GET carrying Last-Event-ID; .* \(at fault: the client\)$`)
+	var messages []string
+	for _, path := range []string{harPath, recPath} {
+		got := ruleFindings(t, path, "MCP3001")
+		if len(got) != 1 || !want.MatchString(got[0].Message) || got[0].Party != spec.Client {
+			t.Fatalf("%s: MCP3001 findings %+v, want one matching %s", filepath.Base(path), got, want)
+		}
+		messages = append(messages, regexp.MustCompile(`\((entry|line) \d+\)|; .*`).ReplaceAllString(got[0].Message, ""))
+	}
+	if messages[0] != messages[1] {
+		t.Errorf("the HAR and the recording disagree:\nHAR       %s\nrecording %s", messages[0], messages[1])
 	}
 }

@@ -55,8 +55,9 @@ type Request struct {
 	// a recording settles HTTPStatus by a later record of the exchange.
 	HTTPExchange int
 	// StreamOpened is set when the exchange answered the request with an event
-	// stream the capture keeps whole (a HAR entry), StreamLastID then the id of
-	// its last event ("" when it carried none): where a client resumes it from.
+	// stream that ended (a HAR keeps it whole; a recording writes its end),
+	// StreamLastID then the id of its last event ("" when it carried none):
+	// where a client resumes it from.
 	StreamOpened bool
 	StreamLastID string
 

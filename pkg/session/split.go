@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
@@ -200,6 +201,15 @@ func (t *Tracker) Exchange(line, entry int, x *frame.Exchange, visit func(*Excha
 		for r := range s.outstanding.all() {
 			if r.HTTPExchange == x.HTTP.Exchange && r.HTTPStatus == 0 {
 				r.HTTPStatus = x.HTTP.Status
+			}
+		}
+	}
+	if h := x.HTTP; h.StreamEnded && h.Exchange > 0 && h.Status >= 200 && h.Status < 300 {
+		// A recording's end of the event stream that answered a request still
+		// outstanding: the stream ended without its response.
+		for r := range s.outstanding.all() {
+			if r.HTTPExchange == h.Exchange {
+				r.StreamOpened, r.StreamLastID = true, strings.Clone(h.StreamLastID)
 			}
 		}
 	}
