@@ -128,6 +128,9 @@ func (t *Tracker) Frame(f *frame.Frame, visit func(*Message)) {
 	}
 	if f.HTTP != nil {
 		t.noteHTTP(f.StreamKey, f.Line, f.Entry, f.Time, f.HTTP, s)
+		if f.HTTP.InResponse {
+			s.settleStatus(f.HTTP) // a refusal whose body a recording kept as a message (a JSON-RPC error with a null id)
+		}
 	}
 	if f.Kind == frame.KindRequest && f.Method == "initialize" && f.Dir != spec.S2C {
 		t.fellBack(s, f)
@@ -197,13 +200,7 @@ func (t *Tracker) Exchange(line, entry int, x *frame.Exchange, visit func(*Excha
 	if s == nil {
 		return
 	}
-	if x.HTTP.Status >= 400 && x.HTTP.Exchange > 0 {
-		for r := range s.outstanding.all() {
-			if r.HTTPExchange == x.HTTP.Exchange && r.HTTPStatus == 0 {
-				r.HTTPStatus = x.HTTP.Status
-			}
-		}
-	}
+	s.settleStatus(x.HTTP)
 	if h := x.HTTP; h.StreamEnded && h.Exchange > 0 && h.Status >= 200 && h.Status < 300 {
 		// A recording's end of the event stream that answered a request still
 		// outstanding: the stream ended without its response.
@@ -224,6 +221,20 @@ func (t *Tracker) Exchange(line, entry int, x *frame.Exchange, visit func(*Excha
 		s.DeletedLine, s.DeletedEntry = line, entry
 		t.noteDeleted(x.StreamKey, HTTPAt{Line: line, Entry: entry, Time: x.Time, HTTP: h})
 		t.end(x.StreamKey, s)
+	}
+}
+
+// settleStatus gives an error status that a record of a recording's exchange
+// brings to the requests still in flight that the exchange's request carried (a
+// recording writes the request before its status).
+func (s *Session) settleStatus(h *frame.HTTP) {
+	if h.Status < 400 || h.Exchange == 0 {
+		return
+	}
+	for r := range s.outstanding.all() {
+		if r.HTTPExchange == h.Exchange && r.HTTPStatus == 0 {
+			r.HTTPStatus = h.Status
+		}
 	}
 }
 
