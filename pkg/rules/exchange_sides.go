@@ -17,8 +17,17 @@ type exchangeSide struct {
 	// when it holds any message.
 	request, carried bool
 	// unassigned is set when the message lacks the Mcp-Session-Id the server
-	// assigned the client's open session (MCP0010's case).
-	unassigned bool
+	// assigned the client's open session (MCP0010's case); ended when it was
+	// sent on a session that had ended (MCP0007's: a DELETE, or a 404 for
+	// another exchange).
+	unassigned, ended bool
+}
+
+// sessionEnded reports whether a message of exchange h was sent on a session
+// that had ended before it: deleted, or gone (answered 404 for another
+// exchange).
+func sessionEnded(s *session.Session, h *frame.HTTP) bool {
+	return s.AfterDelete != nil || (s.Gone != nil && h.Exchange != s.Gone.HTTP.Exchange)
 }
 
 // clientSide describes the client's message m as the side of its exchange.
@@ -26,7 +35,8 @@ func clientSide(m *session.Message) exchangeSide {
 	side := exchangeSide{anchor: rule.At(m), what: rule.Describe(m), carried: true,
 		request:    m.Kind == frame.KindRequest,
 		discover:   m.Kind == frame.KindRequest && m.Method == "server/discover",
-		unassigned: m.Session.Unassigned != nil && m.HTTP.SessionID == ""}
+		unassigned: m.Session.Unassigned != nil && m.HTTP.SessionID == "",
+		ended:      sessionEnded(m.Session, m.HTTP)}
 	if m.Kind == frame.KindInvalid {
 		side.what = "a body that is not a JSON-RPC message"
 	}
@@ -79,7 +89,7 @@ func (x *exchangeJoin) message(m *session.Message, judge judgeFunc) {
 // exchange takes an exchange that carried no message, or the record of a
 // recording's exchange that holds its status.
 func (x *exchangeJoin) exchange(e *session.Exchange, judge judgeFunc) {
-	side := exchangeSide{anchor: rule.AtExchange(e)}
+	side := exchangeSide{anchor: rule.AtExchange(e), ended: e.Session != nil && sessionEnded(e.Session, e.HTTP)}
 	if e.InResponse {
 		x.answered(e.HTTP, side, judge)
 		return

@@ -175,3 +175,82 @@ func allRuleIDs() []string {
 	}
 	return ids
 }
+
+var writeTSSDKDeletedFixture = flag.String("write-tssdk-deleted-fixture", "", "also write the HAR TestTypeScriptServerAnswersAnEndedSession400 records to this file")
+
+// TestTypeScriptServerAnswersAnEndedSession400 records the Go SDK client ending
+// its session with the TypeScript SDK's server (DELETE), then a tools/call sent
+// with the dead session's id. The server, wired as its README shows, answers it
+// 400 ("No valid session ID provided") where the spec wants 404 for a session it
+// ended: MCP0007 reports the client's use of the ended session and the server's
+// 400, each naming its side, with the same words in the HAR and the recording.
+func TestTypeScriptServerAnswersAnEndedSession400(t *testing.T) {
+	server := startTSServer(t)
+	target, _ := url.Parse(server)
+	har := &harRecorder{}
+	front := httputil.NewSingleHostReverseProxy(target)
+	front.FlushInterval = -1
+	upstream := httptest.NewServer(har.wrap(front))
+	defer upstream.Close()
+	proxy, rec, recPath := recordingProxy(t, upstream.URL)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "go-sdk-client", Version: "1.8.0"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: proxy.URL + "/mcp", MaxRetries: -1, DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hi"}}); err != nil {
+		t.Fatal(err)
+	}
+	id := cs.ID()
+	if err := cs.Close(); err != nil {
+		t.Fatal(err)
+	}
+	late, _ := http.NewRequestWithContext(ctx, http.MethodPost, proxy.URL+"/mcp",
+		strings.NewReader(`{"jsonrpc":"2.0","id":99,"method":"tools/call","params":{"name":"echo","arguments":{"text":"late"}}}`))
+	late.Header.Set("Content-Type", "application/json")
+	late.Header.Set("Accept", "application/json, text/event-stream")
+	late.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	late.Header.Set("Mcp-Session-Id", id)
+	resp, err := http.DefaultClient.Do(late)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("the POST on the deleted session was answered %d; the TypeScript example answers 400", resp.StatusCode)
+	}
+	finishCaptures(t, har, proxy, upstream, rec)
+	harPath := filepath.Join(t.TempDir(), "ts-deleted.har")
+	har.write(t, harPath)
+	if *writeTSSDKDeletedFixture != "" {
+		har.write(t, *writeTSSDKDeletedFixture)
+	}
+
+	want := []struct {
+		party spec.Side
+		re    *regexp.Regexp
+	}{
+		{spec.Client, regexp.MustCompile(`^the client sent POST /mcp \((entry|exchange) \d+\) carrying tools/call id=99 with Mcp-Session-Id \S+ after its DELETE ended that session \((entry|exchange) \d+, answered 200\) \(at fault: the client\)$`)},
+		{spec.Server, regexp.MustCompile(`^the server answered 400 Bad Request for POST /mcp \((entry|exchange) \d+\) carrying tools/call id=99 with Mcp-Session-Id \S+, a session which a DELETE ended \((entry|exchange) \d+\): a server must answer requests for a session it ended with 404 Not Found, the signal a client starts a new session on \(at fault: the server\)$`)},
+	}
+	var messages [2][]string
+	for i, path := range []string{harPath, recPath} {
+		got := ruleFindings(t, path, "MCP0007")
+		if len(got) != len(want) {
+			t.Fatalf("%s: MCP0007 findings %+v, want %d", filepath.Base(path), got, len(want))
+		}
+		for j, w := range want {
+			if got[j].Party != w.party || !w.re.MatchString(got[j].Message) {
+				t.Errorf("%s: finding %d: %s %q\nwant %s matching %s", filepath.Base(path), j, got[j].Party, got[j].Message, w.party, w.re)
+			}
+			messages[i] = append(messages[i], regexp.MustCompile(`\((entry|exchange) \d+|\(entry|\(exchange`).ReplaceAllString(got[j].Message, "(N"))
+		}
+	}
+	if strings.Join(messages[0], "\n") != strings.Join(messages[1], "\n") {
+		t.Errorf("the HAR and the recording disagree:\nHAR       %s\nrecording %s", messages[0], messages[1])
+	}
+}

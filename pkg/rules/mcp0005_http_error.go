@@ -35,7 +35,8 @@ var HTTPError = &rule.Rule{
 			"a dual-era client's probe of a legacy server ends before it falls back to initialize. An exchange on a stream with no " +
 			"session open (a GET before any initialize) is not judged, nor a GET or DELETE without Mcp-Session-Id answered 400 (what " +
 			"a server that requires sessions answers it), nor a message refused 400 for lacking the Mcp-Session-Id the server " +
-			"assigned at initialization (MCP0010 reports that, naming the client), nor the authorization discovery documents under /.well-known/ (404 there " +
+			"assigned at initialization (MCP0010 reports that, naming the client) or for a session the server had ended (MCP0007: " +
+			"404 is due), nor the authorization discovery documents under /.well-known/ (404 there " +
 			"means the server has no authorization).",
 		Why: "A message the server refused never took part in the session: a request answered 404 or 400 gets no JSON-RPC response, a " +
 			"notification is lost. The status is often the whole diagnosis: 404 on a request with Mcp-Session-Id means the server " +
@@ -106,6 +107,10 @@ func (c *httpErrorChecker) judge(p *rule.Pass, h *frame.HTTP, side exchangeSide)
 		// requires sessions answers one (mcp-remote's probe GET before it
 		// initializes): there was no session to open a stream for, and nothing
 		// the request carried was lost. A message refused so is still reported.
+		return
+	case side.ended && h.SessionID != "" && h.Status == http.StatusBadRequest:
+		// A request for a session the server had ended, refused 400 where 404
+		// is due: MCP0007 reports it, naming the server.
 		return
 	case side.unassigned && h.Status == http.StatusBadRequest:
 		// The message lacked the session id the server assigned, and the

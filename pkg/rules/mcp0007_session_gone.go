@@ -51,6 +51,9 @@ POST /mcp  Mcp-Session-Id: 9F1A...  tools/call id=6   ->  200`,
 // sessionGoneChecker reports each of its cases once a session.
 type sessionGoneChecker struct {
 	keptGone, afterDelete, refused400 bool
+	// exchanges pairs a client's request with its status, for the 400 case: a
+	// recording writes the status after the request.
+	exchanges exchangeJoin
 }
 
 func (c *sessionGoneChecker) Message(p *rule.Pass, m *session.Message) {
@@ -58,10 +61,12 @@ func (c *sessionGoneChecker) Message(p *rule.Pass, m *session.Message) {
 		return
 	}
 	c.judge(p, m.HTTP, rule.At(m), rule.Describe(m), m.Session)
+	c.exchanges.message(m, func(h *frame.HTTP, side exchangeSide) { c.refused(p, h, side) })
 }
 
 func (c *sessionGoneChecker) Exchange(p *rule.Pass, e *session.Exchange) {
 	c.judge(p, e.HTTP, rule.AtExchange(e), "", e.Session)
+	c.exchanges.exchange(e, func(h *frame.HTTP, side exchangeSide) { c.refused(p, h, side) })
 }
 
 // judge looks at one record of an exchange of session s: what it carried (what),
@@ -87,17 +92,29 @@ func (c *sessionGoneChecker) judge(p *rule.Pass, h *frame.HTTP, at rule.Anchor, 
 		p.Report(at, rule.Sprintf("the client sent %s with Mcp-Session-Id %s after its DELETE ended that session (%s, answered %d)",
 			request, id, d.HTTP.Where(), d.HTTP.Status).By(spec.Client))
 	}
-	ended := s.AfterDelete != nil || (s.Gone != nil && h.Exchange != s.Gone.HTTP.Exchange)
-	if ended && h.Status == http.StatusBadRequest && !c.refused400 {
-		c.refused400 = true
-		how := "after it answered 404 for it (" + s.Gone.HTTP.Where() + ")"
-		if s.AfterDelete != nil {
-			how = "which a DELETE ended (" + s.AfterDelete.HTTP.Where() + ")"
-		}
-		p.Report(at, rule.Sprintf("the server answered 400 Bad Request for %s with Mcp-Session-Id %s, a session %s: "+
-			"a server must answer requests for a session it ended with 404 Not Found, the signal a client starts a new session on",
-			request, id, rule.Text(how)).By(spec.Server))
+}
+
+// refused reports the server's 400 for a request of a session it had ended,
+// judged once the exchange's status is known, at the client's message.
+func (c *sessionGoneChecker) refused(p *rule.Pass, h *frame.HTTP, side exchangeSide) {
+	s := p.Session
+	if c.refused400 || !side.ended || h.Status != http.StatusBadRequest || h.SessionID == "" || spec.WellKnownPath(h.Path) {
+		return
 	}
+	c.refused400 = true
+	request := h.Method + " " + h.Path + " (" + h.Where() + ")"
+	if side.what != "" {
+		request += " carrying " + side.what
+	}
+	var how string
+	if s.AfterDelete != nil {
+		how = "which a DELETE ended (" + s.AfterDelete.HTTP.Where() + ")"
+	} else {
+		how = "after it answered 404 for it (" + s.Gone.HTTP.Where() + ")"
+	}
+	p.Report(side.anchor, rule.Sprintf("the server answered 400 Bad Request for %s with Mcp-Session-Id %s, a session %s: "+
+		"a server must answer requests for a session it ended with 404 Not Found, the signal a client starts a new session on",
+		request, rule.As(rule.ValueCredential, h.SessionID), rule.Text(how)).By(spec.Server))
 }
 
 func (c *sessionGoneChecker) End(p *rule.Pass) {
