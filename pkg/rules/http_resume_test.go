@@ -93,15 +93,10 @@ func (s streamCutter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// TestResumedStreamCarriesTheResponse records the Go SDK client and server (with
-// an event store) over Streamable HTTP, with a proxy that cuts the tools/call
-// stream after its priming event: the client resumes with a GET carrying
-// Last-Event-ID, and the server replays the response there, as the spec allows.
-// Recorded as a HAR and through record --http, the session is clean in both:
-// MCP0011 stays silent on a response that a resumed GET carries, MCP0013 on the
-// server's event ids (each its own, the replay after the Last-Event-ID), and the
-// call counts as answered.
-func TestResumedStreamCarriesTheResponse(t *testing.T) {
+// cutResumableServer starts the Go SDK server with an event store behind
+// streamCutter, kept as a HAR: its tool answers after the cut.
+func cutResumableServer(t *testing.T) (*harRecorder, *httptest.Server) {
+	t.Helper()
 	har := &harRecorder{}
 	server := mcp.NewServer(&mcp.Implementation{Name: "resumable-server", Version: "0.1.0"}, nil)
 	mcp.AddTool(server, &mcp.Tool{Name: "ask-llm", Description: "Answer"},
@@ -112,7 +107,20 @@ func TestResumedStreamCarriesTheResponse(t *testing.T) {
 	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
 		&mcp.StreamableHTTPOptions{EventStore: mcp.NewMemoryEventStore(nil)})
 	upstream := httptest.NewServer(har.wrap(streamCutter{next: sdk}))
-	defer upstream.Close()
+	t.Cleanup(upstream.Close)
+	return har, upstream
+}
+
+// TestResumedStreamCarriesTheResponse records the Go SDK client and server (with
+// an event store) over Streamable HTTP, with a proxy that cuts the tools/call
+// stream after its priming event: the client resumes with a GET carrying
+// Last-Event-ID, and the server replays the response there, as the spec allows.
+// Recorded as a HAR and through record --http, the session is clean in both:
+// MCP0011 stays silent on a response that a resumed GET carries, MCP0013 on the
+// server's event ids (each its own, the replay after the Last-Event-ID), and the
+// call counts as answered.
+func TestResumedStreamCarriesTheResponse(t *testing.T) {
+	har, upstream := cutResumableServer(t)
 	proxy, rec, recPath := recordingProxy(t, upstream.URL)
 	dir := t.TempDir()
 
@@ -164,17 +172,7 @@ func TestResumedStreamCarriesTheResponse(t *testing.T) {
 // the call fails. MCP3001 names the client, with the same words in the HAR and in
 // the recording (which writes the stream's end and its last event id).
 func TestUnresumedStreamNamesTheClient(t *testing.T) {
-	har := &harRecorder{}
-	server := mcp.NewServer(&mcp.Implementation{Name: "resumable-server", Version: "0.1.0"}, nil)
-	mcp.AddTool(server, &mcp.Tool{Name: "ask-llm", Description: "Answer"},
-		func(context.Context, *mcp.CallToolRequest, samplePrompt) (*mcp.CallToolResult, any, error) {
-			time.Sleep(100 * time.Millisecond) // the answer comes after the cut
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
-		})
-	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
-		&mcp.StreamableHTTPOptions{EventStore: mcp.NewMemoryEventStore(nil)})
-	upstream := httptest.NewServer(har.wrap(streamCutter{next: sdk}))
-	defer upstream.Close()
+	har, upstream := cutResumableServer(t)
 	proxy, rec, recPath := recordingProxy(t, upstream.URL)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -22,6 +22,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/record"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
@@ -97,6 +98,44 @@ func startTSServer(t *testing.T) string {
 	return ""
 }
 
+// tsSession is a Go SDK client session with the TypeScript SDK server, recorded
+// as a HAR (har, by a front before the server) and through record --http (rec,
+// into recPath, by proxy), after one tools/call.
+type tsSession struct {
+	har             *harRecorder
+	upstream, proxy *httptest.Server
+	rec             *record.Recording
+	recPath         string
+	ctx             context.Context
+	cs              *mcp.ClientSession
+}
+
+// startTSSession starts the TypeScript SDK server, the captures and the Go SDK
+// client's session, and makes one tools/call.
+func startTSSession(t *testing.T) tsSession {
+	t.Helper()
+	target, _ := url.Parse(startTSServer(t))
+	ts := tsSession{har: &harRecorder{}}
+	front := httputil.NewSingleHostReverseProxy(target)
+	front.FlushInterval = -1
+	ts.upstream = httptest.NewServer(ts.har.wrap(front))
+	t.Cleanup(ts.upstream.Close)
+	ts.proxy, ts.rec, ts.recPath = recordingProxy(t, ts.upstream.URL)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	ts.ctx = ctx
+	client := mcp.NewClient(&mcp.Implementation{Name: "go-sdk-client", Version: "1.8.0"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.proxy.URL + "/mcp", MaxRetries: -1, DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.cs = cs
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hi"}}); err != nil {
+		t.Fatal(err)
+	}
+	return ts
+}
+
 // TestTypeScriptServerRefusesAMissingSessionID records the Go SDK client (v1.8.0)
 // against the TypeScript SDK's Streamable HTTP server as its README wires it, as
 // a HAR and through record --http. The Go SDK client probes with server/discover
@@ -106,25 +145,8 @@ func startTSServer(t *testing.T) string {
 // proxy that drops the header sends it) is refused 400: MCP0010 names the client,
 // and MCP0005 does not report the refusal a second time, in both captures.
 func TestTypeScriptServerRefusesAMissingSessionID(t *testing.T) {
-	server := startTSServer(t)
-	target, _ := url.Parse(server)
-	har := &harRecorder{}
-	front := httputil.NewSingleHostReverseProxy(target)
-	front.FlushInterval = -1
-	upstream := httptest.NewServer(har.wrap(front))
-	defer upstream.Close()
-	proxy, rec, recPath := recordingProxy(t, upstream.URL)
-
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	client := mcp.NewClient(&mcp.Implementation{Name: "go-sdk-client", Version: "1.8.0"}, nil)
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: proxy.URL + "/mcp", MaxRetries: -1, DisableStandaloneSSE: true}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hi"}}); err != nil {
-		t.Fatal(err)
-	}
+	ts := startTSSession(t)
+	har, upstream, proxy, rec, recPath, ctx, cs := ts.har, ts.upstream, ts.proxy, ts.rec, ts.recPath, ts.ctx, ts.cs
 	stripped, _ := http.NewRequestWithContext(ctx, http.MethodPost, proxy.URL+"/mcp",
 		strings.NewReader(`{"jsonrpc":"2.0","id":99,"method":"tools/call","params":{"name":"echo","arguments":{"text":"again"}}}`))
 	stripped.Header.Set("Content-Type", "application/json")
@@ -185,25 +207,8 @@ var writeTSSDKDeletedFixture = flag.String("write-tssdk-deleted-fixture", "", "a
 // ended: MCP0007 reports the client's use of the ended session and the server's
 // 400, each naming its side, with the same words in the HAR and the recording.
 func TestTypeScriptServerAnswersAnEndedSession400(t *testing.T) {
-	server := startTSServer(t)
-	target, _ := url.Parse(server)
-	har := &harRecorder{}
-	front := httputil.NewSingleHostReverseProxy(target)
-	front.FlushInterval = -1
-	upstream := httptest.NewServer(har.wrap(front))
-	defer upstream.Close()
-	proxy, rec, recPath := recordingProxy(t, upstream.URL)
-
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	client := mcp.NewClient(&mcp.Implementation{Name: "go-sdk-client", Version: "1.8.0"}, nil)
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: proxy.URL + "/mcp", MaxRetries: -1, DisableStandaloneSSE: true}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hi"}}); err != nil {
-		t.Fatal(err)
-	}
+	ts := startTSSession(t)
+	har, upstream, proxy, rec, recPath, ctx, cs := ts.har, ts.upstream, ts.proxy, ts.rec, ts.recPath, ts.ctx, ts.cs
 	id := cs.ID()
 	if err := cs.Close(); err != nil {
 		t.Fatal(err)
