@@ -37,17 +37,16 @@ var (
 	tsSDKInstallErr error
 )
 
-// startTSServer runs testdata/tssdk/server.mjs (the TypeScript SDK's Streamable
-// HTTP server, @modelcontextprotocol/sdk 1.32.2, installed on the first run by
-// npm ci, as .ci/run also does) and returns its URL. The test is skipped, saying
-// why, where Node.js or the package cannot be had.
-func startTSServer(t *testing.T) string {
+// tsSDK returns node and the directory of the pinned TypeScript SDK, installed
+// on the first test that needs it; the test is skipped, saying why, where Node.js
+// or the package cannot be had.
+func tsSDK(t *testing.T) (node, dir string) {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skip("node is not installed: the TypeScript SDK server cannot run")
+		t.Skip("node is not installed: the TypeScript SDK cannot run")
 	}
-	dir, _ := filepath.Abs(filepath.Join("testdata", "tssdk"))
+	dir, _ = filepath.Abs(filepath.Join("testdata", "tssdk"))
 	tsSDKOnce.Do(func() {
 		if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk")); err == nil {
 			return
@@ -64,6 +63,16 @@ func startTSServer(t *testing.T) string {
 	if tsSDKInstallErr != nil {
 		t.Skipf("the TypeScript SDK could not be installed (%v): run npm ci --prefix pkg/rules/testdata/tssdk", tsSDKInstallErr)
 	}
+	return node, dir
+}
+
+// startTSServer runs testdata/tssdk/server.mjs (the TypeScript SDK's Streamable
+// HTTP server, @modelcontextprotocol/sdk 1.32.2, installed on the first run by
+// npm ci, as .ci/run also does) and returns its URL. The test is skipped, saying
+// why, where Node.js or the package cannot be had.
+func startTSServer(t *testing.T) string {
+	t.Helper()
+	node, dir := tsSDK(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, node, "server.mjs")
 	cmd.Dir = dir
@@ -256,6 +265,77 @@ func TestTypeScriptServerAnswersAnEndedSession400(t *testing.T) {
 		}
 	}
 	if strings.Join(messages[0], "\n") != strings.Join(messages[1], "\n") {
+		t.Errorf("the HAR and the recording disagree:\nHAR       %s\nrecording %s", messages[0], messages[1])
+	}
+}
+
+var writeTSClientFixture = flag.String("write-ts-client-fixture", "", "also write the HAR TestTypeScriptClientAfterServerRestart records to this file")
+
+// TestTypeScriptClientAfterServerRestart records the TypeScript SDK's Streamable
+// HTTP client (testdata/tssdk/client.mjs, @modelcontextprotocol/sdk 1.32.2) with
+// a Go SDK server that restarts between two calls, as a HAR and through record
+// --http: the server answers the second call 404 (the session is gone), and the
+// TypeScript client fails the call and never starts a new session. MCP0007
+// names the client, with the same words in both captures.
+func TestTypeScriptClientAfterServerRestart(t *testing.T) {
+	node, dir := tsSDK(t)
+	har := &harRecorder{}
+	newHandler := func() http.Handler {
+		server := mcp.NewServer(&mcp.Implementation{Name: "restarting-server", Version: "0.1.0"}, nil)
+		mcp.AddTool(server, &mcp.Tool{Name: "echo", Description: "Echo"},
+			func(context.Context, *mcp.CallToolRequest, struct {
+				Text string `json:"text"`
+			}) (*mcp.CallToolResult, any, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
+			})
+		return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+	}
+	front := &swappable{h: newHandler()}
+	upstream := httptest.NewServer(har.wrap(front))
+	defer upstream.Close()
+	proxy, rec, recPath := recordingProxy(t, upstream.URL)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, "client.mjs", proxy.URL+"/mcp")
+	cmd.Dir = dir
+	cmd.Stderr = os.Stderr
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(stdout)
+	if !lines.Scan() || lines.Text() != "called" {
+		t.Fatalf("the TypeScript client said %q before the restart", lines.Text())
+	}
+	front.mu.Lock()
+	front.h = newHandler() // the server restarts: the session is gone
+	front.mu.Unlock()
+	_, _ = io.WriteString(stdin, "go\n")
+	if !lines.Scan() || !strings.HasPrefix(lines.Text(), "error: ") {
+		t.Fatalf("the TypeScript client said %q after the restart, want the call's error", lines.Text())
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	finishCaptures(t, har, proxy, upstream, rec)
+	harPath := filepath.Join(t.TempDir(), "ts-client.har")
+	har.write(t, harPath)
+	if *writeTSClientFixture != "" {
+		har.write(t, *writeTSClientFixture)
+	}
+
+	want := regexp.MustCompile(`^the server answered 404 for POST /mcp \((entry|exchange) \d+\) with Mcp-Session-Id \S+, and the client never started a new session before the capture ended: a client that gets 404 must send a new initialize without Mcp-Session-Id \(at fault: the client\)$`)
+	var messages []string
+	for _, path := range []string{harPath, recPath} {
+		got := ruleFindings(t, path, "MCP0007")
+		if len(got) != 1 || !want.MatchString(got[0].Message) || got[0].Party != spec.Client || got[0].Severity != rule.SeverityWarning {
+			t.Fatalf("%s: MCP0007 findings %+v, want one warning matching %s", filepath.Base(path), got, want)
+		}
+		messages = append(messages, regexp.MustCompile(`\((entry|exchange) \d+\)`).ReplaceAllString(got[0].Message, "(N)"))
+	}
+	if messages[0] != messages[1] {
 		t.Errorf("the HAR and the recording disagree:\nHAR       %s\nrecording %s", messages[0], messages[1])
 	}
 }
