@@ -334,9 +334,6 @@ func (d *harDecoder) entry(r *Reader, index int, lines harLines, e *harEntry) {
 	if media != "" {
 		exchange.BodyAs = framing
 	}
-	if sse && framing == "" {
-		exchange.StreamLastID = sseLastID(respBody)
-	}
 	endpointKey := ""
 	if stream != nil {
 		endpointKey = stream.key
@@ -410,7 +407,7 @@ func (d *harDecoder) entry(r *Reader, index int, lines harLines, e *harEntry) {
 		d.hold(stream)
 		d.settle(r, stream)
 	case sse && framing == "", framing == spec.EventStreamType:
-		sseEvents(respBody, func(event, data, id string) {
+		last := sseEvents(respBody, func(event, data, id string) {
 			if event == "endpoint" {
 				// The 2024-11-05 HTTP+SSE transport's first event: the URI to POST
 				// messages to, not a message.
@@ -418,6 +415,11 @@ func (d *harDecoder) entry(r *Reader, index int, lines harLines, e *harEntry) {
 			}
 			respond([]byte(data), "SSE event data", id)
 		})
+		if sse && exchange != nil {
+			// The frames hold the exchange (and its copy for the response):
+			// they read it once the entry is done.
+			exchange.StreamLastID, inResponse.StreamLastID = last, last
+		}
 	case trimmed != "" && (strings.Contains(media, "json") || framing == spec.JSONType):
 		respond([]byte(respBody), "response body", "")
 	}
@@ -467,25 +469,6 @@ func decodeHARText(text, encoding string) string {
 	return string(b)
 }
 
-// sseLastID returns the value of the last id field of an event stream's body
-// ("" when none): the last event id a client that read it holds (an id holding
-// NUL is ignored, as the event stream format says).
-func sseLastID(body string) string {
-	last := ""
-	for body != "" {
-		line := body
-		if i := strings.IndexAny(body, "\r\n"); i >= 0 {
-			line, body = body[:i], body[i+1:]
-		} else {
-			body = ""
-		}
-		if v, ok := strings.CutPrefix(line, "id:"); ok && !strings.ContainsRune(v, 0) {
-			last = strings.TrimPrefix(v, " ")
-		}
-	}
-	return last
-}
-
 // sseHasData reports whether an event stream's body holds an event with data.
 func sseHasData(body string) bool {
 	found := false
@@ -509,8 +492,10 @@ func looksLikeSSE(body string) bool {
 // field ("" when it had none) of each event that has data (priming events, comments
 // and retry-only events carry none). Lines end in CRLF,
 // LF or CR; data lines of one event are joined by LF. An event the capture cut off
-// before its blank line is still emitted: what it holds was received.
-func sseEvents(body string, emit func(event, data, id string)) {
+// before its blank line is still emitted: what it holds was received. It returns
+// the stream's last event id (the last id field of any event, priming events
+// included: what a client that read the stream resumes it from).
+func sseEvents(body string, emit func(event, data, id string)) (last string) {
 	var data strings.Builder
 	hasData := false
 	event, id := "", ""
@@ -546,7 +531,7 @@ func sseEvents(body string, emit func(event, data, id string)) {
 				event = value
 			}
 			if field == "id" && !strings.ContainsRune(value, 0) {
-				id = value
+				id, last = value, value
 			}
 			if field == "data" {
 				if hasData {
@@ -558,6 +543,7 @@ func sseEvents(body string, emit func(event, data, id string)) {
 		}
 	}
 	dispatch()
+	return last
 }
 
 // harFormat is the har format's entry in the table of input formats (its
