@@ -326,7 +326,7 @@ func (d *harDecoder) entry(r *Reader, index int, lines harLines, e *harEntry) {
 	switch {
 	case sse && stream == nil && looksLikeJSON([]byte(trimmed)) && !sseHasData(respBody):
 		framing = spec.JSONType
-	case !sse && looksLikeSSE(trimmed):
+	case !sse && spec.StartsEventStream(trimmed):
 		framing = spec.EventStreamType
 	case !sse && !strings.Contains(media, "json") && looksLikeJSON([]byte(trimmed)):
 		framing = spec.JSONType
@@ -474,17 +474,6 @@ func sseHasData(body string) bool {
 	found := false
 	sseEvents(body, func(string, string, string) { found = true })
 	return found
-}
-
-// looksLikeSSE reports whether a body starts as an event stream does: its first
-// line a field (data, event, id, retry) or a comment.
-func looksLikeSSE(body string) bool {
-	line, _, _ := strings.Cut(body, "\n")
-	if strings.HasPrefix(line, ":") {
-		return true
-	}
-	field, _, ok := strings.Cut(line, ":")
-	return ok && (field == "data" || field == "event" || field == "id" || field == "retry")
 }
 
 // sseEvents splits a text/event-stream body into events and calls emit with the type

@@ -387,14 +387,18 @@ func (b *wholeBody) finish(complete bool) {
 	if b.statusWritten {
 		meta = &Exchange{N: b.meta.N} // the status and headers are in the exchange's record already
 	}
-	// A body framed otherwise than its label says is read as what it is (its
-	// messages crossed all the same), and its records say how.
-	framed := *b.meta
-	if b.statusWritten {
-		framed.Headers = nil
-	}
-	if b.media != "" {
-		framed.BodyAs = spec.EventStreamType
+	// framed is the record of a message read from the body as the media type
+	// as: one its label, if it has one, did not say (the messages crossed all
+	// the same, and the records say how the body was read).
+	framed := func(as string) *Exchange {
+		m := *b.meta
+		if b.statusWritten {
+			m.Headers = nil
+		}
+		if b.media != "" && b.media != as {
+			m.BodyAs = as
+		}
+		return &m
 	}
 	switch {
 	case b.crowded:
@@ -403,17 +407,14 @@ func (b *wholeBody) finish(complete bool) {
 		b.rec.exchangeEvent(b.session, meta, "HTTP %s: the body was not read to its end (%d bytes crossed)", b.status, b.size)
 	case b.size > MaxBody:
 		b.rec.exchangeEvent(b.session, meta, "HTTP %s: a body of %d bytes crossed unrecorded", b.status, b.size)
-	case len(body) > 0 && looksLikeEvents(body):
-		events := &sseBody{rec: b.rec, session: b.session, meta: &framed, split: lines{max: MaxBody}, held: &budget{}}
+	case spec.StartsEventStream(string(body[:min(len(body), spec.MaxEventStreamFieldPrefix)])):
+		events := &sseBody{rec: b.rec, session: b.session, meta: framed(spec.EventStreamType), split: lines{max: MaxBody}, held: &budget{}}
 		events.split.feed(body, events.line, events.tooLong)
 		events.split.feed([]byte("\n\n"), events.line, events.tooLong)
 	case b.json && len(body) > 0:
 		b.rec.exchangeFrame(spec.S2C, b.session, b.meta, body) // the recording's now
 	case looksLikeJSONValue(body):
-		if b.media != "" {
-			framed.BodyAs = spec.JSONType
-		}
-		b.rec.exchangeFrame(spec.S2C, b.session, &framed, body)
+		b.rec.exchangeFrame(spec.S2C, b.session, framed(spec.JSONType), body)
 	case len(body) == 0 && b.statusWritten:
 	case len(body) == 0:
 		b.rec.exchangeEvent(b.session, meta, "HTTP %s (no body)", b.status)
@@ -534,13 +535,10 @@ func (b *sseBody) line(l []byte) {
 	}
 	field, value, _ := bytes.Cut(l, []byte(":"))
 	value = bytes.TrimPrefix(value, []byte(" "))
-	switch string(field) {
-	case "data", "event", "id", "retry":
+	if spec.EventStreamField(string(field)) {
 		b.framed, b.unframed = true, nil
-	default:
-		if !b.framed && len(b.unframed)+len(l) < MaxBody {
-			b.unframed = append(append(b.unframed, l...), '\n')
-		}
+	} else if !b.framed && len(b.unframed)+len(l) < MaxBody {
+		b.unframed = append(append(b.unframed, l...), '\n')
 	}
 	switch string(field) {
 	case "data":
@@ -602,21 +600,6 @@ func (b *sseBody) dispatch() {
 	}
 	b.held.give(b.taken) // the recording's queue bounds what it took
 	b.data, b.hasData, b.event, b.id, b.over, b.taken, b.crowded = nil, false, "", "", 0, 0, false
-}
-
-// looksLikeEvents reports whether a body starts as an event stream does: its
-// first line an event field (data, event, id, retry) or a comment.
-func looksLikeEvents(body []byte) bool {
-	line, _, _ := bytes.Cut(body, []byte("\n"))
-	if bytes.HasPrefix(line, []byte(":")) {
-		return true
-	}
-	field, _, ok := bytes.Cut(line, []byte(":"))
-	switch string(field) {
-	case "data", "event", "id", "retry":
-		return ok
-	}
-	return false
 }
 
 // looksLikeJSONValue reports whether a body is one JSON object or array.

@@ -50,10 +50,7 @@ func (c *sessionIDMissingChecker) Message(p *rule.Pass, m *session.Message) {
 	}
 	c.done = true
 	h := m.HTTP
-	at := rule.Sprintf("line %d", a.Line)
-	if a.Entry > 0 {
-		at = rule.Sprintf("entry %d", a.Entry)
-	}
+	at := place(a.Line, a.Entry)
 	p.Report(rule.At(m), rule.Sprintf("%s %s (%s) carrying %s has no Mcp-Session-Id, but the server assigned this client session %s "+
 		"in its answer to initialize (%s), which is still open: a client must send the id on every request after initialize",
 		h.Method, h.Path, h.Where(), rule.Describe(m), rule.As(rule.ValueCredential, a.ID), at).By(spec.Client))

@@ -69,9 +69,14 @@ type reconnectLoopChecker struct {
 	exchanges exchangeJoin
 	limit     int
 	window    time.Duration
-	times     []time.Time // the refused GETs within the window, oldest first
-	statuses  map[int]int // of those counted since the first in times
+	refused   []refusal // the refused GETs within the window, oldest first
 	reported  bool
+}
+
+// refusal is a refused GET: when it was sent, and its status.
+type refusal struct {
+	at     time.Time
+	status int
 }
 
 func (c *reconnectLoopChecker) Message(p *rule.Pass, m *session.Message) {
@@ -92,22 +97,24 @@ func (c *reconnectLoopChecker) judge(p *rule.Pass, h *frame.HTTP, side exchangeS
 	if c.limit == 0 {
 		c.limit = max(2, p.Option(reconnectLimitOption).(int))
 		c.window = p.Option(reconnectSpanOption).(time.Duration)
-		c.statuses = map[int]int{}
 	}
 	at := side.anchor.Time
-	c.times = append(c.times, at)
-	c.statuses[h.Status]++
-	for len(c.times) > 0 && at.Sub(c.times[0]) > c.window {
-		c.times = c.times[1:] // the statuses keep counting from the first GET: a summary, not the window's
+	c.refused = append(c.refused, refusal{at: at, status: h.Status})
+	for at.Sub(c.refused[0].at) > c.window {
+		c.refused = c.refused[1:]
 	}
-	if len(c.times) < c.limit {
+	if len(c.refused) < c.limit {
 		return
 	}
 	c.reported = true
+	statuses := map[int]int{}
+	for _, r := range c.refused {
+		statuses[r.status]++
+	}
 	p.Report(side.anchor, rule.Sprintf("the client asked for the server's event stream %d times in %s (GET %s, up to %s), and the "+
 		"server refused each (%s): a reconnect loop; %s",
-		len(c.times), at.Sub(c.times[0]).Round(time.Millisecond), h.Path, h.Where(), rule.Text(statusSummary(c.statuses)),
-		rule.Text(loopAdvice(c.statuses))).By(spec.Client))
+		len(c.refused), at.Sub(c.refused[0].at).Round(time.Millisecond), h.Path, h.Where(), rule.Text(statusSummary(statuses)),
+		rule.Text(loopAdvice(statuses))).By(spec.Client))
 }
 
 // statusSummary lists the statuses counted, the most frequent first: "405 ×12, 503 ×2".

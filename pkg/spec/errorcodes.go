@@ -39,7 +39,8 @@ func ErrorCodeIn(code int64, r Revision) bool {
 		return r.Has(FeatureCodeResourceNotFound)
 	case CodeURLElicitationRequired:
 		return r.Has(FeatureCodeURLElicitationRequired)
-	case CodeHeaderMismatch, CodeMissingRequiredClientCapability, CodeUnsupportedProtocolVersion:
+	}
+	if ModernError(code) {
 		return r.Has(FeatureCodesTransport)
 	}
 	return false

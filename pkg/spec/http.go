@@ -255,3 +255,28 @@ func AcceptLists(accept, t string) bool {
 	}
 	return false
 }
+
+// EventStreamField reports whether a name is one of the fields of the event
+// stream format (text/event-stream, WHATWG HTML 9.2): data, event, id, retry.
+func EventStreamField(name string) bool {
+	switch name {
+	case "data", "event", "id", "retry":
+		return true
+	}
+	return false
+}
+
+// StartsEventStream reports whether a body starts as an event stream does: with
+// a comment, or a field of the format and its colon. It reads no more than the
+// longest field name and its colon, whatever the body's length.
+func StartsEventStream(body string) bool {
+	if strings.HasPrefix(body, ":") {
+		return true
+	}
+	field, _, ok := strings.Cut(body[:min(len(body), MaxEventStreamFieldPrefix)], ":")
+	return ok && EventStreamField(field)
+}
+
+// MaxEventStreamFieldPrefix is how much of a body StartsEventStream reads: the
+// longest field name ("retry") and its colon.
+const MaxEventStreamFieldPrefix = len("retry:")
