@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -180,12 +181,19 @@ func (s *spoolStream) Finish(w io.Writer, spool io.ReaderAt) error {
 		return a.first < b.first
 	})
 	// sessions copies the spooled sessions out in order, first before the first
-	// and sep before each of the others.
+	// and sep before each of the others. Each run is read through one buffer and
+	// the report written through another: a capture of many short sessions is a
+	// few large reads and writes, not two system calls a session.
 	sessions := func(w io.Writer, sep, first string) error {
-		buf := make([]byte, 0, 64<<10)
+		var in *bufio.Reader
 		lead := first
 		for _, run := range s.spooled {
-			offset := run.offset
+			section := io.NewSectionReader(spool, run.offset, run.end-run.offset)
+			if in == nil {
+				in = bufio.NewReaderSize(section, 256<<10)
+			} else {
+				in.Reset(section)
+			}
 			for _, size := range run.sizes {
 				if size == 0 {
 					continue
@@ -194,22 +202,21 @@ func (s *spoolStream) Finish(w io.Writer, spool io.ReaderAt) error {
 					return err
 				}
 				lead = sep
-				if cap(buf) < int(size) {
-					buf = make([]byte, size)
-				}
-				chunk := buf[:size]
-				if _, err := spool.ReadAt(chunk, offset); err != nil {
-					return fmt.Errorf("mcpsleuth: reading the spooled report back: %w", err)
-				}
-				if _, err := w.Write(chunk); err != nil {
+				if _, err := io.CopyN(w, in, size); err != nil {
+					if err == io.EOF || err == io.ErrUnexpectedEOF {
+						return fmt.Errorf("mcpsleuth: reading the spooled report back: %w", io.ErrUnexpectedEOF)
+					}
 					return err
 				}
-				offset += size
 			}
 		}
 		return nil
 	}
-	return s.finish(w, s, sessions)
+	out := bufio.NewWriterSize(w, 256<<10)
+	if err := s.finish(out, s, sessions); err != nil {
+		return err
+	}
+	return out.Flush()
 }
 
 // encodeJSONSession encodes a session as an element of the top-level "sessions"
