@@ -222,6 +222,9 @@ func (s *spoolStream) Finish(w io.Writer, spool io.ReaderAt) error {
 // encodeJSONSession encodes a session as an element of the top-level "sessions"
 // array of the JSON report.
 func encodeJSONSession(sess *Session, _ StreamOptions) ([]byte, error) {
+	if b, ok := appendSessionJSON(make([]byte, 0, 2048), sess, "    "); ok {
+		return escapeJSONText(b), nil
+	}
 	b, err := json.MarshalIndent(sess, "    ", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("mcpsleuth: writing the JSON report: %w", err)
