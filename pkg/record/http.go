@@ -288,14 +288,22 @@ func (p *HTTPProxy) response(resp *http.Response) error {
 	return nil
 }
 
-// upstreamError records a request the upstream never answered.
+// upstreamError records a request the upstream never answered: with the 502 the
+// proxy answers, or, when the client went away first (its request's context
+// ended), with no status at all, as the client saw it: a HAR of the same
+// exchange has none either.
 func (p *HTTPProxy) upstreamError(w http.ResponseWriter, r *http.Request, err error) {
+	gone := errors.Is(err, context.Canceled) && r.Context().Err() != nil
 	if ex, _ := r.Context().Value(exchangeKey{}).(*exchange); ex != nil {
 		p.recordRequest(ex, ex.session)
-		p.rec.exchangeEvent(ex.session, &Exchange{N: ex.n, Status: http.StatusBadGateway}, "the upstream did not answer: %v", err)
+		if gone {
+			p.rec.exchangeEvent(ex.session, &Exchange{N: ex.n}, "the client gave up before the upstream answered")
+		} else {
+			p.rec.exchangeEvent(ex.session, &Exchange{N: ex.n, Status: http.StatusBadGateway}, "the upstream did not answer: %v", err)
+		}
 	}
-	if errors.Is(err, context.Canceled) {
-		return // the client went away
+	if gone {
+		return
 	}
 	w.WriteHeader(http.StatusBadGateway)
 }

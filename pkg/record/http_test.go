@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -281,5 +282,45 @@ func TestHTTPUpstreamDown(t *testing.T) {
 	recs := readRecording(t, out)
 	if len(recs) != 2 || string(recs[0].Msg) != body || recs[1].Text == nil || !strings.Contains(*recs[1].Text, "the upstream did not answer") {
 		t.Errorf("recording:\n%s\nwant the request verbatim, then the upstream's failure", dump(recs))
+	}
+}
+
+// TestHTTPClientGivesUp: a request the client abandons before the upstream
+// answers is recorded without a status (the client saw none, as a HAR of it
+// shows none), not with the 502 the proxy would have answered.
+func TestHTTPClientGivesUp(t *testing.T) {
+	release := make(chan struct{})
+	hanging := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	defer hanging.Close()
+	defer close(release)
+	target, _ := url.Parse(hanging.URL)
+	out := filepath.Join(t.TempDir(), "rec.jsonl")
+	file, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	rec := record.NewRecording(file, record.Options{})
+	proxy := httptest.NewServer(record.NewHTTPProxy(target, rec))
+	body := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}`
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, proxy.URL+"/mcp", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		resp.Body.Close()
+		t.Fatalf("the request was answered %d; want the client's timeout", resp.StatusCode)
+	}
+	proxy.Close()
+	rec.Close()
+	recs := readRecording(t, out)
+	if len(recs) != 2 || string(recs[0].Msg) != body || recs[1].Text == nil || *recs[1].Text != "the client gave up before the upstream answered" ||
+		strings.Contains(recs[1].Raw, `"status"`) {
+		t.Errorf("recording:\n%s\nwant the request verbatim, then the client's giving up, with no status", dump(recs))
 	}
 }
