@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
@@ -26,7 +27,9 @@ var MisplacedResponse = &rule.Rule{
 			"travelled. A response on the standalone GET stream whose GET carried no Last-Event-ID header (it resumed nothing) is an " +
 			"error. A response on the event stream of a POST other than the one that carried its request is a warning: the spec asks " +
 			"for the response on the request's stream, and a client that waits there never sees it, while a client that routes " +
-			"responses by id alone (the TypeScript SDK) copes. Each case is reported once a session, naming the server.",
+			"responses by id alone (the TypeScript SDK) copes. Each case is reported once a session, naming the server. A HAR places a " +
+			"stream's events at its entry's start, so the standalone GET a client opens after initialize shows a later call's " +
+			"response before the call's POST: such a response is judged when the request that claims it comes.",
 		Why: "A client reads a request's response where the transport says it comes: the event stream (or JSON body) of the POST that " +
 			"carried it. A server that routes a response to the standalone GET stream, or to another request's stream (a session-wide " +
 			"stream map keyed wrongly, a broadcast to whatever stream is open), leaves the call waiting until its timeout in clients " +
@@ -49,37 +52,84 @@ GET  /mcp  (no Last-Event-ID) ->  200, text/event-stream: data: {"jsonrpc":"2.0"
 }
 
 // misplacedResponseChecker reports each of its two cases once a session.
-type misplacedResponseChecker struct{ onGET, onOtherPOST bool }
+type misplacedResponseChecker struct {
+	onGET, onOtherPOST bool
+	// early are responses that came before their request (no request had their
+	// id yet), by id: a HAR places a stream's events at its entry's start, so the
+	// events of a standalone GET opened before a call come before the call's
+	// POST. They are judged when the request that claims them comes.
+	early map[string]*carried
+}
+
+// maxEarly bounds the responses a session keeps waiting for their request (the
+// session's orphan pairing keeps 256 for 64 frames: a response is claimed soon
+// or never).
+const maxEarly = 64
+
+// carried is where a response travelled, as the rule judges it.
+type carried struct {
+	at          rule.Anchor
+	line        int
+	answers     spec.HTTPAnswers
+	httpMethod  string
+	lastEventID bool
+	exchange    int
+	where, path string
+}
 
 func (c *misplacedResponseChecker) Message(p *rule.Pass, m *session.Message) {
-	h, r := m.HTTP, m.Request
-	if h == nil || !h.InResponse || !m.Kind.IsResponse() || m.Dir != spec.S2C || r == nil || m.Contract == nil {
+	if r := m.Request; m.Kind == frame.KindRequest && r != nil && r.Answered() && len(c.early) > 0 {
+		if e := c.early[frame.IDKey(m.ID)]; e != nil && e.line == r.ResponseLine {
+			delete(c.early, frame.IDKey(m.ID))
+			c.judge(p, e, r, r.Method+" response id="+m.ID)
+		}
+		return
+	}
+	h := m.HTTP
+	if h == nil || !h.InResponse || !m.Kind.IsResponse() || m.Dir != spec.S2C || m.Contract == nil {
 		return
 	}
 	answers, known := spec.HTTPTransport(m.Revision(), h.Endpoint != "").Answers(h.Method)
 	if !known {
 		return
 	}
-	what := rule.Describe(m)
+	if m.Request == nil {
+		if m.ID == "" || len(c.early) >= maxEarly || (c.onGET && c.onOtherPOST) {
+			return
+		}
+		if c.early == nil {
+			c.early = map[string]*carried{}
+		}
+		c.early[frame.IDKey(m.ID)] = &carried{at: kept(rule.At(m)), line: m.Line, answers: answers, httpMethod: strings.Clone(h.Method),
+			lastEventID: h.LastEventID != "", exchange: h.Exchange, where: h.Where(), path: strings.Clone(h.Path)}
+		return
+	}
+	c.judge(p, &carried{at: rule.At(m), line: m.Line, answers: answers, httpMethod: h.Method, lastEventID: h.LastEventID != "",
+		exchange: h.Exchange, where: h.Where(), path: h.Path}, m.Request, rule.Describe(m))
+}
+
+// judge reports response what to request r, carried as e says, when its stream
+// was not the request's.
+func (c *misplacedResponseChecker) judge(p *rule.Pass, e *carried, r *session.Request, what string) {
 	switch {
-	case strings.EqualFold(h.Method, http.MethodGet):
-		if !answers.ResponsesOnResume || h.LastEventID != "" || c.onGET {
+	case strings.EqualFold(e.httpMethod, http.MethodGet):
+		if !e.answers.ResponsesOnResume || e.lastEventID || c.onGET {
 			return
 		}
 		c.onGET = true
-		p.Report(rule.At(m), rule.Sprintf("the server sent the %s on the standalone GET stream (%s), which resumed no stream "+
+		p.Report(e.at, rule.Sprintf("the server sent the %s on the standalone GET stream (%s), which resumed no stream "+
 			"(its GET carried no Last-Event-ID): a server must not send a JSON-RPC response there, and a client waiting on the "+
 			"stream of the POST that carried the request (%s) may never see it",
-			what, h.Where(), requestWhere(r)).By(spec.Server))
-	case strings.EqualFold(h.Method, http.MethodPost):
-		if r.HTTPExchange == 0 || r.HTTPExchange == h.Exchange || answers.RequestAnswer == nil || c.onOtherPOST {
+			what, e.where, requestWhere(r)).By(spec.Server))
+	case strings.EqualFold(e.httpMethod, http.MethodPost):
+		if r.HTTPExchange == 0 || r.HTTPExchange == e.exchange || e.answers.RequestAnswer == nil || c.onOtherPOST {
 			return
 		}
 		c.onOtherPOST = true
-		p.ReportSeverity(rule.SeverityWarning, rule.At(m), rule.Sprintf("the server sent the %s on the event stream of POST %s (%s), "+
+		p.ReportSeverity(rule.SeverityWarning, e.at, rule.Sprintf("the server sent the %s on the event stream of POST %s (%s), "+
 			"not on that of the POST that carried the request (%s): a client that reads each request's response from its own "+
 			"POST never sees it",
-			what, h.Path, h.Where(), requestWhere(r)).By(spec.Server))
+			what, e.path, e.where, requestWhere(r)).By(spec.Server))
 	}
 }
 
