@@ -11,8 +11,9 @@ import (
 type exchangeSide struct {
 	anchor rule.Anchor
 	what   string // the message the request carried ("tools/call id=2"); "" for none
-	// discover is set when the message is a server/discover request.
-	discover bool
+	// discover is set when the message is a server/discover request; initialize
+	// when it is an initialize request.
+	discover, initialize bool
 	// request is set when the body holds a request (alone or in a batch); carried
 	// when it holds any message.
 	request, carried bool
@@ -35,6 +36,7 @@ func clientSide(m *session.Message) exchangeSide {
 	side := exchangeSide{anchor: rule.At(m), what: rule.Describe(m), carried: true,
 		request:    m.Kind == frame.KindRequest,
 		discover:   m.Kind == frame.KindRequest && m.Method == "server/discover",
+		initialize: m.Kind == frame.KindRequest && m.Method == "initialize",
 		unassigned: m.Session.Unassigned != nil && m.HTTP.SessionID == "",
 		ended:      sessionEnded(m.Session, m.HTTP)}
 	if m.Kind == frame.KindInvalid {

@@ -295,6 +295,66 @@ func TestSSEClientAgainstStreamableServer(t *testing.T) {
 	}
 }
 
+var writeReverseMismatchFixtures = flag.String("write-reverse-mismatch-fixtures", "", "also write the HARs TestStreamableClientAgainstSSEServer records into this directory")
+
+// TestStreamableClientAgainstSSEServer records the Go SDK's Streamable HTTP
+// client (v1.8.0) configured against a Go SDK server that serves only the
+// 2024-11-05 HTTP+SSE transport (mcp.NewSSEHandler): its server/discover probe and
+// its initialize are POSTed to the stream's URL without a session and refused
+// 400 ("sessionid must be provided", plain text). In gives-up the application
+// stops there: MCP0006 names the client at the initialize, the same in the HAR
+// and the recording. In falls-back it follows the spec's backwards-compatibility
+// procedure (connect again with the SSE client transport: the GET for the
+// endpoint event, then the session): a session follows, and MCP0006 is silent.
+func TestStreamableClientAgainstSSEServer(t *testing.T) {
+	for _, fallBack := range []bool{false, true} {
+		name := map[bool]string{false: "go-sdk-streamable-client-sse-server", true: "go-sdk-streamable-client-falls-back-to-sse"}[fallBack]
+		t.Run(name, func(t *testing.T) {
+			har := &harRecorder{}
+			server := mcp.NewServer(&mcp.Implementation{Name: "sse-only-server", Version: "0.1.0"}, nil)
+			mcp.AddTool(server, &mcp.Tool{Name: "ask-llm", Description: "Answer"},
+				func(context.Context, *mcp.CallToolRequest, samplePrompt) (*mcp.CallToolResult, any, error) {
+					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
+				})
+			upstream := httptest.NewServer(har.wrap(mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return server }, nil)))
+			proxy, rec, recPath := recordingProxy(t, upstream.URL)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			client := mcp.NewClient(&mcp.Implementation{Name: "streamable-client", Version: "0.1.0"}, nil)
+			if cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: proxy.URL + "/sse", MaxRetries: -1}, nil); err == nil {
+				cs.Close()
+				t.Fatal("the Streamable HTTP client connected to an HTTP+SSE server")
+			}
+			if fallBack {
+				cs, err := client.Connect(ctx, &mcp.SSEClientTransport{Endpoint: proxy.URL + "/sse"}, nil)
+				if err != nil {
+					t.Fatalf("the fallback to HTTP+SSE: %v", err)
+				}
+				if _, err := cs.ListTools(ctx, nil); err != nil {
+					t.Fatal(err)
+				}
+				cs.Close()
+			}
+			finishCaptures(t, har, proxy, upstream, rec)
+			harPath := filepath.Join(t.TempDir(), name+".har")
+			har.write(t, harPath)
+			if *writeReverseMismatchFixtures != "" {
+				har.write(t, filepath.Join(*writeReverseMismatchFixtures, name+".har"))
+			}
+			want := regexp.MustCompile(`^POST /sse \((entry|exchange) 2\) carried initialize id=2 without a session, as a Streamable HTTP client opens its connection, and got 400 Bad Request with no JSON-RPC message in reply: a server that speaks HTTP\+SSE \(2024-11-05\) refuses a POST that names none of its sessions so, where a Streamable HTTP server answers an initialize\. No session followed before the capture ended \(no GET for the HTTP\+SSE endpoint event, which the backwards-compatibility procedure tries next\), so the connection never reached a handshake \(at fault: the client\)$`)
+			for _, path := range []string{harPath, recPath} {
+				got := ruleFindings(t, path, "MCP0006")
+				switch {
+				case fallBack && len(got) != 0:
+					t.Errorf("%s: MCP0006 after the client fell back to HTTP+SSE: %+v", filepath.Base(path), got)
+				case !fallBack && (len(got) != 1 || !want.MatchString(got[0].Message) || got[0].Party != spec.Client):
+					t.Errorf("%s: MCP0006 findings %+v, want one matching %s", filepath.Base(path), got, want)
+				}
+			}
+		})
+	}
+}
+
 var writeRestartFixtures = flag.String("write-restart-fixtures", "", "also write the HARs TestGoSDKClientAfterServerRestart records into this directory")
 
 // swappable serves with the handler it holds, which a test replaces to restart the

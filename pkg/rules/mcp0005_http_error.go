@@ -119,6 +119,13 @@ func (c *httpErrorChecker) judge(p *rule.Pass, h *frame.HTTP, side exchangeSide)
 		return
 	case known && !answers.Refuses(h.Status):
 		return // 405 for a GET stream or a DELETE the server does not offer
+	case side.initialize && h.SessionID == "" && spec.FallbackStatus(h.Status) &&
+		spec.AcceptLists(h.Accept, spec.JSONType) && spec.AcceptLists(h.Accept, spec.EventStreamType):
+		// An initialize POSTed without a session, refused 400, 404 or 405: as the
+		// server of the old HTTP+SSE transport refuses it, on which the
+		// backwards-compatibility procedure has the client GET the URL for the
+		// endpoint event next. MCP0006 reports the mismatch when nothing follows.
+		return
 	case side.discover && h.Status < 500:
 		// A dual-era client's probe: a legacy server refuses it (400, 404, 405) and
 		// the client falls back to initialize, as 2026-07-28 tells it to; a modern

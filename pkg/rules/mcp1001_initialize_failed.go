@@ -15,7 +15,7 @@ var InitializeFailed = &rule.Rule{
 	Anchor:   "the error response; when no answer came, the initialize request",
 	Hint:     "read the error: an unsupported protocolVersion is answered with -32602 and data.supported; a server that never answers is usually blocked or writing to the wrong stream (stdout pollution, a crash on start)",
 	Doc: rule.Doc{
-		Sees: "An initialize request answered with a JSON-RPC error (any code), anchored at the error; or an initialize request that got no response at all before the session ended (the end of the capture, or another initialize on the same stream), anchored at the request, with how much traffic followed it.",
+		Sees: "An initialize request answered with a JSON-RPC error (any code), anchored at the error; or an initialize request that got no response at all before the session ended (the end of the capture, or another initialize on the same stream), anchored at the request, with how much traffic followed it. An initialize an HTTP server refused by status (4xx, 5xx) got that status as its answer: MCP0005 judges it, and MCP0006 when the status is how a server of the other HTTP transport refuses it.",
 		Why:  `Without a successful initialize there is no session: no agreed revision, no capabilities, nothing the client may call. Users see "failed to connect", or a client stuck on "connecting" when no answer comes. A common error case is a server that refuses a protocolVersion it does not support instead of offering one it does. A missing answer usually means the server crashed on start, is blocked, or wrote the result where the client does not read it (stdout polluted by logs: MCP0001).`,
 		Fix:  "On the server: when the client asks for a published revision you do not support, answer with a result carrying a revision you do support (your latest) and let the client decide; keep the -32602 error with data.supported for version strings that make no sense. If initialize is never answered, read the server's stderr, check that the initialize handler does not wait for anything the client only sends later, and that stdout carries nothing but JSON-RPC. On the client: when the server offers a revision you cannot speak, disconnect and say why instead of hanging.",
 		Bad: `c->s {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}
@@ -46,6 +46,12 @@ c->s {"jsonrpc":"2.0","method":"notifications/initialized"}`,
 				}
 				for _, r := range p.Session.Outstanding() {
 					if r.Method == "initialize" && r.Line == c.RequestLine {
+						if r.HTTPStatus >= 400 {
+							// Refused at the HTTP level: the status was its answer, which
+							// MCP0005 judges (and MCP0006, a server of the other HTTP
+							// transport), as MCP3001 leaves such requests.
+							return
+						}
 						p.Report(rule.AtRequest(r), rule.Sprintf("initialize (line %d) was never answered: %s; no session was established", r.Line, after(p.Session, r)))
 						return
 					}

@@ -49,14 +49,7 @@ func (s *Session) connected() bool {
 // without a session that the server refused as a server of the other transport
 // does.
 func refusedStream(h *frame.HTTP) bool {
-	if h == nil || h.Endpoint != "" || !h.OpensStream() {
-		return false
-	}
-	switch h.Status {
-	case http.StatusBadRequest, http.StatusNotFound, http.StatusMethodNotAllowed:
-		return true
-	}
-	return false
+	return h != nil && h.Endpoint == "" && h.OpensStream() && spec.FallbackStatus(h.Status)
 }
 
 // noteHTTP follows what an exchange (or a message's) status says of the session s

@@ -185,6 +185,11 @@ func (s *Session) Release() {
 	}
 }
 
+// NoneAfter reports whether no session of the input started after s (at the
+// capture's end: none ever did), while s is open or as it ends: a connection
+// refused before any handshake that the client never followed with another.
+func (s *Session) NoneAfter() bool { return s.tracker != nil && s.tracker.next == s.Index+1 }
+
 // Tracked counts the items the session holds to follow traffic (outstanding
 // requests, orphans, remembered tokens): bounded while it runs, 0 after Release.
 func (s *Session) Tracked() int {

@@ -216,6 +216,21 @@ func (t Transport) MissingSessionRefusal(status int) bool {
 	return status == http.StatusBadRequest && t == TransportStreamableHTTP
 }
 
+// FallbackStatus reports whether status, refusing a client's first request of a
+// connection (sent without a session), is one a server of the other HTTP
+// transport refuses it with: 400 (a request that names none of its sessions),
+// 404 (no such endpoint) or 405 (a method the URL does not serve). 2025-03-26's
+// backwards-compatibility procedure falls back from an initialize POST to the
+// HTTP+SSE GET when the POST "fails with an HTTP 4xx status code (e.g., 405 Method
+// Not Allowed or 404 Not Found)"; 401 and 403 ask for authorization instead.
+func FallbackStatus(status int) bool {
+	switch status {
+	case http.StatusBadRequest, http.StatusNotFound, http.StatusMethodNotAllowed:
+		return true
+	}
+	return false
+}
+
 // SSEEndpoint reads the data of an HTTP+SSE endpoint event, received on the stream
 // a GET of streamURL opened ("When a client connects, the server MUST send an
 // endpoint event containing a URI for the client to use for sending messages",
