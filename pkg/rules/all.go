@@ -52,6 +52,7 @@ func All() []*rule.Rule {
 		BadProgress,
 		ErrorCodeMisuse,
 		SlowResponse,
+		WorkAfterCancel,
 		SchemaViolation,
 		ToolSchemaInvalid,
 		ArgumentsRejected,

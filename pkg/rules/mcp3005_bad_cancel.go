@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
@@ -10,8 +11,20 @@ import (
 )
 
 // cancelRaceFrames is how many frames a response may precede a cancellation of its
-// request and still count as a race (the canceller had not seen it yet).
+// request and still count as a race (the canceller had not seen it yet), in a
+// capture without times.
 const cancelRaceFrames = 3
+
+// The option of MCP3005: how long before a cancellation a response may have been
+// captured and still count as a race, in a capture with times.
+const (
+	cancelRaceOption = "cancel-race"
+	// DefaultCancelRace is longer than a canceller takes to act on a response it
+	// has read (a scheduler's tick, a collector's pause), and shorter than a timer
+	// left running after the answer (LangChain's MCP adapter cancels 82 ms after
+	// the response arrived).
+	DefaultCancelRace = 50 * time.Millisecond
+)
 
 // BadCancel reports cancellations of requests that are not in flight from the
 // canceller, and cancellations of initialize.
@@ -25,10 +38,12 @@ var BadCancel = &rule.Rule{
 	Doc: rule.Doc{
 		Sees: fmt.Sprintf("Each notifications/cancelled and the request its params.requestId names. Reported (warning): an id the sender "+
 			"never used for a request; a request the sender's own side did not send (a side may cancel only its own requests); a request already "+
-			"answered more than %d frames before the cancellation; and in 2026-07-28, a server cancellation of anything but the client's "+
-			"subscriptions/listen request. Reported as an error: a cancellation of initialize. A response that arrives at most %d frames "+
-			"before the cancellation is a race the specification tolerates (both were in flight at once: the canceller had not read the "+
-			"response yet) and is not reported.", cancelRaceFrames, cancelRaceFrames),
+			"answered before the cancellation, beyond a race; and in 2026-07-28, a server cancellation of anything but the client's "+
+			"subscriptions/listen request. Reported as an error: a cancellation of initialize. A response captured at most --cancel-race "+
+			"(default %s) before the cancellation is a race the specification tolerates (both were in flight at once: the canceller had not "+
+			"read the response yet) and is not reported; one captured earlier had reached the canceller, whatever came between (a timer left "+
+			"running after the answer). In a capture without times the race is told by frames: a response at most %d frames before the "+
+			"cancellation.", DefaultCancelRace, cancelRaceFrames),
 		Why: "A receiver may ignore a cancellation it cannot match, so a wrong requestId usually means the work the sender wanted stopped keeps " +
 			"running (and is billed, or changes data). Worse, when the id matches another request, the wrong work is stopped. A cancelled " +
 			"initialize leaves the session without a contract. In 2026-07-28 a server cancellation has one meaning only: the end of a " +
@@ -47,6 +62,9 @@ var BadCancel = &rule.Rule{
 			{Revision: spec.Rev20250618, Page: "basic/utilities/cancellation#timing-considerations", Says: "Due to network latency, cancellation notifications may arrive after request processing has completed: both parties MUST handle these race conditions gracefully."},
 			{Revision: spec.Rev20260728, Page: "basic/patterns/cancellation", Says: "Server-sent cancellation notifications MUST reference a subscriptions/listen request."},
 		},
+	},
+	Options: []rule.Option{
+		{Name: cancelRaceOption, Usage: "a response captured at most this long before its request's cancellation crossed it on the wire (MCP3005 bad-cancel)", Default: DefaultCancelRace},
 	},
 	Kinds: rule.KindsOf(frame.KindNotification),
 	New:   rule.PerMessage(cancelWatch{}.Message),
@@ -128,12 +146,31 @@ func (w cancelWatch) cancelledAnswered(p *rule.Pass, m *session.Message, a sessi
 		w.cancelledInitialize(p, m, a.Line)
 		return
 	}
+	related := rule.Related{Line: a.ResponseLine, Note: "the response to " + a.Method}
+	if !m.Time.IsZero() && !a.ResponseTime.IsZero() {
+		gap := m.Time.Sub(a.ResponseTime)
+		if race := p.Option(cancelRaceOption).(time.Duration); gap <= race {
+			return // the response crossed the cancellation on the wire
+		}
+		p.Report(rule.At(m), rule.Sprintf("the %s cancelled its %s id=%s (line %d) %s after its response arrived (line %d): the response had reached it, so this is no race; a cancellation must reference a request still in flight (a timeout timer left running after the answer?)",
+			sender, a.Method, rule.QuoteJSON(rule.ValueID, id), a.Line, rule.Text(roundGap(gap)), a.ResponseLine), related)
+		return
+	}
 	ago := m.Seq - a.AnsweredSeq
 	if ago <= cancelRaceFrames {
 		return // the response crossed the cancellation on the wire
 	}
 	p.Report(rule.At(m), rule.Sprintf("the %s cancelled its %s id=%s (line %d), which had been answered at line %d, %d frames earlier: a cancellation must reference a request still in flight",
-		sender, a.Method, rule.QuoteJSON(rule.ValueID, id), a.Line, a.ResponseLine, ago), rule.Related{Line: a.ResponseLine, Note: "the response to " + a.Method})
+		sender, a.Method, rule.QuoteJSON(rule.ValueID, id), a.Line, a.ResponseLine, ago), related)
+}
+
+// roundGap writes a time between two frames to a precision that reads well: whole
+// milliseconds under ten seconds, tenths of a second above.
+func roundGap(d time.Duration) string {
+	if d < 10*time.Second {
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(100 * time.Millisecond).String()
 }
 
 func (w cancelWatch) cancelledInitialize(p *rule.Pass, m *session.Message, line int) {

@@ -42,15 +42,17 @@ const (
 	reasonInitializedNeverCame      rule.Reason = "server traffic after the initialize result, and notifications/initialized never came (MCP1005): not judged as early"
 
 	// Order and time the capture does not record.
-	reasonNoTimestamps           rule.Reason = "the capture has no timestamps: response times unknown"
-	reasonServerMessageOnGet     rule.Reason = "a server message on an HTTP GET stream, whose time the capture does not record"
-	reasonProgressOnGet          rule.Reason = "progress on an HTTP GET stream, whose time the capture does not record: its order against the response and the other progress is unknown"
-	reasonUpdateOnGet            rule.Reason = "an update on an HTTP GET stream, whose time the capture does not record, for a URI the client subscribed to during the session"
-	reasonUpdateOnGetBetweenRead rule.Reason = "an update for the resource came on an HTTP GET stream, whose time the capture does not record: it may have come between the two reads"
-	reasonListChangedOnStream    rule.Reason = "a list_changed came on a long-lived HTTP stream (the GET stream or a subscriptions/listen response), whose time the capture does not record: it may have come between the two lists"
-	reasonReadBeforeRequest      rule.Reason = "a resources/read result logged before its request"
-	reasonEndsAtChangef          rule.Reason = "the capture ends right after notifications/%s/list_changed"
-	reasonEndsWithinGracef       rule.Reason = "the capture ends less than %s after notifications/%s/list_changed"
+	reasonNoTimestamps             rule.Reason = "the capture has no timestamps: response times unknown"
+	reasonAfterCancelNoTimes       rule.Reason = "the capture has no timestamps: whether a message after a cancellation was already on its way is unknown"
+	reasonAfterCancelUntimedStream rule.Reason = "a message on an HTTP GET stream, whose time the capture does not record: whether it came after the cancellation is unknown"
+	reasonServerMessageOnGet       rule.Reason = "a server message on an HTTP GET stream, whose time the capture does not record"
+	reasonProgressOnGet            rule.Reason = "progress on an HTTP GET stream, whose time the capture does not record: its order against the response and the other progress is unknown"
+	reasonUpdateOnGet              rule.Reason = "an update on an HTTP GET stream, whose time the capture does not record, for a URI the client subscribed to during the session"
+	reasonUpdateOnGetBetweenRead   rule.Reason = "an update for the resource came on an HTTP GET stream, whose time the capture does not record: it may have come between the two reads"
+	reasonListChangedOnStream      rule.Reason = "a list_changed came on a long-lived HTTP stream (the GET stream or a subscriptions/listen response), whose time the capture does not record: it may have come between the two lists"
+	reasonReadBeforeRequest        rule.Reason = "a resources/read result logged before its request"
+	reasonEndsAtChangef            rule.Reason = "the capture ends right after notifications/%s/list_changed"
+	reasonEndsWithinGracef         rule.Reason = "the capture ends less than %s after notifications/%s/list_changed"
 
 	// What the rule needs and did not see.
 	reasonResultUnanswered    rule.Reason = "a result that answers no known request: its definition is unknown"

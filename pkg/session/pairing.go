@@ -61,8 +61,13 @@ type Request struct {
 	StreamOpened bool
 	StreamLastID string
 
+	// Cancelled is set by the first notifications/cancelled its sender sent for it
+	// while it was in flight: at CancelLine, CancelSeq (Message.Seq) and CancelTime
+	// (zero when the capture has no times).
 	Cancelled    bool
 	CancelLine   int
+	CancelSeq    int
+	CancelTime   time.Time
 	ResponseLine int // 0 while no response was seen
 	ResponseTime time.Time
 	ResponseErr  bool
@@ -104,6 +109,9 @@ type Past struct {
 	// response's, or the request's when the response came first.
 	ResponseLine int
 	AnsweredSeq  int
+	// ResponseTime is when its response was captured (zero when the capture has
+	// no times, or it left unanswered).
+	ResponseTime time.Time
 	Cancelled    bool
 	// InputRequired: answered with a 2026-07-28 InputRequiredResult (MRTR), so the
 	// request is to be retried, and the retry takes a new id.
@@ -118,7 +126,7 @@ func (p *Past) Done() bool { return p.ResponseLine > 0 || p.Cancelled }
 const MaxPast = 2 * MaxOutstanding
 
 func (r *Request) past() Past {
-	return Past{Method: r.Method, Line: r.Line, Seq: r.Seq, ResponseLine: r.ResponseLine, Cancelled: r.Cancelled}
+	return Past{Method: r.Method, Line: r.Line, Seq: r.Seq, ResponseLine: r.ResponseLine, ResponseTime: r.ResponseTime, Cancelled: r.Cancelled}
 }
 
 // rememberPast keeps a request that left the outstanding table in the history;
@@ -507,7 +515,7 @@ func (s *Session) trackNotification(m *Message) {
 			}
 		}
 		if r != nil && !r.Cancelled {
-			r.Cancelled, r.CancelLine = true, m.Line
+			r.Cancelled, r.CancelLine, r.CancelSeq, r.CancelTime = true, m.Line, m.Seq, m.Time
 		}
 	}
 	if s.Era == EraUnknown {

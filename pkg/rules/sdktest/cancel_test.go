@@ -3,12 +3,16 @@ package sdktest
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
 
 // A cancelled call: the client gives up on a long tool call (its context is
@@ -136,4 +140,90 @@ func TestGoSDKCancelledCallCaptureEnds(t *testing.T) {
 			noLoudFindingsExcept(t, s, nil)
 		})
 	}
+}
+
+// steppedClock is a capture clock that moves only when the test moves it: the
+// times between frames are then what the test says, however loaded the machine.
+type steppedClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *steppedClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *steppedClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// TestGoSDKToolThatIgnoresCancellation: a Go SDK server whose tool does its work
+// detached from the request's context (as a framework that replaces the SDK's
+// cancellation handling does, mcp-framework): the client cancels the call, and the
+// tool still reports progress and answers 1.4 s later. MCP3009 names the server at
+// the first progress after the cancellation; the cancellation itself was proper (no
+// MCP3005), and the late answer is no unknown response (no MCP3002). The Go SDK
+// server whose tool stops on its context (TestGoSDKCancelledCall) is the silent twin.
+func TestGoSDKToolThatIgnoresCancellation(t *testing.T) {
+	started, resume := make(chan struct{}, 1), make(chan struct{})
+	s := mcp.NewServer(goServerImpl, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "report", Description: "Build a report, reporting progress"},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, any, error) {
+			work := context.WithoutCancel(ctx) // the defect: the work does not see the cancellation
+			progress := func(n float64) {
+				if err := req.Session.NotifyProgress(work, &mcp.ProgressNotificationParams{ProgressToken: req.Params.GetProgressToken(), Progress: n, Total: 3}); err != nil {
+					t.Errorf("progress %v: %v", n, err)
+				}
+			}
+			progress(1)
+			signal(started)
+			<-resume
+			progress(2)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "report ready"}}}, nil, nil
+		})
+	p := connectGoPair(t, s, nil, "2025-06-18")
+	clock := &steppedClock{now: time.Now().Add(time.Second)}
+	p.capture.SetClock(clock.Now)
+
+	callCtx, cancel := context.WithCancel(p.ctx)
+	defer cancel()
+	errc := make(chan error, 1)
+	go func() {
+		params := &mcp.CallToolParams{Name: "report", Arguments: map[string]any{}}
+		params.SetProgressToken("report-1")
+		_, err := p.cs.CallTool(callCtx, params)
+		errc <- err
+	}()
+	select {
+	case <-started:
+	case <-p.ctx.Done():
+		t.Fatal("the report tool never started")
+	}
+	call := only(t, p.capture, "tools/call report", sent(C2S, "tools/call"))
+	clock.Advance(time.Second)
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the cancelled call returned %v, want context.Canceled", err)
+	}
+	cancelled := p.await("notifications/cancelled for the report", cancels(call))
+	clock.Advance(1400 * time.Millisecond)
+	close(resume)
+	late := p.await("the server's answer to the cancelled call", answers(call))
+	progress := only(t, p.capture, "progress after the cancellation", and(sent(S2C, "notifications/progress"), after(cancelled.N)))
+	if progress.N > late.N {
+		t.Fatalf("progress (line %d) after the answer (line %d): not the case under test", progress.N, late.N)
+	}
+
+	res := p.analyse("work-after-cancel.jsonl")
+	f := expectFinding(t, res, "MCP3009", progress.N, rule.SeverityWarning,
+		fmt.Sprintf("the server sent progress for the client's tools/call id=%s (line %d) 1.4s after the client cancelled it (line %d): the work went on", call.ID(), call.N, cancelled.N))
+	if f.Party != spec.Server {
+		t.Errorf("MCP3009 names %v at fault, want the server", f.Party)
+	}
+	forbid(t, res, "the client cancelled its own call in flight; the late answer answers it", "MCP3001", "MCP3002", "MCP3005")
+	noLoudFindingsExcept(t, res, at("MCP3009", progress.N))
 }

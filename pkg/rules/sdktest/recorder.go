@@ -94,8 +94,16 @@ type Capture struct {
 	buf   bytes.Buffer
 	lines []Line
 	added chan struct{} // closed (and dropped) by the next Add; see Await
-	// Now is the clock (time.Now when nil).
+	// Now is the clock (time.Now when nil); SetClock changes it while the peers
+	// run.
 	Now func() time.Time
+}
+
+// SetClock makes now the capture's clock from the next Add on.
+func (c *Capture) SetClock(now func() time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.Now = now
 }
 
 // Add records one message. msg must be exactly one JSON value (a trailing
@@ -106,12 +114,12 @@ func (c *Capture) Add(dir string, msg []byte) {
 	if len(bytes.TrimSpace(msg)) == 0 {
 		return
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	now := time.Now
 	if c.Now != nil {
 		now = c.Now
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	ts := now().UTC().Format(time.RFC3339Nano)
 	payload := msg
 	if !json.Valid(msg) {
