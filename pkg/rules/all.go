@@ -53,6 +53,7 @@ func All() []*rule.Rule {
 		ErrorCodeMisuse,
 		SlowResponse,
 		WorkAfterCancel,
+		ToolErrorAsProtocolError,
 		SchemaViolation,
 		ToolSchemaInvalid,
 		ArgumentsRejected,

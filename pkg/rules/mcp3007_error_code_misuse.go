@@ -69,17 +69,6 @@ var ErrorCodeMisuse = &rule.Rule{
 	}),
 }
 
-// preReleaseCodes maps the numbers the 2026-07-28 draft used before the release to
-// the codes the release defines.
-var preReleaseCodes = map[int64]struct {
-	name string
-	code int64
-}{
-	-32001: {"HeaderMismatch", spec.CodeHeaderMismatch},
-	-32003: {"MissingRequiredClientCapability", spec.CodeMissingRequiredClientCapability},
-	-32004: {"UnsupportedProtocolVersion", spec.CodeUnsupportedProtocolVersion},
-}
-
 // errorCodeMisuse says why code is wrong under rev ("" when it is fine).
 func errorCodeMisuse(code int64, rev spec.Revision) string {
 	if spec.ErrorCodeIn(code, rev) {
@@ -90,9 +79,9 @@ func errorCodeMisuse(code int64, rev spec.Revision) string {
 		return "-32002 (resource not found) was retired in 2026-07-28 and must not be emitted; a missing resource is -32602 (Invalid params) there"
 	case code == spec.CodeURLElicitationRequired:
 		return "-32042 (URLElicitationRequiredError) exists only in 2025-11-25; the peer of a " + string(rev) + " session does not know it"
-	case rev.Modern() && preReleaseCodes[code].name != "":
-		c := preReleaseCodes[code]
-		return fmt.Sprintf("%d was the pre-release draft's number for %s; the released 2026-07-28 defines it as %d, so a client of the release does not recognise this error", code, c.name, c.code)
+	case rev.Modern() && spec.PreReleaseCodeOf(code).Name != "":
+		c := spec.PreReleaseCodeOf(code)
+		return fmt.Sprintf("%d was the pre-release draft's number for %s; the released 2026-07-28 defines it as %d, so a client of the release does not recognise this error", code, c.Name, c.Code)
 	case code <= -32020 && code >= -32099 && rev.Modern():
 		return fmt.Sprintf("-32020..-32099 is reserved for codes the specification defines, and %s defines only -32020, -32021 and -32022 there: implementations must not emit any other", rev)
 	case code <= -32020 && code >= -32099:

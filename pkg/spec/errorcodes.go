@@ -83,3 +83,48 @@ func UnknownNameOf(method string, r Revision) (UnknownName, bool) {
 	}
 	return UnknownName{}, false
 }
+
+// PreReleaseCode is a number the 2026-07-28 draft gave one of its modern errors
+// before the release renumbered it: the error's name and its released Code.
+type PreReleaseCode struct {
+	Name string
+	Code int64
+}
+
+// PreReleaseCodeOf returns the modern error the draft numbered code (-32001,
+// -32003, -32004), or the zero PreReleaseCode.
+func PreReleaseCodeOf(code int64) PreReleaseCode {
+	switch code {
+	case -32001:
+		return PreReleaseCode{"HeaderMismatch", CodeHeaderMismatch}
+	case -32003:
+		return PreReleaseCode{"MissingRequiredClientCapability", CodeMissingRequiredClientCapability}
+	case -32004:
+		return PreReleaseCode{"UnsupportedProtocolVersion", CodeUnsupportedProtocolVersion}
+	}
+	return PreReleaseCode{}
+}
+
+// CodeConnectionClosed is the code the TypeScript SDK gives a request whose
+// connection closed before its answer (ErrorCode.ConnectionClosed): no revision
+// defines it, but bridges (mcp-remote) forward it to the client as the answer.
+const CodeConnectionClosed = -32000
+
+// ToolCallProtocolError reports whether an error answer to tools/call with this
+// code is a protocol error, the kind the tools page sends as a JSON-RPC error: a
+// request the server could not take at all (a parse error, an invalid request,
+// tools/call not served, invalid params: an unknown tool or a request that breaks
+// CallToolRequest), an error any revision or the 2026-07-28 draft defines for
+// the protocol (-32002, -32042, -32020 to -32022, the draft's -32001, -32003 and
+// -32004: whether the revision allows it is another question), or the transport's
+// (CodeConnectionClosed). Every other code, -32603 Internal error among them,
+// says the server failed while it ran the tool, which the tools page answers with
+// a CallToolResult whose isError is true unless the server itself broke.
+func ToolCallProtocolError(code int64) bool {
+	switch code {
+	case CodeParseError, CodeInvalidRequest, CodeMethodNotFound, CodeInvalidParams,
+		CodeResourceNotFound, CodeURLElicitationRequired, CodeConnectionClosed:
+		return true
+	}
+	return ModernError(code) || PreReleaseCodeOf(code).Name != ""
+}

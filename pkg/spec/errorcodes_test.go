@@ -43,3 +43,26 @@ func TestErrorCodeIn(t *testing.T) {
 		}
 	}
 }
+
+func TestToolCallProtocolError(t *testing.T) {
+	for _, c := range []struct {
+		code int64
+		want bool
+	}{
+		{-32700, true}, {-32600, true}, {-32601, true}, {-32602, true},
+		{-32002, true}, {-32042, true}, {-32020, true}, {-32021, true}, {-32022, true},
+		{-32001, true}, {-32003, true}, {-32004, true}, // the 2026-07-28 draft's numbers
+		{-32000, true}, // the TypeScript SDK's Connection closed, forwarded by bridges
+		{-32603, false}, {0, false}, {-32010, false}, {-32050, false}, {-32099, false}, {1, false}, {500, false},
+	} {
+		if got := ToolCallProtocolError(c.code); got != c.want {
+			t.Errorf("ToolCallProtocolError(%d) = %v, want %v", c.code, got, c.want)
+		}
+	}
+	if got := PreReleaseCodeOf(-32003); got.Code != CodeMissingRequiredClientCapability || got.Name != "MissingRequiredClientCapability" {
+		t.Errorf("PreReleaseCodeOf(-32003) = %+v", got)
+	}
+	if got := PreReleaseCodeOf(-32603); got != (PreReleaseCode{}) {
+		t.Errorf("PreReleaseCodeOf(-32603) = %+v, want none", got)
+	}
+}
