@@ -54,6 +54,7 @@ func All() []*rule.Rule {
 		SlowResponse,
 		WorkAfterCancel,
 		ToolErrorAsProtocolError,
+		LogDataSpread,
 		SchemaViolation,
 		ToolSchemaInvalid,
 		ArgumentsRejected,
