@@ -29,7 +29,7 @@ type format struct {
 // of its own, detectFormat).
 var formats = [...]*format{
 	&envelopeFormat, &jsonrpcFormat, &gosdkFormat, &claudeFormat, &vscodeFormat, &mcpgoFormat,
-	&cursorFormat, &mcpRemoteFormat, &pythonFormat, &mcporterFormat,
+	&cursorFormat, &mcpRemoteFormat, &pythonFormat, &claudeCodeFormat, &mcporterFormat,
 	&harFormat, &inspectorFormat, &prettyFormat,
 }
 
@@ -113,6 +113,8 @@ func detectFormat(line []byte) (name string, weak bool) {
 			return envelopeName, false
 		case isFrameCandidate(v):
 			return jsonrpcName, false
+		case isClaudeCodeRecord(v):
+			return claudeCodeName, true // holds no frames: a later line of a format with frames takes over
 		}
 		return "", false // a header, stderr or log record: not a frame, so it does not tell
 	}

@@ -45,6 +45,8 @@ var formatFixtures = []formatFixture{
 	{file: "lossy-vscode-info.log", format: "vscode-mcp-log", lossy: true},
 	{file: "lossy-mcpgo-text.log", format: "mcpgo-slog", lossy: true},
 	{file: "lossy-claude-lifecycle.log", format: "claude-desktop-log", lossy: true},
+	{file: "lossy-claude-code-stdio.jsonl", format: "claude-code-mcp-log", lossy: true},
+	{file: "lossy-claude-code-http.jsonl", format: "claude-code-mcp-log", lossy: true},
 }
 
 // allFormatInputs is every input the cross-decoder test feeds: the format fixtures,
@@ -350,6 +352,10 @@ func TestLossyLogs(t *testing.T) {
 		{"lossy-vscode-info.log", "vscode-mcp-log", []string{"VS Code MCP output channel", "Debug or Trace"}},
 		{"lossy-mcpgo-text.log", "mcpgo-slog", []string{"mcp-go LoggingTransport log without payloads", "initialize ×1, notifications/initialized ×1, notifications/tools/list_changed ×1, tools/list ×1"}},
 		{"lossy-claude-lifecycle.log", "claude-desktop-log", []string{"Claude Desktop MCP log without any"}},
+		{"lossy-claude-code-stdio.jsonl", "claude-code-mcp-log", []string{"a Claude Code MCP log",
+			`connection 1 over stdio: connected in 707ms to "wild2-mcp-framework-server 0.1.0", revision 2025-11-25 (legacy era), the server offers tools, no prompts, no resources, no resource subscriptions, closed after 0s (cleanly); 7 lines of server stderr`}},
+		{"lossy-claude-code-http.jsonl", "claude-code-mcp-log", []string{
+			`connection 1 over http to "http://127.0.0.1:47210/mcp": connected in 65ms to "wild2-mcp-framework-server 0.1.0", revision 2025-11-25 (legacy era)`}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			recs, st, err := readFile(t, filepath.Join("..", "..", "fixtures", "formats", tc.file), frame.Options{})

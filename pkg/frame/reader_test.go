@@ -191,7 +191,7 @@ func TestOptionsFormat(t *testing.T) {
 	})
 	t.Run("Formats", func(t *testing.T) {
 		got := strings.Join(frame.Formats(), ",")
-		if got != "claude-desktop-log,cursor-mcp-log,envelope-jsonl,gosdk-log,har,inspector-json,jsonrpc-jsonl,mcp-remote-log,mcpgo-slog,mcporter-ndjson,pretty-json,python-sdk-log,vscode-mcp-log" {
+		if got != "claude-code-mcp-log,claude-desktop-log,cursor-mcp-log,envelope-jsonl,gosdk-log,har,inspector-json,jsonrpc-jsonl,mcp-remote-log,mcpgo-slog,mcporter-ndjson,pretty-json,python-sdk-log,vscode-mcp-log" {
 			t.Errorf("Formats() = %s", got)
 		}
 	})

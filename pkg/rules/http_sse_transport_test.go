@@ -267,7 +267,7 @@ func TestSSEClientAgainstStreamableServer(t *testing.T) {
 	if *writeMismatchFixture != "" {
 		har.write(t, *writeMismatchFixture)
 	}
-	want := regexp.MustCompile(`^GET /mcp \((entry|exchange) 1\) asked for an event stream without a session, as an HTTP\+SSE \(2024-11-05\) client opens its connection, and got 400 Bad Request: .* never reached a handshake \(at fault: the client\)$`)
+	want := regexp.MustCompile(`^GET /mcp \((entry|exchange) 1\) asked for an event stream without a session, as an HTTP\+SSE \(2024-11-05\) client opens its connection, and got 400 Bad Request: .* never reached a handshake: configure the client for Streamable HTTP \(type "http" in Claude Code and VS Code\), or put the server behind a bridge that serves HTTP\+SSE \(at fault: the client\)$`)
 	for _, capture := range []string{path, recPath} {
 		f, err := os.Open(capture)
 		if err != nil {
@@ -341,7 +341,7 @@ func TestStreamableClientAgainstSSEServer(t *testing.T) {
 			if *writeReverseMismatchFixtures != "" {
 				har.write(t, filepath.Join(*writeReverseMismatchFixtures, name+".har"))
 			}
-			want := regexp.MustCompile(`^POST /sse \((entry|exchange) 2\) carried initialize id=2 without a session, as a Streamable HTTP client opens its connection, and got 400 Bad Request with no JSON-RPC message in reply: a server that speaks HTTP\+SSE \(2024-11-05\) refuses a POST that names none of its sessions so, where a Streamable HTTP server answers an initialize\. No session followed before the capture ended \(no GET for the HTTP\+SSE endpoint event, which the backwards-compatibility procedure tries next\), so the connection never reached a handshake \(at fault: the client\)$`)
+			want := regexp.MustCompile(`^POST /sse \((entry|exchange) 2\) carried initialize id=2 without a session, as a Streamable HTTP client opens its connection, and got 400 Bad Request with no JSON-RPC message in reply: a server that speaks HTTP\+SSE \(2024-11-05\) refuses a POST that names none of its sessions so, where a Streamable HTTP server answers an initialize\. No session followed before the capture ended \(no GET for the HTTP\+SSE endpoint event, which the backwards-compatibility procedure tries next\), so the connection never reached a handshake: configure the client for HTTP\+SSE \(type "sse"\), or have it fall back as that procedure says \(at fault: the client\)$`)
 			for _, path := range []string{harPath, recPath} {
 				got := ruleFindings(t, path, "MCP0006")
 				switch {

@@ -114,7 +114,8 @@ func (c *transportMismatchChecker) End(p *rule.Pass) {
 	}
 	p.Report(c.at, rule.Sprintf("POST %s (%s) carried %s without a session, as a Streamable HTTP client opens its connection, and got "+
 		"%d %s with no JSON-RPC message in reply: %s. No session followed before the capture ended (no GET for the HTTP+SSE "+
-		"endpoint event, which the backwards-compatibility procedure tries next), so the connection never reached a handshake",
+		"endpoint event, which the backwards-compatibility procedure tries next), so the connection never reached a handshake: "+
+		"configure the client for HTTP+SSE (type \"sse\"), or have it fall back as that procedure says",
 		c.h.Path, c.h.Where(), r.Method+" id="+c.at.ID, r.HTTPStatus, http.StatusText(r.HTTPStatus), what).By(spec.Client))
 }
 
@@ -137,6 +138,7 @@ func refusedGET(p *rule.Pass, a *session.StreamRefusal) {
 	}
 	at := rule.Anchor{Line: a.Line, Entry: a.Entry, Time: a.Time, Dir: spec.C2S, Method: ""}
 	p.Report(at, rule.Sprintf("GET %s (%s) asked for an event stream without a session, as an HTTP+SSE (2024-11-05) client opens its connection, "+
-		"and got %d %s: %s. No session followed before the capture ended, so the connection never reached a handshake",
+		"and got %d %s: %s. No session followed before the capture ended, so the connection never reached a handshake: configure "+
+		"the client for Streamable HTTP (type \"http\" in Claude Code and VS Code), or put the server behind a bridge that serves HTTP+SSE",
 		h.Path, h.Where(), h.Status, text, what).By(spec.Client))
 }
