@@ -112,6 +112,9 @@ func Run(name string, r io.Reader, rules []*rule.Rule, opt RunOptions) (*InputRe
 			if rec.exchange != nil {
 				a.Exchange(rec.line, rec.entry, rec.exchange)
 			}
+			if rec.lifecycle != nil {
+				a.Lifecycle(rec.line, rec.lifecycle)
+			}
 		}
 	}
 	if opt.Inline {
@@ -187,9 +190,11 @@ type parsedRecord struct {
 	entry int
 	frame frame.Frame
 	text  []byte
-	// exchange is a context record's HTTP exchange (frame.Record.Exchange); the
-	// readers allocate it per record, so it is kept as it is.
-	exchange *frame.Exchange
+	// exchange is a context record's HTTP exchange (frame.Record.Exchange), and
+	// lifecycle its event of a stdio server's process (frame.Record.Lifecycle);
+	// the readers allocate them per record, so they are kept as they are.
+	exchange  *frame.Exchange
+	lifecycle *frame.Lifecycle
 }
 
 // parse is the parse stage: it reads rd to its end and sends its records in batches,
@@ -227,7 +232,7 @@ func parse(rd *frame.Reader, out chan<- *parsedBatch, free <-chan *parsedBatch, 
 			rd.ScanAhead(!send(out, b))
 			b = next()
 		}
-		b.records = append(b.records, parsedRecord{kind: rec.Kind, line: rec.Line, entry: rec.Entry, exchange: rec.Exchange})
+		b.records = append(b.records, parsedRecord{kind: rec.Kind, line: rec.Line, entry: rec.Entry, exchange: rec.Exchange, lifecycle: rec.Lifecycle})
 		p := &b.records[len(b.records)-1]
 		switch rec.Kind {
 		case frame.RecordFrame:
@@ -298,7 +303,7 @@ func parseInline(rd *frame.Reader, arena *frame.Arena, replay func(*parsedRecord
 			n = 0
 		}
 		n++
-		rec = parsedRecord{kind: r.Kind, line: r.Line, entry: r.Entry, exchange: r.Exchange}
+		rec = parsedRecord{kind: r.Kind, line: r.Line, entry: r.Entry, exchange: r.Exchange, lifecycle: r.Lifecycle}
 		switch r.Kind {
 		case frame.RecordFrame:
 			rd.Detach(r.Frame, arena, &rec.frame, true) // shaped while its tokens are in the cache

@@ -163,6 +163,9 @@ const (
 	fieldChunks                 // mcp-cassette's frames of one SSE answer
 	fieldStarted                // mcp-cassette's header's start of the recording
 	fieldSeq                    // a record's sequence number
+	fieldEvent                  // record's event of the server process: "client-closed", "signal", "exit"
+	fieldSignal                 // record's signal of a "signal" event
+	fieldBy                     // record's sender of a signal: "client" or "recorder"
 	fieldHTTP                   // record --http's HTTP exchange
 	fieldStream                 // the stream key: the session or server of the record
 	fieldBatch                  // mcpsnoop's mark on one message of a split batch
@@ -220,6 +223,12 @@ func fieldOf(key string) field {
 		return fieldStarted
 	case "seq":
 		return fieldSeq
+	case "event":
+		return fieldEvent
+	case "signal":
+		return fieldSignal
+	case "by":
+		return fieldBy
 	case "http":
 		return fieldHTTP
 	case "batch":
@@ -423,6 +432,9 @@ func (d *envelopeDecoder) decodeRecorder(f *Frame, x *lineExtras, r *envelopeRec
 	case r.value(fieldHTTP).IsObject():
 		d.exchangeRecord(f, x, r)
 		return RecordContext, relNone, true
+	case r.has(fieldEvent):
+		x.lifecycle = d.lifecycle(r)
+		return RecordContext, relNone, true
 	}
 	return d.withoutMessage(f, r), relNone, true
 }
@@ -433,6 +445,22 @@ func (d *envelopeDecoder) exchangeRecord(f *Frame, x *lineExtras, r *envelopeRec
 	if h := d.httpExchange(r.value(fieldHTTP)); h != nil {
 		x.exchange = &Exchange{HTTP: h, StreamKey: f.StreamKey, Time: parseTime(r.value(fieldTime), d.start)}
 	}
+}
+
+// lifecycle reads a recording's event of the server process (nil for an event
+// that is none: the proxy's start, a line too long): context that carries it
+// (lineExtras.lifecycle).
+func (d *envelopeDecoder) lifecycle(r *envelopeRecord) *Lifecycle {
+	at := parseTime(r.value(fieldTime), d.start)
+	switch r.value(fieldEvent).Str { // a view of the line: the record keeps constants and clones
+	case "client-closed":
+		return &Lifecycle{Event: "client-closed", Time: at}
+	case "exit":
+		return &Lifecycle{Event: "exit", Time: at}
+	case "signal":
+		return &Lifecycle{Event: "signal", Signal: strings.Clone(r.value(fieldSignal).Str), By: strings.Clone(r.value(fieldBy).Str), Time: at}
+	}
+	return nil
 }
 
 // withoutMessage reads a record without a message: mcpsnoop's line on the protocol

@@ -106,6 +106,23 @@ type Record struct {
 	// such an exchange by (MCP0005), anchored at the record's line and entry;
 	// sessions and frame counts never see it. nil for every other record.
 	Exchange *Exchange
+	// Lifecycle is set on a context record that is an event of a stdio server's
+	// process a recording wrote (the client closed its stdin, a signal, the
+	// exit); nil for every other record.
+	Lifecycle *Lifecycle
+}
+
+// Lifecycle is an event of the server process of a stdio session, as a
+// recording of mcpsleuth record writes it ({"ts","event":...}).
+type Lifecycle struct {
+	// Event is "client-closed" (the client closed the server's stdin), "signal"
+	// or "exit".
+	Event string
+	// Signal names the signal of a "signal" event ("SIGINT", "SIGTERM",
+	// "SIGKILL"), By who sent it: "client" (the recorder forwarded what the client
+	// sent it) or "recorder" (the recorder's own, after the client hung up).
+	Signal, By string
+	Time       time.Time
 }
 
 // Exchange is an HTTP exchange that carried no MCP message, as a context record
@@ -177,6 +194,9 @@ type lineExtras struct {
 	// exchange is set on a context line that is an HTTP exchange without a message
 	// (see Record.Exchange); it must not alias the line.
 	exchange *Exchange
+	// lifecycle is set on a context line that is an event of a stdio server's
+	// process (see Record.Lifecycle); it must not alias the line.
+	lifecycle *Lifecycle
 }
 
 // noFramesNote is implemented by decoders of logs that can hold no frames at all
@@ -642,6 +662,12 @@ func (r *Reader) decodeLine(line []byte) (*Record, relative) {
 		rec.Exchange = x
 		return rec, relNone
 	}
+	if l := r.x.lifecycle; l != nil {
+		r.x.lifecycle = nil
+		rec := r.contextRecord(line)
+		rec.Lifecycle = l
+		return rec, relNone
+	}
 	if !r.fixed && !r.weak {
 		if rec, rel, ok := r.decodeOther(line, dec); ok {
 			return rec, rel
@@ -741,7 +767,7 @@ func (r *Reader) resetFrame() {
 	if r.x.batchKey != "" || len(r.x.more) > 0 {
 		r.x.batchKey, r.x.more = "", r.x.more[:0]
 	}
-	r.x.exchange = nil
+	r.x.exchange, r.x.lifecycle = nil, nil
 }
 
 func (r *Reader) contextRecord(line []byte) *Record {

@@ -116,6 +116,8 @@ type record struct {
 	Dir       string    `json:"dir,omitempty"`
 	SessionID string    `json:"session_id,omitempty"`
 	Event     string    `json:"event,omitempty"`
+	Signal    string    `json:"signal,omitempty"`
+	By        string    `json:"by,omitempty"`
 	Command   []string  `json:"command,omitempty"`
 	Code      *int      `json:"code,omitempty"`
 	HTTP      *Exchange `json:"http,omitempty"`
@@ -344,6 +346,14 @@ func (r *Recording) Stderr(line []byte) {
 func (r *Recording) Event(event string, code *int, format string, args ...any) {
 	text := fmt.Sprintf(format, args...)
 	r.take(pending{rec: record{Event: event, Code: code, Text: &text}})
+}
+
+// Signal records a signal sent to the server: sig is its name ("SIGTERM"), by
+// who sent it: "client" (the proxy forwarded a signal the client sent it) or
+// "recorder" (the proxy's own).
+func (r *Recording) Signal(sig, by, format string, args ...any) {
+	text := fmt.Sprintf(format, args...)
+	r.take(pending{rec: record{Event: "signal", Signal: sig, By: by, Text: &text}})
 }
 
 // start records the proxy's start with the command it runs.

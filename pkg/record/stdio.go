@@ -156,17 +156,21 @@ func (p *Stdio) Run(ctx context.Context) (Exit, error) {
 			}
 			sig := escalate[0]
 			escalate = escalate[1:]
-			rec.Event("signal", nil, "the server still runs %s after the client closed its stdin: sent %s", grace, signalName(sig))
+			rec.Signal(signalName(sig), "recorder", "the server still runs %s after the client closed its stdin: sent %s", grace, signalName(sig))
 			_ = cmd.Process.Signal(sig)
 			deadline = time.After(grace)
 		case sig := <-p.Signals:
 			if running {
-				rec.Event("signal", nil, "received %s: forwarded to the server", sig)
+				name := sig.String()
+				if s, ok := sig.(syscall.Signal); ok {
+					name = signalName(s)
+				}
+				rec.Signal(name, "client", "received %s: forwarded to the server", name)
 				_ = cmd.Process.Signal(sig)
 			}
 		case <-ctx.Done():
 			if running {
-				rec.Event("signal", nil, "recording cancelled: killing the server")
+				rec.Signal("SIGKILL", "recorder", "recording cancelled: killing the server")
 				_ = cmd.Process.Kill()
 			}
 			ctx = context.Background()

@@ -6,12 +6,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -22,6 +24,7 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/record/recordtest"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
 
 const serverEnv = "MCPSLEUTH_RECORD_TEST_SERVER"
@@ -476,5 +479,79 @@ func TestStdioServerLeavesAChildHoldingStdout(t *testing.T) {
 	}
 	if !answered || !held {
 		t.Errorf("answer recorded %v, output-held %v:\n%s", answered, held, dump(recs))
+	}
+}
+
+// TestStdioShutdownOrder records a Go SDK client ending a Go SDK server process in
+// two orders: with SIGINT and its stdin still open, as Claude Code does (MCP1015
+// names the client at the signal), and by closing its stdin, the order the
+// lifecycle page gives (silent).
+func TestStdioShutdownOrder(t *testing.T) {
+	for _, signalFirst := range []bool{true, false} {
+		t.Run(map[bool]string{true: "sigint", false: "stdin-closed"}[signalFirst], func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "rec.jsonl")
+			file, err := os.Create(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer file.Close()
+			rec := record.NewRecording(file, record.Options{})
+			clientIn, proxyOut := io.Pipe()
+			proxyIn, clientOut := io.Pipe()
+			signals := make(chan os.Signal, 1)
+			proxy := &record.Stdio{Command: serverCommand(t, ""), Stdin: proxyIn, Stdout: proxyOut, Stderr: io.Discard, Recording: rec, Signals: signals}
+			done := make(chan record.Exit, 1)
+			go func() {
+				exit, err := proxy.Run(context.Background())
+				if err != nil {
+					t.Errorf("proxy: %v", err)
+				}
+				proxyOut.Close()
+				done <- exit
+			}()
+			ctx := context.Background()
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "recordtest-client", Version: "0.1.0"}, nil).Connect(ctx,
+				&mcp.IOTransport{Reader: clientIn, Writer: clientOut}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "bye"}}); err != nil {
+				t.Fatal(err)
+			}
+			var exit record.Exit
+			if signalFirst {
+				signals <- syscall.SIGINT
+				exit = <-done
+				cs.Close()
+			} else {
+				cs.Close()
+				exit = <-done
+			}
+			rec.Close()
+			recs := readRecording(t, out)
+			var signalLine, closedLine int
+			for _, e := range recs {
+				switch e.Event {
+				case "signal":
+					signalLine = e.Line
+				case "client-closed":
+					closedLine = e.Line
+				}
+			}
+			got := findings(analyse(t, out), "MCP1015")
+			if !signalFirst {
+				if signalLine != 0 || closedLine == 0 || exit.Code != 0 || len(got) != 0 {
+					t.Fatalf("stdin closed first: signal at line %d, stdin closed at %d, exit %+v, MCP1015 %+v\n%s", signalLine, closedLine, exit, got, dump(recs))
+				}
+				return
+			}
+			if signalLine == 0 || (closedLine != 0 && closedLine < signalLine) {
+				t.Fatalf("SIGINT first: signal at line %d, stdin closed at %d\n%s", signalLine, closedLine, dump(recs))
+			}
+			want := fmt.Sprintf("the client sent the server SIGINT (line %d) and never closed the server's stdin before the server exited", signalLine)
+			if len(got) != 1 || got[0].Line != signalLine || !strings.HasPrefix(got[0].Message, want) || got[0].Party != spec.Client {
+				t.Fatalf("want one MCP1015 at line %d, %q...; got %+v\n%s", signalLine, want, got, dump(recs))
+			}
+		})
 	}
 }

@@ -551,6 +551,11 @@ func (a *Analyzer) Exchange(line, entry int, x *frame.Exchange) {
 	})
 }
 
+// Lifecycle feeds an event of a stdio server's process (a context record at line):
+// the session open on the capture's stream keeps it (Session.Process), which
+// rules read when the session ends.
+func (a *Analyzer) Lifecycle(line int, l *frame.Lifecycle) { a.tracker.Lifecycle(line, l) }
+
 // Settle makes the requests of the frames fed since the last Settle independent
 // of those frames' bytes (session.Tracker.Settle): call it before reusing their
 // memory.

@@ -33,6 +33,7 @@ func All() []*rule.Rule {
 		MissingRequestMeta,
 		NoServerFeatures,
 		EraFallback,
+		StdioShutdownOrder,
 		UndeclaredNotification,
 		UndeclaredRequest,
 		UndeclaredSubfeature,

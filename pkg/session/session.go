@@ -50,6 +50,10 @@ type Session struct {
 	// is (a Streamable HTTP client ends its session with a DELETE the server
 	// answers 2xx; the session's id is then gone): 0 when none did.
 	DeletedLine, DeletedEntry int
+	// Process is what a recording of a stdio session says of the end of the
+	// server's process (nil when it says nothing): the client closing its stdin,
+	// the signals it got, its exit.
+	Process *ProcessEnd
 	// Unconnected is set on the session of a connection that never reached a
 	// handshake: a GET for an event stream without a session, refused, with no
 	// session after it in the capture (see StreamRefusal). The session holds the
