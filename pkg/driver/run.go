@@ -26,6 +26,9 @@ type InputResult struct {
 	// Broken is set when reading stopped before the end (a read or decompression
 	// error); the sessions hold what was read until then.
 	Broken error
+	// Connections are the connections a client's log tells of without their
+	// messages (frame.Reader.Connections).
+	Connections []frame.Connection
 }
 
 // RunOptions configure Run.
@@ -155,7 +158,7 @@ func Run(name string, r io.Reader, rules []*rule.Rule, opt RunOptions) (*InputRe
 		}
 	}
 	res.Sessions = a.Close()
-	res.Stats = rd.Stats()
+	res.Stats, res.Connections = rd.Stats(), rd.Connections()
 	if res.Stats.Lossy != "" && a.Started() > 0 {
 		// No message, and yet a session to judge: a connection refused before any
 		// handshake (session.StreamRefusal), which the report explains.

@@ -219,8 +219,8 @@ func (d *claudeCodeDecoder) noFrames() string {
 				fmt.Fprintf(&b, " with HTTP %d", c.status)
 			}
 			b.WriteString(" (" + quote.String(c.failure, quote.MaxString) + ")")
-			if cause := claudeCodeCause(c); cause != "" {
-				b.WriteString(": " + cause)
+			if _, advice := claudeCodeCause(c); advice != "" {
+				b.WriteString(": " + advice)
 			}
 		default:
 			b.WriteString(": no outcome logged")
@@ -239,21 +239,39 @@ func (d *claudeCodeDecoder) noFrames() string {
 }
 
 // claudeCodeCause names the likely cause of a failed connection from its status
-// and transport.
-func claudeCodeCause(c claudeCodeConn) string {
+// and transport: a few words, and what to do.
+func claudeCodeCause(c claudeCodeConn) (cause, advice string) {
+	failure := strings.ToLower(c.failure)
 	switch {
 	case c.status == 401 || c.status == 403:
-		return "the server wants authorization: check the client's credentials or OAuth login (claude mcp, /mcp)"
+		return "authorization", "the server wants authorization: check the client's credentials or OAuth login (claude mcp, /mcp)"
 	case c.transport == "sse" && (c.status == 400 || c.status == 404 || c.status == 405):
-		return "the client is configured for the HTTP+SSE transport and the server speaks Streamable HTTP: configure it with type \"http\""
+		return "client configured for sse", "the client is configured for the HTTP+SSE transport and the server speaks Streamable HTTP: configure it with type \"http\""
 	case c.transport == "http" && (c.status == 400 || c.status == 404 || c.status == 405):
-		return "the server may speak only the old HTTP+SSE transport: configure the client with type \"sse\", or check the URL"
-	case strings.Contains(strings.ToLower(c.failure), "timed out") || strings.Contains(strings.ToLower(c.failure), "timeout"):
-		return "no handshake within the timeout: the server did not start or did not answer initialize (its stderr says why; MCP_TIMEOUT raises the limit)"
+		return "client configured for http", "the server may speak only the old HTTP+SSE transport: configure the client with type \"sse\", or check the URL"
+	case strings.Contains(failure, "timed out") || strings.Contains(failure, "timeout"):
+		return "timeout", "no handshake within the timeout: the server did not start or did not answer initialize (its stderr says why; MCP_TIMEOUT raises the limit)"
 	case c.status >= 500:
-		return "the server failed: its own log says why"
+		return "server error", "the server failed: its own log says why"
 	}
-	return ""
+	return "", ""
+}
+
+// maxConnections bounds the connections a log's Stats lists.
+const maxConnections = 64
+
+// connections lists the log's connections for Stats.
+func (d *claudeCodeDecoder) connections() []Connection {
+	out := make([]Connection, 0, min(len(d.conns), maxConnections))
+	for _, c := range d.conns[:min(len(d.conns), maxConnections)] {
+		cause, _ := claudeCodeCause(c)
+		if c.connected {
+			cause = ""
+		}
+		out = append(out, Connection{Transport: c.transport, URL: c.url, Server: c.server, Revision: c.revision, Connected: c.connected,
+			Status: c.status, Cause: cause})
+	}
+	return out
 }
 
 // firstLine is s up to its first line break.

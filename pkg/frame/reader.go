@@ -173,6 +173,26 @@ type Stats struct {
 	Document bool
 }
 
+// Connection is one connection attempt a client's log tells of: its transport
+// and URL, the server and revision agreed, or why it failed.
+type Connection struct {
+	Transport, URL string
+	// Server is the server's name and version as the handshake gave them;
+	// Revision the protocol revision agreed.
+	Server, Revision string
+	Connected        bool
+	// Status is the HTTP status of a failure (0: none logged); Cause its likely
+	// cause in a few words ("authorization", "timeout", ...; "" when unknown).
+	Status int
+	Cause  string
+}
+
+// connectionLog is implemented by the decoders of client logs that tell each
+// connection's story (Reader.Connections).
+type connectionLog interface {
+	connections() []Connection
+}
+
 // lineDecoder interprets the lines of one log format.
 type lineDecoder interface {
 	name() string
@@ -411,6 +431,16 @@ func (r *Reader) Stats() Stats {
 		s.Lossy = r.lossyNote(s)
 	}
 	return s
+}
+
+// Connections are the connections a client's log tells of without their messages
+// (Claude Code's MCP log), in order: what scan adds up per server. nil for every
+// other input.
+func (r *Reader) Connections() []Connection {
+	if c, ok := r.dec.(connectionLog); ok && r.dec != nil {
+		return c.connections()
+	}
+	return nil
 }
 
 // Next returns the next record, or io.EOF. Any other error means the input broke

@@ -2,10 +2,14 @@ package report
 
 import (
 	"cmp"
+	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 )
 
 // ScanSummary is what a scan adds up over its files, from the analysis results as the
@@ -24,7 +28,20 @@ type ScanSummary struct {
 	findings   map[string]int
 	ruleCounts map[string]*scanRuleCount
 	pairsByKey map[scanPairKey]*scanPair
-	Unread     []ScanUnread
+	// servers add up, per server, the connections client logs tell of without
+	// their messages (Claude Code's MCP logs).
+	servers map[string]*scanServer
+	Unread  []ScanUnread
+}
+
+// scanServer is what the client logs of one server tell: how many logs, how many
+// connections and their outcomes, the failures by cause, the implementations and
+// revisions the handshakes gave.
+type scanServer struct {
+	Name                           string
+	Logs, Connected, Failed, Other int
+	Causes                         map[string]int
+	Seen                           map[string]bool // "name version, revision"
 }
 
 // scanRuleCount is the findings of one rule, by severity (a rule's severity can depend
@@ -59,7 +76,7 @@ type ScanUnread struct {
 // NewScanSummary starts an empty summary.
 func NewScanSummary() *ScanSummary {
 	return &ScanSummary{findings: map[string]int{"error": 0, "warning": 0, "info": 0},
-		ruleCounts: map[string]*scanRuleCount{}, pairsByKey: map[scanPairKey]*scanPair{}}
+		ruleCounts: map[string]*scanRuleCount{}, pairsByKey: map[scanPairKey]*scanPair{}, servers: map[string]*scanServer{}}
 }
 
 // AddFile adds one input that was read: its reader's counts and its sessions.
@@ -71,6 +88,69 @@ func (s *ScanSummary) AddFile(in *driver.InputResult, sessions []Session) {
 	for i := range sessions {
 		s.addSession(&sessions[i])
 	}
+	if len(in.Connections) > 0 {
+		s.addConnections(in.Name, in.Connections)
+	}
+}
+
+// addConnections adds the connections one client log tells of, under its server:
+// the name Claude Code gives the log's folder (mcp-logs-NAME), else the name the
+// server gave in its handshake.
+func (s *ScanSummary) addConnections(path string, conns []frame.Connection) {
+	name := serverOfLogPath(path)
+	for _, c := range conns {
+		if name == "" && c.Server != "" {
+			name = c.Server
+		}
+	}
+	if name == "" {
+		name = "(unknown)"
+	}
+	sv := s.servers[name]
+	if sv == nil {
+		sv = &scanServer{Name: name, Causes: map[string]int{}, Seen: map[string]bool{}}
+		s.servers[name] = sv
+	}
+	sv.Logs++
+	for _, c := range conns {
+		switch {
+		case c.Connected:
+			sv.Connected++
+			if c.Server != "" || c.Revision != "" {
+				sv.Seen[strings.TrimSpace(c.Server+" "+c.Revision)] = true
+			}
+		case c.Cause != "" || c.Status != 0:
+			sv.Failed++
+			cause := c.Cause
+			if cause == "" {
+				cause = "HTTP " + strconv.Itoa(c.Status)
+			}
+			sv.Causes[cause]++
+		default:
+			sv.Other++
+		}
+	}
+}
+
+// serverOfLogPath is the server a Claude Code MCP log is of, from its folder
+// (.../mcp-logs-NAME/TIME.jsonl); "" for another path.
+func serverOfLogPath(path string) string {
+	dir := filepath.Base(filepath.Dir(path))
+	name, ok := strings.CutPrefix(dir, "mcp-logs-")
+	if !ok {
+		return ""
+	}
+	return name
+}
+
+// servers lists the servers of the client logs, by name.
+func (s *ScanSummary) serverRows() []scanServer {
+	out := make([]scanServer, 0, len(s.servers))
+	for _, sv := range s.servers {
+		out = append(out, *sv)
+	}
+	slices.SortFunc(out, func(a, b scanServer) int { return cmp.Compare(a.Name, b.Name) })
+	return out
 }
 
 func (s *ScanSummary) addSession(sess *Session) {

@@ -2,8 +2,10 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -55,6 +57,19 @@ func WriteScanSummary(w io.Writer, s *ScanSummary, opt ScanTextOptions) error {
 		header := []string{"CLIENT", "SERVER", "SESSIONS", "FLAGGED", "RULES (SESSIONS)"}
 		if err := writeTable(&b, header, rows, width, true); err != nil {
 			return fmt.Errorf("mcpsleuth: the pairs table: %w", err)
+		}
+	}
+
+	if servers := s.serverRows(); len(servers) > 0 {
+		fmt.Fprintf(&b, "\n%s\n", pal.bold("Connections client logs tell of, by server"))
+		rows := make([][]string, len(servers))
+		for i, sv := range servers {
+			rows[i] = []string{Safe(sv.Name), fmt.Sprint(sv.Logs), fmt.Sprint(sv.Connected), fmt.Sprint(sv.Failed), Safe(countList(sv.Causes)),
+				Safe(strings.Join(sortedKeys(sv.Seen), "; "))}
+		}
+		header := []string{"SERVER", "LOGS", "CONNECTED", "FAILED", "FAILURES BY CAUSE", "SERVER AND REVISION AGREED"}
+		if err := writeTable(&b, header, rows, width, true); err != nil {
+			return fmt.Errorf("mcpsleuth: the servers table: %w", err)
 		}
 	}
 
@@ -114,4 +129,25 @@ func scanRounded(d time.Duration) time.Duration {
 		return d.Round(time.Millisecond)
 	}
 	return d.Round(10 * time.Millisecond)
+}
+
+// countList writes counts by name, the most frequent first: "timeout ×3, authorization ×1".
+func countList(counts map[string]int) string {
+	names := sortedKeys(counts)
+	slices.SortStableFunc(names, func(a, b string) int { return cmp.Compare(counts[b], counts[a]) })
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = fmt.Sprintf("%s ×%d", n, counts[n])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// sortedKeys lists a map's keys in byte order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
