@@ -257,6 +257,10 @@ type Kinds uint8
 // numKinds is how many kinds of message there are.
 const numKinds = int(frame.KindBatch) + 1
 
+// NoMessages is the Kinds of a rule that judges its session only when it ends
+// (Checker.End): the engine hands it no message at all.
+const NoMessages Kinds = 1 << 7
+
 // KindsOf returns the set of the given kinds.
 func KindsOf(kinds ...frame.Kind) Kinds {
 	var k Kinds

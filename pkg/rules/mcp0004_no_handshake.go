@@ -29,6 +29,7 @@ s->c {"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"3 hits"
 			{Revision: "2026-07-28", Page: "basic/versioning#protocol-version-negotiation", Says: "There is no negotiation handshake: every request declares the protocol version it is using in its _meta field."},
 		},
 	},
+	Kinds: rule.NoMessages,
 	New: func() rule.Checker {
 		return rule.Funcs{OnEnd: func(p *rule.Pass) {
 			s := p.Session

@@ -36,7 +36,8 @@ var StdioShutdownOrder = &rule.Rule{
 			{Revision: spec.Rev20250618, Page: "basic/lifecycle#stdio", Says: "For the stdio transport, the client SHOULD initiate shutdown by: First, closing the input stream to the child process (the server); Waiting for the server to exit, or sending SIGTERM if the server does not exit within a reasonable time; Sending SIGKILL if the server does not exit within a reasonable time after SIGTERM."},
 		},
 	},
-	New: func() rule.Checker { return rule.Funcs{OnEnd: judgeShutdownOrder} },
+	Kinds: rule.NoMessages,
+	New:   func() rule.Checker { return rule.Funcs{OnEnd: judgeShutdownOrder} },
 }
 
 // judgeShutdownOrder judges the end of the session's server process.

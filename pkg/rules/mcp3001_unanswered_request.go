@@ -36,6 +36,7 @@ c->s {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4
 			{Revision: "2026-07-28", Page: "basic/patterns/subscriptions#graceful-closure", Says: "A subscriptions/listen request is answered only when the server ends the subscription on its own initiative; the response SHOULD come before the stream closes."},
 		},
 	},
+	Kinds: rule.NoMessages,
 	New: func() rule.Checker {
 		return rule.Funcs{OnEnd: func(p *rule.Pass) {
 			p.CannotJudgeN(because(reasonUntrackedf, session.MaxOutstanding), p.Session.Untracked)
