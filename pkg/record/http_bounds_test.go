@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -24,13 +23,7 @@ func proxied(t *testing.T, upstream http.Handler, calls func(proxyURL string)) s
 	up := httptest.NewServer(upstream)
 	defer up.Close()
 	target, _ := url.Parse(up.URL)
-	out := filepath.Join(t.TempDir(), "rec.jsonl")
-	file, err := os.Create(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer file.Close()
-	rec := record.NewRecording(file, record.Options{})
+	out, rec := newRecording(t, record.Options{})
 	proxy := httptest.NewServer(record.NewHTTPProxy(target, rec))
 	calls(proxy.URL)
 	proxy.Close()

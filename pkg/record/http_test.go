@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -104,13 +103,7 @@ func TestHTTPRecordsWhatCrossed(t *testing.T) {
 	defer upstream.Close()
 	target, _ := url.Parse(upstream.URL)
 
-	out := filepath.Join(t.TempDir(), "rec.jsonl")
-	file, err := os.Create(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer file.Close()
-	rec := record.NewRecording(file, record.Options{})
+	out, rec := newRecording(t, record.Options{})
 	proxy := httptest.NewServer(record.NewHTTPProxy(target, rec))
 	defer proxy.Close()
 
@@ -209,13 +202,7 @@ func TestHTTPRedact(t *testing.T) {
 	upstream := httptest.NewServer(sdk)
 	defer upstream.Close()
 	target, _ := url.Parse(upstream.URL)
-	out := filepath.Join(t.TempDir(), "rec.jsonl")
-	file, err := os.Create(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer file.Close()
-	rec := record.NewRecording(file, record.Options{Redact: true})
+	out, rec := newRecording(t, record.Options{Redact: true})
 	proxy := httptest.NewServer(record.NewHTTPProxy(target, rec))
 	defer proxy.Close()
 
@@ -260,13 +247,7 @@ func TestHTTPUpstreamDown(t *testing.T) {
 	gone := httptest.NewServer(http.NotFoundHandler())
 	target, _ := url.Parse(gone.URL)
 	gone.Close()
-	out := filepath.Join(t.TempDir(), "rec.jsonl")
-	file, err := os.Create(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer file.Close()
-	rec := record.NewRecording(file, record.Options{})
+	out, rec := newRecording(t, record.Options{})
 	proxy := httptest.NewServer(record.NewHTTPProxy(target, rec))
 	defer proxy.Close()
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
@@ -299,13 +280,7 @@ func TestHTTPClientGivesUp(t *testing.T) {
 	defer hanging.Close()
 	defer close(release)
 	target, _ := url.Parse(hanging.URL)
-	out := filepath.Join(t.TempDir(), "rec.jsonl")
-	file, err := os.Create(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer file.Close()
-	rec := record.NewRecording(file, record.Options{})
+	out, rec := newRecording(t, record.Options{})
 	proxy := httptest.NewServer(record.NewHTTPProxy(target, rec))
 	body := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}`
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)

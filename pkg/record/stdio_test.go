@@ -50,6 +50,19 @@ func serverCommand(t *testing.T, tee string) []string {
 	return []string{exe, "-test.run=^$"}
 }
 
+// newRecording starts a recording to a file of the test's: its path and the
+// recording, whose file is closed when the test ends.
+func newRecording(t *testing.T, opt record.Options) (string, *record.Recording) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "rec.jsonl")
+	file, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { file.Close() })
+	return out, record.NewRecording(file, opt)
+}
+
 // envelope is one record of a recording.
 type envelope struct {
 	TS    string          `json:"ts"`
@@ -157,13 +170,7 @@ type writeCloser struct {
 // sent to a client that declared no sampling (MCP2002).
 func TestStdioRecordsWhatCrossed(t *testing.T) {
 	tee := t.TempDir()
-	out := filepath.Join(t.TempDir(), "rec.jsonl")
-	file, err := os.Create(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer file.Close()
-	rec := record.NewRecording(file, record.Options{})
+	out, rec := newRecording(t, record.Options{})
 
 	clientIn, proxyOut := io.Pipe() // proxy stdout -> client
 	proxyIn, clientOut := io.Pipe() // client -> proxy stdin
@@ -301,13 +308,7 @@ const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"pro
 // records the calls, the server's last stderr line and its exit status, and
 // returns that status.
 func TestStdioServerCrash(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "rec.jsonl")
-	file, err := os.Create(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer file.Close()
-	rec := record.NewRecording(file, record.Options{})
+	out, rec := newRecording(t, record.Options{})
 	var stdout, stderr capture
 	proxy := &record.Stdio{Command: serverCommand(t, ""), Stdout: &stdout, Stderr: &stderr, Recording: rec}
 	call := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"crash","arguments":{}}}` + "\n"
@@ -355,13 +356,7 @@ func (b *brokenClient) Write([]byte) (int, error) {
 // stdin; the server's answer is still recorded, the hang-up is noted, and the
 // server ends normally.
 func TestStdioClientHangsUp(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "rec.jsonl")
-	file, err := os.Create(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer file.Close()
-	rec := record.NewRecording(file, record.Options{})
+	out, rec := newRecording(t, record.Options{})
 	client := &brokenClient{wrote: make(chan struct{})}
 	in, clientOut := io.Pipe()
 	proxy := &record.Stdio{Command: serverCommand(t, ""), Stdin: in, Stdout: client, Stderr: io.Discard, Recording: rec}
@@ -395,13 +390,7 @@ func TestStdioClientHangsUp(t *testing.T) {
 // TestStdioRedact: --redact masks the secret in the server's stderr line in the
 // recording, and passes the line through unchanged.
 func TestStdioRedact(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "rec.jsonl")
-	file, err := os.Create(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer file.Close()
-	rec := record.NewRecording(file, record.Options{Redact: true})
+	out, rec := newRecording(t, record.Options{Redact: true})
 	var stdout, stderr capture
 	proxy := &record.Stdio{Command: serverCommand(t, ""), Stdout: &stdout, Stderr: &stderr, Recording: rec}
 	secret := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"},"_meta":{"apiKey":"hunter2-is-long"}}}` + "\n"
@@ -436,13 +425,7 @@ func TestStdioServerLeavesAChildHoldingStdout(t *testing.T) {
 	if err != nil {
 		t.Skip("no sh to run the server with")
 	}
-	out := filepath.Join(t.TempDir(), "rec.jsonl")
-	file, err := os.Create(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer file.Close()
-	rec := record.NewRecording(file, record.Options{})
+	out, rec := newRecording(t, record.Options{})
 	server := `read line; echo '{"jsonrpc":"2.0","id":1,"result":{}}'; sleep 8 & exit 0`
 	proxy := &record.Stdio{Command: []string{sh, "-c", server}, Stdin: strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n"),
 		Stdout: io.Discard, Stderr: io.Discard, Recording: rec, HangupGrace: 50 * time.Millisecond}
@@ -489,13 +472,7 @@ func TestStdioServerLeavesAChildHoldingStdout(t *testing.T) {
 func TestStdioShutdownOrder(t *testing.T) {
 	for _, signalFirst := range []bool{true, false} {
 		t.Run(map[bool]string{true: "sigint", false: "stdin-closed"}[signalFirst], func(t *testing.T) {
-			out := filepath.Join(t.TempDir(), "rec.jsonl")
-			file, err := os.Create(out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer file.Close()
-			rec := record.NewRecording(file, record.Options{})
+			out, rec := newRecording(t, record.Options{})
 			clientIn, proxyOut := io.Pipe()
 			proxyIn, clientOut := io.Pipe()
 			signals := make(chan os.Signal, 1)

@@ -1,5 +1,7 @@
 package rules_test
 
+//lint:file-ignore SA1019 logging and sampling are deprecated as of 2026-07-28 (SEP-2577), not removed: these sessions exercise them
+
 import (
 	"context"
 	"flag"

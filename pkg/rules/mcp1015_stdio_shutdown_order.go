@@ -19,7 +19,7 @@ var StdioShutdownOrder = &rule.Rule{
 		Sees: "Recordings of stdio sessions that keep the events of the server's process (mcpsleuth record writes the client closing " +
 			"the server's stdin, each signal with who sent it, and the exit): the first signal the client sent (a signal the recorder " +
 			"received and forwarded) when it came before the client closed the server's stdin, or when the client never closed it " +
-			"before the server exited. Signals the recorder sent on its own (SIGTERM, then SIGKILL, after the client hung up and the " +
+			"before the server exited (closing it after the exit counts as never). Signals the recorder sent on its own (SIGTERM, then SIGKILL, after the client hung up and the " +
 			"server did not exit) follow the order and are not the client's. Captures without these events are not judged.",
 		Why: "Closing stdin is how a stdio server learns that the session is over while it can still finish: flush its logs, answer " +
 			"what is in flight, close files and child processes. A signal first (Claude Code sends SIGINT without closing stdin; Gemini " +
@@ -57,7 +57,11 @@ func judgeShutdownOrder(p *rule.Pass) {
 		return
 	}
 	at := rule.Anchor{Line: first.Line, Time: first.Time, Dir: spec.C2S}
-	switch closed := end.StdinClosed; {
+	closed := end.StdinClosed
+	if closed != nil && end.Exit != nil && closed.Line > end.Exit.Line {
+		closed = nil // closed once the server was gone: too late to tell it anything
+	}
+	switch {
 	case closed != nil && closed.Line < first.Line:
 		return // stdin first: the signal is the lifecycle's next step
 	case closed != nil:
