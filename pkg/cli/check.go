@@ -14,7 +14,6 @@ import (
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
-	"github.com/mcpsleuth/mcpsleuth/pkg/redact"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
@@ -132,11 +131,12 @@ func runCheck(env Env, c *cli.Command) error {
 	worst := show.worst // every finding not in the baseline, shown or not
 	unjudged := notJudged(failed)
 	for _, e := range unjudged {
-		name := e.Input
 		if c.Bool("redact") {
-			name = redact.MaskSecrets(name) // as the report names it
+			masked := []report.InputError{e}
+			report.RedactErrors(masked) // as the report names it and says why (a log's URLs may hold tokens)
+			e = masked[0]
 		}
-		fmt.Fprintf(env.Stderr, "mcpsleuth: %s: %s\n", report.Safe(name), report.Safe(e.Message))
+		fmt.Fprintf(env.Stderr, "mcpsleuth: %s: %s\n", report.Safe(e.Input), report.Safe(e.Message))
 	}
 	switch {
 	case unreadable(failed):

@@ -310,11 +310,12 @@ func (run *scanRun) emit(i int, got scanned) {
 // unread names an input that was not read, or read in part, or not judged: on
 // stderr (escaped), in the summary, and in the artifacts (redacted with them).
 func (run *scanRun) unread(path string, kind report.ErrorKind, why string) {
-	fmt.Fprintf(run.stderr, "mcpsleuth: %s: %s\n", report.Safe(path), report.Safe(why))
 	run.failed = append(run.failed, report.InputError{Input: path, Kind: kind, Message: why})
 	if run.redact {
-		path = redact.MaskSecrets(path)
+		// As the reports name it and say why (a client log's URLs may hold tokens).
+		path, why = redact.MaskSecrets(path), redact.MaskSecrets(why)
 	}
+	fmt.Fprintf(run.stderr, "mcpsleuth: %s: %s\n", report.Safe(path), report.Safe(why))
 	run.summary.AddUnread(path, why)
 }
 

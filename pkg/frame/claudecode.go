@@ -244,7 +244,7 @@ func claudeCodeCause(c claudeCodeConn) (cause, advice string) {
 	failure := strings.ToLower(c.failure)
 	switch {
 	case c.status == 401 || c.status == 403:
-		return "authorization", "the server wants authorization: check the client's credentials or OAuth login (claude mcp, /mcp)"
+		return "authorization", "the server refused the client's credentials: check its token or OAuth login (claude mcp, /mcp)"
 	case c.transport == "sse" && (c.status == 400 || c.status == 404 || c.status == 405):
 		return "client configured for sse", "the client is configured for the HTTP+SSE transport and the server speaks Streamable HTTP: configure it with type \"http\""
 	case c.transport == "http" && (c.status == 400 || c.status == 404 || c.status == 405):

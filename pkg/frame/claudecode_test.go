@@ -28,7 +28,7 @@ func TestClaudeCodeConnectionFailures(t *testing.T) {
 			claudeCodeLine("debug", "Starting connection with timeout of 30000ms", "00.001") +
 			claudeCodeLine("debug", "Connection failed after 120ms, 120ms of it awake (401): HTTP 401 Unauthorized", "00.121") +
 			claudeCodeLine("error", "Connection failed (401): HTTP 401 Unauthorized", "00.121"),
-			[]string{`connection 1 over http to "https://mcp.example.com/mcp": failed with HTTP 401 ("HTTP 401 Unauthorized"): the server wants authorization`,
+			[]string{`connection 1 over http to "https://mcp.example.com/mcp": failed with HTTP 401 ("HTTP 401 Unauthorized"): the server refused the client's credentials`,
 				`first error: "Connection failed (401): HTTP 401 Unauthorized"`}, 0},
 		{"timeout then a second try", claudeCodeLine("debug", "Starting connection with timeout of 30000ms", "00.000") +
 			claudeCodeLine("error", "Connection to MCP server \"db\" timed out after 30000ms", "30.000") +

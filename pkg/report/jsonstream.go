@@ -9,7 +9,6 @@ import (
 	"sort"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
-	"github.com/mcpsleuth/mcpsleuth/pkg/redact"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
@@ -157,7 +156,7 @@ func (s *spoolStream) Add(p *Prepared) error {
 func (s *spoolStream) Input(in *driver.InputResult) {
 	input := inputOf(in)
 	if s.opt.Redact {
-		input.Name = redact.MaskSecrets(input.Name)
+		redactInput(&input)
 	}
 	s.inputs = append(s.inputs, input)
 	s.input++

@@ -23,11 +23,20 @@ func Redact(r *Report) {
 	}
 	r.Redacted = true
 	for i := range r.Inputs {
-		r.Inputs[i].Name = redact.MaskSecrets(r.Inputs[i].Name)
+		redactInput(&r.Inputs[i])
 	}
 	RedactErrors(r.Errors)
 	for i := range r.Sessions {
 		RedactSession(&r.Sessions[i])
+	}
+}
+
+// redactInput applies --redact to an input's entry: its name, what a log without
+// frames shows and the URLs of its connections keep no secret.
+func redactInput(in *Input) {
+	in.Name, in.Lossy = redact.MaskSecrets(in.Name), redact.MaskSecrets(in.Lossy)
+	for i := range in.Connections {
+		in.Connections[i].URL = redact.MaskSecrets(in.Connections[i].URL)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
@@ -54,7 +55,32 @@ func inputOf(in *driver.InputResult) Input {
 	st := in.Stats
 	return Input{Name: in.Name, Format: st.Format, Lines: st.Lines, Frames: st.Frames, Rejected: st.Rejected,
 		FrameLines: st.FrameLines, Context: st.Context, FrameLike: st.FrameLike, Blank: st.Blank, Folded: st.Folded, Mixed: st.Mixed,
-		Lossy: st.Lossy, Document: st.Document}
+		Lossy: st.Lossy, Document: st.Document, Connections: connectionsOf(in.Connections)}
+}
+
+// connectionsOf is the report's view of the connections a client's log tells of.
+func connectionsOf(conns []frame.Connection) []Connection {
+	if len(conns) == 0 {
+		return nil
+	}
+	out := make([]Connection, len(conns))
+	for i, c := range conns {
+		out[i] = Connection{Transport: c.Transport, URL: c.URL, Server: c.Server, Revision: c.Revision, Connected: c.Connected, Status: c.Status, Cause: c.Cause}
+	}
+	return out
+}
+
+// Connection is one connection a client's log tells of without its messages
+// (Claude Code's MCP log): its transport and URL, and the server and revision
+// agreed, or the HTTP status and likely cause of its failure.
+type Connection struct {
+	Transport string `json:"transport,omitempty"`
+	URL       string `json:"url,omitempty"`
+	Server    string `json:"server,omitempty"`
+	Revision  string `json:"revision,omitempty"`
+	Connected bool   `json:"connected"`
+	Status    int    `json:"status,omitempty"`
+	Cause     string `json:"cause,omitempty"`
 }
 
 // Input is one analysed input.
@@ -82,6 +108,9 @@ type Input struct {
 	// Document is set for an input that is one JSON document (HAR, Inspector):
 	// Lines and Context count its entries (text says "entries").
 	Document bool `json:"-"`
+	// Connections are the connections a client's log tells of without their
+	// messages (Claude Code's MCP log).
+	Connections []Connection `json:"connections,omitempty"`
 }
 
 // unjudged lists the inputs that could not be judged at all (lossy logs).
