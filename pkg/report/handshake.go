@@ -109,10 +109,10 @@ func writeHandshake(b *bytes.Buffer, h *Handshake, pal palette, width int) error
 	case !in.Present:
 		b.WriteString("  instructions: none\n")
 	case in.OverBudget:
-		writeWrapped(b, fmt.Sprintf("  instructions: %s, ~%s: %s", quote.Count(in.Bytes, "byte"), quote.Count(in.EstimatedTokens, "token"),
+		writeWrapped(b, fmt.Sprintf("  instructions: %s, %s (o200k_base): %s", quote.Count(in.Bytes, "byte"), quote.Count(in.EstimatedTokens, "token"),
 			pal.warn("over the "+fmt.Sprint(instructionsTokenBudget)+"-token budget")+", paid on every turn; move detail into tool descriptions (MCP1007)"), width, "    ")
 	default:
-		writeWrapped(b, fmt.Sprintf("  instructions: %s, ~%s (estimated at 4 bytes a token), paid on every turn", quote.Count(in.Bytes, "byte"), quote.Count(in.EstimatedTokens, "token")), width, "    ")
+		writeWrapped(b, fmt.Sprintf("  instructions: %s, %s (o200k_base), paid on every turn", quote.Count(in.Bytes, "byte"), quote.Count(in.EstimatedTokens, "token")), width, "    ")
 	}
 	return nil
 }

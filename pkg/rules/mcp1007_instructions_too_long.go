@@ -8,6 +8,7 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+	"github.com/mcpsleuth/mcpsleuth/pkg/tokens"
 )
 
 // InstructionsTooLong reports server instructions large enough to cost on every turn.
@@ -15,12 +16,13 @@ var InstructionsTooLong = &rule.Rule{
 	ID:       "MCP1007",
 	Name:     "instructions-too-long",
 	Severity: rule.SeverityInfo,
-	Title:    "Server instructions over 300 estimated tokens, paid on every turn",
+	Title:    "Server instructions over 300 tokens, paid on every turn",
 	Anchor:   "the initialize or server/discover result",
 	Hint:     "keep instructions to a few sentences about how the server's features fit together; move per-tool detail into tool descriptions, which clients load only when relevant",
 	Doc: rule.Doc{
-		Sees: fmt.Sprintf("The instructions string of an initialize result (legacy) or a server/discover result (2026-07-28). Its size is estimated "+
-			"at one token per 4 bytes (the estimate `mcpsleuth handshake` prints); over %d estimated tokens it is reported once per distinct text "+
+		Sees: fmt.Sprintf("The instructions string of an initialize result (legacy) or a server/discover result (2026-07-28). Its size is counted "+
+			"in tokens with OpenAI's o200k_base tokenizer, offline (the count `mcpsleuth handshake` prints; a model's own tokenizer may count a few "+
+			"percent otherwise); over %d tokens it is reported once per distinct text "+
 			"in a session. Info level: the specification sets no limit, so a long text breaks no contract.", session.InstructionsTokenBudget),
 		Why: "Clients typically place the server's instructions in the model's context (often the system prompt) for the whole conversation, " +
 			"so every byte is paid on every turn, for every user, whether or not the server is used in that turn. Long instructions crowd out " +
@@ -63,7 +65,7 @@ func (w *instructionsWatch) Message(p *rule.Pass, m *session.Message) {
 			text, what = d.Instructions, "server/discover result"
 		}
 	}
-	tokens := session.EstimateTokens(text)
+	tokens := tokens.Of(text)
 	if tokens <= session.InstructionsTokenBudget {
 		return
 	}
@@ -79,7 +81,7 @@ func (w *instructionsWatch) Message(p *rule.Pass, m *session.Message) {
 		}
 		w.seen[sum] = true
 	}
-	p.Report(rule.At(m), rule.Sprintf("the %s carries instructions of %d bytes, about %d tokens (4 bytes a token), over the %d-token budget: clients put them in the model's context on every turn; starts %s",
+	p.Report(rule.At(m), rule.Sprintf("the %s carries instructions of %d bytes, %d tokens (o200k_base), over the %d-token budget: clients put them in the model's context on every turn; starts %s",
 		what, len(text), tokens, session.InstructionsTokenBudget, rule.Quote(rule.ValueInstructions, text)))
 }
 

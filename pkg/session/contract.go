@@ -200,13 +200,9 @@ func capability(n frame.Node, path string) frame.Node {
 	return frame.Node{}
 }
 
-// InstructionsTokenBudget is the estimated size above which a server's instructions
-// are flagged (MCP1007, handshake): they are paid on every turn.
+// InstructionsTokenBudget is the size in tokens (tokens.Of) above which a server's
+// instructions are flagged (MCP1007, handshake): they are paid on every turn.
 const InstructionsTokenBudget = 300
-
-// EstimateTokens estimates the tokens of a text at 4 bytes a token, the rule of thumb
-// for English text and JSON; the handshake report and MCP1007 both use it.
-func EstimateTokens(text string) int { return (len(text) + 3) / 4 }
 
 // MaxContractRaw bounds the copies of declaring frames a contract keeps.
 const MaxContractRaw = 16 << 10

@@ -8,6 +8,7 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+	"github.com/mcpsleuth/mcpsleuth/pkg/tokens"
 )
 
 // InstructionsTokenBudget is the estimated size above which instructions are
@@ -93,7 +94,7 @@ func handshakeOf(s *session.Session, c *session.Contract) *Handshake {
 		h.Lacking = lacking(c, rev)
 	}
 	if c.Instructions != "" {
-		tokens := session.EstimateTokens(c.Instructions)
+		tokens := tokens.Of(c.Instructions)
 		h.Instructions = Instructions{Present: true, Bytes: len(c.Instructions), EstimatedTokens: tokens, OverBudget: tokens > InstructionsTokenBudget}
 	}
 	return h

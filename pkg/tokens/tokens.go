@@ -1,0 +1,66 @@
+// Package tokens counts text in tokens as a model's tokenizer splits it, offline:
+// the vocabularies are compiled into the program (github.com/tiktoken-go/tokenizer).
+// Two encodings are offered, OpenAI's o200k_base (the default: GPT-4o and later)
+// and cl100k_base (GPT-4, GPT-3.5); other models, Claude's among them, tokenize
+// otherwise, so a count is the cost of a text to within a model's own difference,
+// not its exact bill. What a session carries on every turn (a server's
+// instructions, its tool definitions) is counted here, for MCP1007 and the
+// handshake view alike.
+package tokens
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/tiktoken-go/tokenizer"
+)
+
+// Encoding names a tokenizer's vocabulary.
+type Encoding string
+
+const (
+	// O200k is o200k_base, the default.
+	O200k Encoding = "o200k_base"
+	// Cl100k is cl100k_base.
+	Cl100k Encoding = "cl100k_base"
+)
+
+// Default is the encoding counts use unless told otherwise.
+const Default = O200k
+
+// codecs load each vocabulary once, on its first use (o200k_base takes about
+// 40 ms): a run that counts nothing pays nothing. They are read-only after.
+var codecs = map[Encoding]func() (tokenizer.Codec, error){
+	O200k:  sync.OnceValues(func() (tokenizer.Codec, error) { return tokenizer.Get(tokenizer.O200kBase) }),
+	Cl100k: sync.OnceValues(func() (tokenizer.Codec, error) { return tokenizer.Get(tokenizer.Cl100kBase) }),
+}
+
+// Count returns the tokens of text in the encoding.
+func Count(text string, enc Encoding) (int, error) {
+	load, ok := codecs[enc]
+	if !ok {
+		return 0, fmt.Errorf("mcpsleuth: tokens: unknown encoding %q (o200k_base or cl100k_base)", enc)
+	}
+	if text == "" {
+		return 0, nil
+	}
+	c, err := load()
+	if err != nil {
+		return 0, fmt.Errorf("mcpsleuth: tokens: loading %s: %w", enc, err)
+	}
+	n, err := c.Count(text)
+	if err != nil {
+		return 0, fmt.Errorf("mcpsleuth: tokens: counting in %s: %w", enc, err)
+	}
+	return n, nil
+}
+
+// Of returns the tokens of text in the default encoding; a text the tokenizer
+// cannot read is counted at 4 bytes a token instead.
+func Of(text string) int {
+	n, err := Count(text, Default)
+	if err != nil {
+		return (len(text) + 3) / 4
+	}
+	return n
+}

@@ -1,0 +1,36 @@
+package tokens_test
+
+import (
+	"testing"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/tokens"
+)
+
+// TestKnownCounts checks each encoding against counts OpenAI's tiktoken gives
+// (its cookbook's "tiktoken is great!": 6 tokens in both encodings) and a few
+// texts whose split is plain.
+func TestKnownCounts(t *testing.T) {
+	for _, c := range []struct {
+		enc  tokens.Encoding
+		text string
+		want int
+	}{
+		{tokens.Cl100k, "tiktoken is great!", 6},
+		{tokens.O200k, "tiktoken is great!", 6},
+		{tokens.Cl100k, "hello world", 2},
+		{tokens.O200k, "hello world", 2},
+		{tokens.O200k, "", 0},
+		{tokens.Cl100k, " ", 1},
+	} {
+		got, err := tokens.Count(c.text, c.enc)
+		if err != nil || got != c.want {
+			t.Errorf("Count(%q, %s) = %d, %v; want %d", c.text, c.enc, got, err, c.want)
+		}
+	}
+	if _, err := tokens.Count("x", "p50k_base"); err == nil {
+		t.Error("an unknown encoding was counted")
+	}
+	if got := tokens.Of("tiktoken is great!"); got != 6 {
+		t.Errorf("Of = %d, want 6 (o200k_base)", got)
+	}
+}
