@@ -34,6 +34,7 @@ func All() []*rule.Rule {
 		NoServerFeatures,
 		EraFallback,
 		StdioShutdownOrder,
+		ToolDefinitionsOverBudget,
 		UndeclaredNotification,
 		UndeclaredRequest,
 		UndeclaredSubfeature,

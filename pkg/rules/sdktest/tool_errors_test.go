@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	mgmcp "github.com/mark3labs/mcp-go/mcp"
@@ -131,4 +132,42 @@ func TestMCPGoToolErrorAsProtocolError(t *testing.T) {
 		t.Errorf("%d MCP3010 findings, want 1 (the error result and the unknown tool are silent):\n%s", n, describeFindings(findingsOf(s, "MCP3010")))
 	}
 	noLoudFindingsExcept(t, s, at("MCP3010", answer.N))
+}
+
+// TestGoSDKToolDefinitionsOverBudget: a Go SDK server whose 40 tools carry long
+// descriptions lists them at more tokens than the default budget (MCP1016, the
+// largest named); the same tools described in a sentence are under it (silent).
+func TestGoSDKToolDefinitionsOverBudget(t *testing.T) {
+	guidance := strings.Repeat("Use this tool to query the warehouse. It accepts a table, filters and a sort order, returns at most one "+
+		"hundred rows a page, and fails on tables the user cannot read: ask for access instead of retrying. ", 12)
+	for _, long := range []bool{true, false} {
+		t.Run(map[bool]string{true: "long", false: "short"}[long], func(t *testing.T) {
+			s := mcp.NewServer(goServerImpl, nil)
+			for i := range 40 {
+				desc := fmt.Sprintf("Query warehouse table group %d.", i)
+				if long {
+					desc = guidance + desc
+				}
+				mcp.AddTool(s, &mcp.Tool{Name: fmt.Sprintf("query_%02d", i), Description: desc},
+					func(context.Context, *mcp.CallToolRequest, queryArgs) (*mcp.CallToolResult, any, error) {
+						return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
+					})
+			}
+			p := connectGoPair(t, s, nil, "2025-11-25")
+			if res, err := p.cs.ListTools(p.ctx, nil); err != nil || len(res.Tools) != 40 {
+				t.Fatalf("tools/list: %v", err)
+			}
+			list := only(t, p.capture, "tools/list", sent(C2S, "tools/list"))
+			result := p.await("the tools/list result", answers(list))
+			res := p.analyse("tools-budget.jsonl")
+			if !long {
+				forbid(t, res, "40 short definitions are far under the budget", "MCP1016")
+				return
+			}
+			f := expectFinding(t, res, "MCP1016", result.N, rule.SeverityInfo, "carries 40 tool definitions of", "over the 20000-token budget", "the largest: \"query_")
+			if f.Party != spec.Server {
+				t.Errorf("MCP1016 names %v, want the server", f.Party)
+			}
+		})
+	}
 }
