@@ -11,18 +11,21 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/tokens"
 )
 
+// instructionsBudgetOption is MCP1007's option: the tokens instructions may take.
+const instructionsBudgetOption = "instructions-budget"
+
 // InstructionsTooLong reports server instructions large enough to cost on every turn.
 var InstructionsTooLong = &rule.Rule{
 	ID:       "MCP1007",
 	Name:     "instructions-too-long",
 	Severity: rule.SeverityInfo,
-	Title:    "Server instructions over 300 tokens, paid on every turn",
+	Title:    "Server instructions over --instructions-budget tokens (300), paid on every turn",
 	Anchor:   "the initialize or server/discover result",
 	Hint:     "keep instructions to a few sentences about how the server's features fit together; move per-tool detail into tool descriptions, which clients load only when relevant",
 	Doc: rule.Doc{
 		Sees: fmt.Sprintf("The instructions string of an initialize result (legacy) or a server/discover result (2026-07-28). Its size is counted "+
 			"in tokens with OpenAI's o200k_base tokenizer, offline (the count `mcpsleuth handshake` prints; a model's own tokenizer may count a few "+
-			"percent otherwise); over %d tokens it is reported once per distinct text "+
+			"percent otherwise); over --instructions-budget tokens (default %d) it is reported once per distinct text "+
 			"in a session. Info level: the specification sets no limit, so a long text breaks no contract.", session.InstructionsTokenBudget),
 		Why: "Clients typically place the server's instructions in the model's context (often the system prompt) for the whole conversation, " +
 			"so every byte is paid on every turn, for every user, whether or not the server is used in that turn. Long instructions crowd out " +
@@ -38,6 +41,9 @@ var InstructionsTooLong = &rule.Rule{
 			{Revision: spec.Rev20250618, Page: "schema#initializeresult", Says: "InitializeResult.instructions: instructions describing how to use the server and its features; \"this information MAY be added to the system prompt\". No size limit is set."},
 			{Revision: spec.Rev20260728, Page: "schema#discoverresult", Says: "DiscoverResult.instructions: guidance that \"should focus on information that helps the model use the server effectively and should not duplicate information already in tool descriptions\"."},
 		},
+	},
+	Options: []rule.Option{
+		{Name: instructionsBudgetOption, Usage: "report server instructions of more tokens than this (MCP1007 instructions-too-long)", Default: session.InstructionsTokenBudget},
 	},
 	Kinds: rule.KindsOf(frame.KindResult),
 	New:   func() rule.Checker { return &instructionsWatch{} },
@@ -65,8 +71,12 @@ func (w *instructionsWatch) Message(p *rule.Pass, m *session.Message) {
 			text, what = d.Instructions, "server/discover result"
 		}
 	}
+	budget := p.Option(instructionsBudgetOption).(int)
+	if len(text) <= budget {
+		return // a token is at least a byte: a text this short cannot be over
+	}
 	tokens := tokens.Of(text)
-	if tokens <= session.InstructionsTokenBudget {
+	if tokens <= budget {
 		return
 	}
 	h := fnv.New64a()
@@ -82,7 +92,7 @@ func (w *instructionsWatch) Message(p *rule.Pass, m *session.Message) {
 		w.seen[sum] = true
 	}
 	p.Report(rule.At(m), rule.Sprintf("the %s carries instructions of %d bytes, %d tokens (o200k_base), over the %d-token budget: clients put them in the model's context on every turn; starts %s",
-		what, len(text), tokens, session.InstructionsTokenBudget, rule.Quote(rule.ValueInstructions, text)))
+		what, len(text), tokens, budget, rule.Quote(rule.ValueInstructions, text)))
 }
 
 func (w *instructionsWatch) End(*rule.Pass) {}
