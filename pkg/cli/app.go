@@ -147,6 +147,7 @@ func newApp(env Env) *cli.Command {
 		Commands: []*cli.Command{
 			checkCommand(env),
 			handshakeCommand(env),
+			statsCommand(env),
 			timelineCommand(env),
 			diffCommand(env),
 			rulesCommand(env),

@@ -1,0 +1,228 @@
+package report
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
+	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
+)
+
+// Stats adds up what sessions cost (trace.Accounting), per server implementation
+// and version and per tool: what `mcpsleuth stats` shows. Nothing in it is judged
+// again: it sums the accounts the analysis computed.
+type Stats struct {
+	servers map[statsServerKey]*StatsServer
+	timed   bool
+}
+
+type statsServerKey struct{ name, version string }
+
+// StatsServer is one server implementation and version across the sessions.
+type StatsServer struct {
+	Name    string `json:"server"`
+	Version string `json:"version"`
+	// Sessions, Frames and Bytes add up the sessions; InstructionsTokens and
+	// DefinitionTokens are what the latest session carried on every turn.
+	Sessions           int          `json:"sessions"`
+	Frames             int          `json:"frames"`
+	Bytes              int64        `json:"bytes"`
+	InstructionsTokens int          `json:"instructionsTokens"`
+	DefinitionTokens   int          `json:"definitionTokens"`
+	Tools              []*StatsTool `json:"tools"`
+	tools              map[string]*StatsTool
+}
+
+// StatsTool is one tool of a server across the sessions.
+type StatsTool struct {
+	Name             string `json:"tool"`
+	Calls            int    `json:"calls"`
+	RPCErrors        int    `json:"rpcErrors"`
+	ToolErrors       int    `json:"isErrors"`
+	Cancelled        int    `json:"cancelled"`
+	Unanswered       int    `json:"unanswered"`
+	ArgBytes         int64  `json:"argumentBytes"`
+	ResultBytes      int64  `json:"resultBytes"`
+	LargestResult    int64  `json:"largestResult"`
+	DefinitionTokens int    `json:"definitionTokens"`
+	// P50, P95 and Max are the latencies in milliseconds (nil: none measured).
+	P50       *float64 `json:"p50ms,omitempty"`
+	P95       *float64 `json:"p95ms,omitempty"`
+	Max       *float64 `json:"maxms,omitempty"`
+	latencies []time.Duration
+}
+
+// maxStatsLatencies bounds the latencies kept per tool across sessions.
+const maxStatsLatencies = 1_000_000
+
+// NewStats starts an empty table.
+func NewStats() *Stats { return &Stats{servers: map[statsServerKey]*StatsServer{}} }
+
+// Add adds one session's account.
+func (st *Stats) Add(a *trace.Account) {
+	if a == nil {
+		return
+	}
+	key := statsServerKey{a.Server.Name, a.Server.Version}
+	sv := st.servers[key]
+	if sv == nil {
+		sv = &StatsServer{Name: key.name, Version: key.version, tools: map[string]*StatsTool{}}
+		st.servers[key] = sv
+	}
+	st.timed = st.timed || a.Timed
+	sv.Sessions++
+	sv.Frames += a.Frames
+	sv.Bytes += a.Bytes
+	if a.InstructionsTokens > 0 {
+		sv.InstructionsTokens = a.InstructionsTokens
+	}
+	listed := 0
+	for name, t := range a.Tools {
+		s := sv.tools[name]
+		if s == nil {
+			s = &StatsTool{Name: name}
+			sv.tools[name] = s
+		}
+		s.Calls += t.Calls
+		s.RPCErrors += t.RPCErrors
+		s.ToolErrors += t.ToolErrors
+		s.Cancelled += t.Cancelled
+		s.Unanswered += t.Unanswered
+		s.ArgBytes += t.ArgBytes
+		s.ResultBytes += t.ResultBytes
+		s.LargestResult = max(s.LargestResult, t.LargestResult)
+		if t.Listed {
+			s.DefinitionTokens = t.DefinitionTokens
+			listed += t.DefinitionTokens
+		}
+		if room := maxStatsLatencies - len(s.latencies); room > 0 {
+			s.latencies = append(s.latencies, t.Latencies[:min(room, len(t.Latencies))]...)
+		}
+	}
+	if listed > 0 {
+		sv.DefinitionTokens = listed
+	}
+}
+
+// Servers lists the servers, the costliest context first, with their tools
+// sorted the same way (then by calls, then by name), latencies summed up.
+func (st *Stats) Servers() []*StatsServer {
+	out := make([]*StatsServer, 0, len(st.servers))
+	for _, sv := range st.servers {
+		sv.Tools = sv.Tools[:0]
+		for _, t := range sv.tools {
+			t.P50, t.P95, t.Max = percentile(t.latencies, 50), percentile(t.latencies, 95), percentile(t.latencies, 100)
+			sv.Tools = append(sv.Tools, t)
+		}
+		slices.SortFunc(sv.Tools, func(a, b *StatsTool) int {
+			return cmp.Or(cmp.Compare(b.DefinitionTokens, a.DefinitionTokens), cmp.Compare(b.Calls, a.Calls), cmp.Compare(a.Name, b.Name))
+		})
+		out = append(out, sv)
+	}
+	slices.SortFunc(out, func(a, b *StatsServer) int {
+		return cmp.Or(cmp.Compare(b.InstructionsTokens+b.DefinitionTokens, a.InstructionsTokens+a.DefinitionTokens),
+			cmp.Compare(a.Name, b.Name), cmp.Compare(a.Version, b.Version))
+	})
+	return out
+}
+
+// percentile is the p-th percentile of ds in milliseconds, by the nearest rank
+// (nil when ds is empty); ds is sorted in place.
+func percentile(ds []time.Duration, p int) *float64 {
+	if len(ds) == 0 {
+		return nil
+	}
+	slices.Sort(ds)
+	rank := (p*len(ds) + 99) / 100 // ceil(p/100 * n)
+	ms := float64(ds[max(rank, 1)-1]) / float64(time.Millisecond)
+	return &ms
+}
+
+// WriteStatsJSON writes the table as JSON: {"servers":[...], "timed": bool}.
+func WriteStatsJSON(w io.Writer, st *Stats) error {
+	doc := struct {
+		Encoding string         `json:"encoding"`
+		Timed    bool           `json:"timed"`
+		Servers  []*StatsServer `json:"servers"`
+	}{Encoding: "o200k_base", Timed: st.timed, Servers: st.Servers()}
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return fmt.Errorf("mcpsleuth: the stats: %w", err)
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// WriteStatsText writes the table people read: per server what it carries on
+// every turn, then its tools, the costliest definition first.
+func WriteStatsText(w io.Writer, st *Stats, width int) error {
+	if width <= 0 {
+		width = 80
+	}
+	var b bytes.Buffer
+	servers := st.Servers()
+	if len(servers) == 0 {
+		b.WriteString("no session in the input\n")
+	}
+	for i, sv := range servers {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		name := Safe(strings.TrimSpace(sv.Name + " " + sv.Version))
+		if name == "" {
+			name = "(server unknown)"
+		}
+		fmt.Fprintf(&b, "%s: %s, %s, %s\n", name, quote.Count(sv.Sessions, "session"), quote.Count(sv.Frames, "frame"), scanMegabytes(sv.Bytes))
+		fmt.Fprintf(&b, "  paid on every turn: instructions %s, tool definitions %s\n",
+			quote.Count(sv.InstructionsTokens, "token"), quote.Count(sv.DefinitionTokens, "token"))
+		if len(sv.Tools) == 0 {
+			continue
+		}
+		rows := make([][]string, len(sv.Tools))
+		for j, t := range sv.Tools {
+			rows[j] = []string{Safe(t.Name), fmt.Sprint(t.DefinitionTokens), fmt.Sprint(t.Calls), fmt.Sprint(t.RPCErrors + t.ToolErrors),
+				fmt.Sprint(t.Cancelled + t.Unanswered), millis(t.P50), millis(t.P95), millis(t.Max), statsBytes(t.ResultBytes)}
+		}
+		header := []string{"TOOL", "TOKENS", "CALLS", "FAILED", "NO ANSWER", "P50", "P95", "MAX", "RESULTS"}
+		if err := writeTable(&b, header, rows, width, false); err != nil {
+			return fmt.Errorf("mcpsleuth: the stats table: %w", err)
+		}
+	}
+	if len(servers) > 0 {
+		b.WriteString("\ntokens: o200k_base, counted offline; a model's own tokenizer may count otherwise\n")
+	}
+	if len(servers) > 0 && !st.timed {
+		b.WriteString("latencies: the capture has no times\n")
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// millis writes a latency in milliseconds ("-" when none was measured).
+func millis(ms *float64) string {
+	if ms == nil {
+		return "-"
+	}
+	d := time.Duration(*ms * float64(time.Millisecond))
+	if d < 10*time.Second {
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(100 * time.Millisecond).String()
+}
+
+// statsBytes writes a byte count briefly: 812 B, 12.3 kB, 4.1 MB.
+func statsBytes(n int64) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprintf("%d B", n)
+	case n < 1_000_000:
+		return fmt.Sprintf("%.1f kB", float64(n)/1e3)
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+}

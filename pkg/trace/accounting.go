@@ -1,0 +1,209 @@
+package trace
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/session"
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
+	"github.com/mcpsleuth/mcpsleuth/pkg/tokens"
+)
+
+// Accounting computes, in the analysis's one pass, what a session cost: per tool
+// its calls and how they ended, their latencies and bytes, and the tokens its
+// definition takes in the model's context on every turn; the server's
+// instructions too. `mcpsleuth stats` adds the sessions' accounts up.
+var Accounting = &rule.Analysis{
+	Name: "accounting",
+	New: func(s *session.Session, _ rule.Results) rule.Computation {
+		return &Account{Tools: map[string]*ToolAccount{}, calls: map[*session.Request]string{}, session: s}
+	},
+}
+
+// Limits of what an Account keeps.
+const (
+	// maxAccountedTools bounds the distinct tools a session accounts for.
+	maxAccountedTools = 1024
+	// maxLatencies bounds the latencies kept per tool and session.
+	maxLatencies = 100_000
+	// maxCallsFollowed bounds the tools/call requests followed until their answer.
+	maxCallsFollowed = 16384
+)
+
+// Account is what one session cost.
+type Account struct {
+	// Server is the server's name and version as its handshake gave them.
+	Server session.Implementation
+	// Tools are the tools called or listed, by name.
+	Tools map[string]*ToolAccount
+	// InstructionsTokens are the tokens of the server's instructions.
+	InstructionsTokens int
+	// Frames, Bytes and Duration are the session's size and span (Duration 0
+	// when the capture has no times).
+	Frames   int
+	Bytes    int64
+	Duration time.Duration
+	// Timed says the capture has times: latencies could be measured.
+	Timed bool
+
+	calls       map[*session.Request]string
+	session     *session.Session
+	first, last time.Time
+}
+
+// ToolAccount is one tool's share of a session.
+type ToolAccount struct {
+	Calls int
+	// RPCErrors answered with a JSON-RPC error, ToolErrors with a result whose
+	// isError is true; Cancelled were cancelled by the client, Unanswered never
+	// answered (nor cancelled).
+	RPCErrors, ToolErrors, Cancelled, Unanswered int
+	Latencies                                    []time.Duration
+	// ArgBytes and ResultBytes are the bytes of the calls' arguments and results,
+	// LargestResult the largest result.
+	ArgBytes, ResultBytes, LargestResult int64
+	// DefinitionTokens are the tokens of the tool's definition in the latest
+	// tools/list (0: not listed), as the model receives it (compact JSON).
+	DefinitionTokens int
+	Listed           bool
+}
+
+// Result implements rule.Computation.
+func (a *Account) Result() any { return a }
+
+// tool is the account of the tool named name (nil past the bound).
+func (a *Account) tool(name string) *ToolAccount {
+	t := a.Tools[name]
+	if t == nil && len(a.Tools) < maxAccountedTools {
+		t = &ToolAccount{}
+		a.Tools[strings.Clone(name)] = t
+	}
+	return t
+}
+
+// Message implements rule.Computation.
+func (a *Account) Message(m *session.Message) {
+	if m.Kind != frame.KindBatch {
+		a.Frames++
+		a.Bytes += int64(len(m.Raw))
+	}
+	if !m.Time.IsZero() {
+		if a.first.IsZero() {
+			a.first = m.Time
+		}
+		a.last, a.Timed = m.Time, true
+	}
+	switch {
+	case m.Kind == frame.KindRequest && m.Method == "tools/call" && m.Dir != spec.S2C && m.Request != nil:
+		params := m.ParamsNode()
+		name, ok := params.Get("name")
+		if !ok {
+			return
+		}
+		text, _ := name.Str()
+		t := a.tool(text)
+		if t == nil {
+			return
+		}
+		t.Calls++
+		if args, ok := params.Get("arguments"); ok {
+			t.ArgBytes += int64(len(args.Raw()))
+		}
+		if len(a.calls) < maxCallsFollowed {
+			a.calls[m.Request] = strings.Clone(text)
+		}
+	case m.Kind.IsResponse() && m.Request != nil:
+		switch m.Request.Method {
+		case "tools/call":
+			a.answered(m)
+		case "tools/list":
+			if m.Kind == frame.KindResult {
+				a.listed(m)
+			}
+		case "initialize", "server/discover":
+			if c := m.Session.Contract(); c != nil && c.Instructions != "" && a.InstructionsTokens == 0 {
+				a.InstructionsTokens = tokens.Of(c.Instructions)
+			}
+		}
+	}
+}
+
+// answered accounts for the answer to a tools/call.
+func (a *Account) answered(m *session.Message) {
+	name, ok := a.calls[m.Request]
+	if !ok {
+		return
+	}
+	delete(a.calls, m.Request)
+	t := a.Tools[name]
+	switch {
+	case m.Request.Cancelled:
+		t.Cancelled++
+	case m.Kind == frame.KindError:
+		t.RPCErrors++
+	default:
+		res := m.ResultNode()
+		if v, ok := res.Get("isError"); ok && v.Truthy() {
+			t.ToolErrors++
+		}
+		n := int64(len(res.Raw()))
+		t.ResultBytes += n
+		t.LargestResult = max(t.LargestResult, n)
+	}
+	if !m.Time.IsZero() && !m.Request.Time.IsZero() && len(t.Latencies) < maxLatencies {
+		t.Latencies = append(t.Latencies, m.Time.Sub(m.Request.Time))
+	}
+}
+
+// listed accounts for the definitions of a tools/list result: the tokens of each
+// as the model receives it. A page after the first (the request carried a
+// cursor) adds to the list; a new list replaces the tokens of the tools it lists.
+func (a *Account) listed(m *session.Message) {
+	list, ok := m.ResultNode().Get("tools")
+	if !ok || !list.IsArray() {
+		return
+	}
+	var buf bytes.Buffer
+	list.Elements(func(_ int, def frame.Node) bool {
+		name, ok := def.Get("name")
+		if !ok {
+			return true
+		}
+		text, _ := name.Str()
+		t := a.tool(text)
+		if t == nil {
+			return true
+		}
+		buf.Reset()
+		if json.Compact(&buf, def.Raw()) != nil {
+			return true
+		}
+		t.DefinitionTokens, t.Listed = tokens.Of(buf.String()), true
+		return true
+	})
+}
+
+// End implements rule.EndComputation: the calls never answered, the server, the span.
+func (a *Account) End(*rule.SessionResult) {
+	for r, name := range a.calls {
+		if t := a.Tools[name]; t != nil {
+			if r.Cancelled {
+				t.Cancelled++
+			} else {
+				t.Unanswered++
+			}
+		}
+	}
+	clear(a.calls)
+	if c := a.session.Contract(); c != nil {
+		a.Server = c.Server
+	}
+	if a.Timed {
+		a.Duration = a.last.Sub(a.first)
+	}
+	a.session = nil
+}
