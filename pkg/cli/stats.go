@@ -17,7 +17,7 @@ func statsCommand(env Env) *cli.Command {
 		Name:  "stats",
 		Usage: "what sessions cost, per server and tool: calls and how they ended, latency, bytes, and the tokens of instructions and tool definitions paid on every turn",
 		Description: "Reads the captures in the analysis's one pass (no rule runs) and adds up each session's\n" +
-			"account (trace.Accounting). Tokens are counted offline with o200k_base; a model's own\n" +
+			"account (trace.NewAccounting). Tokens are counted offline with o200k_base; a model's own\n" +
 			"tokenizer may count a few percent otherwise.",
 		ArgsUsage: "CAPTURE...",
 		Flags: append([]cli.Flag{
@@ -46,11 +46,11 @@ func runStats(env Env, c *cli.Command) error {
 	if err := out.notAnInput(names); err != nil {
 		return err
 	}
-	table := report.NewStats()
+	table, accounting := report.NewStats(), trace.NewAccounting()
 	_, failed := analyseAll(env, names, func(name string, r io.Reader) (*driver.InputResult, error) {
-		return driver.Run(name, r, nil, driver.RunOptions{Frame: set.frame, Discard: true, Analyses: []*rule.Analysis{trace.Accounting},
+		return driver.Run(name, r, nil, driver.RunOptions{Frame: set.frame, Discard: true, Analyses: []*rule.Analysis{accounting},
 			OnSession: func(sr *rule.SessionResult) {
-				if a, ok := sr.ResultOf(trace.Accounting).(*trace.Account); ok {
+				if a, ok := sr.ResultOf(accounting).(*trace.Account); ok {
 					table.Add(a)
 				}
 			}})

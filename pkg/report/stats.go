@@ -14,7 +14,7 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
 
-// Stats adds up what sessions cost (trace.Accounting), per server implementation
+// Stats adds up what sessions cost (trace.NewAccounting), per server implementation
 // and version and per tool: what `mcpsleuth stats` shows. Nothing in it is judged
 // again: it sums the accounts the analysis computed.
 type Stats struct {

@@ -40,9 +40,9 @@ const (
 // TestStatsFigures: the table's figures are those of the capture, counted here by
 // hand (the tokens with the tokenizer tokens_test checks).
 func TestStatsFigures(t *testing.T) {
-	table := report.NewStats()
-	_, err := driver.Run("stats.jsonl", strings.NewReader(statsCapture), nil, driver.RunOptions{Analyses: []*rule.Analysis{trace.Accounting}, Discard: true,
-		OnSession: func(sr *rule.SessionResult) { table.Add(sr.ResultOf(trace.Accounting).(*trace.Account)) }})
+	table, accounting := report.NewStats(), trace.NewAccounting()
+	_, err := driver.Run("stats.jsonl", strings.NewReader(statsCapture), nil, driver.RunOptions{Analyses: []*rule.Analysis{accounting}, Discard: true,
+		OnSession: func(sr *rule.SessionResult) { table.Add(sr.ResultOf(accounting).(*trace.Account)) }})
 	if err != nil {
 		t.Fatal(err)
 	}
