@@ -231,6 +231,8 @@ func commandFormats(name string) []string {
 		return scanFormats
 	case "diff":
 		return report.DiffFormats
+	case "stats":
+		return statsFormats
 	}
 	return textOrJSON
 }

@@ -198,3 +198,37 @@ func TestScanJSONLInDuckDB(t *testing.T) {
 		t.Errorf("DuckDB gives %d files not read or judged, the summary %d:\n%s", len(unread), want, summary)
 	}
 }
+
+// TestStatsJSONLInDuckDB: stats --format jsonl over captures of known figures,
+// loaded into a real DuckDB, answers the two questions of docs/scale.md as written:
+// the slowest tools across the archive, and the definitions over 500 tokens.
+func TestStatsJSONLInDuckDB(t *testing.T) {
+	node := duckDB(t)
+	queries := docQueries(t)
+	slowest, large := queries["-- stats: slowest tools across the archive"], queries["-- stats: definitions over 500 tokens"]
+	if slowest == "" || large == "" {
+		t.Fatal("docs/scale.md lacks the stats queries")
+	}
+	work := t.TempDir()
+	if err := os.Mkdir(filepath.Join(work, "stats"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i, capture := range []string{"../../fixtures/rules/MCP3009-fires.jsonl", "../../fixtures/rules/MCP3010-fires.jsonl", "../../fixtures/rules/MCP1016-fires.jsonl"} {
+		r := runScanCLI(t, nil, "stats", "--format=jsonl", "--output="+filepath.Join(work, "stats", fmt.Sprintf("%d.jsonl", i)), capture)
+		if r.code != 0 {
+			t.Fatalf("stats %s: exit %d: %s", capture, r.code, r.stderr)
+		}
+	}
+	rows := query(t, node, work, slowest)
+	// build_report: answered 1.9 s and 2.388 s after its calls; query: 3 ms each.
+	if len(rows) != 2 || rows[0]["tool"] != "build_report" || rows[0]["slowest_ms"] != "2388" || rows[0]["calls"] != "2" ||
+		rows[1]["tool"] != "query" || rows[1]["slowest_ms"] != "3" || rows[1]["calls"] != "3" {
+		t.Errorf("slowest tools: %v", rows)
+	}
+	rows = query(t, node, work, large)
+	// MCP1016-fires: 16 definitions of 642 tokens (update_issue_*, close_issue_*), 16 of
+	// 530 and 529 (link_pull_request_*, add_comment_*); the others are under 500.
+	if len(rows) != 32 || rows[0]["definitionTokens"] != "642" || rows[0]["tool"] != "close_issue_00" || rows[31]["definitionTokens"] != "529" {
+		t.Errorf("definitions over 500 tokens: %d rows: %v", len(rows), rows)
+	}
+}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"io"
 
@@ -21,7 +22,7 @@ func statsCommand(env Env) *cli.Command {
 			"tokenizer may count a few percent otherwise.",
 		ArgsUsage: "CAPTURE...",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "text, json, or jsonl (one line per tool per capture, for a warehouse)"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of stdout"},
 			&cli.StringFlag{Name: "color", Value: "auto", Usage: "auto, always or never"},
 			configFlag(),
@@ -31,7 +32,7 @@ func statsCommand(env Env) *cli.Command {
 }
 
 func runStats(env Env, c *cli.Command) error {
-	out, err := parseOutput(env, c, textOrJSON...)
+	out, err := parseOutput(env, c, statsFormats...)
 	if err != nil {
 		return err
 	}
@@ -46,19 +47,33 @@ func runStats(env Env, c *cli.Command) error {
 	if err := out.notAnInput(names); err != nil {
 		return err
 	}
+	// jsonl writes each capture's rows as the capture ends; the other formats add
+	// every capture up first.
 	table, accounting := report.NewStats(), trace.NewAccounting()
+	var rows bytes.Buffer
 	_, failed := analyseAll(env, names, func(name string, r io.Reader) (*driver.InputResult, error) {
-		return driver.Run(name, r, nil, driver.RunOptions{Frame: set.frame, Discard: true, Analyses: []*rule.Analysis{accounting},
+		if out.format == "jsonl" {
+			table = report.NewStats()
+		}
+		res, err := driver.Run(name, r, nil, driver.RunOptions{Frame: set.frame, Discard: true, Analyses: []*rule.Analysis{accounting},
 			OnSession: func(sr *rule.SessionResult) {
 				if a, ok := sr.ResultOf(accounting).(*trace.Account); ok {
 					table.Add(a)
 				}
 			}})
+		if err == nil && out.format == "jsonl" {
+			err = report.WriteStatsJSONL(&rows, name, table)
+		}
+		return res, err
 	})
 	failed = append(walkErrs, failed...)
 	if err := out.write(env, func(w io.Writer) error {
-		if out.format == "json" {
+		switch out.format {
+		case "json":
 			return report.WriteStatsJSON(w, table)
+		case "jsonl":
+			_, err := w.Write(rows.Bytes())
+			return err
 		}
 		return report.WriteStatsText(w, table, out.width)
 	}); err != nil {
@@ -69,3 +84,6 @@ func runStats(env Env, c *cli.Command) error {
 	}
 	return nil
 }
+
+// statsFormats are the --format values of stats.
+var statsFormats = []string{"text", "json", "jsonl"}

@@ -226,3 +226,28 @@ func statsBytes(n int64) string {
 	}
 	return fmt.Sprintf("%.1f MB", float64(n)/1e6)
 }
+
+// statsRow is one tool of one capture, a line of stats --format jsonl.
+type statsRow struct {
+	Capture string `json:"capture"`
+	Server  string `json:"server"`
+	Version string `json:"version"`
+	*StatsTool
+	Encoding string `json:"encoding"`
+}
+
+// WriteStatsJSONL writes one JSON line per tool of the capture's table, for a
+// warehouse: the capture, the server and version, the tool's figures.
+func WriteStatsJSONL(w io.Writer, capture string, st *Stats) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	for _, sv := range st.Servers() {
+		for _, t := range sv.Tools {
+			if err := enc.Encode(statsRow{Capture: capture, Server: sv.Name, Version: sv.Version, StatsTool: t, Encoding: "o200k_base"}); err != nil {
+				return fmt.Errorf("mcpsleuth: the stats of %s: %w", capture, err)
+			}
+		}
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
