@@ -7,7 +7,6 @@ import (
 	"hash/fnv"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
@@ -56,39 +55,8 @@ var ToolDefinitionsOverBudget = &rule.Rule{
 		{Name: toolsBudgetOption, Usage: "report a tools/list whose definitions take more tokens than this (MCP1016 tool-definitions-over-budget)", Default: DefaultToolsBudget},
 	},
 	Kinds:  rule.KindsOf(frame.KindResult),
-	Shared: func() any { return &toolTokenMemo{counts: map[uint64]int{}} },
+	Shared: func() any { return tokens.NewMemo() },
 	New:    func() rule.Checker { return &toolBudgetWatch{} },
-}
-
-// toolTokenMemo remembers the token count of each tool definition seen in the run,
-// by a hash of its compact JSON: the same definitions listed in every session are
-// counted once.
-type toolTokenMemo struct {
-	mu     sync.Mutex
-	counts map[uint64]int
-}
-
-// maxToolTokenMemo bounds the definitions the memo keeps.
-const maxToolTokenMemo = 1 << 16
-
-// count returns the tokens of one compact tool definition.
-func (m *toolTokenMemo) count(def []byte) int {
-	h := fnv.New64a()
-	h.Write(def)
-	key := h.Sum64()
-	m.mu.Lock()
-	n, ok := m.counts[key]
-	m.mu.Unlock()
-	if ok {
-		return n
-	}
-	n = tokens.Of(string(def))
-	m.mu.Lock()
-	if len(m.counts) < maxToolTokenMemo {
-		m.counts[key] = n
-	}
-	m.mu.Unlock()
-	return n
 }
 
 type toolBudgetWatch struct {
@@ -116,7 +84,7 @@ func (w *toolBudgetWatch) Message(p *rule.Pass, m *session.Message) {
 	if len(list.Raw()) <= budget {
 		return // a token is at least a byte: a list this short cannot be over
 	}
-	memo := p.Shared().(*toolTokenMemo)
+	memo := p.Shared().(*tokens.Memo)
 	var costs []toolCost
 	total := 0
 	list.Elements(func(_ int, tool frame.Node) bool {
@@ -124,7 +92,7 @@ func (w *toolBudgetWatch) Message(p *rule.Pass, m *session.Message) {
 		if err := json.Compact(&w.buf, tool.Raw()); err != nil {
 			return true // not JSON: MCP4001 says so
 		}
-		n := memo.count(w.buf.Bytes())
+		n := memo.Of(w.buf.Bytes())
 		name, _ := get(tool, "name").Str()
 		costs = append(costs, toolCost{name: strings.Clone(name), tokens: n})
 		total += n

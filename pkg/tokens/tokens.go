@@ -10,6 +10,7 @@ package tokens
 
 import (
 	"fmt"
+	"hash/fnv"
 	"sync"
 
 	"github.com/tiktoken-go/tokenizer"
@@ -62,5 +63,40 @@ func Of(text string) int {
 	if err != nil {
 		return (len(text) + 3) / 4
 	}
+	return n
+}
+
+// Memo counts texts in the default encoding and remembers each count by the
+// text's hash, so that a run counts the same text (a tool definition every
+// session lists) once. Safe for concurrent use; one a run, never global.
+type Memo struct {
+	mu     sync.Mutex
+	counts map[uint64]int
+}
+
+// maxMemo bounds the texts a Memo remembers (beyond it, texts are counted each
+// time).
+const maxMemo = 1 << 16
+
+// NewMemo returns an empty memo.
+func NewMemo() *Memo { return &Memo{counts: map[uint64]int{}} }
+
+// Of returns the tokens of text (as Of does), counted once per distinct text.
+func (m *Memo) Of(text []byte) int {
+	h := fnv.New64a()
+	h.Write(text)
+	key := h.Sum64()
+	m.mu.Lock()
+	n, ok := m.counts[key]
+	m.mu.Unlock()
+	if ok {
+		return n
+	}
+	n = Of(string(text))
+	m.mu.Lock()
+	if len(m.counts) < maxMemo {
+		m.counts[key] = n
+	}
+	m.mu.Unlock()
 	return n
 }

@@ -34,3 +34,17 @@ func TestKnownCounts(t *testing.T) {
 		t.Errorf("Of = %d, want 6 (o200k_base)", got)
 	}
 }
+
+// TestMemo: a memo's counts are the tokenizer's, the same text counted again
+// gives the same count.
+func TestMemo(t *testing.T) {
+	m := tokens.NewMemo()
+	for range 2 {
+		if got := m.Of([]byte("tiktoken is great!")); got != 6 {
+			t.Errorf("Memo.Of = %d, want 6", got)
+		}
+	}
+	if got := m.Of(nil); got != 0 {
+		t.Errorf("Memo.Of(nil) = %d, want 0", got)
+	}
+}

@@ -3,9 +3,7 @@ package trace
 import (
 	"bytes"
 	"encoding/json"
-	"hash/fnv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
@@ -22,41 +20,13 @@ import (
 // accounts up. The analysis is one run's: the texts it counts are counted once
 // in the run (the same definitions listed in every session).
 func NewAccounting() *rule.Analysis {
-	memo := &tokenMemo{counts: map[uint64]int{}}
+	memo := tokens.NewMemo()
 	return &rule.Analysis{
 		Name: "accounting",
 		New: func(s *session.Session, _ rule.Results) rule.Computation {
 			return &Account{Tools: map[string]*ToolAccount{}, calls: map[*session.Request]string{}, session: s, memo: memo}
 		},
 	}
-}
-
-// tokenMemo remembers the tokens of the texts a run counted, by their hash.
-type tokenMemo struct {
-	mu     sync.Mutex
-	counts map[uint64]int
-}
-
-// maxTokenMemo bounds the texts a run remembers.
-const maxTokenMemo = 1 << 16
-
-func (m *tokenMemo) of(text []byte) int {
-	h := fnv.New64a()
-	h.Write(text)
-	key := h.Sum64()
-	m.mu.Lock()
-	n, ok := m.counts[key]
-	m.mu.Unlock()
-	if ok {
-		return n
-	}
-	n = tokens.Of(string(text))
-	m.mu.Lock()
-	if len(m.counts) < maxTokenMemo {
-		m.counts[key] = n
-	}
-	m.mu.Unlock()
-	return n
 }
 
 // Limits of what an Account keeps.
@@ -87,7 +57,7 @@ type Account struct {
 
 	calls       map[*session.Request]string
 	session     *session.Session
-	memo        *tokenMemo
+	memo        *tokens.Memo
 	first, last time.Time
 }
 
@@ -162,7 +132,7 @@ func (a *Account) Message(m *session.Message) {
 			}
 		case "initialize", "server/discover":
 			if c := m.Session.Contract(); c != nil && c.Instructions != "" && a.InstructionsTokens == 0 {
-				a.InstructionsTokens = a.memo.of([]byte(c.Instructions))
+				a.InstructionsTokens = a.memo.Of([]byte(c.Instructions))
 			}
 		}
 	}
@@ -218,7 +188,7 @@ func (a *Account) listed(m *session.Message) {
 		if json.Compact(&buf, def.Raw()) != nil {
 			return true
 		}
-		t.DefinitionTokens, t.Listed = a.memo.of(buf.Bytes()), true
+		t.DefinitionTokens, t.Listed = a.memo.Of(buf.Bytes()), true
 		return true
 	})
 }
