@@ -17,9 +17,8 @@ func statsCommand(env Env) *cli.Command {
 	return &cli.Command{
 		Name:  "stats",
 		Usage: "what sessions cost, per server and tool: calls and how they ended, latency, bytes, and the tokens of instructions and tool definitions paid on every turn",
-		Description: "Reads the captures in the analysis's one pass (no rule runs) and adds up each session's\n" +
-			"account (trace.NewAccounting). Tokens are counted offline with o200k_base; a model's own\n" +
-			"tokenizer may count a few percent otherwise.",
+		Description: "Reads the captures in one pass (no rule runs) and adds up what each session cost.\n" +
+			"Tokens are counted offline with o200k_base; a model's own tokenizer may count otherwise.",
 		ArgsUsage: "CAPTURE...",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text, json, or jsonl (one line per tool per capture, for a warehouse)"},
