@@ -187,9 +187,10 @@ func WriteStatsText(w io.Writer, st *Stats, width int) error {
 		rows := make([][]string, len(sv.Tools))
 		for j, t := range sv.Tools {
 			rows[j] = []string{Safe(t.Name), fmt.Sprint(t.DefinitionTokens), fmt.Sprint(t.Calls), fmt.Sprint(t.RPCErrors + t.ToolErrors),
-				fmt.Sprint(t.Cancelled + t.Unanswered), millis(t.P50), millis(t.P95), millis(t.Max), statsBytes(t.ResultBytes)}
+				fmt.Sprint(t.Cancelled + t.Unanswered), millis(t.P50), millis(t.P95), millis(t.Max)}
 		}
-		header := []string{"TOOL", "TOKENS", "CALLS", "FAILED", "NO ANSWER", "P50", "P95", "MAX", "RESULTS"}
+		// Bytes are in the JSON and JSONL outputs: the text keeps to 80 columns.
+		header := []string{"TOOL", "TOKENS", "CALLS", "FAILED", "NO REPLY", "P50", "P95", "MAX"}
 		if err := writeTable(&b, header, rows, width, false); err != nil {
 			return fmt.Errorf("mcpsleuth: the stats table: %w", err)
 		}
@@ -210,21 +211,13 @@ func millis(ms *float64) string {
 		return "-"
 	}
 	d := time.Duration(*ms * float64(time.Millisecond))
-	if d < 10*time.Second {
-		return d.Round(time.Millisecond).String()
-	}
-	return d.Round(100 * time.Millisecond).String()
-}
-
-// statsBytes writes a byte count briefly: 812 B, 12.3 kB, 4.1 MB.
-func statsBytes(n int64) string {
 	switch {
-	case n < 1000:
-		return fmt.Sprintf("%d B", n)
-	case n < 1_000_000:
-		return fmt.Sprintf("%.1f kB", float64(n)/1e3)
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	case d < time.Minute:
+		return d.Round(10 * time.Millisecond).String()
 	}
-	return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+	return d.Round(time.Second).String()
 }
 
 // statsRow is one tool of one capture, a line of stats --format jsonl.

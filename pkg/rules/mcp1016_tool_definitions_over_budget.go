@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"slices"
@@ -61,7 +59,6 @@ var ToolDefinitionsOverBudget = &rule.Rule{
 
 type toolBudgetWatch struct {
 	seen map[uint64]bool // lists already reported in the session, by their total and names
-	buf  bytes.Buffer
 }
 
 func (w *toolBudgetWatch) End(*rule.Pass) {}
@@ -88,11 +85,7 @@ func (w *toolBudgetWatch) Message(p *rule.Pass, m *session.Message) {
 	var costs []toolCost
 	total := 0
 	list.Elements(func(_ int, tool frame.Node) bool {
-		w.buf.Reset()
-		if err := json.Compact(&w.buf, tool.Raw()); err != nil {
-			return true // not JSON: MCP4001 says so
-		}
-		n := memo.Of(w.buf.Bytes())
+		n := memo.OfJSON(tool.Raw())
 		name, _ := get(tool, "name").Str()
 		costs = append(costs, toolCost{name: strings.Clone(name), tokens: n})
 		total += n

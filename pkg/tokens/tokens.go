@@ -9,6 +9,8 @@
 package tokens
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"sync"
@@ -83,19 +85,37 @@ func NewMemo() *Memo { return &Memo{counts: map[uint64]int{}} }
 
 // Of returns the tokens of text (as Of does), counted once per distinct text.
 func (m *Memo) Of(text []byte) int {
+	return m.count(text, func() string { return string(text) })
+}
+
+// OfJSON returns the tokens of a JSON value as a model receives it (compacted;
+// as it is when it is not JSON), counted once per distinct value as captured: a
+// value seen before costs a hash of its bytes.
+func (m *Memo) OfJSON(raw []byte) int {
+	return m.count(raw, func() string {
+		var b bytes.Buffer
+		if json.Compact(&b, raw) != nil {
+			return string(raw)
+		}
+		return b.String()
+	})
+}
+
+// count looks key's count up, and counts the text made on a miss.
+func (m *Memo) count(key []byte, text func() string) int {
 	h := fnv.New64a()
-	h.Write(text)
-	key := h.Sum64()
+	h.Write(key)
+	sum := h.Sum64()
 	m.mu.Lock()
-	n, ok := m.counts[key]
+	n, ok := m.counts[sum]
 	m.mu.Unlock()
 	if ok {
 		return n
 	}
-	n = Of(string(text))
+	n = Of(text())
 	m.mu.Lock()
 	if len(m.counts) < maxMemo {
-		m.counts[key] = n
+		m.counts[sum] = n
 	}
 	m.mu.Unlock()
 	return n

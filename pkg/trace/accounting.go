@@ -1,8 +1,6 @@
 package trace
 
 import (
-	"bytes"
-	"encoding/json"
 	"strings"
 	"time"
 
@@ -173,22 +171,15 @@ func (a *Account) listed(m *session.Message) {
 	if !ok || !list.IsArray() {
 		return
 	}
-	var buf bytes.Buffer
 	list.Elements(func(_ int, def frame.Node) bool {
 		name, ok := def.Get("name")
 		if !ok {
 			return true
 		}
 		text, _ := name.Str()
-		t := a.tool(text)
-		if t == nil {
-			return true
+		if t := a.tool(text); t != nil {
+			t.DefinitionTokens, t.Listed = a.memo.OfJSON(def.Raw()), true
 		}
-		buf.Reset()
-		if json.Compact(&buf, def.Raw()) != nil {
-			return true
-		}
-		t.DefinitionTokens, t.Listed = a.memo.Of(buf.Bytes()), true
 		return true
 	})
 }
