@@ -11,6 +11,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
 
 const claudeCodeName = "claude-code-mcp-log"
@@ -245,9 +246,9 @@ func claudeCodeCause(c claudeCodeConn) (cause, advice string) {
 	switch {
 	case c.status == 401 || c.status == 403:
 		return "authorization", "the server refused the client's credentials: check its token or OAuth login (claude mcp, /mcp)"
-	case c.transport == "sse" && (c.status == 400 || c.status == 404 || c.status == 405):
+	case c.transport == "sse" && spec.FallbackStatus(c.status):
 		return "client configured for sse", "the client is configured for the HTTP+SSE transport and the server speaks Streamable HTTP: configure it with type \"http\""
-	case c.transport == "http" && (c.status == 400 || c.status == 404 || c.status == 405):
+	case c.transport == "http" && spec.FallbackStatus(c.status):
 		return "client configured for http", "the server may speak only the old HTTP+SSE transport: configure the client with type \"sse\", or check the URL"
 	case strings.Contains(failure, "timed out") || strings.Contains(failure, "timeout"):
 		return "timeout", "no handshake within the timeout: the server did not start or did not answer initialize (its stderr says why; MCP_TIMEOUT raises the limit)"

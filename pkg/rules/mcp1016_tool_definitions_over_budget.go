@@ -99,14 +99,14 @@ func (w *toolBudgetWatch) Message(p *rule.Pass, m *session.Message) {
 	for _, c := range costs {
 		h.Write([]byte(c.name))
 	}
-	if sum := h.Sum64(); w.seen[sum] {
+	sum := h.Sum64()
+	if w.seen[sum] {
 		return
-	} else {
-		if w.seen == nil {
-			w.seen = map[uint64]bool{}
-		}
-		w.seen[sum] = true
 	}
+	if w.seen == nil {
+		w.seen = map[uint64]bool{}
+	}
+	w.seen[sum] = true
 	slices.SortStableFunc(costs, func(a, b toolCost) int { return b.tokens - a.tokens })
 	top := costs[:min(3, len(costs))]
 	parts := make([]string, len(top))
