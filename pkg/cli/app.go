@@ -156,6 +156,7 @@ func newApp(env Env) *cli.Command {
 			configCommand(env),
 			scanCommand(env),
 			recordCommand(env),
+			redactCommand(env),
 			auditCommand(env),
 			licensesCommand(env),
 			versionCommand(env),

@@ -196,6 +196,20 @@ func (n Node) Raw() []byte {
 	return n.text[t.Start:end:end]
 }
 
+// Span is where the value's bytes (Raw) start and end in its text: for a Node of
+// Parse(b), offsets into b. 0, 0 when the value does not exist.
+func (n Node) Span() (start, end int) {
+	if !n.Exists() {
+		return 0, 0
+	}
+	t := n.toks[n.at]
+	e := t.End
+	if t.Kind == '{' || t.Kind == '[' {
+		e = n.toks[t.End].End
+	}
+	return int(t.Start), int(e)
+}
+
 // Text is the value as text, as the packages read values before Node (gjson's
 // Result.String): a string unescaped, a number as written when it is written in
 // digits only (any other number as strconv.FormatFloat(v, 'f', -1, 64) renders it:

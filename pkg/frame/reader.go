@@ -47,6 +47,11 @@ type Options struct {
 	// read on more cores. 0 scans each line when it is decoded, on the caller's
 	// goroutine alone.
 	ScanAhead int
+	// Tee, when set, receives every byte of text the Reader reads, as it reads
+	// it: after decompression and decoding (UTF-16 becomes UTF-8), before any
+	// line is cut, byte order mark included. A writer of the capture as it was
+	// (mcpsleuth redact) places each record's frame in these bytes.
+	Tee io.Writer
 }
 
 // Shaper computes wire shapes (Frame.Shape) for a Reader; schema.Shaper is the one
@@ -338,6 +343,9 @@ func NewReader(name string, r io.Reader, opt Options) (*Reader, error) {
 		// What PowerShell's > writes: UTF-16 with a byte order mark. Decoded as it
 		// is read (the BOM goes too); memory stays bounded as for any input.
 		br = bufio.NewReaderSize(transform.NewReader(br, enc.NewDecoder()), readBuffer)
+	}
+	if opt.Tee != nil {
+		br = bufio.NewReaderSize(io.TeeReader(br, opt.Tee), readBuffer)
 	}
 	rd.br = br
 	if bom, err := br.Peek(3); err == nil && bytes.Equal(bom, utf8BOM) {

@@ -28,6 +28,10 @@ type walk struct {
 	// arguments is set while a request's arguments are walked (collecting, the
 	// secrets inside them are added on their own: addInnerSecrets).
 	arguments bool
+	// visit, when set (with collect), receives each string instead of the set
+	// (Visit); secret says the scalar being hidden is a credential's.
+	visit  func(s frame.Node, class StringClass)
+	secret bool
 }
 
 // frame redacts a message, or each message of a batch.
@@ -116,7 +120,9 @@ func (w *walk) value(n frame.Node, p path, inData bool, depth int) {
 	kind := n.Kind()
 	switch route(p, kind == '{' || kind == '[', kind == '[') {
 	case routeSecret:
+		w.secret = true
 		w.scalar(n, kind, depth)
+		w.secret = false
 		return
 	case routeKeep:
 		w.keep(n, false, depth)
@@ -128,6 +134,12 @@ func (w *walk) value(n frame.Node, p path, inData bool, depth int) {
 		w.meta(n, p, depth)
 		return
 	case routeData:
+		if w.visit != nil && p.last == "instructions" {
+			// Visiting, instructions are what the server publishes, as its
+			// definitions are: kept (a report hides them, a copy keeps them).
+			w.keep(n, false, depth)
+			return
+		}
 		w.arguments = isArguments(p)
 		w.data(n, depth)
 		w.arguments = false
@@ -175,7 +187,15 @@ func (w *walk) data(n frame.Node, depth int) {
 		for k, kid := range n.Members {
 			w.name(i, k)
 			i++
-			if w.data(kid, depth+1); w.deep {
+			// Visiting, a credential's member inside data is a secret (a
+			// frame's data is hidden whole: there the name changes nothing).
+			secret := w.visit != nil && !w.secret && isSecretName(k)
+			w.secret = w.secret || secret
+			w.data(kid, depth+1)
+			if secret {
+				w.secret = false
+			}
+			if w.deep {
 				return
 			}
 		}
@@ -228,12 +248,23 @@ func (w *walk) meta(n frame.Node, p path, depth int) {
 func (w *walk) scalar(n frame.Node, kind byte, depth int) {
 	switch kind {
 	case '"':
+		if w.visit != nil {
+			class := StringData
+			if w.secret {
+				class = StringSecret
+			}
+			w.visit(n, class)
+			return
+		}
 		if w.collect {
 			w.add(n)
 			return
 		}
 		w.out = appendString(w.out, stringPlaceholder(stringChars(n)))
 	case '0':
+		if w.visit != nil {
+			return
+		}
 		if w.collect {
 			w.set.Add(view(n.Raw()))
 			return
@@ -297,6 +328,10 @@ func (w *walk) keep(n frame.Node, exact bool, depth int) {
 	}
 	switch kind {
 	case '"':
+		if w.visit != nil {
+			w.visit(n, StringKept)
+			return
+		}
 		if w.collect {
 			maskSecrets(str(n), w.set.addSecret)
 			return
@@ -322,7 +357,9 @@ func (w *walk) keep(n frame.Node, exact bool, depth int) {
 					w.deep = true
 					return
 				}
+				w.secret = true
 				w.scalar(kid, kind, depth+1)
+				w.secret = false
 			} else {
 				w.keep(kid, exact, depth+1)
 			}

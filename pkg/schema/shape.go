@@ -1085,3 +1085,8 @@ func (c *LaterFieldsOf) Fields(shape uint64, rev spec.Revision, m Message) []Lat
 	c.mu.Unlock()
 	return fields
 }
+
+// IsLiteral reports whether s is a string const or enum member of an official
+// schema of some revision ("completed", "assistant", "text"): a protocol value,
+// never a session's data, whatever member holds it.
+func IsLiteral(s string) bool { return shapeVocabulary().isLiteral([]byte(s)) }
