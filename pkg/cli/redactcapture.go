@@ -14,12 +14,12 @@ import (
 func redactCommand(env Env) *cli.Command {
 	return &cli.Command{
 		Name:  "redact",
-		Usage: "write a copy of a capture fit to share: secrets (and with --values every value the session carries) replaced by stable pseudonyms, the format and the findings unchanged",
+		Usage: "a copy of a capture fit to share: secrets (with --values, every value) replaced by stable pseudonyms; same format, same findings",
 		Description: "The copy is the capture byte for byte but the values replaced, in the same format.\n" +
 			"Replaced: members and headers whose names say credential (Authorization, Cookie, apiKey, token),\n" +
 			"Mcp-Session-Id and a recording's session, bearer tokens, keys of well-known shapes, tokens in URLs;\n" +
 			"with --values also every string of arguments, results, resource contents, log data and URIs.\n" +
-			"Kept: methods, ids, protocol versions, capabilities, names and definitions, so that check finds\n" +
+			"Kept: methods, ids, protocol versions, capabilities, names, definitions and instructions, so that check finds\n" +
 			"in the copy what it finds in the capture. The same value gets the same pseudonym throughout\n" +
 			"(redacted- and 12 hex digits of a keyed hash: no length leaks); --key makes them the same across\n" +
 			"captures. A compressed capture is written decompressed.",

@@ -57,7 +57,7 @@ func (w *window) set(n int, b []byte) {
 	w.lines[n-w.first] = b
 }
 
-func (w *window) cursor(n int) int       { return w.cursors[n-w.first] }
+func (w *window) cursor(n int) int        { return w.cursors[n-w.first] }
 func (w *window) setCursor(n int, at int) { w.cursors[n-w.first] = at }
 
 // last is the number of the last line held (first-1 when none is).
