@@ -157,6 +157,7 @@ func newApp(env Env) *cli.Command {
 			scanCommand(env),
 			recordCommand(env),
 			redactCommand(env),
+			mockCommand(env),
 			auditCommand(env),
 			licensesCommand(env),
 			versionCommand(env),
