@@ -264,7 +264,6 @@ func waitFor(t *testing.T, ok func() bool) {
 	}
 }
 
-
 // scriptOf is the script of a capture given as lines.
 func scriptOf(t *testing.T, lines ...string) *script.Script {
 	t.Helper()
