@@ -171,10 +171,10 @@ func (m *Mock) Receive(raw []byte) [][]byte {
 	if in.kind == frame.KindRequest {
 		if held, ok := m.held[captured.ID]; ok {
 			delete(m.held, captured.ID)
-			out = append(out, withID(held, in.id))
+			out = append(out, script.With(held, in.id, "id"))
 		} else if again {
 			if a := m.s.Answer(i); a >= 0 {
-				out = append(out, withID(m.s.Messages[a].Raw, in.id))
+				out = append(out, script.With(m.s.Messages[a].Raw, in.id, "id"))
 			}
 		}
 	}
@@ -203,11 +203,11 @@ func (m *Mock) send(out [][]byte, j int) [][]byte {
 			m.held[msg.ID] = msg.Raw
 			return out
 		}
-		return append(out, withID(msg.Raw, id))
+		return append(out, script.With(msg.Raw, id, "id"))
 	case msg.IsNotification():
 		if tok := progressToken(msg.Raw); tok != "" {
 			if live, ok := m.tokens[tok]; ok && live != tok {
-				return append(out, withProgressToken(msg.Raw, live))
+				return append(out, script.With(msg.Raw, live, "params", "progressToken"))
 			}
 		}
 	}
@@ -316,29 +316,6 @@ func errorResponse(id string, why miss) []byte {
 	return b
 }
 
-// withID is a message with its id replaced, in place: the rest of its bytes
-// are the captured ones.
-func withID(raw []byte, id string) []byte {
-	n, err := frame.Parse(raw)
-	if err != nil {
-		return raw
-	}
-	v, ok := n.Get("id")
-	if !ok || string(v.Raw()) == id {
-		return raw
-	}
-	return splice(raw, v, id)
-}
-
-// splice replaces a value of raw (a Node of frame.Parse(raw)) with text.
-func splice(raw []byte, v frame.Node, text string) []byte {
-	start, end := v.Span()
-	out := make([]byte, 0, len(raw)-(end-start)+len(text))
-	out = append(out, raw[:start]...)
-	out = append(out, text...)
-	return append(out, raw[end:]...)
-}
-
 // progressToken is a message's progress token (params._meta.progressToken of
 // a request, params.progressToken of a progress notification), raw JSON.
 func progressToken(raw []byte) string {
@@ -357,19 +334,6 @@ func progressToken(raw []byte) string {
 		return string(msg.Params.Token)
 	}
 	return string(msg.Params.Meta.Token)
-}
-
-// withProgressToken is a progress notification with the live token, in place.
-func withProgressToken(raw []byte, token string) []byte {
-	n, err := frame.Parse(raw)
-	if err != nil {
-		return raw
-	}
-	v, ok := n.Path("params", "progressToken")
-	if !ok {
-		return raw
-	}
-	return splice(raw, v, token)
 }
 
 // Summary says what the mock serves, for its first line on stderr.

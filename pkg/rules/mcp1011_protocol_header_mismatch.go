@@ -1,9 +1,7 @@
 package rules
 
 import (
-	"encoding/base64"
 	"fmt"
-	"strings"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
@@ -175,9 +173,9 @@ func checkModernHeaders(p *rule.Pass, m *session.Message, h *frame.HTTP) {
 	case h.McpMethod != m.Method:
 		problems = append(problems, rule.Sprintf("Mcp-Method: %s, but the body's method is %s", rule.As(rule.ValueName, h.McpMethod), m.Method))
 	}
-	if field := nameParam(m.Method); field != "" && m.Kind == frame.KindRequest {
+	if field := spec.NameHeaderParam(m.Method); field != "" && m.Kind == frame.KindRequest {
 		want := get(params, field).Text()
-		got := decodeHeaderValue(h.McpName)
+		got := spec.DecodeHeaderValue(h.McpName)
 		switch {
 		case h.McpName == "":
 			problems = append(problems, rule.Sprintf("no Mcp-Name header (want params.%s %s)", field, rule.Quote(rule.ValueName, want)))
@@ -190,29 +188,6 @@ func checkModernHeaders(p *rule.Pass, m *session.Message, h *frame.HTTP) {
 	}
 	p.Report(rule.At(m), rule.Sprintf("%s %s (%s) carrying %s: %s; a 2026-07-28 server must reject it with 400 and -32020 (HeaderMismatch)",
 		h.Method, h.Path, h.Where(), rule.Describe(m), rule.Join(problems, "; ")).By(spec.Client))
-}
-
-// nameParam is the params member Mcp-Name must repeat for a method ("" for none).
-func nameParam(method string) string {
-	switch method {
-	case "tools/call", "prompts/get":
-		return "name"
-	case "resources/read":
-		return "uri"
-	}
-	return ""
-}
-
-// decodeHeaderValue undoes the =?base64?...?= encoding of a non-ASCII header value.
-func decodeHeaderValue(v string) string {
-	if inner, ok := strings.CutPrefix(v, "=?base64?"); ok {
-		if inner, ok = strings.CutSuffix(inner, "?="); ok {
-			if b, err := base64.StdEncoding.DecodeString(inner); err == nil {
-				return string(b)
-			}
-		}
-	}
-	return v
 }
 
 func orNone(s string) string {

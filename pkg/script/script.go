@@ -138,3 +138,22 @@ func canonical(b []byte) []byte {
 	}
 	return out
 }
+
+// With is a message with the value at path (member names from the top)
+// replaced by value (JSON text), in place: every other byte stays as
+// captured. The message is returned as it is when it has no such value.
+func With(raw []byte, value string, path ...string) []byte {
+	n, err := frame.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	v, ok := n.Path(path...)
+	if !ok || string(v.Raw()) == value {
+		return raw
+	}
+	start, end := v.Span()
+	out := make([]byte, 0, len(raw)-(end-start)+len(value))
+	out = append(out, raw[:start]...)
+	out = append(out, value...)
+	return append(out, raw[end:]...)
+}

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"encoding/base64"
 	"net/http"
 	"net/url"
 	"strings"
@@ -295,3 +296,39 @@ func StartsEventStream(body string) bool {
 // MaxEventStreamFieldPrefix is how much of a body StartsEventStream reads: the
 // longest field name ("retry") and its colon.
 const MaxEventStreamFieldPrefix = len("retry:")
+
+// NameHeaderParam is the member of a 2026-07-28 request's params that its
+// Mcp-Name header repeats ("name" for tools/call and prompts/get, "uri" for
+// resources/read), "" for a method without one.
+func NameHeaderParam(method string) string {
+	switch method {
+	case "tools/call", "prompts/get":
+		return "name"
+	case "resources/read":
+		return "uri"
+	}
+	return ""
+}
+
+// EncodeHeaderValue writes a value into an Mcp-Name header: as it is when it
+// is printable ASCII, else =?base64?...?= (2026-07-28 streamable-http).
+func EncodeHeaderValue(v string) string {
+	for i := 0; i < len(v); i++ {
+		if v[i] < 0x20 || v[i] > 0x7e {
+			return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(v)) + "?="
+		}
+	}
+	return v
+}
+
+// DecodeHeaderValue undoes EncodeHeaderValue.
+func DecodeHeaderValue(v string) string {
+	if inner, ok := strings.CutPrefix(v, "=?base64?"); ok {
+		if inner, ok = strings.CutSuffix(inner, "?="); ok {
+			if b, err := base64.StdEncoding.DecodeString(inner); err == nil {
+				return string(b)
+			}
+		}
+	}
+	return v
+}
