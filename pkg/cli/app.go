@@ -158,6 +158,7 @@ func newApp(env Env) *cli.Command {
 			recordCommand(env),
 			redactCommand(env),
 			mockCommand(env),
+			replayCommand(env),
 			auditCommand(env),
 			licensesCommand(env),
 			versionCommand(env),

@@ -13,11 +13,13 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/cli"
+	"github.com/mcpsleuth/mcpsleuth/pkg/record/recordtest"
 )
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"mcpsleuth": func() { os.Exit(cli.Main()) },
+		"mcpsleuth":         func() { os.Exit(cli.Main()) },
+		"recordtest-server": func() { os.Exit(recordtest.Main()) },
 	})
 }
 

@@ -62,6 +62,15 @@ func runMock(ctx context.Context, env Env, c *cli.Command) error {
 	if err != nil {
 		return err
 	}
+	served := 0
+	for _, msg := range s.Messages {
+		if msg.Dir == spec.S2C {
+			served++
+		}
+	}
+	if served == 0 {
+		return usageErr("mcpsleuth: mock: %s has no message of the server to serve", report.Safe(c.Args().First()))
+	}
 	opt := mock.Options{Policy: policy, Log: env.Stderr}
 	if out := c.String("out"); out != "" {
 		f, err := os.Create(out)
@@ -135,15 +144,6 @@ func scriptOf(ref sessionRef, in io.Reader, fopt frame.Options) (*script.Script,
 	}
 	if s == nil {
 		return nil, "", usageErr("mcpsleuth: %s has %s, not a session %d", report.Safe(ref.name), quote.Count(sessions, "session"), ref.session)
-	}
-	served := 0
-	for _, m := range s.Messages {
-		if m.Dir == spec.S2C {
-			served++
-		}
-	}
-	if served == 0 {
-		return nil, "", usageErr("mcpsleuth: %s: session %d has no message of the server to serve", report.Safe(ref.name), ref.session)
 	}
 	return s, ref.name, nil
 }

@@ -115,12 +115,16 @@ func Play(ctx context.Context, s *script.Script, srv Server, opt Options) *Resul
 			continue
 		}
 		q := p.request(ctx, i)
-		a := s.Answer(i)
-		if a >= 0 && !p.clientSpeaksBefore(i, a) {
-			p.wait(ctx, func() bool { return q.answered })
+		switch a := s.Answer(i); {
+		case a >= 0 && !p.clientSpeaksBefore(i, a):
+			p.wait(ctx, opt.Timeout, func() bool { return q.answered })
+		case a < 0:
+			// The capture has no answer (a hang, or a capture of the client's
+			// side alone): a moment for one, not the whole timeout.
+			p.wait(ctx, min(opt.Timeout, unansweredGrace), func() bool { return q.answered })
 		}
 	}
-	p.wait(ctx, func() bool {
+	p.wait(ctx, opt.Timeout, func() bool {
 		for _, q := range p.res.Requests {
 			if !q.answered && q.captured != nil {
 				return false
@@ -216,9 +220,12 @@ func (p *player) clientSpeaksBefore(i, a int) bool {
 	return false
 }
 
+// unansweredGrace is how long a request the capture has no answer for waits.
+const unansweredGrace = time.Second
+
 // wait reads the server's messages until done says so, or the timeout.
-func (p *player) wait(ctx context.Context, done func() bool) {
-	timer := time.NewTimer(p.opt.Timeout)
+func (p *player) wait(ctx context.Context, timeout time.Duration, done func() bool) {
+	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	for !done() {
 		select {
@@ -326,7 +333,11 @@ func compare(method string, captured, live []byte) (Verdict, []string) {
 		return ErrorNow, []string{fmt.Sprintf("error %d %s", l.Error.Code, quote.String(l.Error.Message, 120))}
 	}
 	if isError(l.Result) && !isError(c.Result) {
-		return ErrorNow, []string{"a result with isError true: " + quote.String(firstText(l.Result), 120)}
+		what := "a result with isError true"
+		if text := firstText(l.Result); text != "" {
+			what += ": " + quote.String(text, 120)
+		}
+		return ErrorNow, []string{what}
 	}
 	var cv, lv any
 	json.Unmarshal(c.Result, &cv)
@@ -334,6 +345,9 @@ func compare(method string, captured, live []byte) (Verdict, []string) {
 	var changes []string
 	listDiff(cv, lv, &changes)
 	diffValues("", cv, lv, &changes)
+	sort.SliceStable(changes, func(i, j int) bool { // items gone or new first
+		return listChange(changes[i]) && !listChange(changes[j])
+	})
 	if len(changes) == 0 {
 		return Same, nil
 	}
@@ -358,6 +372,25 @@ func listDiff(c, l any, changes *[]string) {
 		}
 		li, _ := lm[lr.Member].([]any)
 		had, has := names(ci), names(li)
+		// Items of both lists compare by name, not by place: the members'
+		// changes, then the list member leaves the positional diff.
+		byName := func(items []any) map[string]any {
+			out := map[string]any{}
+			for _, it := range items {
+				if n := nameOf(it); n != "" {
+					out[n] = it
+				}
+			}
+			return out
+		}
+		cn, ln := byName(ci), byName(li)
+		for _, n := range sortedKeys(had) {
+			if has[n] {
+				diffValues("/"+lr.Member+"/"+n, cn[n], ln[n], changes)
+			}
+		}
+		delete(cm, lr.Member)
+		delete(lm, lr.Member)
 		for _, n := range sortedKeys(had) {
 			if !has[n] {
 				*changes = append(*changes, "gone: "+lr.Member+" "+quote.String(n, 80))
@@ -374,16 +407,28 @@ func listDiff(c, l any, changes *[]string) {
 func names(items []any) map[string]bool {
 	out := map[string]bool{}
 	for _, it := range items {
-		if m, ok := it.(map[string]any); ok {
-			for _, k := range []string{"name", "uri", "uriTemplate"} {
-				if s, ok := m[k].(string); ok {
-					out[s] = true
-					break
-				}
-			}
+		if n := nameOf(it); n != "" {
+			out[n] = true
 		}
 	}
 	return out
+}
+
+// nameOf is a listed item's name (its URI for a resource, its template for a
+// resource template).
+func nameOf(item any) string {
+	if m, ok := item.(map[string]any); ok {
+		for _, k := range []string{"name", "uri", "uriTemplate"} {
+			if s, ok := m[k].(string); ok {
+				return s
+			}
+		}
+	}
+	return ""
+}
+
+func listChange(c string) bool {
+	return strings.HasPrefix(c, "gone: ") || strings.HasPrefix(c, "new: ")
 }
 
 func sortedKeys(m map[string]bool) []string {

@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -21,6 +22,10 @@ import (
 // writes the bytes it read from stdin to stdin.bin there, and the bytes it wrote
 // to stdout to stdout.bin.
 const TeeDirEnv = "MCPSLEUTH_RECORDTEST_TEE"
+
+// WithoutEnv names the environment variable holding tools (comma-separated)
+// the server leaves out: the build of the server that dropped them.
+const WithoutEnv = "MCPSLEUTH_RECORDTEST_WITHOUT"
 
 // CrashCode is the status the crash tool exits with.
 const CrashCode = 3
@@ -89,7 +94,11 @@ func Main() int {
 		in = teeReadCloser{Reader: io.TeeReader(os.Stdin, inCopy), Closer: os.Stdin}
 		out = teeWriteCloser{Writer: io.MultiWriter(outCopy, os.Stdout), Closer: os.Stdout}
 	}
-	err := NewServer().Run(context.Background(), &mcp.IOTransport{Reader: in, Writer: out})
+	s := NewServer()
+	if without := os.Getenv(WithoutEnv); without != "" {
+		s.RemoveTools(strings.Split(without, ",")...) // another build of the server, for replay's tests
+	}
+	err := s.Run(context.Background(), &mcp.IOTransport{Reader: in, Writer: out})
 	if err != nil && err != io.EOF {
 		fmt.Fprintln(os.Stderr, "recordtest server:", err)
 	}
