@@ -32,7 +32,15 @@ type httpMock struct {
 	mu         sync.Mutex
 	waiting    map[string]chan []byte // live request id -> its POST stream, waiting for its response
 	standalone chan []byte            // for the GET stream
+	listening  int                    // GET streams open
 	sessionID  string
+}
+
+// listened reports whether a GET stream is open.
+func (h *httpMock) listened() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.listening > 0
 }
 
 func (h *httpMock) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -98,15 +106,43 @@ func (h *httpMock) post(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	flusher, _ := w.(http.Flusher)
+	write := func(msg []byte) {
+		fmt.Fprintf(w, "event: message\ndata: %s\n\n", msg)
+		if flusher != nil {
+			flusher.Flush()
+		}
+		if id, ok := responseID(msg); ok {
+			delete(pending, id)
+		}
+	}
 	for len(pending) > 0 {
 		select {
 		case msg := <-mine:
-			fmt.Fprintf(w, "event: message\ndata: %s\n\n", msg)
-			if flusher != nil {
-				flusher.Flush()
-			}
-			if id, ok := responseID(msg); ok {
-				delete(pending, id)
+			if _, ok := responseID(msg); ok && !h.listened() {
+				// No GET stream: what the captured server sent after this
+				// response would reach no one. It goes first, on this stream.
+				var later [][]byte
+				for more := true; more; {
+					select {
+					case m := <-mine:
+						later = append(later, m)
+					default:
+						more = false
+					}
+				}
+				for _, m := range later {
+					if _, isResponse := responseID(m); !isResponse {
+						write(m)
+					}
+				}
+				write(msg)
+				for _, m := range later {
+					if _, isResponse := responseID(m); isResponse {
+						write(m)
+					}
+				}
+			} else {
+				write(msg)
 			}
 			if len(pending) == 0 {
 				// The stream ends with its last response: what the captured
@@ -165,6 +201,14 @@ func (h *httpMock) get(w http.ResponseWriter, r *http.Request) {
 	if flusher != nil {
 		flusher.Flush()
 	}
+	h.mu.Lock()
+	h.listening++
+	h.mu.Unlock()
+	defer func() {
+		h.mu.Lock()
+		h.listening--
+		h.mu.Unlock()
+	}()
 	for {
 		select {
 		case msg := <-h.standalone:

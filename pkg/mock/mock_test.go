@@ -209,7 +209,7 @@ func TestMcpGoClient(t *testing.T) {
 				srv := httptest.NewServer(m.Handler())
 				defer srv.Close()
 				var err error
-				if c, err = mgclient.NewStreamableHttpClient(srv.URL+"/mcp", mgtransport.WithContinuousListening()); err != nil {
+				if c, err = mgclient.NewStreamableHttpClient(srv.URL + "/mcp"); err != nil {
 					t.Fatal(err)
 				}
 			}

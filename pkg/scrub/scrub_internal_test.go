@@ -57,7 +57,7 @@ func TestPseudonyms(t *testing.T) {
 	a, _ := newPseudonyms([]byte("k1"))
 	b, _ := newPseudonyms([]byte("k2"))
 	for _, v := range []string{"hunter2", "a much longer secret value that goes on"} {
-		if a.of(v) != a.of(v) || a.of(v) == b.of(v) {
+		if first, again := a.of(v), a.of(v); first != again || first == b.of(v) {
 			t.Errorf("%q: %s, %s", v, a.of(v), b.of(v))
 		}
 		if len(a.of(v)) != len(pseudonymPrefix)+12 || !isPseudonym(a.of(v)) {
