@@ -21,7 +21,7 @@ func statsCommand(env Env) *cli.Command {
 			"Tokens are counted offline with o200k_base; a model's own tokenizer may count otherwise.",
 		ArgsUsage: "CAPTURE...",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "format", Value: "text", Usage: "text, json, or jsonl (one line per tool per capture, for a warehouse)"},
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "text, json, jsonl (one line per tool per capture, for a warehouse), markdown, or html (with charts of context cost and latency)"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` instead of stdout"},
 			&cli.StringFlag{Name: "color", Value: "auto", Usage: "auto, always or never"},
 			configFlag(),
@@ -73,6 +73,10 @@ func runStats(env Env, c *cli.Command) error {
 		case "jsonl":
 			_, err := w.Write(rows.Bytes())
 			return err
+		case "markdown":
+			return report.WriteStatsMarkdown(w, table)
+		case "html":
+			return report.WriteStatsHTML(w, table, Version())
 		}
 		return report.WriteStatsText(w, table, out.width)
 	}); err != nil {
@@ -85,4 +89,4 @@ func runStats(env Env, c *cli.Command) error {
 }
 
 // statsFormats are the --format values of stats.
-var statsFormats = []string{"text", "json", "jsonl"}
+var statsFormats = []string{"text", "json", "jsonl", "markdown", "html"}

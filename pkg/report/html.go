@@ -103,6 +103,10 @@ func writeHTMLBlocks(b *strings.Builder, blocks []block) {
 			writeSVG(b, bl.session, bl.n, bl.frames)
 		case frameTimeline:
 			writeHTMLTimeline(b, bl.session, bl.n)
+		case costChart:
+			writeCostChart(b, bl.server)
+		case latencyChart:
+			writeLatencyChart(b, bl.server)
 		}
 	}
 }

@@ -112,3 +112,58 @@ func TestStatsFigures(t *testing.T) {
 		}
 	}
 }
+
+// TestStatsDocument: the Markdown and HTML reports show the figures of
+// TestStatsFigures' capture: the table, and in HTML a bar per definition and for
+// the instructions, as long as their tokens, and the latencies by range (10 and
+// 20 ms in 10-100 ms, 5 ms in 1-10 ms, 40 ms in 10-100 ms); a tool name from the
+// capture is escaped in both.
+func TestStatsDocument(t *testing.T) {
+	hostile := strings.ReplaceAll(strings.ReplaceAll(statsCapture, `"name":"div"`, `"name":"<script>div</script>|x"`), `"name":"div",`, `"name":"<script>div</script>|x",`)
+	table, accounting := report.NewStats(), trace.NewAccounting()
+	if _, err := driver.Run("stats.jsonl", strings.NewReader(hostile), nil, driver.RunOptions{Analyses: []*rule.Analysis{accounting}, Discard: true,
+		OnSession: func(sr *rule.SessionResult) { table.Add(sr.ResultOf(accounting).(*trace.Account)) }}); err != nil {
+		t.Fatal(err)
+	}
+	var md, html bytes.Buffer
+	if err := report.WriteStatsMarkdown(&md, table); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.WriteStatsHTML(&html, table, "test"); err != nil {
+		t.Fatal(err)
+	}
+	addTokens, _ := tokens.Count(addDef, tokens.O200k)
+	for _, want := range []string{"## calc 1.0", "| tool | tokens | calls | errors | isError | cancelled | no reply | p50 | p95 | max | args B | results B | largest B |",
+		"| add | " + itoa(addTokens) + " | 3 | 0 | 1 | 0 | 0 | 20ms | 40ms | 40ms | " + itoa(len(`{"a":1,"b":2}`)+len(`{"a":2,"b":2}`)+len(`{"a":"x"}`)) + " |",
+		`| &lt;script&gt;div&lt;/script&gt;\|x | `} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("the Markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+	h := html.String()
+	if strings.Contains(h, "<script>div") || !strings.Contains(h, "&lt;script&gt;div&lt;/script&gt;|x") {
+		t.Errorf("the tool name is not escaped in the HTML")
+	}
+	if n := strings.Count(h, `<g class="bar">`); n != 3 {
+		t.Errorf("%d bars in the cost chart, want 3 (instructions, add, div)", n)
+	}
+	if !strings.Contains(h, ">instructions</text>") || !strings.Contains(h, ">"+itoa(addTokens)+"</text></g>") {
+		t.Errorf("the cost chart lacks the instructions or add's tokens")
+	}
+	// 5 ms (div) in 1-10 ms; 10, 20 and 40 ms (add) in 10-100 ms.
+	for bucket, count := range map[string]int{"1-10 ms": 1, "10-100 ms": 3, "&lt; 1 ms": 0} {
+		want := `>` + itoa(count) + `</text><text x="`
+		i := strings.Index(h, ">"+bucket+"</text></g>")
+		if i < 0 || !strings.Contains(h[max(0, i-200):i], want) {
+			t.Errorf("the latency chart: bucket %s should count %d", bucket, count)
+		}
+	}
+	if !strings.Contains(h, "Latency of 4 answered tool calls, by range") {
+		t.Errorf("the latency chart's caption")
+	}
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
