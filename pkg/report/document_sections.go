@@ -50,6 +50,7 @@ func documentOf(r *Report) document {
 	for i, s := range r.Sessions {
 		body = append(body, sessionSection(r, s, i+1))
 	}
+	body = append(body, costSection(r)...)
 	body = append(body, whatToDo(r)...)
 	return document{title: headline(r), blocks: []block{container{element: "header", blocks: header}, container{element: "main", blocks: body}}}
 }

@@ -36,13 +36,15 @@ var dataBlock = regexp.MustCompile(`<script type="application/json" class="frame
 
 // TestHTMLMarkupOnlyOurs: in the report of a capture full of markup, every
 // element the page holds is the report's own (checked here without a browser,
-// by counting what a capture would have to open): one SVG, one data block per
-// session and one script; the data blocks decode to the captured text.
+// by counting what a capture would have to open): one SVG per session and one
+// per chart of what the sessions cost, one data block per session and one script; the data blocks decode to the captured text.
 func TestHTMLMarkupOnlyOurs(t *testing.T) {
 	for _, redact := range []bool{false, true} {
 		out, rep := htmlReport(t, "../../fixtures/hostile/html-injection.jsonl", redact)
 		sessions := len(rep.Sessions)
-		for tag, want := range map[string]int{"<script": sessions + 1, "</script": sessions + 1, "<svg": sessions, "</svg": sessions,
+		// The sequence diagrams, and the charts of what the sessions cost.
+		svgs := sessions + strings.Count(out, `<svg class="cost" role="img"`) + strings.Count(out, `<svg class="latency" role="img"`)
+		for tag, want := range map[string]int{"<script": sessions + 1, "</script": sessions + 1, "<svg": svgs, "</svg": svgs,
 			"<img": 0, "<iframe": 0, "<b ": 0, "<u>": 0, "<style": 1, "</style": 1} {
 			if got := strings.Count(strings.ToLower(out), tag); got != want {
 				t.Errorf("redact=%v: %d %q, want %d", redact, got, tag, want)

@@ -29,52 +29,91 @@ func (latencyChart) isBlock() {}
 func statsDocument(st *Stats) document {
 	doc := document{title: "what sessions cost"}
 	doc.blocks = append(doc.blocks, heading{1, []inline{ours("mcpsleuth stats: what sessions cost")}})
+	doc.blocks = append(doc.blocks, costBlocks(st, 2, true)...)
+	return doc
+}
+
+// costBlocks are what sessions cost, per server (headings at level): what it
+// carries on every turn, the charts, the table of its tools, and the notes. A
+// full table has the bytes too (stats); the reports' keeps to what fits a page.
+func costBlocks(st *Stats, level int, full bool) []block {
+	var blocks []block
 	servers := st.Servers()
 	if len(servers) == 0 {
-		doc.blocks = append(doc.blocks, para(ours("No session in the input.")))
+		blocks = append(blocks, para(ours("No session in the input.")))
 	}
 	for _, sv := range servers {
 		name := strings.TrimSpace(sv.Name + " " + sv.Version)
 		if name == "" {
 			name = "(server unknown)"
 		}
-		doc.blocks = append(doc.blocks,
-			heading{2, []inline{captured(name)}},
+		blocks = append(blocks,
+			heading{level, []inline{captured(name)}},
 			para(oursf("%s, %s, %s. Paid on every turn: instructions %s, tool definitions %s.",
 				quote.Count(sv.Sessions, "session"), quote.Count(sv.Frames, "frame"), scanMegabytes(sv.Bytes),
 				quote.Count(sv.InstructionsTokens, "token"), quote.Count(sv.DefinitionTokens, "token"))))
 		if len(sv.Tools) == 0 {
 			continue
 		}
-		doc.blocks = append(doc.blocks, costChart{sv})
+		blocks = append(blocks, costChart{sv})
 		if latencyCount(sv) > 0 {
-			doc.blocks = append(doc.blocks, latencyChart{sv})
+			blocks = append(blocks, latencyChart{sv})
 		}
 		t := table{attrs: []attr{class("stats")}, columns: []column{
 			{title: "tool"}, {title: "tokens", numeric: true}, {title: "calls", numeric: true},
 			{title: "errors", numeric: true}, {title: "isError", numeric: true}, {title: "cancelled", numeric: true},
 			{title: "no reply", numeric: true}, {title: "p50", numeric: true}, {title: "p95", numeric: true}, {title: "max", numeric: true},
-			{title: "args B", numeric: true}, {title: "results B", numeric: true}, {title: "largest B", numeric: true},
 		}}
+		if full {
+			t.columns = append(t.columns, column{title: "args B", numeric: true}, column{title: "results B", numeric: true}, column{title: "largest B", numeric: true})
+		}
 		for _, tl := range sv.Tools {
-			t.rows = append(t.rows, row{cells: []tableCell{
+			cells := []tableCell{
 				cellOf(captured(tl.Name)), cellOf(oursf("%d", tl.DefinitionTokens)), cellOf(oursf("%d", tl.Calls)),
 				cellOf(oursf("%d", tl.RPCErrors)), cellOf(oursf("%d", tl.ToolErrors)), cellOf(oursf("%d", tl.Cancelled)),
 				cellOf(oursf("%d", tl.Unanswered)), cellOf(ours(millis(tl.P50))), cellOf(ours(millis(tl.P95))), cellOf(ours(millis(tl.Max))),
-				cellOf(oursf("%d", tl.ArgBytes)), cellOf(oursf("%d", tl.ResultBytes)), cellOf(oursf("%d", tl.LargestResult)),
-			}})
+			}
+			if full {
+				cells = append(cells, cellOf(oursf("%d", tl.ArgBytes)), cellOf(oursf("%d", tl.ResultBytes)), cellOf(oursf("%d", tl.LargestResult)))
+			}
+			t.rows = append(t.rows, row{cells: cells})
 		}
-		doc.blocks = append(doc.blocks, t)
+		blocks = append(blocks, t)
 	}
 	if len(servers) > 0 {
-		notes := "Errors: answered with a JSON-RPC error; isError: a result with isError true; no reply: never answered. " +
-			"Bytes of the calls' arguments and results. Tokens: o200k_base, counted offline; a model's own tokenizer may count otherwise."
+		notes := "Errors: answered with a JSON-RPC error; isError: a result with isError true; no reply: never answered. "
+		if full {
+			notes += "Bytes of the calls' arguments and results. "
+		}
+		notes += "Tokens: o200k_base, counted offline; a model's own tokenizer may count otherwise."
 		if !st.timed {
 			notes += " Latencies: the capture has no times."
 		}
-		doc.blocks = append(doc.blocks, paragraph{aside: true, content: []inline{ours(notes)}})
+		blocks = append(blocks, paragraph{aside: true, content: []inline{ours(notes)}})
 	}
-	return doc
+	return blocks
+}
+
+// costSection is the reports' section of what the sessions cost (the
+// accounts the trace kept, Needs.Cost): none when no session listed a tool or
+// carried instructions.
+func costSection(r *Report) []block {
+	st := NewStats()
+	worth := false
+	for _, s := range r.Sessions {
+		if s.Trace == nil || s.Trace.Account == nil {
+			continue
+		}
+		a := s.Trace.Account
+		st.Add(a)
+		worth = worth || len(a.Tools) > 0 || a.InstructionsTokens > 0
+	}
+	if !worth {
+		return nil
+	}
+	return append([]block{heading{2, []inline{ours("What the sessions cost")}},
+		para(ours("What each server's instructions and tool definitions take in the model's context on every turn, and how its tools answered (as "), code("mcpsleuth stats"), ours(" shows it)."))},
+		costBlocks(st, 3, false)...)
 }
 
 // WriteStatsMarkdown writes the stats report in Markdown.
@@ -146,7 +185,7 @@ func writeCostChart(b *strings.Builder, sv *StatsServer) {
 	if more > 0 {
 		height += chartRow
 	}
-	fmt.Fprintf(b, "<figure class=\"chart\"><svg class=\"cost\" role=\"img\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %[1]d %[2]d\">\n", chartWidth, height)
+	fmt.Fprintf(b, "<figure class=\"chart\"><svg class=\"cost\" role=\"img\" viewBox=\"0 0 %d %d\">\n", chartWidth, height)
 	fmt.Fprintf(b, "<title>Tokens each tool definition and the instructions take in the model's context, on every turn</title>\n")
 	span := chartWidth - chartLabel - 70
 	for i, br := range bars {
@@ -205,7 +244,7 @@ func writeLatencyChart(b *strings.Builder, sv *StatsServer) {
 		most = max(most, c)
 	}
 	const height, base, colWidth = 180, 150, 100
-	fmt.Fprintf(b, "<figure class=\"chart\"><svg class=\"latency\" role=\"img\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %[1]d %[2]d\">\n", colWidth*len(counts)+20, height)
+	fmt.Fprintf(b, "<figure class=\"chart\"><svg class=\"latency\" role=\"img\" viewBox=\"0 0 %d %d\">\n", colWidth*len(counts)+20, height)
 	b.WriteString("<title>How long tool calls took to be answered, by range</title>\n")
 	for i, c := range counts {
 		x := 10 + i*colWidth

@@ -50,6 +50,8 @@ type Trace struct {
 	Lists        []ListedItem
 	ListsOmitted int
 	listedAt     map[[2]string]int
+	// Account is what the session cost (Needs.Cost; nil without it).
+	Account *Account
 
 	uses map[useKey]int
 	// pending are the kept requests not answered yet, by request, with their
@@ -271,6 +273,9 @@ func (tr *Tracer) start(_ *session.Session, results rule.Results) rule.Computati
 	}
 	if tr.opt.Lists {
 		o.lists = results.ResultOf(rules.Lists).(*rules.ListLog)
+	}
+	if tr.accounting != nil {
+		t.Account, _ = results.ResultOf(tr.accounting).(*Account)
 	}
 	return o
 }

@@ -42,13 +42,16 @@ type Needs struct {
 	// Lists keeps what the server listed (tools, prompts, resources and resource
 	// templates, with their schemas): Trace.Lists, what diff compares.
 	Lists bool
+	// Cost keeps what the session cost (Trace.Account, NewAccounting): the
+	// reports' section of what sessions cost.
+	Cost bool
 }
 
 // Union is what two views need together.
 func (n Needs) Union(o Needs) Needs {
 	return Needs{Frames: n.Frames || o.Frames, Context: n.Context || o.Context, Diagram: n.Diagram || o.Diagram,
 		Contract: n.Contract || o.Contract, Handshake: n.Handshake || o.Handshake, Redaction: n.Redaction || o.Redaction,
-		Raw: n.Raw || o.Raw, Lists: n.Lists || o.Lists}
+		Raw: n.Raw || o.Raw, Lists: n.Lists || o.Lists, Cost: n.Cost || o.Cost}
 }
 
 // Zero reports whether nothing is needed: no tracer has to run.
@@ -92,6 +95,8 @@ type Options struct {
 type Tracer struct {
 	opt      Options
 	analysis *rule.Analysis
+	// accounting is the analysis of what sessions cost (Needs.Cost).
+	accounting *rule.Analysis
 	last     *Trace
 	// Preamble holds context lines seen before the first frame.
 	Preamble        []FrameSummary
@@ -113,6 +118,10 @@ func New(opt Options) *Tracer {
 	}
 	if opt.Lists {
 		t.analysis.Requires = append(t.analysis.Requires, rules.Lists)
+	}
+	if opt.Cost {
+		t.accounting = NewAccounting()
+		t.analysis.Requires = append(t.analysis.Requires, t.accounting)
 	}
 	return t
 }
