@@ -97,7 +97,7 @@ type Tracer struct {
 	analysis *rule.Analysis
 	// accounting is the analysis of what sessions cost (Needs.Cost).
 	accounting *rule.Analysis
-	last     *Trace
+	last       *Trace
 	// Preamble holds context lines seen before the first frame.
 	Preamble        []FrameSummary
 	PreambleOmitted int
