@@ -22,6 +22,8 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/scan"
+	"github.com/mcpsleuth/mcpsleuth/pkg/tokens"
+	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
 
 // scanFormats are the --format values of scan: the summary, and the formats of
@@ -52,6 +54,9 @@ func scanCommand(env Env) *cli.Command {
 // scanned is what one job hands back for one input.
 type scanned struct {
 	res *driver.InputResult
+	// cost adds up what the input's sessions cost (their accounts, released as
+	// each session ends).
+	cost *report.Stats
 	// sessions are the input's sessions as the reports show them (the summary
 	// counts them); parts are the input's report for each output written whole
 	// (by sink; nil for the others).
@@ -79,6 +84,9 @@ type scanRun struct {
 	bar      *scanProgress
 	stderr   io.Writer
 	summary  *report.ScanSummary
+	// tokens counts the definitions of every file's sessions once (what each
+	// session cost, the summary's section).
+	tokens *tokens.Memo
 
 	// sinks are the outputs, --format's first (scan_sinks.go).
 	sinks []*scanSink
@@ -238,7 +246,7 @@ func parseScanFlags(env Env, c *cli.Command) (*scanRun, scan.Shard, error) {
 	run := &scanRun{env: env, out: out, failOn: failOn, frame: fopt, redact: c.Bool("redact"), show: show, sarif: sarif, config: set.reportConfig(c.String("baseline")),
 		selected: selected,
 		shared:   rule.NewShared(), // concurrency-safe: what the rules learn once serves every file
-		summary:  report.NewScanSummary()}
+		summary:  report.NewScanSummary(), tokens: tokens.NewMemo()}
 	run.summary.Jobs = jobs
 	for _, o := range append([]output{out}, extra...) {
 		format, _ := report.LookupFormat(o.format)
@@ -261,16 +269,20 @@ func (run *scanRun) analyse(i int) scanned {
 	// A scan of one file analyses it on two, as check does.
 	fo := run.frame
 	fo.SizeHint = in.Size
-	res, err := driver.Run(in.Path, counted, run.selected, driver.RunOptions{Frame: fo, Shared: run.shared, Inline: len(run.inputs) > 1})
+	cost := report.NewStats()
+	res, err := driver.Run(in.Path, counted, run.selected, driver.RunOptions{Frame: fo, Shared: run.shared, Inline: len(run.inputs) > 1,
+		Analyses: []*rule.Analysis{trace.NewAccountingTo(run.tokens, cost.Add)}})
 	r.Close()
 	run.bar.fileDone(in, counted.n)
 	if err != nil {
 		return scanned{why: reason(err, in.Path)}
 	}
 	if run.show != nil {
-		return scanned{res: res} // filtered and presented in input order (emit)
+		return scanned{res: res, cost: cost} // filtered and presented in input order (emit)
 	}
-	return run.present(res)
+	got := run.present(res)
+	got.cost = cost
+	return got
 }
 
 // emit takes the analysis of input i, in input order, on the run's goroutine.
@@ -285,9 +297,12 @@ func (run *scanRun) emit(i int, got scanned) {
 		for _, sr := range res.Sessions {
 			run.show.apply(sr)
 		}
+		cost := got.cost
 		got = run.present(res)
+		got.cost = cost
 	}
 	run.summary.AddFile(res, got.sessions)
+	run.summary.AddCost(got.cost)
 	if res.Broken != nil {
 		e := readInPart(in.Path, res.Broken)
 		run.unread(in.Path, e.Kind, e.Message)

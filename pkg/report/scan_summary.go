@@ -31,7 +31,9 @@ type ScanSummary struct {
 	// servers add up, per server, the connections client logs tell of without
 	// their messages (Claude Code's MCP logs).
 	servers map[string]*scanServer
-	Unread  []ScanUnread
+	// cost adds up what the sessions cost (AddCost).
+	cost   *Stats
+	Unread []ScanUnread
 }
 
 // scanServer is what the client logs of one server tell: how many logs, how many
@@ -76,8 +78,11 @@ type ScanUnread struct {
 // NewScanSummary starts an empty summary.
 func NewScanSummary() *ScanSummary {
 	return &ScanSummary{findings: map[string]int{"error": 0, "warning": 0, "info": 0},
-		ruleCounts: map[string]*scanRuleCount{}, pairsByKey: map[scanPairKey]*scanPair{}, servers: map[string]*scanServer{}}
+		ruleCounts: map[string]*scanRuleCount{}, pairsByKey: map[scanPairKey]*scanPair{}, servers: map[string]*scanServer{}, cost: NewStats()}
 }
+
+// AddCost adds what one input's sessions cost.
+func (s *ScanSummary) AddCost(st *Stats) { s.cost.Merge(st) }
 
 // AddFile adds one input that was read: its reader's counts and its sessions.
 func (s *ScanSummary) AddFile(in *driver.InputResult, sessions []Session) {

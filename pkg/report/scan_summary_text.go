@@ -73,6 +73,32 @@ func WriteScanSummary(w io.Writer, s *ScanSummary, opt ScanTextOptions) error {
 		}
 	}
 
+	var costRows [][]string
+	for _, sv := range s.cost.Servers() {
+		calls, failed := 0, 0
+		var costliest []string
+		for _, t := range sv.Tools {
+			calls += t.Calls
+			failed += t.RPCErrors + t.ToolErrors
+			if len(costliest) < 3 && t.DefinitionTokens > 0 {
+				costliest = append(costliest, Safe(t.Name)+" "+fmt.Sprint(t.DefinitionTokens))
+			}
+		}
+		if calls == 0 && sv.DefinitionTokens == 0 && sv.InstructionsTokens == 0 {
+			continue // nothing listed, said or called: nothing to weigh
+		}
+		costRows = append(costRows, []string{scanPeer(sv.Name, sv.Version), fmt.Sprint(sv.Sessions), fmt.Sprint(sv.InstructionsTokens),
+			fmt.Sprint(sv.DefinitionTokens), fmt.Sprint(calls), fmt.Sprint(failed), strings.Join(costliest, ", ")})
+	}
+	if len(costRows) > 0 {
+		fmt.Fprintf(&b, "\n%s\n", pal.bold("What the sessions cost, by server"))
+		b.WriteString("tokens paid on every turn: INSTR instructions, DEFS tool definitions\n")
+		header := []string{"SERVER", "SESSIONS", "INSTR", "DEFS", "CALLS", "FAILED", "COSTLIEST DEFINITIONS"}
+		if err := writeTable(&b, header, costRows, width, true); err != nil {
+			return fmt.Errorf("mcpsleuth: the cost table: %w", err)
+		}
+	}
+
 	if len(s.Unread) > 0 {
 		fmt.Fprintf(&b, "\n%s\n", pal.bold(fmt.Sprintf("Not read or not judged (%d)", len(s.Unread))))
 		rows := make([][]string, len(s.Unread))

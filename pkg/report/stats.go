@@ -69,12 +69,7 @@ func (st *Stats) Add(a *trace.Account) {
 	if a == nil {
 		return
 	}
-	key := statsServerKey{a.Server.Name, a.Server.Version}
-	sv := st.servers[key]
-	if sv == nil {
-		sv = &StatsServer{Name: key.name, Version: key.version, tools: map[string]*StatsTool{}}
-		st.servers[key] = sv
-	}
+	sv := st.server(a.Server.Name, a.Server.Version)
 	st.timed = st.timed || a.Timed
 	sv.Sessions++
 	sv.Frames += a.Frames
@@ -84,29 +79,78 @@ func (st *Stats) Add(a *trace.Account) {
 	}
 	listed := 0
 	for name, t := range a.Tools {
-		s := sv.tools[name]
-		if s == nil {
-			s = &StatsTool{Name: name}
-			sv.tools[name] = s
-		}
-		s.Calls += t.Calls
-		s.RPCErrors += t.RPCErrors
-		s.ToolErrors += t.ToolErrors
-		s.Cancelled += t.Cancelled
-		s.Unanswered += t.Unanswered
-		s.ArgBytes += t.ArgBytes
-		s.ResultBytes += t.ResultBytes
-		s.LargestResult = max(s.LargestResult, t.LargestResult)
+		sv.tool(name).add(&StatsTool{Calls: t.Calls, RPCErrors: t.RPCErrors, ToolErrors: t.ToolErrors, Cancelled: t.Cancelled,
+			Unanswered: t.Unanswered, ArgBytes: t.ArgBytes, ResultBytes: t.ResultBytes, LargestResult: t.LargestResult,
+			DefinitionTokens: t.DefinitionTokens, latencies: t.Latencies}, t.Listed)
 		if t.Listed {
-			s.DefinitionTokens = t.DefinitionTokens
 			listed += t.DefinitionTokens
-		}
-		if room := maxStatsLatencies - len(s.latencies); room > 0 {
-			s.latencies = append(s.latencies, t.Latencies[:min(room, len(t.Latencies))]...)
 		}
 	}
 	if listed > 0 {
 		sv.DefinitionTokens = listed
+	}
+}
+
+// Merge adds another table's figures to st (a scan adds each file's up).
+func (st *Stats) Merge(o *Stats) {
+	if o == nil {
+		return
+	}
+	st.timed = st.timed || o.timed
+	for _, osv := range o.servers {
+		sv := st.server(osv.Name, osv.Version)
+		sv.Sessions += osv.Sessions
+		sv.Frames += osv.Frames
+		sv.Bytes += osv.Bytes
+		if osv.InstructionsTokens > 0 {
+			sv.InstructionsTokens = osv.InstructionsTokens
+		}
+		if osv.DefinitionTokens > 0 {
+			sv.DefinitionTokens = osv.DefinitionTokens
+		}
+		for name, ot := range osv.tools {
+			sv.tool(name).add(ot, ot.DefinitionTokens > 0)
+		}
+	}
+}
+
+// server is the table's server of that name and version, made when new.
+func (st *Stats) server(name, version string) *StatsServer {
+	key := statsServerKey{name, version}
+	sv := st.servers[key]
+	if sv == nil {
+		sv = &StatsServer{Name: name, Version: version, tools: map[string]*StatsTool{}}
+		st.servers[key] = sv
+	}
+	return sv
+}
+
+// tool is the server's tool of that name, made when new.
+func (sv *StatsServer) tool(name string) *StatsTool {
+	t := sv.tools[name]
+	if t == nil {
+		t = &StatsTool{Name: name}
+		sv.tools[name] = t
+	}
+	return t
+}
+
+// add adds another tally of the tool; listed says its definition counts (the
+// latest listing's).
+func (t *StatsTool) add(o *StatsTool, listed bool) {
+	t.Calls += o.Calls
+	t.RPCErrors += o.RPCErrors
+	t.ToolErrors += o.ToolErrors
+	t.Cancelled += o.Cancelled
+	t.Unanswered += o.Unanswered
+	t.ArgBytes += o.ArgBytes
+	t.ResultBytes += o.ResultBytes
+	t.LargestResult = max(t.LargestResult, o.LargestResult)
+	if listed {
+		t.DefinitionTokens = o.DefinitionTokens
+	}
+	if room := maxStatsLatencies - len(t.latencies); room > 0 {
+		t.latencies = append(t.latencies, o.latencies[:min(room, len(o.latencies))]...)
 	}
 }
 

@@ -22,9 +22,47 @@ func NewAccounting() *rule.Analysis {
 	return &rule.Analysis{
 		Name: "accounting",
 		New: func(s *session.Session, _ rule.Results) rule.Computation {
-			return &Account{Tools: map[string]*ToolAccount{}, calls: map[*session.Request]string{}, session: s, memo: memo}
+			return &Account{session: s, memo: memo}
 		},
 	}
+}
+
+// NewAccountingTo is NewAccounting for a run that adds the accounts up as the
+// sessions end and keeps none (scan): each session's account goes to sink when
+// the session ends, and is dropped; the session's result holds nothing of it.
+// memo is shared by the runs of one scan (safe for concurrent use); sink is
+// called from the run's goroutine.
+func NewAccountingTo(memo *tokens.Memo, sink func(*Account)) *rule.Analysis {
+	return &rule.Analysis{
+		Name: "accounting",
+		New: func(s *session.Session, _ rule.Results) rule.Computation {
+			return &sunkAccount{a: &Account{session: s, memo: memo}, sink: sink}
+		},
+	}
+}
+
+// sunkAccount is an account handed to its sink when its session ends.
+type sunkAccount struct {
+	a    *Account
+	sink func(*Account)
+}
+
+func (s *sunkAccount) Message(m *session.Message) {
+	if s.a != nil {
+		s.a.Message(m)
+	}
+}
+
+// Result is nil: the account went to the sink.
+func (s *sunkAccount) Result() any { return nil }
+
+func (s *sunkAccount) End(r *rule.SessionResult) {
+	if s.a == nil {
+		return
+	}
+	s.a.End(r)
+	s.sink(s.a)
+	s.a, s.sink = nil, nil
 }
 
 // Limits of what an Account keeps.
@@ -83,6 +121,9 @@ func (a *Account) Result() any { return a }
 func (a *Account) tool(name string) *ToolAccount {
 	t := a.Tools[name]
 	if t == nil && len(a.Tools) < maxAccountedTools {
+		if a.Tools == nil {
+			a.Tools = map[string]*ToolAccount{} // most sessions of an archive call no tool: no map
+		}
 		t = &ToolAccount{}
 		a.Tools[strings.Clone(name)] = t
 	}
@@ -118,6 +159,9 @@ func (a *Account) Message(m *session.Message) {
 			t.ArgBytes += int64(len(args.Raw()))
 		}
 		if len(a.calls) < maxCallsFollowed {
+			if a.calls == nil {
+				a.calls = map[*session.Request]string{}
+			}
 			a.calls[m.Request] = strings.Clone(text)
 		}
 	case m.Kind.IsResponse() && m.Request != nil:
