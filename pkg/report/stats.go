@@ -30,13 +30,27 @@ type StatsServer struct {
 	Version string `json:"version"`
 	// Sessions, Frames and Bytes add up the sessions; InstructionsTokens and
 	// DefinitionTokens are what the latest session carried on every turn.
-	Sessions           int          `json:"sessions"`
-	Frames             int          `json:"frames"`
-	Bytes              int64        `json:"bytes"`
-	InstructionsTokens int          `json:"instructionsTokens"`
-	DefinitionTokens   int          `json:"definitionTokens"`
-	Tools              []*StatsTool `json:"tools"`
-	tools              map[string]*StatsTool
+	Sessions           int   `json:"sessions"`
+	Frames             int   `json:"frames"`
+	Bytes              int64 `json:"bytes"`
+	InstructionsTokens int   `json:"instructionsTokens"`
+	DefinitionTokens   int   `json:"definitionTokens"`
+	// ListsReplaced counts the tool lists that replaced an earlier one in a
+	// session (after list_changed); ToolsAdded and ToolsRemoved the names they
+	// brought and took away; FirstDefinitionTokens what the first list of the
+	// latest session that replaced one took.
+	ListsReplaced         int `json:"listsReplaced"`
+	ToolsAdded            int `json:"toolsAdded"`
+	ToolsRemoved          int `json:"toolsRemoved"`
+	FirstDefinitionTokens int `json:"firstDefinitionTokens,omitempty"`
+	// LongestSession is the longest session's span; Waiting the time the
+	// sessions' tool calls and prompts took to be answered, added up (in
+	// milliseconds; 0 without times).
+	LongestSessionMs float64      `json:"longestSessionMs"`
+	WaitingMs        float64      `json:"waitingMs"`
+	Tools            []*StatsTool `json:"tools"`
+	Prompts          []*StatsTool `json:"prompts"`
+	tools, prompts   map[string]*StatsTool
 }
 
 // StatsTool is one tool of a server across the sessions.
@@ -50,6 +64,7 @@ type StatsTool struct {
 	ArgBytes         int64  `json:"argumentBytes"`
 	ResultBytes      int64  `json:"resultBytes"`
 	LargestResult    int64  `json:"largestResult"`
+	Base64Bytes      int64  `json:"base64Bytes"`
 	DefinitionTokens int    `json:"definitionTokens"`
 	// P50, P95 and Max are the latencies in milliseconds (nil: none measured).
 	P50       *float64 `json:"p50ms,omitempty"`
@@ -79,17 +94,41 @@ func (st *Stats) Add(a *trace.Account) {
 	}
 	listed := 0
 	for name, t := range a.Tools {
-		sv.tool(name).add(&StatsTool{Calls: t.Calls, RPCErrors: t.RPCErrors, ToolErrors: t.ToolErrors, Cancelled: t.Cancelled,
-			Unanswered: t.Unanswered, ArgBytes: t.ArgBytes, ResultBytes: t.ResultBytes, LargestResult: t.LargestResult,
-			DefinitionTokens: t.DefinitionTokens, latencies: t.Latencies}, t.Listed)
+		sv.tool(name, false).add(toolOf(t), t.Listed)
 		if t.Listed {
 			listed += t.DefinitionTokens
 		}
 	}
+	for name, t := range a.Prompts {
+		sv.tool(name, true).add(toolOf(t), t.Listed)
+	}
 	if listed > 0 {
 		sv.DefinitionTokens = listed
 	}
+	sv.ListsReplaced += a.ListsReplaced
+	sv.ToolsAdded += a.ToolsAdded
+	sv.ToolsRemoved += a.ToolsRemoved
+	if a.ListsReplaced > 0 {
+		sv.FirstDefinitionTokens = a.FirstDefinitionTokens
+	}
+	sv.LongestSessionMs = max(sv.LongestSessionMs, ms(a.Duration))
+	for _, of := range []map[string]*trace.ToolAccount{a.Tools, a.Prompts} {
+		for _, t := range of {
+			for _, d := range t.Latencies {
+				sv.WaitingMs += ms(d)
+			}
+		}
+	}
 }
+
+// toolOf is a session's tally of a tool as the table adds it up.
+func toolOf(t *trace.ToolAccount) *StatsTool {
+	return &StatsTool{Calls: t.Calls, RPCErrors: t.RPCErrors, ToolErrors: t.ToolErrors, Cancelled: t.Cancelled,
+		Unanswered: t.Unanswered, ArgBytes: t.ArgBytes, ResultBytes: t.ResultBytes, LargestResult: t.LargestResult,
+		Base64Bytes: t.Base64Bytes, DefinitionTokens: t.DefinitionTokens, latencies: t.Latencies}
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // Merge adds another table's figures to st (a scan adds each file's up).
 func (st *Stats) Merge(o *Stats) {
@@ -109,8 +148,19 @@ func (st *Stats) Merge(o *Stats) {
 			sv.DefinitionTokens = osv.DefinitionTokens
 		}
 		for name, ot := range osv.tools {
-			sv.tool(name).add(ot, ot.DefinitionTokens > 0)
+			sv.tool(name, false).add(ot, ot.DefinitionTokens > 0)
 		}
+		for name, ot := range osv.prompts {
+			sv.tool(name, true).add(ot, ot.DefinitionTokens > 0)
+		}
+		sv.ListsReplaced += osv.ListsReplaced
+		sv.ToolsAdded += osv.ToolsAdded
+		sv.ToolsRemoved += osv.ToolsRemoved
+		if osv.FirstDefinitionTokens > 0 {
+			sv.FirstDefinitionTokens = osv.FirstDefinitionTokens
+		}
+		sv.LongestSessionMs = max(sv.LongestSessionMs, osv.LongestSessionMs)
+		sv.WaitingMs += osv.WaitingMs
 	}
 }
 
@@ -119,18 +169,22 @@ func (st *Stats) server(name, version string) *StatsServer {
 	key := statsServerKey{name, version}
 	sv := st.servers[key]
 	if sv == nil {
-		sv = &StatsServer{Name: name, Version: version, tools: map[string]*StatsTool{}}
+		sv = &StatsServer{Name: name, Version: version, tools: map[string]*StatsTool{}, prompts: map[string]*StatsTool{}}
 		st.servers[key] = sv
 	}
 	return sv
 }
 
-// tool is the server's tool of that name, made when new.
-func (sv *StatsServer) tool(name string) *StatsTool {
-	t := sv.tools[name]
+// tool is the server's tool (or prompt) of that name, made when new.
+func (sv *StatsServer) tool(name string, prompt bool) *StatsTool {
+	of := sv.tools
+	if prompt {
+		of = sv.prompts
+	}
+	t := of[name]
 	if t == nil {
 		t = &StatsTool{Name: name}
-		sv.tools[name] = t
+		of[name] = t
 	}
 	return t
 }
@@ -146,6 +200,7 @@ func (t *StatsTool) add(o *StatsTool, listed bool) {
 	t.ArgBytes += o.ArgBytes
 	t.ResultBytes += o.ResultBytes
 	t.LargestResult = max(t.LargestResult, o.LargestResult)
+	t.Base64Bytes += o.Base64Bytes
 	if listed {
 		t.DefinitionTokens = o.DefinitionTokens
 	}
@@ -159,14 +214,7 @@ func (t *StatsTool) add(o *StatsTool, listed bool) {
 func (st *Stats) Servers() []*StatsServer {
 	out := make([]*StatsServer, 0, len(st.servers))
 	for _, sv := range st.servers {
-		sv.Tools = sv.Tools[:0]
-		for _, t := range sv.tools {
-			t.P50, t.P95, t.Max = percentile(t.latencies, 50), percentile(t.latencies, 95), percentile(t.latencies, 100)
-			sv.Tools = append(sv.Tools, t)
-		}
-		slices.SortFunc(sv.Tools, func(a, b *StatsTool) int {
-			return cmp.Or(cmp.Compare(b.DefinitionTokens, a.DefinitionTokens), cmp.Compare(b.Calls, a.Calls), cmp.Compare(a.Name, b.Name))
-		})
+		sv.Tools, sv.Prompts = sortedTools(sv.Tools, sv.tools), sortedTools(sv.Prompts, sv.prompts)
 		out = append(out, sv)
 	}
 	slices.SortFunc(out, func(a, b *StatsServer) int {
@@ -174,6 +222,21 @@ func (st *Stats) Servers() []*StatsServer {
 			cmp.Compare(a.Name, b.Name), cmp.Compare(a.Version, b.Version))
 	})
 	return out
+}
+
+// sortedTools lists tools with their latencies summed up, the costliest
+// definition first (then by calls, then by name), in into's memory.
+func sortedTools(into []*StatsTool, tools map[string]*StatsTool) []*StatsTool {
+	into = append(into[:0:0], make([]*StatsTool, 0, len(tools))...) // [] in JSON when none
+	into = into[:0]
+	for _, t := range tools {
+		t.P50, t.P95, t.Max = percentile(t.latencies, 50), percentile(t.latencies, 95), percentile(t.latencies, 100)
+		into = append(into, t)
+	}
+	slices.SortFunc(into, func(a, b *StatsTool) int {
+		return cmp.Or(cmp.Compare(b.DefinitionTokens, a.DefinitionTokens), cmp.Compare(b.Calls, a.Calls), cmp.Compare(a.Name, b.Name))
+	})
+	return into
 }
 
 // percentile is the p-th percentile of ds in milliseconds, by the nearest rank
@@ -225,18 +288,26 @@ func WriteStatsText(w io.Writer, st *Stats, width int) error {
 		fmt.Fprintf(&b, "%s: %s, %s, %s\n", name, quote.Count(sv.Sessions, "session"), quote.Count(sv.Frames, "frame"), scanMegabytes(sv.Bytes))
 		fmt.Fprintf(&b, "  paid on every turn: instructions %s, tool definitions %s\n",
 			quote.Count(sv.InstructionsTokens, "token"), quote.Count(sv.DefinitionTokens, "token"))
-		if len(sv.Tools) == 0 {
-			continue
+		for _, line := range serverNotes(sv) {
+			b.WriteString("  " + line + "\n")
 		}
-		rows := make([][]string, len(sv.Tools))
-		for j, t := range sv.Tools {
-			rows[j] = []string{Safe(t.Name), fmt.Sprint(t.DefinitionTokens), fmt.Sprint(t.Calls), fmt.Sprint(t.RPCErrors + t.ToolErrors),
-				fmt.Sprint(t.Cancelled + t.Unanswered), millis(t.P50), millis(t.P95), millis(t.Max)}
-		}
-		// Bytes are in the JSON and JSONL outputs: the text keeps to 80 columns.
-		header := []string{"TOOL", "TOKENS", "CALLS", "FAILED", "NO REPLY", "P50", "P95", "MAX"}
-		if err := writeTable(&b, header, rows, width, false); err != nil {
-			return fmt.Errorf("mcpsleuth: the stats table: %w", err)
+		for _, part := range []struct {
+			title string
+			tools []*StatsTool
+		}{{"TOOL", sv.Tools}, {"PROMPT", sv.Prompts}} {
+			if len(part.tools) == 0 {
+				continue
+			}
+			rows := make([][]string, len(part.tools))
+			for j, t := range part.tools {
+				rows[j] = []string{Safe(t.Name), fmt.Sprint(t.DefinitionTokens), fmt.Sprint(t.Calls), fmt.Sprint(t.RPCErrors + t.ToolErrors),
+					fmt.Sprint(t.Cancelled + t.Unanswered), millis(t.P50), millis(t.P95), millis(t.Max)}
+			}
+			// Bytes are in the JSON and JSONL outputs: the text keeps to 80 columns.
+			header := []string{part.title, "TOKENS", "CALLS", "FAILED", "NO REPLY", "P50", "P95", "MAX"}
+			if err := writeTable(&b, header, rows, width, false); err != nil {
+				return fmt.Errorf("mcpsleuth: the stats table: %w", err)
+			}
 		}
 	}
 	if len(servers) > 0 {
@@ -247,6 +318,22 @@ func WriteStatsText(w io.Writer, st *Stats, width int) error {
 	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// serverNotes say, under a server's line, what its tool lists and its waits
+// were: lists replaced (and what that changed), the longest session, the time
+// spent waiting on its tools and prompts.
+func serverNotes(sv *StatsServer) []string {
+	var notes []string
+	if sv.ListsReplaced > 0 {
+		notes = append(notes, fmt.Sprintf("the tool list was replaced %s (+%d, -%d tools; %d tokens before, %d after)",
+			quote.Count(sv.ListsReplaced, "time"), sv.ToolsAdded, sv.ToolsRemoved, sv.FirstDefinitionTokens, sv.DefinitionTokens))
+	}
+	if sv.LongestSessionMs > 0 || sv.WaitingMs > 0 {
+		longest, waiting := sv.LongestSessionMs, sv.WaitingMs
+		notes = append(notes, fmt.Sprintf("longest session %s; waiting on tools and prompts %s in all", millis(&longest), millis(&waiting)))
+	}
+	return notes
 }
 
 // millis writes a latency in milliseconds ("-" when none was measured).
@@ -264,24 +351,32 @@ func millis(ms *float64) string {
 	return d.Round(time.Second).String()
 }
 
-// statsRow is one tool of one capture, a line of stats --format jsonl.
+// statsRow is one tool (or prompt) of one capture, a line of stats --format
+// jsonl; the name is under "tool" for both, Kind says which.
 type statsRow struct {
 	Capture string `json:"capture"`
 	Server  string `json:"server"`
 	Version string `json:"version"`
+	Kind    string `json:"kind"`
 	*StatsTool
 	Encoding string `json:"encoding"`
 }
 
-// WriteStatsJSONL writes one JSON line per tool of the capture's table, for a
-// warehouse: the capture, the server and version, the tool's figures.
+// WriteStatsJSONL writes one JSON line per tool and prompt of the capture's
+// table, for a warehouse: the capture, the server and version, the kind, the
+// figures.
 func WriteStatsJSONL(w io.Writer, capture string, st *Stats) error {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	for _, sv := range st.Servers() {
-		for _, t := range sv.Tools {
-			if err := enc.Encode(statsRow{Capture: capture, Server: sv.Name, Version: sv.Version, StatsTool: t, Encoding: "o200k_base"}); err != nil {
-				return fmt.Errorf("mcpsleuth: the stats of %s: %w", capture, err)
+		for _, part := range []struct {
+			kind  string
+			tools []*StatsTool
+		}{{"tool", sv.Tools}, {"prompt", sv.Prompts}} {
+			for _, t := range part.tools {
+				if err := enc.Encode(statsRow{Capture: capture, Server: sv.Name, Version: sv.Version, Kind: part.kind, StatsTool: t, Encoding: "o200k_base"}); err != nil {
+					return fmt.Errorf("mcpsleuth: the stats of %s: %w", capture, err)
+				}
 			}
 		}
 	}

@@ -52,38 +52,22 @@ func costBlocks(st *Stats, level int, full bool) []block {
 			para(oursf("%s, %s, %s. Paid on every turn: instructions %s, tool definitions %s.",
 				quote.Count(sv.Sessions, "session"), quote.Count(sv.Frames, "frame"), scanMegabytes(sv.Bytes),
 				quote.Count(sv.InstructionsTokens, "token"), quote.Count(sv.DefinitionTokens, "token"))))
-		if len(sv.Tools) == 0 {
-			continue
+		for _, note := range serverNotes(sv) {
+			blocks = append(blocks, para(ours(strings.ToUpper(note[:1])+note[1:]+".")))
 		}
-		blocks = append(blocks, costChart{sv})
+		if len(sv.Tools) > 0 {
+			blocks = append(blocks, costChart{sv})
+		}
 		if latencyCount(sv) > 0 {
 			blocks = append(blocks, latencyChart{sv})
 		}
-		t := table{attrs: []attr{class("stats")}, columns: []column{
-			{title: "tool"}, {title: "tokens", numeric: true}, {title: "calls", numeric: true},
-			{title: "errors", numeric: true}, {title: "isError", numeric: true}, {title: "cancelled", numeric: true},
-			{title: "no reply", numeric: true}, {title: "p50", numeric: true}, {title: "p95", numeric: true}, {title: "max", numeric: true},
-		}}
-		if full {
-			t.columns = append(t.columns, column{title: "args B", numeric: true}, column{title: "results B", numeric: true}, column{title: "largest B", numeric: true})
-		}
-		for _, tl := range sv.Tools {
-			cells := []tableCell{
-				cellOf(captured(tl.Name)), cellOf(oursf("%d", tl.DefinitionTokens)), cellOf(oursf("%d", tl.Calls)),
-				cellOf(oursf("%d", tl.RPCErrors)), cellOf(oursf("%d", tl.ToolErrors)), cellOf(oursf("%d", tl.Cancelled)),
-				cellOf(oursf("%d", tl.Unanswered)), cellOf(ours(millis(tl.P50))), cellOf(ours(millis(tl.P95))), cellOf(ours(millis(tl.Max))),
-			}
-			if full {
-				cells = append(cells, cellOf(oursf("%d", tl.ArgBytes)), cellOf(oursf("%d", tl.ResultBytes)), cellOf(oursf("%d", tl.LargestResult)))
-			}
-			t.rows = append(t.rows, row{cells: cells})
-		}
-		blocks = append(blocks, t)
+		blocks = append(blocks, toolTable("tool", sv.Tools, full)...)
+		blocks = append(blocks, toolTable("prompt", sv.Prompts, full)...)
 	}
 	if len(servers) > 0 {
 		notes := "Errors: answered with a JSON-RPC error; isError: a result with isError true; no reply: never answered. "
 		if full {
-			notes += "Bytes of the calls' arguments and results. "
+			notes += "Bytes of the calls' arguments and results; base64: of the results' image and audio data and embedded blobs. "
 		}
 		notes += "Tokens: o200k_base, counted offline; a model's own tokenizer may count otherwise."
 		if !st.timed {
@@ -92,6 +76,36 @@ func costBlocks(st *Stats, level int, full bool) []block {
 		blocks = append(blocks, paragraph{aside: true, content: []inline{ours(notes)}})
 	}
 	return blocks
+}
+
+// toolTable is the table of a server's tools (or prompts), every figure in a
+// full one; none when there are none.
+func toolTable(kind string, tools []*StatsTool, full bool) []block {
+	if len(tools) == 0 {
+		return nil
+	}
+	t := table{attrs: []attr{class("stats")}, columns: []column{
+		{title: kind}, {title: "tokens", numeric: true}, {title: "calls", numeric: true},
+		{title: "errors", numeric: true}, {title: "isError", numeric: true}, {title: "cancelled", numeric: true},
+		{title: "no reply", numeric: true}, {title: "p50", numeric: true}, {title: "p95", numeric: true}, {title: "max", numeric: true},
+	}}
+	if full {
+		t.columns = append(t.columns, column{title: "args B", numeric: true}, column{title: "results B", numeric: true},
+			column{title: "largest B", numeric: true}, column{title: "base64 B", numeric: true})
+	}
+	for _, tl := range tools {
+		cells := []tableCell{
+			cellOf(captured(tl.Name)), cellOf(oursf("%d", tl.DefinitionTokens)), cellOf(oursf("%d", tl.Calls)),
+			cellOf(oursf("%d", tl.RPCErrors)), cellOf(oursf("%d", tl.ToolErrors)), cellOf(oursf("%d", tl.Cancelled)),
+			cellOf(oursf("%d", tl.Unanswered)), cellOf(ours(millis(tl.P50))), cellOf(ours(millis(tl.P95))), cellOf(ours(millis(tl.Max))),
+		}
+		if full {
+			cells = append(cells, cellOf(oursf("%d", tl.ArgBytes)), cellOf(oursf("%d", tl.ResultBytes)), cellOf(oursf("%d", tl.LargestResult)),
+				cellOf(oursf("%d", tl.Base64Bytes)))
+		}
+		t.rows = append(t.rows, row{cells: cells})
+	}
+	return []block{t}
 }
 
 // costSection is the reports' section of what the sessions cost (the
@@ -214,24 +228,31 @@ var latencyBuckets = []struct {
 // latencyCounts counts a server's latencies by bucket.
 func latencyCounts(sv *StatsServer) []int {
 	counts := make([]int, len(latencyBuckets))
-	for _, t := range sv.tools {
-		for _, d := range t.latencies {
-			for i, bk := range latencyBuckets {
-				if d < bk.below {
-					counts[i]++
-					break
-				}
+	eachLatency(sv, func(d time.Duration) {
+		for i, bk := range latencyBuckets {
+			if d < bk.below {
+				counts[i]++
+				break
+			}
+		}
+	})
+	return counts
+}
+
+// eachLatency calls fn with each latency of the server's tools and prompts.
+func eachLatency(sv *StatsServer, fn func(time.Duration)) {
+	for _, of := range []map[string]*StatsTool{sv.tools, sv.prompts} {
+		for _, t := range of {
+			for _, d := range t.latencies {
+				fn(d)
 			}
 		}
 	}
-	return counts
 }
 
 func latencyCount(sv *StatsServer) int {
 	n := 0
-	for _, t := range sv.tools {
-		n += len(t.latencies)
-	}
+	eachLatency(sv, func(time.Duration) { n++ })
 	return n
 }
 
@@ -245,7 +266,7 @@ func writeLatencyChart(b *strings.Builder, sv *StatsServer) {
 	}
 	const height, base, colWidth = 180, 150, 100
 	fmt.Fprintf(b, "<figure class=\"chart\"><svg class=\"latency\" role=\"img\" viewBox=\"0 0 %d %d\">\n", colWidth*len(counts)+20, height)
-	b.WriteString("<title>How long tool calls took to be answered, by range</title>\n")
+	b.WriteString("<title>How long tool calls and prompts took to be answered, by range</title>\n")
 	for i, c := range counts {
 		x := 10 + i*colWidth
 		h := c * (base - 20) / most
@@ -256,5 +277,5 @@ func writeLatencyChart(b *strings.Builder, sv *StatsServer) {
 		fmt.Fprintf(b, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"12\" fill=\"currentColor\">%d</text>", x+colWidth/2, base-h-4, c)
 		fmt.Fprintf(b, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" font-size=\"12\" fill=\"currentColor\">%s</text></g>\n", x+colWidth/2, base+18, htmlText(latencyBuckets[i].label))
 	}
-	fmt.Fprintf(b, "</svg><figcaption>Latency of %s, by range</figcaption></figure>\n", quote.Count(latencyCount(sv), "answered tool call"))
+	fmt.Fprintf(b, "</svg><figcaption>Latency of %s, by range</figcaption></figure>\n", quote.Count(latencyCount(sv), "answered call"))
 }

@@ -158,7 +158,7 @@ func TestStatsDocument(t *testing.T) {
 			t.Errorf("the latency chart: bucket %s should count %d", bucket, count)
 		}
 	}
-	if !strings.Contains(h, "Latency of 4 answered tool calls, by range") {
+	if !strings.Contains(h, "Latency of 4 answered calls, by range") {
 		t.Errorf("the latency chart's caption")
 	}
 }
@@ -166,4 +166,84 @@ func TestStatsDocument(t *testing.T) {
 func itoa(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
+}
+
+// A session whose prompts, base64 contents and replaced tool list are known:
+// prompts/list lists "greet", prompts/get gets it (8 ms); a tools/call of
+// "shot" answers an image of 8 base64 bytes and an embedded blob of 4; after
+// list_changed the tool list is asked again and holds "shot" and "zoom", not
+// "old".
+const statsMoreCapture = `{"ts":"2026-12-01T10:00:00.000Z","dir":"c->s","msg":{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}}
+{"ts":"2026-12-01T10:00:00.010Z","dir":"s->c","msg":{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{"listChanged":true},"prompts":{}},"serverInfo":{"name":"cam","version":"2"}}}}
+{"ts":"2026-12-01T10:00:00.020Z","dir":"c->s","msg":{"jsonrpc":"2.0","method":"notifications/initialized"}}
+{"ts":"2026-12-01T10:00:00.030Z","dir":"c->s","msg":{"jsonrpc":"2.0","id":1,"method":"tools/list"}}
+{"ts":"2026-12-01T10:00:00.040Z","dir":"s->c","msg":{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"shot","inputSchema":{"type":"object"}},{"name":"old","inputSchema":{"type":"object"}}]}}}
+{"ts":"2026-12-01T10:00:00.050Z","dir":"c->s","msg":{"jsonrpc":"2.0","id":2,"method":"prompts/list"}}
+{"ts":"2026-12-01T10:00:00.060Z","dir":"s->c","msg":{"jsonrpc":"2.0","id":2,"result":{"prompts":[{"name":"greet","description":"Say hello."}]}}}
+{"ts":"2026-12-01T10:00:01.000Z","dir":"c->s","msg":{"jsonrpc":"2.0","id":3,"method":"prompts/get","params":{"name":"greet","arguments":{"who":"ana"}}}}
+{"ts":"2026-12-01T10:00:01.008Z","dir":"s->c","msg":{"jsonrpc":"2.0","id":3,"result":{"messages":[{"role":"user","content":{"type":"text","text":"hello ana"}}]}}}
+{"ts":"2026-12-01T10:00:02.000Z","dir":"c->s","msg":{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"shot","arguments":{}}}}
+{"ts":"2026-12-01T10:00:02.100Z","dir":"s->c","msg":{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"image","data":"iVBORw0K","mimeType":"image/png"},{"type":"resource","resource":{"uri":"file:///a","blob":"AAAA"}}]}}}
+{"ts":"2026-12-01T10:00:03.000Z","dir":"s->c","msg":{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}}
+{"ts":"2026-12-01T10:00:03.010Z","dir":"c->s","msg":{"jsonrpc":"2.0","id":5,"method":"tools/list"}}
+{"ts":"2026-12-01T10:00:03.020Z","dir":"s->c","msg":{"jsonrpc":"2.0","id":5,"result":{"tools":[{"name":"shot","inputSchema":{"type":"object"}},{"name":"zoom","inputSchema":{"type":"object","properties":{"factor":{"type":"number"}}}}]}}}
+`
+
+// TestStatsPromptsBase64Lists: prompts are accounted as tools are; base64
+// bytes of results are counted; a tool list that replaces another says what
+// it changed.
+func TestStatsPromptsBase64Lists(t *testing.T) {
+	table, accounting := report.NewStats(), trace.NewAccounting()
+	if _, err := driver.Run("more.jsonl", strings.NewReader(statsMoreCapture), nil, driver.RunOptions{Analyses: []*rule.Analysis{accounting}, Discard: true,
+		OnSession: func(sr *rule.SessionResult) { table.Add(sr.ResultOf(accounting).(*trace.Account)) }}); err != nil {
+		t.Fatal(err)
+	}
+	servers := table.Servers()
+	if len(servers) != 1 {
+		t.Fatalf("%d servers", len(servers))
+	}
+	sv := servers[0]
+	count := func(s string) int {
+		n, err := tokens.Count(s, tokens.O200k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	shot, old, zoom := `{"name":"shot","inputSchema":{"type":"object"}}`, `{"name":"old","inputSchema":{"type":"object"}}`,
+		`{"name":"zoom","inputSchema":{"type":"object","properties":{"factor":{"type":"number"}}}}`
+	if sv.ListsReplaced != 1 || sv.ToolsAdded != 1 || sv.ToolsRemoved != 1 || sv.FirstDefinitionTokens != count(shot)+count(old) ||
+		sv.DefinitionTokens != count(shot)+count(zoom) || sv.LongestSessionMs != 3020 || sv.WaitingMs != 108 {
+		t.Errorf("server: %+v", sv)
+	}
+	if len(sv.Prompts) != 1 || sv.Prompts[0].Name != "greet" || sv.Prompts[0].Calls != 1 || *sv.Prompts[0].Max != 8 ||
+		sv.Prompts[0].DefinitionTokens != count(`{"name":"greet","description":"Say hello."}`) || sv.Prompts[0].ArgBytes != int64(len(`{"who":"ana"}`)) {
+		t.Errorf("prompts: %+v", sv.Prompts)
+	}
+	var shotRow *report.StatsTool
+	for _, tl := range sv.Tools {
+		if tl.Name == "shot" {
+			shotRow = tl
+		}
+	}
+	if shotRow == nil || shotRow.Base64Bytes != int64(len("iVBORw0K")+len("AAAA")) || shotRow.Calls != 1 {
+		t.Errorf("shot: %+v", shotRow)
+	}
+	var b bytes.Buffer
+	if err := report.WriteStatsText(&b, table, 80); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"the tool list was replaced 1 time (+1, -1 tools; " + itoa(count(shot)+count(old)) + " tokens before, " + itoa(count(shot)+count(zoom)) + " after)",
+		"longest session 3.02s; waiting on tools and prompts 108ms in all", "│ PROMPT │", "│ greet  │"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the text lacks %q:\n%s", want, b.String())
+		}
+	}
+	b.Reset()
+	if err := report.WriteStatsJSONL(&b, "more.jsonl", table); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `"kind":"prompt","tool":"greet","calls":1`) || !strings.Contains(b.String(), `"kind":"tool","tool":"shot"`) {
+		t.Errorf("jsonl:\n%s", b.String())
+	}
 }

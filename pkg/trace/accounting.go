@@ -79,8 +79,10 @@ const (
 type Account struct {
 	// Server is the server's name and version as its handshake gave them.
 	Server session.Implementation
-	// Tools are the tools called or listed, by name.
-	Tools map[string]*ToolAccount
+	// Tools are the tools called or listed, by name; Prompts the prompts got or
+	// listed.
+	Tools   map[string]*ToolAccount
+	Prompts map[string]*ToolAccount
 	// InstructionsTokens are the tokens of the server's instructions.
 	InstructionsTokens int
 	// Frames, Bytes and Duration are the session's size and span (Duration 0
@@ -90,11 +92,25 @@ type Account struct {
 	Duration time.Duration
 	// Timed says the capture has times: latencies could be measured.
 	Timed bool
+	// ListsReplaced counts the tools/list results that replaced the list
+	// (after list_changed, or asked again): ToolsAdded and ToolsRemoved are the
+	// names the replacements brought and took away, FirstDefinitionTokens what
+	// the first list's definitions took (DefinitionTokens of the tools is the
+	// latest list's).
+	ListsReplaced, ToolsAdded, ToolsRemoved int
+	FirstDefinitionTokens                   int
 
-	calls       map[*session.Request]string
+	calls       map[*session.Request]call
 	session     *session.Session
 	memo        *tokens.Memo
 	first, last time.Time
+	lists       int // tools/list results without a cursor
+}
+
+// call is a tools/call or prompts/get followed until its answer.
+type call struct {
+	name   string
+	prompt bool
 }
 
 // ToolAccount is one tool's share of a session.
@@ -108,6 +124,9 @@ type ToolAccount struct {
 	// ArgBytes and ResultBytes are the bytes of the calls' arguments and results,
 	// LargestResult the largest result.
 	ArgBytes, ResultBytes, LargestResult int64
+	// Base64Bytes are the bytes of the base64 content of the results (image
+	// and audio data, embedded resources' blobs), within ResultBytes.
+	Base64Bytes int64
 	// DefinitionTokens are the tokens of the tool's definition in the latest
 	// tools/list (0: not listed), as the model receives it (compact JSON).
 	DefinitionTokens int
@@ -117,15 +136,19 @@ type ToolAccount struct {
 // Result implements rule.Computation.
 func (a *Account) Result() any { return a }
 
-// tool is the account of the tool named name (nil past the bound).
-func (a *Account) tool(name string) *ToolAccount {
-	t := a.Tools[name]
-	if t == nil && len(a.Tools) < maxAccountedTools {
-		if a.Tools == nil {
-			a.Tools = map[string]*ToolAccount{} // most sessions of an archive call no tool: no map
+// tool is the account of the tool (or prompt) named name (nil past the bound).
+func (a *Account) tool(name string, prompt bool) *ToolAccount {
+	of := &a.Tools
+	if prompt {
+		of = &a.Prompts
+	}
+	t := (*of)[name]
+	if t == nil && len(*of) < maxAccountedTools {
+		if *of == nil {
+			*of = map[string]*ToolAccount{} // most sessions of an archive call nothing: no map
 		}
 		t = &ToolAccount{}
-		a.Tools[strings.Clone(name)] = t
+		(*of)[strings.Clone(name)] = t
 	}
 	return t
 }
@@ -143,14 +166,15 @@ func (a *Account) Message(m *session.Message) {
 		a.last, a.Timed = m.Time, true
 	}
 	switch {
-	case m.Kind == frame.KindRequest && m.Method == "tools/call" && m.Dir != spec.S2C && m.Request != nil:
+	case m.Kind == frame.KindRequest && (m.Method == "tools/call" || m.Method == "prompts/get") && m.Dir != spec.S2C && m.Request != nil:
+		prompt := m.Method == "prompts/get"
 		params := m.ParamsNode()
 		name, ok := params.Get("name")
 		if !ok {
 			return
 		}
 		text, _ := name.Str()
-		t := a.tool(text)
+		t := a.tool(text, prompt)
 		if t == nil {
 			return
 		}
@@ -160,17 +184,21 @@ func (a *Account) Message(m *session.Message) {
 		}
 		if len(a.calls) < maxCallsFollowed {
 			if a.calls == nil {
-				a.calls = map[*session.Request]string{}
+				a.calls = map[*session.Request]call{}
 			}
-			a.calls[m.Request] = strings.Clone(text)
+			a.calls[m.Request] = call{strings.Clone(text), prompt}
 		}
 	case m.Kind.IsResponse() && m.Request != nil:
 		switch m.Request.Method {
-		case "tools/call":
+		case "tools/call", "prompts/get":
 			a.answered(m)
 		case "tools/list":
 			if m.Kind == frame.KindResult {
-				a.listed(m)
+				a.listed(m, false)
+			}
+		case "prompts/list":
+			if m.Kind == frame.KindResult {
+				a.listed(m, true)
 			}
 		case "initialize", "server/discover":
 			if c := m.Session.Contract(); c != nil && c.Instructions != "" && a.InstructionsTokens == 0 {
@@ -180,14 +208,14 @@ func (a *Account) Message(m *session.Message) {
 	}
 }
 
-// answered accounts for the answer to a tools/call.
+// answered accounts for the answer to a tools/call or prompts/get.
 func (a *Account) answered(m *session.Message) {
-	name, ok := a.calls[m.Request]
+	c, ok := a.calls[m.Request]
 	if !ok {
 		return
 	}
 	delete(a.calls, m.Request)
-	t := a.Tools[name]
+	t := a.tool(c.name, c.prompt)
 	switch {
 	case m.Request.Cancelled:
 		t.Cancelled++
@@ -201,19 +229,79 @@ func (a *Account) answered(m *session.Message) {
 		n := int64(len(res.Raw()))
 		t.ResultBytes += n
 		t.LargestResult = max(t.LargestResult, n)
+		t.Base64Bytes += base64Bytes(res, c.prompt)
 	}
 	if !m.Time.IsZero() && !m.Request.Time.IsZero() && len(t.Latencies) < maxLatencies {
 		t.Latencies = append(t.Latencies, m.Time.Sub(m.Request.Time))
 	}
 }
 
-// listed accounts for the definitions of a tools/list result: the tokens of each
-// as the model receives it. A page after the first (the request carried a
-// cursor) adds to the list; a new list replaces the tokens of the tools it lists.
-func (a *Account) listed(m *session.Message) {
-	list, ok := m.ResultNode().Get("tools")
+// base64Bytes are the bytes of the base64 content of a tools/call result
+// (content[]) or prompts/get result (messages[].content): image and audio
+// data, an embedded resource's blob.
+func base64Bytes(res frame.Node, prompt bool) int64 {
+	var n int64
+	item := func(c frame.Node) {
+		if d, ok := c.Get("data"); ok {
+			n += int64(len(d.Bytes()))
+		}
+		if r, ok := c.Get("resource"); ok {
+			if b, ok := r.Get("blob"); ok {
+				n += int64(len(b.Bytes()))
+			}
+		}
+	}
+	if prompt {
+		if msgs, ok := res.Get("messages"); ok {
+			msgs.Elements(func(_ int, msg frame.Node) bool {
+				if c, ok := msg.Get("content"); ok {
+					item(c)
+				}
+				return true
+			})
+		}
+		return n
+	}
+	if content, ok := res.Get("content"); ok {
+		content.Elements(func(_ int, c frame.Node) bool {
+			item(c)
+			return true
+		})
+	}
+	return n
+}
+
+// listed accounts for the definitions of a tools/list (or prompts/list)
+// result: the tokens of each as the model receives it. A page after the first
+// (the request carried a cursor) adds to the list; a new list replaces it:
+// the names it no longer has are no longer listed, and the replacement is
+// counted (tools).
+func (a *Account) listed(m *session.Message, prompt bool) {
+	member := "tools"
+	if prompt {
+		member = "prompts"
+	}
+	list, ok := m.ResultNode().Get(member)
 	if !ok || !list.IsArray() {
 		return
+	}
+	of := a.Tools
+	if prompt {
+		of = a.Prompts
+	}
+	paged := m.Request.Paginated
+	replacing := !paged && !prompt && a.lists > 0
+	if !paged && !prompt {
+		a.lists++
+	}
+	before := map[string]bool{}
+	if !paged {
+		for name, t := range of {
+			if t.Listed {
+				before[name] = true
+				t.Listed = false
+			}
+		}
 	}
 	list.Elements(func(_ int, def frame.Node) bool {
 		name, ok := def.Get("name")
@@ -221,17 +309,39 @@ func (a *Account) listed(m *session.Message) {
 			return true
 		}
 		text, _ := name.Str()
-		if t := a.tool(text); t != nil {
+		if t := a.tool(text, prompt); t != nil {
 			t.DefinitionTokens, t.Listed = a.memo.OfJSON(def.Raw()), true
+			if replacing && !before[text] {
+				a.ToolsAdded++
+			}
 		}
 		return true
 	})
+	if prompt {
+		return
+	}
+	if replacing {
+		a.ListsReplaced++
+		for name := range before {
+			if t := a.Tools[name]; t != nil && !t.Listed {
+				a.ToolsRemoved++
+			}
+		}
+	}
+	if a.lists == 1 {
+		a.FirstDefinitionTokens = 0
+		for _, t := range a.Tools {
+			if t.Listed {
+				a.FirstDefinitionTokens += t.DefinitionTokens
+			}
+		}
+	}
 }
 
 // End implements rule.EndComputation: the calls never answered, the server, the span.
 func (a *Account) End(*rule.SessionResult) {
-	for r, name := range a.calls {
-		if t := a.Tools[name]; t != nil {
+	for r, c := range a.calls {
+		if t := a.tool(c.name, c.prompt); t != nil {
 			if r.Cancelled {
 				t.Cancelled++
 			} else {
