@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/urfave/cli/v3"
 
@@ -28,6 +29,7 @@ func redactCommand(env Env) *cli.Command {
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the copy to `FILE` instead of stdout"},
 			&cli.BoolFlag{Name: "values", Usage: "replace every string value the session carries too, not only secrets"},
 			&cli.StringFlag{Name: "key", Usage: "make the pseudonyms from `KEY` (the same key gives the same pseudonyms in every capture; default: a random key)"},
+			&cli.StringFlag{Name: "format", Value: "same", Usage: "same (the capture's own format, byte for byte but the values) or envelope (envelope JSONL, one record a line, from any stdio capture)"},
 		}, readFlags()...),
 		Action: func(_ context.Context, c *cli.Command) error { return runRedact(env, c) },
 	}
@@ -58,6 +60,13 @@ func runRedact(env Env, c *cli.Command) error {
 	}
 	defer in.Close()
 	opt := scrub.Options{Values: c.Bool("values"), Reader: fopt}
+	switch strings.ToLower(c.String("format")) {
+	case "same":
+	case "envelope":
+		opt.Envelope = true
+	default:
+		return usageErr("mcpsleuth: --format must be same or envelope, not %q", c.String("format"))
+	}
 	if k := c.String("key"); k != "" {
 		opt.Key = []byte(k)
 	}

@@ -5,6 +5,7 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/cli"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -119,6 +120,63 @@ func TestRedactKeepsFindings(t *testing.T) {
 	if identical < 100 || compared < 500 {
 		t.Errorf("only %d copies compared, %d byte for byte: the test proves little", compared, identical)
 	}
+}
+
+// TestRedactEnvelopeKeepsFindings: --format envelope writes any capture of a
+// stdio session as envelope JSONL in which check finds the rules it finds in
+// the capture (as many times each; the lines are the envelope's own), and
+// refuses an HTTP capture, saying so. Source files among the fixtures (audit's
+// projects, the breadth drivers) are no captures and are left out.
+func TestRedactEnvelopeKeepsFindings(t *testing.T) {
+	dir := t.TempDir()
+	converted, refused := 0, 0
+	err := filepath.WalkDir(filepath.Join("..", "..", "fixtures"), func(in string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		switch filepath.Ext(in) {
+		case ".want", ".md", ".txtar", ".go", ".cs", ".mjs", ".js", ".py", ".ts":
+			return nil
+		}
+		if strings.Contains(filepath.ToSlash(in), "/audit/") {
+			return nil
+		}
+		want, ok := findingKeys(t, in)
+		if !ok {
+			return nil
+		}
+		out := filepath.Join(dir, "copy.jsonl")
+		code, _, stderr := run(t, "redact", "--key", "test", "--format", "envelope", "-o", out, in)
+		if code != 0 {
+			if !strings.Contains(stderr, "--format envelope does not convert HTTP captures") {
+				t.Errorf("redact --format envelope %s: exit %d: %s", in, code, stderr)
+			}
+			refused++
+			return nil
+		}
+		converted++
+		got, ok := findingKeys(t, out)
+		if !ok || strings.Join(rulesOf(got), " ") != strings.Join(rulesOf(want), " ") {
+			t.Errorf("redact --format envelope %s: the copy's rules differ:\n got  %v\n want %v", in, rulesOf(got), rulesOf(want))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if converted < 200 || refused < 30 {
+		t.Errorf("%d converted, %d refused: the test proves little", converted, refused)
+	}
+}
+
+// rulesOf is the rules of finding keys ("rule line fingerprint"), sorted.
+func rulesOf(keys []string) []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i], _, _ = strings.Cut(k, " ")
+	}
+	slices.Sort(out)
+	return out
 }
 
 // TestRedactLeavesNoSecret: no secret of the seeded capture is in its copy, and

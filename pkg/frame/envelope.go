@@ -188,7 +188,9 @@ const entryFields = int(fieldHTTP) + 1
 //     "json"; the stream as "session_id", "session", "server_label", "server_name",
 //     "serverName" or "conn_id";
 //   - mcpsnoop: "session_id", "server_label" and "conn_id" (stream), "seq", "ts",
-//     "direction", "raw" (message), "text", "batch" and "truncated";
+//     "direction", "raw" (message), "text", "batch" and "truncated" (a "text" with
+//     a "seq" and no direction is a line that is not JSON, as redact --format
+//     envelope writes one whose direction the capture did not tell);
 //   - mcp-trace-validator: "seq", "direction", "ts" and "payload" (message); its
 //     "kind" is not read, as a record without a message is context;
 //   - mcp-cassette: "type", "startedAt" (header), "t", "dir", "frame" (message),
@@ -468,7 +470,10 @@ func (d *envelopeDecoder) lifecycle(r *envelopeRecord) *Lifecycle {
 // summary, lifecycle or stderr record) is context.
 func (d *envelopeDecoder) withoutMessage(f *Frame, r *envelopeRecord) RecordKind {
 	text := r.value(fieldText)
-	if text.Type != gjson.String || !r.has(fieldSeq) || r.truncated || (r.dir != "c2s" && r.dir != "s2c") {
+	// A direction the record has not (mcpsleuth redact --format envelope of a
+	// line whose capture did not tell it) leaves the line a frame all the same;
+	// any other than c2s and s2c (stderr, meta) makes it context.
+	if text.Type != gjson.String || !r.has(fieldSeq) || r.truncated || (r.has(fieldDir) && r.dir != "c2s" && r.dir != "s2c") {
 		return RecordContext
 	}
 	f.Time = parseTime(r.value(fieldTime), d.start)

@@ -25,6 +25,11 @@ type Options struct {
 	// Reader configures the reading of the capture (its format, its limits).
 	// Its Tee is Copy's own.
 	Reader frame.Options
+	// Envelope writes envelope JSONL ({"ts","dir","msg"}, one record a line)
+	// whatever the input's format, instead of the input's own bytes: the
+	// frames' messages scrubbed, context lines as {"dir":"stderr","text"}.
+	// HTTP captures are refused (ErrHTTPEnvelope).
+	Envelope bool
 }
 
 // Kind is a kind of value Copy replaces, as the summary counts them.
@@ -89,6 +94,9 @@ func Copy(name string, in io.Reader, out io.Writer, opt Options) (Summary, error
 	}
 	ropt := opt.Reader
 	ropt.Tee = c.win
+	if opt.Envelope {
+		ropt.Tee = nil // the input's bytes are not written
+	}
 	ropt.ScanAhead = 0
 	r, err := frame.NewReader(name, in, ropt)
 	if err != nil {
@@ -102,6 +110,18 @@ func Copy(name string, in io.Reader, out io.Writer, opt Options) (Summary, error
 		}
 		if err != nil {
 			return c.sum, err
+		}
+		if opt.Envelope {
+			if err := c.envelope(rec); err != nil {
+				if errors.Is(err, ErrHTTPEnvelope) {
+					return c.sum, fmt.Errorf("mcpsleuth: %s: %w", name, err)
+				}
+				c.werr = err
+			}
+			if c.werr != nil {
+				return c.sum, fmt.Errorf("mcpsleuth: %s: writing the copy: %w", name, c.werr)
+			}
+			continue
 		}
 		c.record(rec)
 		if c.werr != nil {
@@ -170,13 +190,39 @@ func (c *copier) record(rec *frame.Record) {
 
 // frame replaces the values of a frame where its bytes lie in the window.
 func (c *copier) frame(f *frame.Frame, line int) {
+	edits, kinds := c.edits(f, line)
+	if len(edits) == 0 {
+		return
+	}
+	if c.place(f.Raw, line, edits) {
+		c.countKinds(kinds)
+		return
+	}
+	// Not found where the Reader read it: replace the values as text in the
+	// lines still held (each where it stands alone).
+	c.sum.Unplaced = append(c.sum.Unplaced, line)
+	for _, e := range edits {
+		c.global.addAny(unescapedBody(f.Raw[e.start:e.end]), e.with)
+	}
+}
+
+// countKinds counts the values of placed edits by kind.
+func (c *copier) countKinds(kinds []Kind) {
+	for _, k := range kinds {
+		c.sum.Replaced[k]++
+	}
+}
+
+// edits are the replacements of a frame's values, in the frame's bytes, and
+// the kind of each.
+func (c *copier) edits(f *frame.Frame, line int) ([]edit, []Kind) {
 	raw := f.Raw
 	if len(raw) == 0 {
-		return
+		return nil, nil
 	}
 	n, err := frame.Parse(raw)
 	if err != nil {
-		return // not JSON: its line is scrubbed as text
+		return nil, nil // not JSON: its line is scrubbed as text
 	}
 	var edits []edit
 	var kinds []Kind
@@ -199,31 +245,18 @@ func (c *copier) frame(f *frame.Frame, line int) {
 			kind = KindValue
 		}
 		start, end := s.Span()
-		edits = append(edits, edit{start + 1, end - 1, c.names.of(v)})
+		with := c.names.of(v)
+		edits = append(edits, edit{start + 1, end - 1, with})
 		kinds = append(kinds, kind)
-		c.seen[c.names.of(v)] = true
+		c.seen[with] = true
 		if kind == KindCredential {
-			c.global.add(v, c.names.of(v))
+			c.global.add(v, with)
 		}
 	})
 	if !complete {
 		c.sum.Deep = append(c.sum.Deep, line)
 	}
-	if len(edits) == 0 {
-		return
-	}
-	if c.place(raw, line, edits) {
-		for _, k := range kinds {
-			c.sum.Replaced[k]++
-		}
-		return
-	}
-	// Not found where the Reader read it: replace the values as text in the
-	// lines still held (each where it stands alone).
-	c.sum.Unplaced = append(c.sum.Unplaced, line)
-	for _, e := range edits {
-		c.global.addAny(unescapedBody(raw[e.start:e.end]), e.with)
-	}
+	return edits, kinds
 }
 
 // protocolValue reports whether a string the session carries is a protocol
