@@ -215,7 +215,7 @@ func (c *copier) countKinds(kinds []Kind) {
 
 // edits are the replacements of a frame's values, in the frame's bytes, and
 // the kind of each.
-func (c *copier) edits(f *frame.Frame, line int) ([]edit, []Kind) {
+func (c *copier) edits(f *frame.Frame, line int) ([]span, []Kind) {
 	raw := f.Raw
 	if len(raw) == 0 {
 		return nil, nil
@@ -224,7 +224,7 @@ func (c *copier) edits(f *frame.Frame, line int) ([]edit, []Kind) {
 	if err != nil {
 		return nil, nil // not JSON: its line is scrubbed as text
 	}
-	var edits []edit
+	var edits []span
 	var kinds []Kind
 	complete := redact.Visit(n, func(s frame.Node, class redact.StringClass) {
 		v, _ := s.Str()
@@ -246,7 +246,7 @@ func (c *copier) edits(f *frame.Frame, line int) ([]edit, []Kind) {
 		}
 		start, end := s.Span()
 		with := c.names.of(v)
-		edits = append(edits, edit{start + 1, end - 1, with})
+		edits = append(edits, span{start + 1, end - 1, with})
 		kinds = append(kinds, kind)
 		c.seen[with] = true
 		if kind == KindCredential {
@@ -283,7 +283,7 @@ func looksLikeRevision(v string) bool {
 // place finds a frame's bytes from line on and applies the edits there: in
 // the line itself (as they are, or inside one of its JSON strings), else in
 // the lines from it on joined (a message that spans lines).
-func (c *copier) place(raw []byte, line int, edits []edit) bool {
+func (c *copier) place(raw []byte, line int, edits []span) bool {
 	if !c.win.has(line) {
 		return false
 	}

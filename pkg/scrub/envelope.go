@@ -52,7 +52,7 @@ func (c *copier) envelope(rec *frame.Record) error {
 			break
 		}
 		edits, kinds := c.edits(f, rec.Line)
-		out, _ := replaceSpans(append([]byte(nil), f.Raw...), spansOf(edits))
+		out, _ := replaceSpans(append([]byte(nil), f.Raw...), edits)
 		c.countKinds(kinds)
 		msg = c.scrubText(out)
 	case frame.RecordContext:
@@ -91,14 +91,6 @@ func (c *copier) envelope(rec *frame.Record) error {
 func (c *copier) scrubText(text []byte) []byte {
 	text = c.textScan(text)
 	return c.global.replace(text, func() { c.sum.Replaced[KindText]++ })
-}
-
-func spansOf(edits []edit) []span {
-	spans := make([]span, len(edits))
-	for i, e := range edits {
-		spans[i] = span{e.start, e.end, e.with}
-	}
-	return spans
 }
 
 func timeOf(t time.Time) string {

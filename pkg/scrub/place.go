@@ -7,18 +7,11 @@ import (
 	"unicode/utf8"
 )
 
-// An edit replaces the content of a string of a frame's text (between its
-// quotes, [start, end) in the frame's bytes) with a pseudonym.
-type edit struct {
-	start, end int
-	with       string
-}
-
 // placeIn finds a frame's bytes in text from byte from, as they are or inside a
 // JSON string (escaped once: a HAR's body, a logger's message field), applies
 // the edits there and returns the new text and where the frame's bytes end in
 // it. ok is false when the bytes are not there.
-func placeIn(text []byte, from int, raw []byte, edits []edit) (out []byte, end int, ok bool) {
+func placeIn(text []byte, from int, raw []byte, edits []span) (out []byte, end int, ok bool) {
 	if i := bytes.Index(text[from:], raw); i >= 0 {
 		at := from + i
 		spans := make([]span, len(edits))
@@ -60,7 +53,8 @@ func placeIn(text []byte, from int, raw []byte, edits []edit) (out []byte, end i
 	return text, 0, false
 }
 
-// A span of a text to replace.
+// A span of a text to replace with a pseudonym: for a frame's values, the
+// content of a string (between its quotes) in the frame's bytes.
 type span struct {
 	start, end int
 	with       string

@@ -21,7 +21,7 @@ func TestPlaceInsideJSONString(t *testing.T) {
 	if string(decoded) != string(raw) {
 		t.Fatalf("decoded %s, want %s", decoded, raw)
 	}
-	out, end, ok := placeIn(text, 0, raw, []edit{{qStart, qEnd, "P1"}, {kStart, kEnd, "P2"}})
+	out, end, ok := placeIn(text, 0, raw, []span{{qStart, qEnd, "P1"}, {kStart, kEnd, "P2"}})
 	if !ok {
 		t.Fatal("not found inside the string")
 	}
@@ -39,12 +39,12 @@ func TestPlaceInsideJSONString(t *testing.T) {
 func TestPlaceAsIs(t *testing.T) {
 	text := []byte(`{"a":{"v":"same"},"b":{"v":"same"}}` + "\n")
 	raw := []byte(`{"v":"same"}`)
-	e := []edit{{6, 10, "X"}}
+	e := []span{{6, 10, "X"}}
 	out, end, ok := placeIn(text, 0, raw, e)
 	if !ok || string(out) != `{"a":{"v":"X"},"b":{"v":"same"}}`+"\n" {
 		t.Fatalf("first: %s", out)
 	}
-	out, _, ok = placeIn(out, end, raw, []edit{{6, 10, "Y"}})
+	out, _, ok = placeIn(out, end, raw, []span{{6, 10, "Y"}})
 	if !ok || string(out) != `{"a":{"v":"X"},"b":{"v":"Y"}}`+"\n" {
 		t.Fatalf("second: %s", out)
 	}
