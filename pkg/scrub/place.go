@@ -111,25 +111,12 @@ func decodeWithOrigins(body []byte) (decoded []byte, from []int) {
 			i++
 			continue
 		}
-		switch e := body[i+1]; e {
-		case '"', '\\', '/':
-			put(i, e)
+		if d := shortEscapes[body[i+1]]; d != 0 {
+			put(i, d)
 			i += 2
-		case 'b':
-			put(i, '\b')
-			i += 2
-		case 'f':
-			put(i, '\f')
-			i += 2
-		case 'n':
-			put(i, '\n')
-			i += 2
-		case 'r':
-			put(i, '\r')
-			i += 2
-		case 't':
-			put(i, '\t')
-			i += 2
+			continue
+		}
+		switch body[i+1] {
 		case 'u':
 			r, n := escapedRune(body[i:])
 			if n == 0 {
@@ -148,6 +135,9 @@ func decodeWithOrigins(body []byte) (decoded []byte, from []int) {
 	from = append(from, len(body))
 	return decoded, from
 }
+
+// shortEscapes are the two-byte escapes of JSON strings, by their second byte.
+var shortEscapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 // escapedRune reads a \uXXXX escape (and the low half of a surrogate pair after
 // it) at the start of b: the rune and the bytes it took, 0 when b does not
