@@ -87,6 +87,9 @@ func runRedact(env Env, c *cli.Command) error {
 		fmt.Fprintf(env.Stderr, "mcpsleuth: redact: %s: %d frames (first at line %d) were not found as they were read: their values were replaced as text, wherever they stand alone\n",
 			report.Safe(name), len(sum.Unplaced), sum.Unplaced[0])
 	}
+	if sum.EchoesCapped {
+		fmt.Fprintf(env.Stderr, "mcpsleuth: redact: %s: more values than are looked for as echoes: the later ones were replaced where they lie, not where a message quotes them again\n", report.Safe(name))
+	}
 	if len(sum.Deep) > 0 {
 		fmt.Fprintf(env.Stderr, "mcpsleuth: redact: %s: %d frames (first at line %d) nest deeper than redaction reads: what lies past that depth was scrubbed by its shape only\n",
 			report.Safe(name), len(sum.Deep), sum.Deep[0])

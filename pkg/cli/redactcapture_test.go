@@ -276,3 +276,37 @@ func FuzzRedactKeepsFindings(f *testing.F) {
 		}
 	})
 }
+
+// TestRedactHostileFixtures: the hostile redaction fixtures leave no secret in
+// their copy: a password echoed by the server's error and a stderr line, a
+// token in a URL path, a session id (and, with --values, the query the server
+// quotes back).
+func TestRedactHostileFixtures(t *testing.T) {
+	for _, c := range []struct {
+		capture string
+		values  bool
+		gone    []string
+	}{
+		{"../../fixtures/hostile/redact-echoed-secret.jsonl", false, []string{"Tr0ub4dor&3-horse"}},
+		{"../../fixtures/hostile/redact-echoed-secret.jsonl", true, []string{"Tr0ub4dor&3-horse", "078-05-1120"}},
+		{"../../fixtures/hostile/redact-url-path-token.har", false, []string{"9f86d081884c7d659a2feaa0c55ad015", "c0ffee00-1111-4222-8333-444455556666"}},
+	} {
+		args := []string{"redact", "--key", "test", c.capture}
+		if c.values {
+			args = append(args, "--values")
+		}
+		code, out, stderr := run(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		orig, _ := os.ReadFile(c.capture)
+		for _, s := range c.gone {
+			if !strings.Contains(string(orig), s) {
+				t.Fatalf("%s does not hold %q: the test proves nothing", c.capture, s)
+			}
+			if i := strings.Index(out, s); i >= 0 {
+				t.Errorf("%v: %q left: %q", args, s, out[max(0, i-60):min(len(out), i+40)])
+			}
+		}
+	}
+}

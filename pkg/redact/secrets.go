@@ -290,7 +290,10 @@ func pathToken(seg string) bool {
 // no regular expression).
 func isSecretName(name string) bool {
 	if len(name) < 4 {
-		return false
+		return equalFoldASCII(name, "pwd")
+	}
+	if len(name) == 4 && equalFoldASCII(name, "pass") {
+		return true // a password's short name; as an ending it would take "bypass", "compass"
 	}
 	ends := secretEndsByLast[name[len(name)-1]]
 	if len(ends) == 0 {

@@ -116,10 +116,10 @@ func TestStreamKey(t *testing.T) {
 // TestSecretNames: isSecretName says what the regular expression it replaced
 // said, for the names of every fixture's frames and names made to be close calls.
 func TestSecretNames(t *testing.T) {
-	oracle := regexp.MustCompile(`(?i)^[a-z0-9_.-]*(api[_-]?key|apikey|access[_-]?key|secret|password|passwd|passphrase|credentials?|private[_-]?key|token|session[_-]?id|sessionid|auth|authorization|cookie|signature|x-api-key)$`)
+	oracle := regexp.MustCompile(`(?i)^(?:[a-z0-9_.-]*(api[_-]?key|apikey|access[_-]?key|secret|password|passwd|passphrase|credentials?|private[_-]?key|token|session[_-]?id|sessionid|auth|authorization|cookie|signature|x-api-key)|pass|pwd)$`)
 	names := []string{"apiKey", "API_KEY", "x-api-key", "GITHUB_TOKEN", "session_id", "Mcp-Session-Id", "sessionId", "password", "Authorization",
 		"set-cookie", "progressToken", "maxTokens", "tokens", "authorize", "author", "oauth", "credentials", "private-key", "my.secret", "secrets",
-		"name", "tool", "tok", "auth", "AUTH", "pass word", "key", "monkey", "ssh_passphrase", "x_signature", "cookies", "é_token", "", strings.Repeat("a", 70) + "_token", strings.Repeat("b", 70)}
+		"name", "tool", "tok", "auth", "AUTH", "pass word", "pass", "PWD", "bypass", "compass", "pwds", "key", "monkey", "ssh_passphrase", "x_signature", "cookies", "é_token", "", strings.Repeat("a", 70) + "_token", strings.Repeat("b", 70)}
 	err := filepath.WalkDir("../../fixtures", func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err

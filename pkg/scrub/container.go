@@ -107,7 +107,7 @@ func (c *copier) containerScan(line []byte) []byte {
 // counted counts a replaced value and looks for it in the lines after.
 func (c *copier) counted(kind Kind, v, with string) {
 	c.sum.Replaced[kind]++
-	c.seen[with] = true
+	c.see(with)
 	c.global.add(v, with)
 }
 

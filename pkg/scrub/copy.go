@@ -57,6 +57,10 @@ type Summary struct {
 	// Deep are the lines of frames nested deeper than redaction reads: the
 	// strings after the first value too deep were scrubbed by their shape only.
 	Deep []int
+	// EchoesCapped is set when the capture carried more values than are looked
+	// for as echoes elsewhere (textSet's bounds): the later ones were replaced
+	// where they lie, not where a message quotes them again.
+	EchoesCapped bool
 }
 
 // String says what was replaced, in one line.
@@ -139,6 +143,7 @@ func Copy(name string, in io.Reader, out io.Writer, opt Options) (Summary, error
 		return c.sum, fmt.Errorf("mcpsleuth: %s: writing the copy: %w", name, c.werr)
 	}
 	c.sum.Distinct = len(c.seen)
+	c.sum.EchoesCapped = c.global.Full
 	return c.sum, nil
 }
 
@@ -165,6 +170,17 @@ type copier struct {
 	// header is the container's state across lines (containerScan).
 	header containerState
 }
+
+// see notes a pseudonym given out, for Summary.Distinct (bounded: an
+// archive's values under --values would be millions).
+func (c *copier) see(with string) {
+	if len(c.seen) < maxSeen {
+		c.seen[with] = true
+	}
+}
+
+// maxSeen bounds the pseudonyms Summary.Distinct counts.
+const maxSeen = 1_000_000
 
 // maxProtected bounds the protected strings: names and literals, not text.
 const (
@@ -248,10 +264,10 @@ func (c *copier) edits(f *frame.Frame, line int) ([]span, []Kind) {
 		with := c.names.of(v)
 		edits = append(edits, span{start + 1, end - 1, with})
 		kinds = append(kinds, kind)
-		c.seen[with] = true
-		if kind == KindCredential {
-			c.global.add(v, with)
-		}
+		c.see(with)
+		// An echo of the value elsewhere (an error message, a stderr line)
+		// goes too: a credential always, a value under Values.
+		c.global.add(v, with)
 	})
 	if !complete {
 		c.sum.Deep = append(c.sum.Deep, line)
@@ -361,7 +377,7 @@ func (c *copier) textScan(line []byte) []byte {
 			here = newTextSet()
 		}
 		here.addAny(secret, with)
-		c.seen[with] = true
+		c.see(with)
 		c.global.add(secret, with)
 	})
 	if here == nil {

@@ -12,6 +12,11 @@ const (
 	minGlobal = 8
 	// minAny is the shortest value looked for at all.
 	minAny = 4
+	// maxValues and maxBytes bound what a textSet looks for: a capture that
+	// carries more (every value of an archive under --values) has its first
+	// ones looked for, and the set says it is full.
+	maxValues = 200_000
+	maxBytes  = 64 << 20
 )
 
 // textSet replaces values in text, wherever one stands alone (not inside a
@@ -21,6 +26,9 @@ type textSet struct {
 	byPrefix map[string][]string
 	with     map[string]string
 	unsorted bool
+	bytes    int
+	// Full is set once a value was left out for the bounds.
+	Full bool
 }
 
 func newTextSet() *textSet {
@@ -40,6 +48,11 @@ func (t *textSet) addAny(value, with string) {
 	if len(value) < minAny || t.with[value] != "" {
 		return
 	}
+	if len(t.with) >= maxValues || t.bytes+len(value) > maxBytes {
+		t.Full = true
+		return
+	}
+	t.bytes += len(value)
 	value = strings.Clone(value)
 	t.with[value] = with
 	p := value[:minAny]
