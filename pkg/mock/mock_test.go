@@ -366,3 +366,66 @@ func TestTurns(t *testing.T) {
 		t.Errorf("the call the captured server never answered got %s", texts(got))
 	}
 }
+
+// TestRealCapture: a capture recorded between the TypeScript SDK client and
+// the everything server (fixtures/real), served to the official Go SDK client
+// over stdio and the mcp-go client over Streamable HTTP: each sees the
+// everything server's tools and the captured answers to the captured calls.
+func TestRealCapture(t *testing.T) {
+	const capture = "../../fixtures/real/ts-everything-healthy.jsonl"
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+
+	clientIn, mockOut := io.Pipe()
+	mockIn, clientOut := io.Pipe()
+	go func() {
+		mock.New(load(t, capture), mock.Options{}).ServeStdio(mockIn, mockOut)
+		mockOut.Close()
+	}()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "mocktest", Version: "0.1.0"}, nil).Connect(ctx, &mcp.IOTransport{Reader: clientIn, Writer: clientOut}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cs.InitializeResult(); got.ServerInfo.Name != "mcp-servers/everything" || got.ProtocolVersion != "2025-11-25" {
+		t.Fatalf("initialize result: %+v", got)
+	}
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil || len(tools.Tools) != 13 {
+		t.Fatalf("tools/list: %v, %d tools", err, len(tools.Tools))
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "get-sum", Arguments: map[string]any{"a": 2, "b": 3}})
+	if err != nil || len(res.Content) == 0 || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "5") {
+		t.Fatalf("get-sum: %v %+v", err, res)
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "hello"}})
+	if err != nil || len(res.Content) == 0 || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "hello") {
+		t.Fatalf("echo: %v %+v", err, res)
+	}
+	cs.Close()
+
+	srv := httptest.NewServer(mock.New(load(t, capture), mock.Options{}).Handler())
+	defer srv.Close()
+	c, err := mgclient.NewStreamableHttpClient(srv.URL + "/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Initialize(ctx, mgmcp.InitializeRequest{Params: mgmcp.InitializeParams{ProtocolVersion: "2025-11-25",
+		ClientInfo: mgmcp.Implementation{Name: "mocktest-mcpgo", Version: "0.1.0"}}}); err != nil {
+		t.Fatal(err)
+	}
+	list, err := c.ListTools(ctx, mgmcp.ListToolsRequest{})
+	if err != nil || len(list.Tools) != 13 {
+		t.Fatalf("mcp-go tools/list: %v, %+v", err, list)
+	}
+	call := mgmcp.CallToolRequest{}
+	call.Params.Name = "echo"
+	call.Params.Arguments = map[string]any{"message": "hello"}
+	got, err := c.CallTool(ctx, call)
+	if err != nil || len(got.Content) == 0 || !strings.Contains(got.Content[0].(mgmcp.TextContent).Text, "hello") {
+		t.Fatalf("mcp-go echo: %v %+v", err, got)
+	}
+}
