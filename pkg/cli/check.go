@@ -175,6 +175,16 @@ type output struct {
 	colour bool
 	// width is the width text output fits (terminalWidth, or COLUMNS or 100 for a file).
 	width int
+	// writes names what is written, for errors ("" is "the report").
+	writes string
+}
+
+// what names what the output writes.
+func (o output) what() string {
+	if o.writes == "" {
+		return "the report"
+	}
+	return o.writes
 }
 
 // parseOutput reads the output flags; formats lists the --format values the command takes.
@@ -226,7 +236,7 @@ func (o output) notAnInput(names []string) error {
 			continue
 		}
 		if in, err := os.Stat(name); err == nil && os.SameFile(in, out) {
-			return usageErr("mcpsleuth: --output %s is one of the inputs: the report would replace the capture", report.Safe(o.path))
+			return usageErr("mcpsleuth: --output %s is one of the inputs: %s would replace the capture", report.Safe(o.path), o.what())
 		}
 	}
 	return nil
@@ -244,7 +254,7 @@ func (o output) write(env Env, write func(io.Writer) error) error {
 		return write(env.Stdout)
 	}
 	fail := func(err error) error {
-		return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: %s: cannot write the report: %v", report.Safe(o.path), unwrapPath(err))}
+		return &exitError{code: ExitUsage, msg: fmt.Sprintf("mcpsleuth: %s: cannot write %s: %v", report.Safe(o.path), o.what(), unwrapPath(err))}
 	}
 	path, inPlace, err := destination(o.path)
 	if err != nil {

@@ -50,7 +50,7 @@ func runRedact(env Env, c *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	out := output{path: outputPath(c)}
+	out := output{path: outputPath(c), writes: "the copy"}
 	if err := out.notAnInput([]string{name}); err != nil {
 		return err
 	}
