@@ -57,6 +57,9 @@ func (c *copier) containerScan(line []byte) []byte {
 				continue
 			}
 			kind, ok := Kind(""), false
+			if !isPlainWord(body) {
+				c.shapeSecrets(unescapedBody(body)) // a URL's token, a header's bearer
+			}
 			switch {
 			case strings.EqualFold(key, "name"):
 				name := string(body)
@@ -120,6 +123,21 @@ func (c *copier) replaced(line []byte, spans []span) []byte {
 // (Mcp-Session-Id, a recording's session_id).
 func isSessionName(name string) bool {
 	return strings.EqualFold(name, "mcp-session-id") || strings.EqualFold(name, "session_id") || strings.EqualFold(name, "sessionId")
+}
+
+// isPlainWord reports whether a string's body is one word of letters, digits,
+// '-', '_', '.' and '/': no secret shape fits in it but a path token (which
+// needs 16 bytes) or a key without its name (which needs its prefix).
+func isPlainWord(body []byte) bool {
+	if len(body) >= 16 {
+		return false
+	}
+	for _, c := range body {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' || c == '/') {
+			return false
+		}
+	}
+	return true
 }
 
 // isPlain reports whether a string's body has no escapes.

@@ -207,6 +207,9 @@ func (c *copier) record(rec *frame.Record) {
 // frame replaces the values of a frame where its bytes lie in the window.
 func (c *copier) frame(f *frame.Frame, line int) {
 	edits, kinds := c.edits(f, line)
+	if c.win.has(line) {
+		c.win.framed[line-c.win.first] = true // its strings were searched as the frame was walked
+	}
 	if len(edits) == 0 {
 		return
 	}
@@ -253,9 +256,11 @@ func (c *copier) edits(f *frame.Frame, line int) ([]span, []Kind) {
 			if len(v) <= maxProtectedLen && len(c.protected) < maxProtected {
 				c.protected[strings.Clone(v)] = true
 			}
+			c.shapeSecrets(v)
 			return
 		case redact.StringData:
 			if !c.opt.Values || c.protected[v] || protocolValue(v) {
+				c.shapeSecrets(v)
 				return
 			}
 			kind = KindValue
@@ -350,11 +355,16 @@ func indexNewline(b []byte) int {
 	return -1
 }
 
-// write scrubs a line's container and text and writes it.
-func (c *copier) write(line []byte) {
+// write scrubs a line's container and text and writes it. A line a frame
+// was placed in had its strings searched for secrets by their shape as the
+// frame was walked, and its container's strings are searched one by one
+// (containerScan); any other line (stderr, a log's banner) is searched whole.
+func (c *copier) write(line []byte, framed bool) {
 	c.sum.Lines++
 	line = c.containerScan(line)
-	line = c.textScan(line)
+	if !framed {
+		line = c.textScan(line)
+	}
 	line = c.global.replace(line, func() { c.sum.Replaced[KindText]++ })
 	if c.werr == nil {
 		_, c.werr = c.out.Write(line)
@@ -386,6 +396,22 @@ func (c *copier) textScan(line []byte) []byte {
 	return here.replace(line, func() { c.sum.Replaced[KindText]++ })
 }
 
+// shapeSecrets searches a string a frame keeps for secrets by their shape
+// (redact.Secrets: a bearer token in an error message, a key in a tool's
+// output): each is replaced wherever it stands alone, in this line (written
+// after) and the lines after.
+func (c *copier) shapeSecrets(v string) {
+	redact.Secrets(v, func(secret string) {
+		secret = credentialOf(secret)
+		if isPseudonym(secret) || strings.HasPrefix(secret, "[redacted") {
+			return
+		}
+		with := c.names.of(secret)
+		c.see(with)
+		c.global.addAny(secret, with)
+	})
+}
+
 // credentialOf is the credential in a header's value: the token after an
 // authentication scheme ("Bearer abc", "Basic dXNl"), else the whole value
 // ("session=abc; theme=dark": a cookie header hides all its cookies).
@@ -402,6 +428,9 @@ func credentialOf(v string) string {
 
 // unescapedBody is a string's body as text: decoded when it has escapes.
 func unescapedBody(body []byte) string {
+	if isPlain(body) {
+		return string(body)
+	}
 	d, _ := decodeWithOrigins(body)
 	return string(d)
 }

@@ -11,6 +11,7 @@ type window struct {
 	first   int      // the line number of lines[0]
 	lines   [][]byte // complete lines
 	cursors []int    // where the next frame of each line is looked for
+	framed  []bool   // a frame was placed in the line
 	partial []byte   // the line being read
 	bytes   int      // bytes held in lines
 }
@@ -30,6 +31,7 @@ func (w *window) Write(p []byte) (int, error) {
 		w.partial = nil
 		w.lines = append(w.lines, line)
 		w.cursors = append(w.cursors, 0)
+		w.framed = append(w.framed, false)
 		w.bytes += len(line)
 		p = p[i+1:]
 	}
@@ -41,6 +43,7 @@ func (w *window) end() {
 	if len(w.partial) > 0 {
 		w.lines = append(w.lines, w.partial)
 		w.cursors = append(w.cursors, 0)
+		w.framed = append(w.framed, false)
 		w.bytes += len(w.partial)
 		w.partial = nil
 	}
@@ -58,22 +61,24 @@ func (w *window) set(n int, b []byte) {
 }
 
 func (w *window) cursor(n int) int        { return w.cursors[n-w.first] }
-func (w *window) setCursor(n int, at int) { w.cursors[n-w.first] = at }
+func (w *window) setCursor(n int, at int) { w.cursors[n-w.first], w.framed[n-w.first] = at, true }
 
 // last is the number of the last line held (first-1 when none is).
 func (w *window) last() int { return w.first + len(w.lines) - 1 }
 
-// take hands the lines before line n to write, in order, and forgets them.
-func (w *window) take(n int, write func(line []byte)) {
+// take hands the lines before line n to write, in order, each with whether a
+// frame was placed in it, and forgets them.
+func (w *window) take(n int, write func(line []byte, framed bool)) {
 	k := min(n-w.first, len(w.lines))
 	for i := 0; i < k; i++ {
-		write(w.lines[i])
+		write(w.lines[i], w.framed[i])
 		w.bytes -= len(w.lines[i])
 		w.lines[i] = nil
 	}
 	if k > 0 {
 		w.lines = append(w.lines[:0], w.lines[k:]...)
 		w.cursors = append(w.cursors[:0], w.cursors[k:]...)
+		w.framed = append(w.framed[:0], w.framed[k:]...)
 		w.first += k
 	}
 }
