@@ -13,6 +13,7 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
 
@@ -69,6 +70,13 @@ func runHandshake(env Env, c *cli.Command) error {
 	defer spool.Close()
 	stream := newStream(spool, report.StreamOptions{Text: report.TextOptions{Color: out.colour, Width: out.width}})
 	tracer := trace.Require(report.HandshakeRequires)
+	// MCP1007 judges the instructions (nil when the configuration disables it).
+	var budget *rule.Rule
+	for _, r := range set.rules {
+		if r.ID == rules.InstructionsTooLong.ID {
+			budget = r
+		}
+	}
 	var found, sessions int
 	var picked bool
 	var streamErr error
@@ -85,13 +93,24 @@ func runHandshake(env Env, c *cli.Command) error {
 		t := tracer.Of(sr)
 		if t != nil && t.Handshake != nil {
 			found++
+			if budget != nil && t.Handshake.Instructions.Present {
+				// Over the budget is MCP1007's judgement, with its configured budget.
+				t.Handshake.Instructions.Budget = budget.Option(rules.InstructionsBudgetOption).(int)
+				for _, f := range sr.Findings {
+					t.Handshake.Instructions.OverBudget = t.Handshake.Instructions.OverBudget || f.Rule == rules.InstructionsTooLong.ID
+				}
+			}
 		}
 		if err := stream.Session(sr, t); err != nil && streamErr == nil {
 			streamErr = err
 		}
 	}}
 	tracer.Apply(&ropt)
-	res, err := driver.Run(name, src, nil, ropt)
+	var judges []*rule.Rule
+	if budget != nil {
+		judges = []*rule.Rule{budget}
+	}
+	res, err := driver.Run(name, src, judges, ropt)
 	if err != nil {
 		return &exitError{code: ExitUsage, msg: err.Error()}
 	}

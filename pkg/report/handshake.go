@@ -11,10 +11,6 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
 
-// instructionsTokenBudget is the estimated size above which instructions are
-// flagged: they are paid on every turn.
-const instructionsTokenBudget = trace.InstructionsTokenBudget
-
 // Handshake is the negotiated contract of one session, spelled out by the
 // analysis (trace.Needs.Handshake): the handshake view renders it.
 type Handshake = trace.Handshake
@@ -110,7 +106,7 @@ func writeHandshake(b *bytes.Buffer, h *Handshake, pal palette, width int) error
 		b.WriteString("  instructions: none\n")
 	case in.OverBudget:
 		writeWrapped(b, fmt.Sprintf("  instructions: %s, %s (o200k_base): %s", quote.Count(in.Bytes, "byte"), quote.Count(in.EstimatedTokens, "token"),
-			pal.warn("over the "+fmt.Sprint(instructionsTokenBudget)+"-token budget")+", paid on every turn; move detail into tool descriptions (MCP1007)"), width, "    ")
+			pal.warn("over the "+fmt.Sprint(in.Budget)+"-token budget")+", paid on every turn; move detail into tool descriptions (MCP1007)"), width, "    ")
 	default:
 		writeWrapped(b, fmt.Sprintf("  instructions: %s, %s (o200k_base), paid on every turn", quote.Count(in.Bytes, "byte"), quote.Count(in.EstimatedTokens, "token")), width, "    ")
 	}

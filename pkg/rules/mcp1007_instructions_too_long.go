@@ -11,8 +11,9 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/tokens"
 )
 
-// instructionsBudgetOption is MCP1007's option: the tokens instructions may take.
-const instructionsBudgetOption = "instructions-budget"
+// InstructionsBudgetOption is MCP1007's option: the tokens instructions may take.
+// InstructionsBudgetOption is MCP1007's option: the budget in tokens.
+const InstructionsBudgetOption = "instructions-budget"
 
 // InstructionsTooLong reports server instructions large enough to cost on every turn.
 var InstructionsTooLong = &rule.Rule{
@@ -43,7 +44,7 @@ var InstructionsTooLong = &rule.Rule{
 		},
 	},
 	Options: []rule.Option{
-		{Name: instructionsBudgetOption, Usage: "report server instructions of more tokens than this (MCP1007 instructions-too-long)", Default: session.InstructionsTokenBudget},
+		{Name: InstructionsBudgetOption, Usage: "report server instructions of more tokens than this (MCP1007 instructions-too-long)", Default: session.InstructionsTokenBudget},
 	},
 	Kinds: rule.KindsOf(frame.KindResult),
 	New:   func() rule.Checker { return &instructionsWatch{} },
@@ -71,7 +72,7 @@ func (w *instructionsWatch) Message(p *rule.Pass, m *session.Message) {
 			text, what = d.Instructions, "server/discover result"
 		}
 	}
-	budget := p.Option(instructionsBudgetOption).(int)
+	budget := p.Option(InstructionsBudgetOption).(int)
 	if len(text) <= budget {
 		return // a token is at least a byte: a text this short cannot be over
 	}

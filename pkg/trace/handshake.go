@@ -11,10 +11,6 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/tokens"
 )
 
-// InstructionsTokenBudget is the estimated size above which instructions are
-// flagged: they are paid on every turn.
-const InstructionsTokenBudget = session.InstructionsTokenBudget
-
 // Handshake is the negotiated contract of one session, spelled out: the revision
 // verdict, both declarations, who may send each gated message, the promises made,
 // what the revision lacks, and what the instructions cost. Its JSON is the
@@ -69,12 +65,17 @@ type Lack struct {
 	Detail  string `json:"detail"`
 }
 
-// Instructions measures the instructions string.
+// Instructions measures the instructions string. Whether it is over the
+// budget is MCP1007's judgement, not the view's: the command that shows the
+// handshake runs that rule with the configured budget and says what it found
+// (OverBudget, Budget).
 type Instructions struct {
 	Present         bool `json:"present"`
 	Bytes           int  `json:"bytes"`
 	EstimatedTokens int  `json:"estimatedTokens"`
 	OverBudget      bool `json:"overBudget"`
+	// Budget is the budget MCP1007 judged by (0 when it did not run).
+	Budget int `json:"budget,omitempty"`
 }
 
 // handshakeOf spells out the contract of a session.
@@ -95,7 +96,7 @@ func handshakeOf(s *session.Session, c *session.Contract) *Handshake {
 	}
 	if c.Instructions != "" {
 		tokens := tokens.Of(c.Instructions)
-		h.Instructions = Instructions{Present: true, Bytes: len(c.Instructions), EstimatedTokens: tokens, OverBudget: tokens > InstructionsTokenBudget}
+		h.Instructions = Instructions{Present: true, Bytes: len(c.Instructions), EstimatedTokens: tokens}
 	}
 	return h
 }
