@@ -106,27 +106,8 @@ type incoming struct {
 }
 
 func read(raw []byte) (incoming, bool) {
-	var msg struct {
-		Method string          `json:"method"`
-		ID     json.RawMessage `json:"id"`
-		Result json.RawMessage `json:"result"`
-		Error  json.RawMessage `json:"error"`
-	}
-	if json.Unmarshal(raw, &msg) != nil {
-		return incoming{}, false
-	}
-	in := incoming{method: msg.Method, id: string(bytes.TrimSpace(msg.ID)), raw: raw}
-	switch {
-	case msg.Method != "" && in.id != "":
-		in.kind = frame.KindRequest
-	case msg.Method != "":
-		in.kind = frame.KindNotification
-	case in.id != "" && (msg.Result != nil || msg.Error != nil):
-		in.kind = frame.KindResult
-	default:
-		return incoming{}, false
-	}
-	return in, true
+	kind, method, id, ok := script.Read(raw)
+	return incoming{kind: kind, method: method, id: id, raw: raw}, ok
 }
 
 // Receive handles one message of the client and returns what the server

@@ -10,11 +10,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 	"github.com/mcpsleuth/mcpsleuth/pkg/script"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
@@ -248,18 +251,11 @@ func (p *player) received(ctx context.Context, raw []byte) {
 	if p.opt.Crossed != nil {
 		p.opt.Crossed(spec.S2C, raw)
 	}
-	var msg struct {
-		Method string          `json:"method"`
-		ID     json.RawMessage `json:"id"`
-	}
-	if json.Unmarshal(raw, &msg) != nil {
-		return
-	}
-	id := string(msg.ID)
-	switch {
-	case msg.Method != "" && id != "":
-		p.answerServer(ctx, msg.Method, id)
-	case msg.Method == "" && id != "":
+	kind, method, id, _ := script.Read(raw)
+	switch kind {
+	case frame.KindRequest:
+		p.answerServer(ctx, method, id)
+	case frame.KindResult:
 		if q := p.byLive[id]; q != nil && !q.answered {
 			q.answered, q.live = true, append([]byte(nil), raw...)
 		}
@@ -384,19 +380,19 @@ func listDiff(c, l any, changes *[]string) {
 			return out
 		}
 		cn, ln := byName(ci), byName(li)
-		for _, n := range sortedKeys(had) {
+		for _, n := range slices.Sorted(maps.Keys(had)) {
 			if has[n] {
 				diffValues("/"+lr.Member+"/"+n, cn[n], ln[n], changes)
 			}
 		}
 		delete(cm, lr.Member)
 		delete(lm, lr.Member)
-		for _, n := range sortedKeys(had) {
+		for _, n := range slices.Sorted(maps.Keys(had)) {
 			if !has[n] {
 				*changes = append(*changes, "gone: "+lr.Member+" "+quote.String(n, 80))
 			}
 		}
-		for _, n := range sortedKeys(has) {
+		for _, n := range slices.Sorted(maps.Keys(has)) {
 			if !had[n] {
 				*changes = append(*changes, "new: "+lr.Member+" "+quote.String(n, 80))
 			}
@@ -431,15 +427,6 @@ func listChange(c string) bool {
 	return strings.HasPrefix(c, "gone: ") || strings.HasPrefix(c, "new: ")
 }
 
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // diffValues lists the JSON pointers where two values differ, with both
 // values.
 func diffValues(path string, c, l any, changes *[]string) {
@@ -459,7 +446,7 @@ func diffValues(path string, c, l any, changes *[]string) {
 		for k := range lv {
 			keys[k] = true
 		}
-		for _, k := range sortedKeys(keys) {
+		for _, k := range slices.Sorted(maps.Keys(keys)) {
 			diffValues(path+"/"+k, cv[k], lv[k], changes)
 		}
 		return

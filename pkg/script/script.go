@@ -157,3 +157,31 @@ func With(raw []byte, value string, path ...string) []byte {
 	out = append(out, value...)
 	return append(out, raw[end:]...)
 }
+
+// Read tells what a live message is, from one scan (frame.Parse): a request
+// (method and id), a notification (method), a response (id and a result or an
+// error, KindResult for both); its method and raw id. ok is false for text
+// that is none of them.
+func Read(raw []byte) (kind frame.Kind, method, id string, ok bool) {
+	n, err := frame.Parse(raw)
+	if err != nil || !n.IsObject() {
+		return frame.KindInvalid, "", "", false
+	}
+	if m, ok := n.Get("method"); ok {
+		method, _ = m.Str()
+	}
+	if v, ok := n.Get("id"); ok {
+		id = string(v.Raw())
+	}
+	_, result := n.Get("result")
+	_, failed := n.Get("error")
+	switch {
+	case method != "" && id != "":
+		return frame.KindRequest, method, id, true
+	case method != "":
+		return frame.KindNotification, method, "", true
+	case id != "" && (result || failed):
+		return frame.KindResult, "", id, true
+	}
+	return frame.KindInvalid, "", "", false
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/redact"
 	"github.com/mcpsleuth/mcpsleuth/pkg/schema"
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
 
 // Options configure Copy.
@@ -239,9 +240,19 @@ func (c *copier) edits(f *frame.Frame, line int) ([]span, []Kind) {
 	if len(raw) == 0 {
 		return nil, nil
 	}
-	n, err := frame.Parse(raw)
-	if err != nil {
+	// The tokens the Reader's scan recorded (no second parse): their offsets are
+	// in the text the frame was read from, where the frame's bytes start at base.
+	n := f.Node()
+	if !n.Exists() {
 		return nil, nil // not JSON: its line is scrubbed as text
+	}
+	base, _ := n.Span()
+	if r := n.Raw(); len(r) != len(raw) || &r[0] != &raw[0] {
+		var err error
+		if n, err = frame.Parse(raw); err != nil {
+			return nil, nil
+		}
+		base = 0
 	}
 	var edits []span
 	var kinds []Kind
@@ -267,7 +278,7 @@ func (c *copier) edits(f *frame.Frame, line int) ([]span, []Kind) {
 		}
 		start, end := s.Span()
 		with := c.names.of(v)
-		edits = append(edits, span{start + 1, end - 1, with})
+		edits = append(edits, span{start - base + 1, end - base - 1, with})
 		kinds = append(kinds, kind)
 		c.see(with)
 		// An echo of the value elsewhere (an error message, a stderr line)
@@ -285,20 +296,7 @@ func (c *copier) edits(f *frame.Frame, line int) ([]span, []Kind) {
 // schemas (a task's status, a content type, a role), a revision (a modern
 // error's list of supported versions).
 func protocolValue(v string) bool {
-	return schema.IsLiteral(v) || looksLikeRevision(v)
-}
-
-// looksLikeRevision reports whether v is written as a revision is: YYYY-MM-DD.
-func looksLikeRevision(v string) bool {
-	if len(v) != 10 || v[4] != '-' || v[7] != '-' {
-		return false
-	}
-	for i := 0; i < len(v); i++ {
-		if i != 4 && i != 7 && (v[i] < '0' || v[i] > '9') {
-			return false
-		}
-	}
-	return true
+	return schema.IsLiteral(v) || spec.RevisionShaped(v)
 }
 
 // place finds a frame's bytes from line on and applies the edits there: in

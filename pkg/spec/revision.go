@@ -44,6 +44,20 @@ func ParseRevision(s string) (Revision, bool) {
 	return allRevisions[i], true
 }
 
+// RevisionShaped reports whether s is written as a revision identifier is
+// (YYYY-MM-DD), known or not: what a client offers or a modern error lists.
+func RevisionShaped(s string) bool {
+	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if i != 4 && i != 7 && (s[i] < '0' || s[i] > '9') {
+			return false
+		}
+	}
+	return true
+}
+
 // Known reports whether r is one of the six revisions.
 func (r Revision) Known() bool {
 	return r.order() >= 0

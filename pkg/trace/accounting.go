@@ -294,10 +294,13 @@ func (a *Account) listed(m *session.Message, prompt bool) {
 	if !paged && !prompt {
 		a.lists++
 	}
-	before := map[string]bool{}
+	var before map[string]bool // made only when a list is replaced
 	if !paged {
 		for name, t := range of {
 			if t.Listed {
+				if before == nil {
+					before = map[string]bool{}
+				}
 				before[name] = true
 				t.Listed = false
 			}
