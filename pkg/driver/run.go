@@ -320,13 +320,15 @@ func parseInline(rd *frame.Reader, arena *frame.Arena, replay func(*parsedRecord
 // scanWorkers is how many workers scan lines ahead of the parse stage: one per core
 // beyond the replay's and the parse stage's. On two cores, none: both stages keep
 // their core busy, and a worker on either costs more in hand-offs and memory than
-// it saves (docs/performance.md, "One way to read a message").
-// MCPSLEUTH_SCAN_WORKERS sets it, for measuring.
+// it saves (docs/performance.md, "One way to read a message"). The cores are those
+// the process may run on (runtime.NumCPU), not GOMAXPROCS alone: GOMAXPROCS=16 on
+// two cores made fourteen workers that fought the two stages for them (30% more
+// CPU on tiny-sessions). MCPSLEUTH_SCAN_WORKERS sets it, for measuring.
 func scanWorkers() int {
 	if v := os.Getenv("MCPSLEUTH_SCAN_WORKERS"); v != "" {
 		if n, err := strconv.Atoi(v); err == nil && n >= 0 {
 			return min(n, 64)
 		}
 	}
-	return max(runtime.GOMAXPROCS(0)-2, 0)
+	return max(min(runtime.GOMAXPROCS(0), runtime.NumCPU())-2, 0)
 }
