@@ -5,6 +5,7 @@ package session
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
@@ -15,22 +16,26 @@ import (
 // takes the opposite direction of the outstanding request with its id; progress and
 // cancellation follow the request they refer to.
 func (s *Session) inferDirection(m *Message) {
-	set := func(d spec.Direction, why string) {
+	// The reason is written out only for a direction left unknown (MCP0003 quotes
+	// it); an inferred one says "inferred": nothing reads more of it, and bare
+	// captures infer every message's direction (joining the words of each was 3%
+	// of the CPU of checking one).
+	set := func(d spec.Direction, why ...string) {
 		m.Dir = d
 		if d == spec.DirUnknown {
-			m.DirReason = why
+			m.DirReason = strings.Join(why, "")
 		} else {
-			m.DirReason = "inferred: " + why
+			m.DirReason = "inferred"
 		}
 	}
 	switch m.Kind {
 	case frame.KindRequest, frame.KindNotification:
 		if d, ok := spec.DirectionIn(m.Method, s.revision()); ok {
-			set(d, m.Method+" is sent one way only")
+			set(d, m.Method, " is sent one way only")
 			return
 		}
 		if d, ok := spec.DirectionIn(m.Method, ""); ok {
-			set(d, m.Method+" is sent one way only")
+			set(d, m.Method, " is sent one way only")
 			return
 		}
 		switch m.Method {
@@ -44,15 +49,15 @@ func (s *Session) inferDirection(m *Message) {
 			}
 			switch {
 			case sent[spec.C2S] && sent[spec.S2C]:
-				set(spec.DirUnknown, "progress token "+token+" is outstanding on both sides")
+				set(spec.DirUnknown, "progress token ", token, " is outstanding on both sides")
 			case sent[spec.C2S]:
 				set(spec.S2C, "progress for a request sent c2s")
 			case sent[spec.S2C]:
 				set(spec.C2S, "progress for a request sent s2c")
 			case done != spec.DirUnknown:
-				set(done.Opposite(), "progress for a finished request sent "+done.String())
+				set(done.Opposite(), "progress for a finished request sent ", done.String())
 			default:
-				set(spec.DirUnknown, "progress token "+token+" belongs to no outstanding request")
+				set(spec.DirUnknown, "progress token ", token, " belongs to no outstanding request")
 			}
 		case "notifications/cancelled":
 			id := view(member(m.ParamsNode(), "requestId").Raw())
@@ -64,7 +69,7 @@ func (s *Session) inferDirection(m *Message) {
 			case s2c != nil && c2s == nil:
 				set(spec.S2C, "cancels a request the server sent")
 			default:
-				set(spec.DirUnknown, "requestId "+id+" matches no single outstanding request")
+				set(spec.DirUnknown, "requestId ", id, " matches no single outstanding request")
 			}
 		case "notifications/tasks/status":
 			// Sent by the side that created the task, the receiver of a task-augmented
@@ -77,7 +82,7 @@ func (s *Session) inferDirection(m *Message) {
 			}
 			switch {
 			case known:
-				set(d, "the task was created by the CreateTaskResult sent "+d.String())
+				set(d, "the task was created by the CreateTaskResult sent ", d.String())
 			case augmented[spec.C2S] != augmented[spec.S2C] && augmented[spec.C2S]:
 				set(spec.S2C, "only the client has a task-augmented request in flight")
 			case augmented[spec.C2S] != augmented[spec.S2C]:
@@ -87,7 +92,7 @@ func (s *Session) inferDirection(m *Message) {
 			case s.sentReqs[spec.C2S] == 0 && s.sentReqs[spec.S2C] > 0:
 				set(spec.C2S, "the client has sent no requests, so only it can have tasks")
 			default:
-				set(spec.DirUnknown, m.Method+" can be sent by either side and the log does not say which")
+				set(spec.DirUnknown, m.Method, " can be sent by either side and the log does not say which")
 			}
 		default:
 			if m.Kind == frame.KindRequest {
@@ -96,27 +101,27 @@ func (s *Session) inferDirection(m *Message) {
 					return
 				}
 			}
-			set(spec.DirUnknown, m.Method+" can be sent by either side and the log does not say which")
+			set(spec.DirUnknown, m.Method, " can be sent by either side and the log does not say which")
 		}
 	case frame.KindResult, frame.KindError:
 		key := frame.IDKey(m.ID)
 		c2s, s2c := s.outstanding.get(requestKey{spec.C2S, key}), s.outstanding.get(requestKey{spec.S2C, key})
 		switch {
 		case c2s != nil && s2c == nil:
-			set(spec.S2C, "answers "+c2s.Method+" sent by the client")
+			set(spec.S2C, "answers ", c2s.Method, " sent by the client")
 		case s2c != nil && c2s == nil:
-			set(spec.C2S, "answers "+s2c.Method+" sent by the server")
+			set(spec.C2S, "answers ", s2c.Method, " sent by the server")
 		case c2s != nil && s2c != nil:
 			switch d := resultShape(m); {
 			case d != spec.DirUnknown:
-				set(d, "both sides have id "+m.ID+" outstanding; the result's members say the "+spec.Sender(d).String()+" sent it")
+				set(d, "both sides have id ", m.ID, " outstanding; the result's members say the ", spec.Sender(d).String(), " sent it")
 			case m.Kind == frame.KindError:
-				set(d, "both sides have id "+m.ID+" outstanding, and an error response does not say which side sent it")
+				set(d, "both sides have id ", m.ID, " outstanding, and an error response does not say which side sent it")
 			default:
-				set(d, "both sides have id "+m.ID+" outstanding, and the result's members do not say which side sent it")
+				set(d, "both sides have id ", m.ID, " outstanding, and the result's members do not say which side sent it")
 			}
 		default:
-			set(spec.DirUnknown, "id "+m.ID+" matches no outstanding request")
+			set(spec.DirUnknown, "id ", m.ID, " matches no outstanding request")
 		}
 	}
 }
