@@ -21,6 +21,9 @@ type Arena struct {
 	// handed is the bytes of the frames detached since the last Reset that kept
 	// memory handed off to them (Frame.handoff) instead of a copy.
 	handed int
+	// lines are the long lines' buffers those frames keep that go back to their
+	// Reader's pool at Reset (see lineBuffers).
+	lines []heldLine
 }
 
 // arenaChunk is the size of the arena's largest blocks; a frame larger than a quarter
@@ -40,6 +43,11 @@ func (a *Arena) Reset() {
 		a.chunks[i] = a.chunks[i][:0]
 	}
 	a.cur, a.indexed, a.handed = 0, 0, 0
+	for i, l := range a.lines {
+		l.pool.put(l.buf)
+		a.lines[i] = heldLine{}
+	}
+	a.lines = a.lines[:0]
 	for _, v := range a.views {
 		v.text = nil
 		if cap(v.ix.entries) > maxSpareEntries || cap(v.ix.tokens) > maxSpareTokens {

@@ -268,12 +268,17 @@ type Reader struct {
 	lossy    lossyScanner
 
 	line    int
-	buf     []byte
 	tooLong bool
-	handoff bool // buf holds a huge line and will not be reused
-	rec     Record
-	fr      Frame
-	stats   Stats
+	handoff bool // the line is in memory its frames keep (see Frame.handoff)
+	// lines are the buffers long lines are gathered into (see lineBuffers); long
+	// is the current line's, when it is one of them, and held says a frame keeps
+	// it (else the next line gives it back).
+	lines lineBuffers
+	long  []byte
+	held  bool
+	rec   Record
+	fr    Frame
+	stats Stats
 
 	// ahead reads and scans lines ahead of the decoders once the format is known
 	// (Options.ScanAhead); nil until then, and for other inputs.
@@ -521,8 +526,18 @@ func (r *Reader) Next() (*Record, error) {
 func (r *Reader) Detach(f *Frame, a *Arena, into *Frame, shape bool) {
 	v := r.fr.view
 	if v == nil || f.view != v || r.readyPos < len(r.ready) || r.flushing >= 0 {
+		if f.handoff && r.long != nil {
+			r.held = true // the frame keeps the line's buffer; the collector has it after
+		}
 		f.Detach(a, into)
 		return
+	}
+	if f.handoff && r.long != nil && !r.held {
+		// The line's last frame: the arena gives the buffer back to the pool once
+		// the batch it is in has been replayed (batches are replayed and reset in
+		// order, so every frame of the line is done with it then).
+		a.lines = append(a.lines, heldLine{buf: r.long, pool: &r.lines})
+		r.held = true
 	}
 	if f.detach(a, into, true) {
 		r.fr.view = a.lend(v.ix.shaper)
@@ -834,7 +849,6 @@ func (r *Reader) frameRecord() *Record {
 // the next call. Lines longer than MaxLine are drained and flagged with tooLong.
 func (r *Reader) readLine() ([]byte, error) {
 	r.tooLong = false
-	handedOff := r.handoff
 	r.handoff = false
 	if r.ahead == nil && r.opt.ScanAhead > 0 && r.doc == nil && r.dec != nil && !r.weak {
 		// The format is known: the rest of the input is lines of it.
@@ -843,8 +857,11 @@ func (r *Reader) readLine() ([]byte, error) {
 	if r.ahead != nil {
 		return r.readAheadLine()
 	}
-	if handedOff || cap(r.buf) > maxReusedBuffer {
-		r.buf = nil // the last line's frames keep it, or it is too large to keep
+	if r.long != nil {
+		if !r.held {
+			r.lines.put(r.long) // no frame kept the last long line
+		}
+		r.long, r.held = nil, false
 	}
 	chunk, err := r.br.ReadSlice('\n')
 	if err == nil || (errors.Is(err, io.EOF) && len(chunk) > 0) {
@@ -863,23 +880,32 @@ func (r *Reader) readLine() ([]byte, error) {
 		}
 		return nil, fmt.Errorf("mcpsleuth: %s:%d: %w", r.name, r.line+1, err)
 	}
-	// A line longer than the read buffer: gathered into the reused buffer while it
-	// fits, the rest into parts joined once at the end, so that a long line costs
-	// its size twice at most (parts and the joined line), never a doubling buffer's
-	// copies, and a line past MaxLine is dropped as soon as it is known too long.
-	r.buf = r.buf[:0]
+	// A line longer than the read buffer: gathered into parts, buffers of the
+	// Reader's pool (lineBuffers), joined once at the end into another when it took
+	// more than one; the frames of the line keep the buffer it ends in, which goes
+	// back to the pool once they have been replayed. A line past MaxLine is dropped
+	// as soon as it is known too long.
+	cur := r.lines.get(linePart)
 	var parts [][]byte
 	total := 0
 	for {
 		if !r.tooLong {
-			switch {
-			case total+len(chunk) > r.opt.MaxLine+2: // room for a CRLF
+			if total+len(chunk) > r.opt.MaxLine+2 { // room for a CRLF
 				r.tooLong = true
-				r.buf, parts = r.buf[:0], nil
-			case parts == nil && len(r.buf)+len(chunk) <= cap(r.buf):
-				r.buf = append(r.buf, chunk...)
-			default:
-				parts = append(parts, bytes.Clone(chunk))
+				for _, p := range parts {
+					r.lines.put(p)
+				}
+				r.lines.put(cur)
+				cur, parts = nil, nil
+			} else {
+				for c := chunk; len(c) > 0; {
+					if len(cur) == cap(cur) {
+						parts = append(parts, cur)
+						cur = r.lines.get(linePart)
+					}
+					n := copy(cur[len(cur):cap(cur)], c)
+					cur, c = cur[:len(cur)+n], c[n:]
+				}
 			}
 			total += len(chunk)
 		}
@@ -890,25 +916,33 @@ func (r *Reader) readLine() ([]byte, error) {
 		chunk, err = r.br.ReadSlice('\n')
 	}
 	if err != nil && !errors.Is(err, io.EOF) {
+		for _, p := range parts {
+			r.lines.put(p)
+		}
+		r.lines.put(cur)
 		return nil, fmt.Errorf("mcpsleuth: %s:%d: %w", r.name, r.line+1, err)
 	}
-	if parts != nil {
-		line := make([]byte, len(r.buf), total)
-		copy(line, r.buf)
-		for _, p := range parts {
-			line = append(line, p...)
-		}
-		r.buf = line
-	}
 	r.line++
-	line := trimEOL(r.buf)
+	if r.tooLong {
+		return nil, nil
+	}
+	if parts != nil {
+		joined := r.lines.get(total)
+		for _, p := range parts {
+			joined = append(joined, p...)
+			r.lines.put(p)
+		}
+		joined = append(joined, cur...)
+		r.lines.put(cur)
+		cur = joined
+	}
+	r.long = cur
+	line := trimEOL(cur)
 	if len(line) > r.opt.MaxLine {
 		r.tooLong, line = true, nil
 	}
-	// A line joined from parts is in memory of its own, and a buffer this large is
-	// not reused: the frames of the line keep it instead of copying it
-	// (Frame.Detach), and the next read starts a buffer of its own.
-	r.handoff = parts != nil || cap(r.buf) > maxReusedBuffer
+	// The line's frames keep its buffer instead of copying it (Frame.Detach).
+	r.handoff = true
 	return line, nil
 }
 
