@@ -70,6 +70,10 @@ type RunOptions struct {
 	// NoSettling asks every rule about every message, also those of a class a rule
 	// settled (Pass.Settled): the reference the settled verdicts are tested against.
 	NoSettling bool
+	// AllMethods asks every rule about messages of every method, whatever the
+	// methods it declares (rule.Rule.Methods): the reference those are tested
+	// against.
+	AllMethods bool
 }
 
 // Run reads one input to its end and analyses it with the given rules. The error is
@@ -94,7 +98,7 @@ func Run(name string, r io.Reader, rules []*rule.Rule, opt RunOptions) (*InputRe
 		opt.Frame.ScanAhead = scanWorkers()
 	}
 	a := rule.NewAnalyzerWith(name, rules, rule.AnalyzerOptions{FindingLimit: opt.FindingLimit, OnSession: opt.OnSession, Discard: opt.Discard,
-		OnFinding: opt.OnFinding, NoSettling: opt.NoSettling, Shared: opt.Shared})
+		OnFinding: opt.OnFinding, NoSettling: opt.NoSettling, AllMethods: opt.AllMethods, Shared: opt.Shared})
 	if err := a.Add(opt.Analyses...); err != nil {
 		return nil, err
 	}

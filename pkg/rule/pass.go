@@ -343,8 +343,12 @@ type Analyzer struct {
 	analyses []*Analysis
 	ordered  bool
 	// byKind lists, per message kind, the checkers (by index) that observe it
-	// (Rule.Kinds), in catalogue order.
-	byKind [numKinds][]int
+	// (Rule.Kinds) whatever its method (Rule.Methods unset), in catalogue order:
+	// those asked about a message with no method the spec knows. byMethod lists,
+	// per kind and method (spec.MethodRef.Index), those that observe messages of
+	// that kind and method, in catalogue order.
+	byKind   [numKinds][]int
+	byMethod [numKinds][][]int
 	// zeroable marks the rules whose New returns a fresh pointer to a zero struct:
 	// an ended session's checker of such a rule is zeroed and reused instead of
 	// made again (a capture of many short sessions made about fifty a session).
@@ -376,6 +380,9 @@ type AnalyzerOptions struct {
 	// NoSettling asks every rule about every message (the reference Pass.Settled
 	// is tested against).
 	NoSettling bool
+	// AllMethods asks every rule about messages of every method, whatever its
+	// Methods (the reference Rule.Methods is tested against).
+	AllMethods bool
 	// Shared is the run-wide state of the rules; nil gives the input its own.
 	Shared *Shared
 }
@@ -393,11 +400,35 @@ func NewAnalyzerWith(input string, rules []*Rule, opt AnalyzerOptions) *Analyzer
 	}
 	a := &Analyzer{rules: rules, limit: limit, open: map[*session.Session]*running{}, shared: shared, zeroable: make([]bool, len(rules)),
 		onSession: opt.OnSession, discard: opt.Discard, onFinding: opt.OnFinding, noSettling: opt.NoSettling}
+	observed := make([][]bool, len(rules)) // per rule, the methods it observes (nil: every one)
+	named := make([]bool, spec.MethodIndexes())
 	for i, r := range rules {
 		a.zeroable[i] = zeroable(r.New(), r.New())
+		if len(r.Methods) > 0 && !opt.AllMethods {
+			observed[i] = make([]bool, len(named))
+			for _, name := range r.Methods {
+				if at := spec.Resolve(name).Index(); at >= 0 {
+					observed[i][at], named[at] = true, true
+				}
+			}
+		}
 		for k := range frame.Kind(numKinds) {
-			if r.Kinds.Has(k) {
+			if r.Kinds.Has(k) && observed[i] == nil {
 				a.byKind[k] = append(a.byKind[k], i)
+			}
+		}
+	}
+	for k := range frame.Kind(numKinds) {
+		a.byMethod[k] = make([][]int, len(named))
+		for at := range named {
+			if !named[at] {
+				a.byMethod[k][at] = a.byKind[k] // no rule names the method: those that observe every one
+				continue
+			}
+			for i, r := range rules {
+				if r.Kinds.Has(k) && (observed[i] == nil || observed[i][at]) {
+					a.byMethod[k][at] = append(a.byMethod[k][at], i)
+				}
 			}
 		}
 	}
@@ -520,7 +551,7 @@ func (a *Analyzer) Frame(f *frame.Frame) {
 		if !a.noSettling {
 			done = run.settled.begin(m)
 		}
-		for _, i := range a.byKind[m.Kind] {
+		for _, i := range a.observers(m) {
 			if i < maxSettling && done&(1<<i) != 0 {
 				continue // settled for the message's class
 			}
@@ -529,6 +560,24 @@ func (a *Analyzer) Frame(f *frame.Frame) {
 		run.settled.finish()
 		run.after.message(m)
 	})
+}
+
+// observers are the checkers (by index) that observe the message: those of its
+// kind and method.
+func (a *Analyzer) observers(m *session.Message) []int {
+	at := -1
+	switch m.Kind {
+	case frame.KindRequest, frame.KindNotification:
+		at = m.Spec().Index()
+	case frame.KindResult, frame.KindError:
+		if m.Request != nil {
+			at = m.Request.MethodIndex()
+		}
+	}
+	if at < 0 {
+		return a.byKind[m.Kind]
+	}
+	return a.byMethod[m.Kind][at]
 }
 
 // Exchange feeds an HTTP exchange that carried no MCP message (a context record at

@@ -249,6 +249,15 @@ type Rule struct {
 	// (KindsOf): the engine hands it no other, as an inspector filters the nodes
 	// an analyzer visits. Zero means every kind.
 	Kinds Kinds
+	// Methods, when set, are the only methods whose messages the rule's checker
+	// observes: requests and notifications of them, responses to requests of them
+	// (a response to no known request has no method, nor has a batch or an invalid
+	// frame). Each is a method of the spec's table (spec.Resolve). Set it only for
+	// a rule whose checker does nothing at all with any other message: the engine
+	// dispatches each message to the rules of its kind and method
+	// (TestMethodsChangeNothing compares every fixture's findings with every rule
+	// asked, AnalyzerOptions.AllMethods).
+	Methods []string
 }
 
 // Kinds is a set of message kinds (frame.Kind).
@@ -425,6 +434,11 @@ func Validate(rules []*Rule) error {
 			return fmt.Errorf("mcpsleuth: rule %s: documentation incomplete (sees, why, fix, bad and good examples, spec references)", r.ID)
 		case r.New == nil:
 			return fmt.Errorf("mcpsleuth: rule %s: no constructor", r.ID)
+		}
+		for _, m := range r.Methods {
+			if !spec.Resolve(m).Known() {
+				return fmt.Errorf("mcpsleuth: rule %s: method %q is not in the spec's table", r.ID, m)
+			}
 		}
 		ids[r.ID], names[r.Name] = true, true
 	}

@@ -29,6 +29,8 @@ func TestValidate(t *testing.T) {
 	noHint.Hint = ""
 	noDoc := sample("MCP0003", "three")
 	noDoc.Doc.Bad = ""
+	unknownMethod := sample("MCP0003", "three")
+	unknownMethod.Methods = []string{"tools/call", "tools/cal"}
 	for _, c := range []struct {
 		rules []*rule.Rule
 		want  string
@@ -40,6 +42,7 @@ func TestValidate(t *testing.T) {
 		{[]*rule.Rule{noNew}, "no constructor"},
 		{[]*rule.Rule{noHint}, "required"},
 		{[]*rule.Rule{noDoc}, "documentation incomplete"},
+		{[]*rule.Rule{unknownMethod}, `method "tools/cal" is not in the spec's table`},
 	} {
 		err := rule.Validate(c.rules)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -223,5 +226,42 @@ func TestConfigureSetsDeclaredOptions(t *testing.T) {
 	}
 	if _, err := rule.Configure([]*rule.Rule{slow}, map[string]any{"slow": "2s"}); err == nil || !strings.Contains(err.Error(), "option slow is a time.Duration, not a string") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// A rule that declares methods (Rule.Methods) is asked about the requests and
+// notifications of those methods and the responses to requests of them, of the
+// kinds it observes, and about nothing else: not other methods, not a method the
+// spec does not know, not a response to no known request. AllMethods asks it
+// about every message of its kinds.
+func TestRulesObserveTheirMethods(t *testing.T) {
+	capture := `{"ts":"2025-06-18T10:00:00Z","dir":"c2s","msg":{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}}
+{"ts":"2025-06-18T10:00:01Z","dir":"s2c","msg":{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}}
+{"ts":"2025-06-18T10:00:02Z","dir":"c2s","msg":{"jsonrpc":"2.0","method":"notifications/initialized"}}
+{"ts":"2025-06-18T10:00:03Z","dir":"c2s","msg":{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"a","arguments":{}}}}
+{"ts":"2025-06-18T10:00:04Z","dir":"c2s","msg":{"jsonrpc":"2.0","id":3,"method":"ping"}}
+{"ts":"2025-06-18T10:00:05Z","dir":"s2c","msg":{"jsonrpc":"2.0","id":3,"result":{}}}
+{"ts":"2025-06-18T10:00:06Z","dir":"s2c","msg":{"jsonrpc":"2.0","id":2,"result":{"content":[]}}}
+{"ts":"2025-06-18T10:00:07Z","dir":"c2s","msg":{"jsonrpc":"2.0","id":4,"method":"x/custom"}}
+{"ts":"2025-06-18T10:00:08Z","dir":"s2c","msg":{"jsonrpc":"2.0","id":4,"error":{"code":-32601,"message":"no"}}}
+{"ts":"2025-06-18T10:00:09Z","dir":"s2c","msg":{"jsonrpc":"2.0","id":99,"result":{}}}
+{"ts":"2025-06-18T10:00:10Z","dir":"c2s","msg":{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}}
+`
+	seen := func(opt driver.RunOptions) string {
+		var lines []string
+		r := sample("MCP9002", "tools-call-watch")
+		r.Kinds = rule.KindsOf(frame.KindRequest, frame.KindNotification, frame.KindResult, frame.KindError)
+		r.Methods = []string{"tools/call", "notifications/cancelled"}
+		r.New = rule.PerMessage(func(_ *rule.Pass, m *session.Message) { lines = append(lines, fmt.Sprint(m.Line)) })
+		if _, err := driver.Run("t.jsonl", strings.NewReader(capture), []*rule.Rule{r}, opt); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(lines, " ")
+	}
+	if got, want := seen(driver.RunOptions{}), "4 7 11"; got != want {
+		t.Errorf("a rule of tools/call and notifications/cancelled saw lines %s, want %s", got, want)
+	}
+	if got, want := seen(driver.RunOptions{AllMethods: true}), "1 2 3 4 5 6 7 8 9 10 11"; got != want {
+		t.Errorf("with AllMethods, the rule saw lines %s, want %s", got, want)
 	}
 }

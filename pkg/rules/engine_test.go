@@ -68,6 +68,13 @@ func TestSettlingChangesNothing(t *testing.T) {
 	sameAsReference(t, "settled classes", "every rule asked", driver.RunOptions{NoSettling: true})
 }
 
+// The methods the rules declare (rule.Rule.Methods) must change no verdict: every
+// fixture gives the same findings and notes when every rule is asked about
+// messages of every method.
+func TestMethodsChangeNothing(t *testing.T) {
+	sameAsReference(t, "rules dispatched by method", "every rule asked about every method", driver.RunOptions{AllMethods: true})
+}
+
 // A session longer than the parse stage's batches, whose memory is reused for the
 // frames that follow, keeps what it remembers of its requests intact: 20,000
 // answered tools/call requests, each with its own id and progress token, then one

@@ -59,4 +59,6 @@ c->s {"jsonrpc":"2.0","method":"notifications/initialized"}`,
 			},
 		}
 	},
+	// The methods it looks at (the engine asks it about no other message).
+	Methods: []string{"initialize"},
 }

@@ -41,4 +41,6 @@ s->c {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-03-26","capabilit
 		p.Report(rule.At(m), rule.Sprintf("the client requested protocolVersion %s (line %d) and the server answered %s, a newer revision the client never offered: a server that supports %s must echo it, and a client that cannot speak %s should disconnect rather than go on",
 			c.Requested, c.RequestLine, c.Answered, c.Requested, c.Answered), rule.Related{Line: c.RequestLine, Note: "initialize request: protocolVersion " + c.Requested, Raw: c.RequestRaw})
 	}),
+	// The methods it looks at (the engine asks it about no other message).
+	Methods: []string{"initialize"},
 }

@@ -57,6 +57,8 @@ var VersionDowngraded = &rule.Rule{
 			requested, c.RequestLine, negotiated, negotiated, requested, negotiated, downgradeLosses(requested, negotiated)),
 			rule.Related{Line: c.RequestLine, Note: "initialize request: protocolVersion " + c.Requested})
 	}),
+	// The methods it looks at (the engine asks it about no other message).
+	Methods: []string{"initialize"},
 }
 
 // downgradeLosses lists what revision from has and revision to lacks: methods,

@@ -58,4 +58,6 @@ c->s {"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
 		p.Report(rule.At(m), rule.Sprintf("the %s result declares none of tools, resources, prompts (%s): a %s that follows the spec will never list or call anything, however many handlers the server registered",
 			m.Request.Method, shown, spec.Client))
 	}),
+	// The methods it looks at (the engine asks it about no other message).
+	Methods: []string{"initialize", "server/discover"},
 }

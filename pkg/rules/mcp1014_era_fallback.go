@@ -52,6 +52,8 @@ c->s {"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"
 		},
 	},
 	New: func() rule.Checker { return &eraFallbackChecker{} },
+	// The methods it looks at (the engine asks it about no other message).
+	Methods: []string{"server/discover"},
 }
 
 // eraFallbackChecker keeps the session's latest probe and its answer.

@@ -55,6 +55,8 @@ var ToolDefinitionsOverBudget = &rule.Rule{
 	Kinds:  rule.KindsOf(frame.KindResult),
 	Shared: func() any { return tokens.NewMemo() },
 	New:    func() rule.Checker { return &toolBudgetWatch{} },
+	// The methods it looks at (the engine asks it about no other message).
+	Methods: []string{"tools/list"},
 }
 
 type toolBudgetWatch struct {

@@ -49,6 +49,8 @@ var UpdateWithoutSubscribe = &rule.Rule{
 	New: func() rule.Checker {
 		return &subscribeWatch{}
 	},
+	// The methods it looks at (the engine asks it about no other message).
+	Methods: []string{"resources/subscribe", "resources/unsubscribe", "notifications/resources/updated"},
 }
 
 // maxSubscriptions bounds the URIs a session's subscription tracking keeps; past it

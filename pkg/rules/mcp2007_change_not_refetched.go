@@ -57,6 +57,8 @@ var ChangeNotRefetched = &rule.Rule{
 	},
 	Requires: []*rule.Analysis{Reactions},
 	New:      func() rule.Checker { return &refetchWatch{} },
+	// The methods it looks at (the engine asks it about no other message).
+	Methods: []string{"notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed"},
 }
 
 // refetchKinds are the list kinds whose change a client should re-fetch: the

@@ -49,6 +49,8 @@ var UnsubscribedNotification = &rule.Rule{
 		},
 	},
 	New: func() rule.Checker { return &listenWatch{} },
+	// The methods it looks at (the engine asks it about no other message).
+	Methods: []string{"subscriptions/listen", "notifications/subscriptions/acknowledged", "notifications/tools/list_changed", "notifications/prompts/list_changed", "notifications/resources/list_changed", "notifications/resources/updated"},
 }
 
 // listenFilter is a SubscriptionFilter: what a listen request asked for, or what its

@@ -56,6 +56,8 @@ var UpdateNotNotified = &rule.Rule{
 	New: func() rule.Checker {
 		return &readWatch{}
 	},
+	// The methods it looks at (the engine asks it about no other message).
+	Methods: []string{"resources/subscribe", "resources/unsubscribe", "resources/read", "notifications/resources/updated"},
 }
 
 type readState struct {

@@ -68,6 +68,8 @@ var BadCancel = &rule.Rule{
 	},
 	Kinds: rule.KindsOf(frame.KindNotification),
 	New:   rule.PerMessage(cancelWatch{}.Message),
+	// The methods it looks at (the engine asks it about no other message).
+	Methods: []string{"notifications/cancelled"},
 }
 
 // maxAnsweredRemembered bounds the answered requests remembered per session (at

@@ -50,6 +50,8 @@ s->c {"jsonrpc":"2.0","id":5,"result":{"content":[{"type":"text","text":"cannot 
 	},
 	Kinds: rule.KindsOf(frame.KindRequest, frame.KindError),
 	New:   func() rule.Checker { return &toolErrorWatch{} },
+	// The methods it looks at (the engine asks it about no other message).
+	Methods: []string{"tools/call"},
 }
 
 // maxToolCallsNamed bounds the tools/call requests whose tool name is remembered

@@ -40,6 +40,8 @@ var LogDataSpread = &rule.Rule{
 	},
 	Kinds: rule.KindsOf(frame.KindNotification),
 	New:   func() rule.Checker { return &spreadLogWatch{} },
+	// The methods it looks at (the engine asks it about no other message).
+	Methods: []string{"notifications/message"},
 }
 
 type spreadLogWatch struct{ reported bool }

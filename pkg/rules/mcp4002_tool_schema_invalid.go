@@ -42,6 +42,8 @@ s->c {"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"search_invoices","input
 	New: func() rule.Checker {
 		return &toolSchemaWatch{once: newSeenOnce()}
 	},
+	// The methods it looks at (the engine asks it about no other message).
+	Methods: []string{"tools/list"},
 }
 
 // schemaVerdicts are the run's verdicts on published schemas, by revision, member

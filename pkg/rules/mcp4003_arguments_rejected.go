@@ -33,6 +33,8 @@ c->s {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_invo
 	// The shapes of arguments that validated, by schema, for the whole run.
 	Shared: func() any { return schema.NewValidShapes(maxRunShapes) },
 	New:    func() rule.Checker { return &argumentsWatch{} },
+	// The methods it looks at (the engine asks it about no other message).
+	Methods: []string{"tools/call"},
 }
 
 type argumentsWatch struct {

@@ -35,6 +35,8 @@ s->c {"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"129.90 
 	// The shapes of structuredContent that validated, by schema, for the whole run.
 	Shared: func() any { return schema.NewValidShapes(maxRunShapes) },
 	New:    func() rule.Checker { return &structuredWatch{} },
+	// The methods it looks at (the engine asks it about no other message).
+	Methods: []string{"tools/call"},
 }
 
 // maxPendingCalls bounds the tools/call requests remembered until their result.

@@ -36,6 +36,8 @@ var StrictFieldWithoutHint = &rule.Rule{
 	Requires: []*rule.Analysis{Lists},
 	Shared:   func() any { return &unhintedFields{seed: maphash.MakeSeed(), verdicts: map[uint64]unhinted{}} },
 	New:      func() rule.Checker { return &hintWatch{once: newSeenOnce()} },
+	// The methods it looks at (the engine asks it about no other message).
+	Methods: []string{"tools/list"},
 }
 
 type hintWatch struct {

@@ -197,6 +197,10 @@ func (r MethodRef) Index() int {
 	return r.rows[0]
 }
 
+// MethodIndexes is the number every MethodRef.Index is below: a table indexed
+// by method (one slot per row; a name's slot is its first row's).
+func MethodIndexes() int { return len(methodTable().rows) }
+
 // Known reports whether the name appears in any row.
 func (r MethodRef) Known() bool { return len(r.rows) > 0 }
 
