@@ -988,7 +988,8 @@ func (r *Reader) readAheadLine() ([]byte, error) {
 	return line, nil
 }
 
-// maxReusedBuffer is the largest line buffer a Reader keeps for the next line.
+// maxReusedBuffer is the largest buffer a pretty-printed document is gathered in
+// that a Reader keeps for the next document (long lines have lineBuffers).
 const maxReusedBuffer = 64 << 20
 
 // utf8BOM is the UTF-8 encoding of U+FEFF, the byte order mark.
