@@ -112,6 +112,9 @@ type Shared struct {
 	schemas *schema.Compiled
 	// arenas are the parse stage's arenas that finished inputs gave back.
 	arenas sync.Pool
+	// dispatches are the dispatch tables of the catalogues the run's inputs were
+	// given (dispatchFor), under mu.
+	dispatches map[dispatchKey]*keptDispatch
 }
 
 // Arena returns an arena for one input's inline parse stage (the driver's),
@@ -342,17 +345,9 @@ type Analyzer struct {
 	// run (set when the first session starts).
 	analyses []*Analysis
 	ordered  bool
-	// byKind lists, per message kind, the checkers (by index) that observe it
-	// (Rule.Kinds) whatever its method (Rule.Methods unset), in catalogue order:
-	// those asked about a message with no method the spec knows. byMethod lists,
-	// per kind and method (spec.MethodRef.Index), those that observe messages of
-	// that kind and method, in catalogue order.
-	byKind   [numKinds][]int
-	byMethod [numKinds][][]int
-	// zeroable marks the rules whose New returns a fresh pointer to a zero struct:
-	// an ended session's checker of such a rule is zeroed and reused instead of
-	// made again (a capture of many short sessions made about fifty a session).
-	zeroable []bool
+	// dispatch is the run's table of which checkers observe which messages, and
+	// which can be zeroed for reuse (built once a run: Shared.dispatchFor).
+	*dispatch
 }
 
 type running struct {
@@ -398,13 +393,69 @@ func NewAnalyzerWith(input string, rules []*Rule, opt AnalyzerOptions) *Analyzer
 	if shared == nil {
 		shared = NewShared()
 	}
-	a := &Analyzer{rules: rules, limit: limit, open: map[*session.Session]*running{}, shared: shared, zeroable: make([]bool, len(rules)),
+	a := &Analyzer{rules: rules, limit: limit, open: map[*session.Session]*running{}, shared: shared, dispatch: shared.dispatchFor(rules, opt.AllMethods),
 		onSession: opt.OnSession, discard: opt.Discard, onFinding: opt.OnFinding, noSettling: opt.NoSettling}
+	a.tracker = session.NewTracker(input, a.start, a.end)
+	return a
+}
+
+// dispatch says, for a catalogue, which checkers observe which messages and which
+// can be zeroed for reuse: the same for every input of a run, so built once a run
+// (a scan of many small files built it per file).
+type dispatch struct {
+	// byKind lists, per message kind, the checkers (by index) that observe it
+	// (Rule.Kinds) whatever its method (Rule.Methods unset), in catalogue order:
+	// those asked about a message with no method the spec knows. byMethod lists,
+	// per kind and method (spec.MethodRef.Index), those that observe messages of
+	// that kind and method, in catalogue order.
+	byKind   [numKinds][]int
+	byMethod [numKinds][][]int
+	// zeroable marks the rules whose New returns a fresh pointer to a zero struct:
+	// an ended session's checker of such a rule is zeroed and reused instead of
+	// made again (a capture of many short sessions made about fifty a session).
+	zeroable []bool
+}
+
+// dispatchKey names a catalogue (the slice every input of a run is given) and
+// whether every rule is asked about every method.
+type dispatchKey struct {
+	rules      *Rule
+	n          int
+	allMethods bool
+}
+
+// dispatchFor returns the run's dispatch table for the catalogue, built on first use.
+func (s *Shared) dispatchFor(rules []*Rule, allMethods bool) *dispatch {
+	var key dispatchKey
+	if len(rules) > 0 {
+		key = dispatchKey{rules: rules[0], n: len(rules), allMethods: allMethods}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d := s.dispatches[key]; d != nil && slices.Equal(d.rules, rules) {
+		return &d.dispatch
+	}
+	d := &keptDispatch{rules: slices.Clone(rules), dispatch: newDispatch(rules, allMethods)}
+	if s.dispatches == nil {
+		s.dispatches = map[dispatchKey]*keptDispatch{}
+	}
+	s.dispatches[key] = d
+	return &d.dispatch
+}
+
+// keptDispatch is a dispatch table with the catalogue it was built for.
+type keptDispatch struct {
+	rules []*Rule
+	dispatch
+}
+
+func newDispatch(rules []*Rule, allMethods bool) dispatch {
+	d := dispatch{zeroable: make([]bool, len(rules))}
 	observed := make([][]bool, len(rules)) // per rule, the methods it observes (nil: every one)
 	named := make([]bool, spec.MethodIndexes())
 	for i, r := range rules {
-		a.zeroable[i] = zeroable(r.New(), r.New())
-		if len(r.Methods) > 0 && !opt.AllMethods {
+		d.zeroable[i] = zeroable(r.New(), r.New())
+		if len(r.Methods) > 0 && !allMethods {
 			observed[i] = make([]bool, len(named))
 			for _, name := range r.Methods {
 				if at := spec.Resolve(name).Index(); at >= 0 {
@@ -414,26 +465,25 @@ func NewAnalyzerWith(input string, rules []*Rule, opt AnalyzerOptions) *Analyzer
 		}
 		for k := range frame.Kind(numKinds) {
 			if r.Kinds.Has(k) && observed[i] == nil {
-				a.byKind[k] = append(a.byKind[k], i)
+				d.byKind[k] = append(d.byKind[k], i)
 			}
 		}
 	}
 	for k := range frame.Kind(numKinds) {
-		a.byMethod[k] = make([][]int, len(named))
+		d.byMethod[k] = make([][]int, len(named))
 		for at := range named {
 			if !named[at] {
-				a.byMethod[k][at] = a.byKind[k] // no rule names the method: those that observe every one
+				d.byMethod[k][at] = d.byKind[k] // no rule names the method: those that observe every one
 				continue
 			}
 			for i, r := range rules {
 				if r.Kinds.Has(k) && (observed[i] == nil || observed[i][at]) {
-					a.byMethod[k][at] = append(a.byMethod[k][at], i)
+					d.byMethod[k][at] = append(d.byMethod[k][at], i)
 				}
 			}
 		}
 	}
-	a.tracker = session.NewTracker(input, a.start, a.end)
-	return a
+	return d
 }
 
 // zeroable reports whether two checkers New made are distinct pointers to zero
