@@ -42,6 +42,11 @@ func (a *Arena) Reset() {
 		clear(a.chunks[i])
 		a.chunks[i] = a.chunks[i][:0]
 	}
+	// The views keep index memory for the lines to come, at most twice what the
+	// batch's indexes used: a view keeps the capacity of the largest index it ever
+	// held, and without the bound the views of payload-heavy batches came to keep
+	// 10 MiB an arena for 2-3 MiB of indexes (half the live heap).
+	budget, kept := 2*a.indexed+spareFloor, 0
 	a.cur, a.indexed, a.handed = 0, 0, 0
 	for i, l := range a.lines {
 		l.pool.put(l.buf)
@@ -53,17 +58,27 @@ func (a *Arena) Reset() {
 		if cap(v.ix.entries) > maxSpareEntries || cap(v.ix.tokens) > maxSpareTokens {
 			continue // a giant frame's index: not kept for the small ones to come
 		}
+		if kept += v.ix.capacity(); kept > budget {
+			v.ix.entries, v.ix.tokens = nil, nil // the view is kept, its memory is not
+		}
 		a.spare = append(a.spare, v)
 	}
 	clear(a.views)
 	a.views = a.views[:0]
 }
 
-// Bounds of the index memory a spare view keeps.
+// Bounds of the index memory a spare view keeps, and the index memory the spare
+// views of an arena keep beyond twice what its last batch used.
 const (
 	maxSpareEntries = 4 << 10
 	maxSpareTokens  = 16 << 10
+	spareFloor      = 256 << 10
 )
+
+// capacity is the memory the index's arrays hold, in bytes.
+func (ix *index) capacity() int {
+	return cap(ix.entries)*int(unsafe.Sizeof(entry{})) + cap(ix.tokens)*int(unsafe.Sizeof(Token{}))
+}
 
 // Used is how many bytes the frames detached since the last Reset hold: the bytes
 // copied into the arena's blocks or handed off to them, and their indexes.

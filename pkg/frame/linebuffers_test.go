@@ -113,3 +113,64 @@ func TestLineBuffers(t *testing.T) {
 		t.Errorf("the pool keeps %d bytes, more than its bound %d", p.kept, maxKeptLineBuffers)
 	}
 }
+
+// The spare views of an arena keep at most twice the index memory its last batch
+// used (and a floor): a view keeps the capacity of the largest index it held, and
+// without the bound batches of small frames after large ones kept the large ones'
+// index memory for the rest of the run.
+func TestSpareViewsKeepWhatTheBatchUsed(t *testing.T) {
+	frameOf := func(members int) string {
+		var b strings.Builder
+		b.WriteString(`{"ts":"2025-06-18T10:00:00Z","dir":"s2c","msg":{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"rows":[`)
+		for i := range members {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"a":%d}`, i)
+		}
+		b.WriteString("]}}}}\n")
+		return b.String()
+	}
+	spare := func(a *Arena) int {
+		n := 0
+		for _, v := range a.spare {
+			n += v.ix.capacity()
+		}
+		return n
+	}
+	var in strings.Builder
+	for range 200 {
+		in.WriteString(frameOf(3000)) // about 12,000 tokens each: under the bound a spare view keeps
+	}
+	for range 200 {
+		in.WriteString(frameOf(2))
+	}
+	rd, err := NewReader("views.jsonl", strings.NewReader(in.String()), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		arena Arena
+		into  Frame
+		large int
+	)
+	for i := 0; ; i++ {
+		rec, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd.Detach(rec.Frame, &arena, &into, false)
+		if i == 199 {
+			arena.Reset() // the batch of large frames
+			large = spare(&arena)
+		}
+	}
+	used := arena.indexed
+	arena.Reset() // the batch of small frames
+	if got, limit := spare(&arena), 2*used+spareFloor; got > limit || large <= limit {
+		t.Errorf("spare views keep %d bytes after a batch that used %d (limit %d; %d after the large batch)", got, used, limit, large)
+	}
+}
