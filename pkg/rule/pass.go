@@ -449,6 +449,8 @@ type keptDispatch struct {
 	dispatch
 }
 
+// newDispatch builds the dispatch table of a catalogue (allMethods: every rule
+// observes every method of its kinds, whatever its Methods).
 func newDispatch(rules []*Rule, allMethods bool) dispatch {
 	d := dispatch{zeroable: make([]bool, len(rules))}
 	observed := make([][]bool, len(rules)) // per rule, the methods it observes (nil: every one)
