@@ -41,14 +41,7 @@ func TestLongLinesKeepTheirBytesUntilTheirArenaIsReset(t *testing.T) {
 		}
 		held[a] = held[a][:0]
 	}
-	for i := 0; ; i++ {
-		rec, err := rd.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	eachRecord(t, rd, func(i int, rec *Record) {
 		if rec.Kind != RecordFrame {
 			t.Fatalf("line %d: not a frame", rec.Line)
 		}
@@ -64,7 +57,7 @@ func TestLongLinesKeepTheirBytesUntilTheirArenaIsReset(t *testing.T) {
 		}
 		held[a] = append(held[a], kept{raw: bytes.Clone(rec.Frame.Raw)})
 		rd.Detach(rec.Frame, &arenas[a], &held[a][len(held[a])-1].frame, false)
-	}
+	})
 	check(0)
 	check(1)
 	long := 0
@@ -154,23 +147,31 @@ func TestSpareViewsKeepWhatTheBatchUsed(t *testing.T) {
 		into  Frame
 		large int
 	)
-	for i := 0; ; i++ {
-		rec, err := rd.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	eachRecord(t, rd, func(i int, rec *Record) {
 		rd.Detach(rec.Frame, &arena, &into, false)
 		if i == 199 {
 			arena.Reset() // the batch of large frames
 			large = spare(&arena)
 		}
-	}
+	})
 	used := arena.indexed
 	arena.Reset() // the batch of small frames
 	if got, limit := spare(&arena), 2*used+spareFloor; got > limit || large <= limit {
 		t.Errorf("spare views keep %d bytes after a batch that used %d (limit %d; %d after the large batch)", got, used, limit, large)
+	}
+}
+
+// eachRecord calls fn with each record the Reader gives, numbered from 0, to the end.
+func eachRecord(t *testing.T, rd *Reader, fn func(i int, rec *Record)) {
+	t.Helper()
+	for i := 0; ; i++ {
+		rec, err := rd.Next()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		fn(i, rec)
 	}
 }
