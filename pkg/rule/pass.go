@@ -617,15 +617,7 @@ func (a *Analyzer) Frame(f *frame.Frame) {
 // observers are the checkers (by index) that observe the message: those of its
 // kind and method.
 func (a *Analyzer) observers(m *session.Message) []int {
-	at := -1
-	switch m.Kind {
-	case frame.KindRequest, frame.KindNotification:
-		at = m.Spec().Index()
-	case frame.KindResult, frame.KindError:
-		if m.Request != nil {
-			at = m.Request.MethodIndex()
-		}
-	}
+	at := m.MethodIndex()
 	if at < 0 {
 		return a.byKind[m.Kind]
 	}

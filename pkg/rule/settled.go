@@ -4,7 +4,6 @@
 package rule
 
 import (
-	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
 	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
@@ -39,21 +38,13 @@ func classOf(m *session.Message) (class, bool) {
 	if c.terms == 0 {
 		return class{}, false
 	}
-	var reqDir spec.Direction
-	method := -1
-	switch m.Kind {
-	case frame.KindRequest, frame.KindNotification:
-		method = m.Spec().Index()
-	case frame.KindResult, frame.KindError:
-		if m.Request == nil {
-			return class{}, false
-		}
-		method, reqDir = m.Request.MethodIndex(), m.Request.Dir
-	default:
-		return class{}, false
-	}
+	method := m.MethodIndex()
 	if method < 0 {
 		return class{}, false
+	}
+	var reqDir spec.Direction
+	if m.Kind.IsResponse() {
+		reqDir = m.Request.Dir
 	}
 	c.method = int32(method)
 	c.traits = uint32(m.Kind) | uint32(m.Dir)<<8 | uint32(reqDir)<<16

@@ -290,6 +290,22 @@ func (m *Message) Spec() spec.MethodRef {
 	return m.method
 }
 
+// MethodIndex is the spec's index of the message's method
+// (spec.MethodRef.Index): a request's or notification's own, a response's that
+// of the request it answers; -1 for a method the spec does not know, a response
+// to no known request, a batch or an invalid frame.
+func (m *Message) MethodIndex() int {
+	switch m.Kind {
+	case frame.KindRequest, frame.KindNotification:
+		return m.Spec().Index()
+	case frame.KindResult, frame.KindError:
+		if m.Request != nil {
+			return m.Request.MethodIndex()
+		}
+	}
+	return -1
+}
+
 // Revision is the governing revision ("" when unknown).
 func (m *Message) Revision() spec.Revision {
 	if m.Contract == nil {
