@@ -204,6 +204,10 @@ func TestGoSDKToolThatIgnoresCancellation(t *testing.T) {
 		t.Fatal("the report tool never started")
 	}
 	call := only(t, p.capture, "tools/call report", sent(C2S, "tools/call"))
+	// The first progress is in the capture before the cancellation: NotifyProgress
+	// returns once the server wrote it, which can be before the capture took it
+	// (CI once recorded it after the cancellation, two progress notifications late).
+	p.await("the progress before the cancellation", sent(S2C, "notifications/progress"))
 	clock.Advance(time.Second)
 	cancel()
 	if err := <-errc; !errors.Is(err, context.Canceled) {
