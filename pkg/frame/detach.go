@@ -48,11 +48,7 @@ func (a *Arena) Reset() {
 	// 10 MiB an arena for 2-3 MiB of indexes (half the live heap).
 	budget, kept := 2*a.indexed+spareFloor, 0
 	a.cur, a.indexed, a.handed = 0, 0, 0
-	for i, l := range a.lines {
-		l.pool.put(l.buf)
-		a.lines[i] = heldLine{}
-	}
-	a.lines = a.lines[:0]
+	a.releaseLines()
 	for _, v := range a.views {
 		v.text = nil
 		if cap(v.ix.entries) > maxSpareEntries || cap(v.ix.tokens) > maxSpareTokens {
@@ -65,6 +61,21 @@ func (a *Arena) Reset() {
 	}
 	clear(a.views)
 	a.views = a.views[:0]
+}
+
+// Release gives the long lines' buffers the arena's frames keep back to their
+// pool, for an arena that is dropped instead of reset (its frames no longer
+// used): the rest of its memory goes to the collector, but a line's buffer,
+// left with it, would make the pool allocate a new one for the next long line.
+func (a *Arena) Release() { a.releaseLines() }
+
+// releaseLines gives the long lines' buffers back to their pool.
+func (a *Arena) releaseLines() {
+	for i, l := range a.lines {
+		l.pool.put(l.buf)
+		a.lines[i] = heldLine{}
+	}
+	a.lines = a.lines[:0]
 }
 
 // Bounds of the index memory a spare view keeps, and the index memory the spare

@@ -33,13 +33,17 @@ const (
 )
 
 // get returns an empty buffer of at least n bytes' capacity: the smallest free one
-// that is large enough, or a new one of the next power of two.
+// that is large enough and at most twice the next power of two, or a new one of
+// the next power of two. A larger free buffer is left for the line that needs it:
+// a part taking a joined line's buffer made the next join allocate another (a
+// payload-heavy capture's pool came to keep two 8 MiB buffers for one 5 MB line).
 func (p *lineBuffers) get(n int) []byte {
 	n = max(n, linePart)
+	most := 2 << bits.Len(uint(n-1))
 	p.mu.Lock()
 	best := -1
 	for i, b := range p.free {
-		if cap(b) >= n && (best < 0 || cap(b) < cap(p.free[best])) {
+		if cap(b) >= n && cap(b) <= most && (best < 0 || cap(b) < cap(p.free[best])) {
 			best = i
 		}
 	}

@@ -89,14 +89,19 @@ func TestLineBuffers(t *testing.T) {
 	b = append(b, "secret"...)
 	p.put(b)
 	p.put(make([]byte, 0, 8<<20))
-	again := p.get(10)
+	again := p.get(3<<20 + 1)
 	if &again[:1][0] != &b[:1][0] {
-		t.Error("get(10) with 4 and 8 MiB buffers free did not reuse the 4 MiB one")
+		t.Error("get(3 MiB) with 4 and 8 MiB buffers free did not reuse the 4 MiB one")
 	}
 	if string(again[:6]) != "\x00\x00\x00\x00\x00\x00" {
 		t.Errorf("a reused buffer still holds %q", again[:6])
 	}
-	if big := p.get(5 << 20); cap(big) != 8<<20 || p.made != 1 {
+	// A part (a line's first MiB) does not take the 8 MiB buffer a joined line
+	// needs: it gets one of its own, and the join gets the 8 MiB one.
+	if part := p.get(10); cap(part) != linePart || p.made != 2 {
+		t.Errorf("get(10) with an 8 MiB buffer free: cap %d (%d made), want a new part of %d", cap(part), p.made, linePart)
+	}
+	if big := p.get(5 << 20); cap(big) != 8<<20 || p.made != 2 {
 		t.Errorf("get(5 MiB): cap %d (%d made), want the free 8 MiB buffer", cap(big), p.made)
 	}
 	for range 20 {
@@ -173,5 +178,36 @@ func eachRecord(t *testing.T, rd *Reader, fn func(i int, rec *Record)) {
 			t.Fatal(err)
 		}
 		fn(i, rec)
+	}
+}
+
+// An arena dropped instead of reset (the driver drops a replayed batch when enough
+// wait to be reused) gives its long lines' buffers back with Release: the next
+// long line is gathered into them, not into new ones.
+func TestReleasedArenaGivesItsLinesBack(t *testing.T) {
+	line := func(id, n int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":%q}]}}`+"\n", id, strings.Repeat("x", n))
+	}
+	rd, err := NewReader("long.jsonl", strings.NewReader(line(1, 3<<20)+line(2, 3<<20)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var frames [2]Frame
+	eachRecord(t, rd, func(i int, rec *Record) {
+		var a Arena
+		rd.Detach(rec.Frame, &a, &frames[i], false)
+		if i == 0 {
+			if len(a.lines) != 1 {
+				t.Fatalf("the arena holds %d long lines, want the one detached into it", len(a.lines))
+			}
+			a.Release()
+			if len(a.lines) != 0 {
+				t.Error("Release kept the arena's long lines")
+			}
+		}
+	})
+	// The first line took four parts and a joined buffer; the second reused them.
+	if rd.lines.made != 5 {
+		t.Errorf("%d buffers made for two long lines of 3 MiB, want 5 (the second line reuses the first's)", rd.lines.made)
 	}
 }
