@@ -365,7 +365,10 @@ func scanString(b []byte, i int) (int, bool, bool) {
 	for {
 		// Eight bytes at a time while none is a quote, a backslash or a control
 		// character (most of a capture's bytes are long text), then byte by byte.
-		for i+8 <= len(b) {
+		// A run longer than two words goes on in blocks of 32 where the processor
+		// can (plainRun): most strings end within the first words, and those
+		// that do not are long text or base64.
+		for words := 0; i+8 <= len(b); words++ {
 			w := binary.LittleEndian.Uint64(b[i:])
 			if m := hasZeroByte(w^quotes) | hasZeroByte(w^backslashes) | hasLessThan(w, 0x20); m != 0 {
 				// The lowest flagged byte is the first that needs a look (the
@@ -374,6 +377,9 @@ func scanString(b []byte, i int) (int, bool, bool) {
 				break
 			}
 			i += 8
+			if words == 1 && len(b)-i >= plainRunMin {
+				i += plainRun(b[i:])
+			}
 		}
 		for i < len(b) && strSafe[b[i]] {
 			i++
@@ -405,6 +411,10 @@ func scanString(b []byte, i int) (int, bool, bool) {
 		}
 	}
 }
+
+// plainRunMin is the fewest bytes left in the text for which scanString asks
+// plainRun: two of its blocks.
+const plainRunMin = 64
 
 const (
 	lows        = 0x0101010101010101

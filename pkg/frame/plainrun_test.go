@@ -1,0 +1,109 @@
+package frame
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// plainRun skips only plain bytes, stops at the first byte that is not plain or
+// within the last block, and its multiples of 32 are whole blocks; scanString
+// finds the same ends and escapes with it as byte by byte.
+func TestPlainRun(t *testing.T) {
+	vectors := plainRun(make([]byte, 256)) > 0
+	if !vectors {
+		t.Log("this processor skips no plain run: the eight-byte path alone is tested")
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	specials := []byte{'"', '\\', 0, 0x1f, '\n', 0x7f, 0x80, 0xff, ' ', 'a'}
+	for range 20000 {
+		b := make([]byte, rng.IntN(300))
+		for i := range b {
+			b[i] = byte(' ' + rng.IntN(95))
+			if b[i] == '"' || b[i] == '\\' {
+				b[i] = 'x'
+			}
+			if rng.IntN(40) == 0 {
+				b[i] = specials[rng.IntN(len(specials))]
+			}
+			if rng.IntN(10) == 0 {
+				b[i] = byte(0x80 + rng.IntN(128)) // UTF-8 bytes are plain
+			}
+		}
+		first := len(b)
+		for i, c := range b {
+			if c == '"' || c == '\\' || c < 0x20 {
+				first = i
+				break
+			}
+		}
+		n := plainRun(b)
+		switch {
+		case n > first:
+			t.Fatalf("plainRun(%q) = %d: skips the byte at %d", b, n, first)
+		case vectors && n < first && (n%32 != 0 || len(b)-n >= 32):
+			t.Fatalf("plainRun(%q) = %d: stops before the first byte to look at (%d) with a whole block left", b, n, first)
+		}
+		// The whole scan, as a string that starts with a quote.
+		s := append([]byte{'"'}, b...)
+		end, escaped, ok := scanString(s, 0)
+		wantEnd, wantEscaped, wantOK := scanStringBytewise(s)
+		if end != wantEnd || escaped != wantEscaped || ok != wantOK {
+			t.Fatalf("scanString(%q) = %d, %v, %v; byte by byte %d, %v, %v", s, end, escaped, ok, wantEnd, wantEscaped, wantOK)
+		}
+	}
+}
+
+// scanStringBytewise is scanString one byte at a time: the reference.
+func scanStringBytewise(b []byte) (int, bool, bool) {
+	escaped := false
+	for i := 1; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1, escaped, true
+		case c == '\\':
+			escaped = true
+			if i+1 >= len(b) {
+				return i, escaped, false
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i++
+			case 'u':
+				if i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
+					return i, escaped, false
+				}
+				i += 5
+			default:
+				return i, escaped, false
+			}
+		case c < 0x20:
+			return i, escaped, false
+		}
+	}
+	return len(b), escaped, false
+}
+
+func BenchmarkScanLongString(b *testing.B) {
+	text := make([]byte, 64<<10)
+	for i := range text {
+		text[i] = 'a' + byte(i%26)
+	}
+	s := append(append([]byte{'"'}, text...), '"')
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		scanString(s, 0)
+	}
+}
+
+func BenchmarkScanLogText(b *testing.B) {
+	line := `1764578408.920 WARN  [ingest] \u00dcberweisung f\u00fcr M\u00fcller verbucht: 72957,40 \u20ac\n1764578421.066 ERROR [scheduler] row 90238\tstatus=ok\tlatency=160ms\tregion=eu-west-1\n`
+	var text []byte
+	for len(text) < 64<<10 {
+		text = append(text, line...)
+	}
+	s := append(append([]byte{'"'}, text...), '"')
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		scanString(s, 0)
+	}
+}
