@@ -30,11 +30,11 @@ func (s *Session) inferDirection(m *Message) {
 	}
 	switch m.Kind {
 	case frame.KindRequest, frame.KindNotification:
-		if d, ok := spec.DirectionIn(m.Method, s.revision()); ok {
+		if d, ok := m.Spec().DirectionIn(s.revision()); ok {
 			set(d, m.Method, " is sent one way only")
 			return
 		}
-		if d, ok := spec.DirectionIn(m.Method, ""); ok {
+		if d, ok := m.Spec().DirectionIn(""); ok {
 			set(d, m.Method, " is sent one way only")
 			return
 		}

@@ -218,10 +218,13 @@ func (r MethodRef) Name() string {
 // revision r. ok is false when the method does not exist in r or is sent in both
 // directions there. With r == "" it answers across all revisions, and ok is false if
 // the directions differ between rows.
-func DirectionIn(name string, r Revision) (Direction, bool) {
+func DirectionIn(name string, r Revision) (Direction, bool) { return Resolve(name).DirectionIn(r) }
+
+// DirectionIn is DirectionIn of the method's name, without looking it up again.
+func (ref MethodRef) DirectionIn(r Revision) (Direction, bool) {
 	t := methodTable()
 	dir := DirUnknown
-	for _, i := range t.byName[name] {
+	for _, i := range ref.rows {
 		m := &t.rows[i]
 		if r != "" && !m.In(r) {
 			continue
