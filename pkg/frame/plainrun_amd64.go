@@ -8,14 +8,16 @@ import "golang.org/x/sys/cpu"
 // (AVX2): set once, from what it reports.
 var plainRunVectors = cpu.X86.HasAVX2
 
-// plainRun is the length of the run of plain string bytes (none a quote, a
-// backslash or a control character) at the start of b that it could skip in
-// blocks of 32: a multiple of 32, or the offset of the first byte that is not
-// plain. 0 where the processor has no such instructions: the caller looks at the
-// bytes eight at a time.
-func plainRun(b []byte) int {
+// plainRun is how far scanString may skip from the start of b, which lies
+// inside a string, without looking at the bytes itself: over plain bytes (none a
+// quote, a backslash or a control character) and the two-byte escapes (\n, \"
+// and the others but \u), in blocks of 32; it stops at a byte scanString must
+// look at, or where fewer than 32 bytes are left. escaped says it skipped an
+// escape. 0 where the processor has no such instructions: the caller looks at
+// the bytes eight at a time.
+func plainRun(b []byte) (n int, escaped bool) {
 	if !plainRunVectors {
-		return 0
+		return 0, false
 	}
 	return plainRunAVX2(b)
 }
@@ -23,4 +25,4 @@ func plainRun(b []byte) int {
 // plainRunAVX2 is plainRun with AVX2 (plainrun_amd64.s).
 //
 //go:noescape
-func plainRunAVX2(b []byte) int
+func plainRunAVX2(b []byte) (n int, escaped bool)

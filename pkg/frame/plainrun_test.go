@@ -2,46 +2,66 @@ package frame
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
-// plainRun skips only plain bytes, stops at the first byte that is not plain or
-// within the last block, and its multiples of 32 are whole blocks; scanString
-// finds the same ends and escapes with it as byte by byte.
+// plainRun skips only plain bytes and two-byte escapes, and stops at the first
+// byte scanString must look at or within the last block; scanString finds the
+// same ends and escapes with it as byte by byte.
 func TestPlainRun(t *testing.T) {
-	vectors := plainRun(make([]byte, 256)) > 0
+	vectors := func() bool { n, _ := plainRun(make([]byte, 256)); return n > 0 }()
 	if !vectors {
 		t.Log("this processor skips no plain run: the eight-byte path alone is tested")
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	specials := []byte{'"', '\\', 0, 0x1f, '\n', 0x7f, 0x80, 0xff, ' ', 'a'}
-	for range 20000 {
-		b := make([]byte, rng.IntN(300))
-		for i := range b {
-			b[i] = byte(' ' + rng.IntN(95))
-			if b[i] == '"' || b[i] == '\\' {
-				b[i] = 'x'
-			}
-			if rng.IntN(40) == 0 {
-				b[i] = specials[rng.IntN(len(specials))]
-			}
-			if rng.IntN(10) == 0 {
-				b[i] = byte(0x80 + rng.IntN(128)) // UTF-8 bytes are plain
+	specials := []string{`"`, `\`, "\x00", "\x1f", "\n", "\x7f", "\x80", "\xff", `\n`, `\t`, `\"`, `\\`, `\/`, `\u00e9`, `\u12`, `\x`, `\`}
+	for range 30000 {
+		var b []byte
+		for n := rng.IntN(300); len(b) < n; {
+			switch r := rng.IntN(60); {
+			case r == 0:
+				b = append(b, specials[rng.IntN(len(specials))]...)
+			case r < 4:
+				b = append(b, specials[8+rng.IntN(5)]...) // the common escapes, often
+			case r < 10:
+				b = append(b, byte(0x80+rng.IntN(128))) // UTF-8 bytes are plain
+			default:
+				c := byte(' ' + rng.IntN(95))
+				if c == '"' || c == '\\' {
+					c = 'x'
+				}
+				b = append(b, c)
 			}
 		}
-		first := len(b)
-		for i, c := range b {
+		// Where a byte-by-byte walk stops, skipping what plainRun may skip.
+		first, escapedBefore := len(b), false
+		escapedAt := make([]bool, len(b)+1) // whether an escape lies before offset i
+		for i := 0; i < len(b); {
+			escapedAt[i] = escapedBefore
+			c := b[i]
+			if c == '\\' && i+1 < len(b) && strings.IndexByte(`"\/bfnrt`, b[i+1]) >= 0 {
+				escapedBefore = true
+				i += 2
+				continue
+			}
 			if c == '"' || c == '\\' || c < 0x20 {
 				first = i
 				break
 			}
+			i++
 		}
-		n := plainRun(b)
+		if first == len(b) {
+			escapedAt[len(b)] = escapedBefore
+		}
+		n, esc := plainRun(b)
 		switch {
 		case n > first:
 			t.Fatalf("plainRun(%q) = %d: skips the byte at %d", b, n, first)
-		case vectors && n < first && (n%32 != 0 || len(b)-n >= 32):
+		case vectors && n < first && len(b)-n >= 32:
 			t.Fatalf("plainRun(%q) = %d: stops before the first byte to look at (%d) with a whole block left", b, n, first)
+		case esc != escapedAt[n]:
+			t.Fatalf("plainRun(%q) = %d, %v: an escape before %d is %v", b, n, esc, n, escapedAt[n])
 		}
 		// The whole scan, as a string that starts with a quote.
 		s := append([]byte{'"'}, b...)

@@ -365,9 +365,10 @@ func scanString(b []byte, i int) (int, bool, bool) {
 	for {
 		// Eight bytes at a time while none is a quote, a backslash or a control
 		// character (most of a capture's bytes are long text), then byte by byte.
-		// A run longer than two words goes on in blocks of 32 where the processor
-		// can (plainRun): most strings end within the first words, and those
-		// that do not are long text or base64.
+		// A run longer than two words goes on in blocks of 32, over the two-byte
+		// escapes too, where the processor can (plainRun): most strings end
+		// within the first words, and those that do not are long text (often
+		// with escaped newlines and tabs every few dozen bytes) or base64.
 		for words := 0; i+8 <= len(b); words++ {
 			w := binary.LittleEndian.Uint64(b[i:])
 			if m := hasZeroByte(w^quotes) | hasZeroByte(w^backslashes) | hasLessThan(w, 0x20); m != 0 {
@@ -378,7 +379,8 @@ func scanString(b []byte, i int) (int, bool, bool) {
 			}
 			i += 8
 			if words == 1 && len(b)-i >= plainRunMin {
-				i += plainRun(b[i:])
+				n, esc := plainRun(b[i:])
+				i, escaped = i+n, escaped || esc
 			}
 		}
 		for i < len(b) && strSafe[b[i]] {
