@@ -74,33 +74,38 @@ func TestPlainRun(t *testing.T) {
 }
 
 // scanStringBytewise is scanString one byte at a time: the reference.
-func scanStringBytewise(b []byte) (int, bool, bool) {
-	escaped := false
+func scanStringBytewise(b []byte) (end int, escaped, ok bool) {
 	for i := 1; i < len(b); i++ {
-		switch c := b[i]; {
-		case c == '"':
+		c := b[i]
+		if c == '"' {
 			return i + 1, escaped, true
-		case c == '\\':
-			escaped = true
-			if i+1 >= len(b) {
-				return i, escaped, false
-			}
-			switch b[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i++
-			case 'u':
-				if i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
-					return i, escaped, false
-				}
-				i += 5
-			default:
-				return i, escaped, false
-			}
-		case c < 0x20:
+		}
+		if c < 0x20 {
 			return i, escaped, false
 		}
+		if c != '\\' {
+			continue
+		}
+		escaped = true
+		n := escapeLength(b[i+1:])
+		if n == 0 {
+			return i, escaped, false
+		}
+		i += n
 	}
 	return len(b), escaped, false
+}
+
+// escapeLength is the length of the valid escape that follows a backslash at the
+// start of rest, 0 when none does (RFC 8259, section 7).
+func escapeLength(rest []byte) int {
+	if len(rest) > 0 && strings.IndexByte(`"\/bfnrt`, rest[0]) >= 0 {
+		return 1
+	}
+	if len(rest) >= 5 && rest[0] == 'u' && strings.Trim(string(rest[1:5]), "0123456789abcdefABCDEF") == "" {
+		return 5
+	}
+	return 0
 }
 
 func BenchmarkScanLongString(b *testing.B) {
