@@ -132,3 +132,21 @@ func BenchmarkScanLogText(b *testing.B) {
 		scanString(s, 0)
 	}
 }
+
+// FuzzScanString compares scanString with the byte-by-byte reference on any
+// string body, alone and after a plain run long enough for the vector loop.
+func FuzzScanString(f *testing.F) {
+	f.Add([]byte(`plain text"`))
+	f.Add([]byte(`line\nnext\ttab \"quoted\" \\ \/ \u00e9 \u12 \x`))
+	f.Add([]byte("control\x01byte"))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		for _, pad := range []int{0, 17, 80} {
+			s := append(append([]byte{'"'}, strings.Repeat("p", pad)...), body...)
+			end, escaped, ok := scanString(s, 0)
+			wantEnd, wantEscaped, wantOK := scanStringBytewise(s)
+			if end != wantEnd || escaped != wantEscaped || ok != wantOK {
+				t.Fatalf("scanString(%q) = %d, %v, %v; byte by byte %d, %v, %v", s, end, escaped, ok, wantEnd, wantEscaped, wantOK)
+			}
+		}
+	})
+}
