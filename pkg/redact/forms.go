@@ -17,34 +17,31 @@ import (
 // Add adds a captured value, and the forms a message or a frame may show it in
 // (JSON- or Go-escaped inside quotes).
 //
-// The value may alias a frame's bytes: the set keeps copies.
-func (s *Set) Add(value string) { s.addValue(value, false) }
-
-// addValue is Add; owned says value is the set's to keep (no other holds it).
-func (s *Set) addValue(value string, owned bool) {
+// The value may alias a frame's bytes: the set keeps none of them.
+func (s *Set) Add(value string) {
 	if !s.admits(value) {
 		return
 	}
 	i := plainPrefix(value)
 	if i == len(value) {
-		s.add(value, len(value), owned) // shown as it is, quoted or not
+		s.add(value, len(value)) // shown as it is, quoted or not
 		return
 	}
-	body, chars, goAlike, ownedBody := jsonBody(value, i)
-	s.add(value, chars, owned)
-	s.addForms(value, body, chars, goAlike, ownedBody)
+	body, chars, goAlike := jsonBody(value, i)
+	s.add(value, chars)
+	s.addForms(value, body, chars, goAlike)
 }
 
 // addJSON adds a string value read from a JSON text, decoded to value (of chars
 // characters), whose bytes between the quotes (body) are what encoding/json
 // writes for it (decodeJSON): its JSON form is body. goAlike says Go quotes it
-// alike. Both may alias bytes that change: the set keeps copies.
+// alike. Both may alias bytes that change: the set keeps none of them.
 func (s *Set) addJSON(value, body string, chars int, goAlike bool) {
 	if !s.admits(value) {
 		return
 	}
-	s.add(value, chars, false)
-	s.addForms(value, body, chars, goAlike, false)
+	s.add(value, chars)
+	s.addForms(value, body, chars, goAlike)
 }
 
 // admits reports whether Add of value may change the set: a set to add to, a
@@ -68,20 +65,19 @@ func (s *Set) tooLong(n int) bool {
 // quotes it alike (goAlike): its JSON form, as strings.Trim(token, `"`) gives
 // it (a body that ends with an escaped quote loses that quote: no other quote
 // can stand at either end), and its Go form. A form equal to the value, or to
-// the form added before it, changes nothing and is not added again. ownedBody
-// says body is the set's to keep.
-func (s *Set) addForms(value, body string, chars int, goAlike, ownedBody bool) {
+// the form added before it, changes nothing and is not added again.
+func (s *Set) addForms(value, body string, chars int, goAlike bool) {
 	enc := strings.TrimSuffix(body, `"`)
 	if enc != value {
-		s.add(enc, chars, ownedBody)
+		s.add(enc, chars)
 	}
-	q, ownedQ := body, ownedBody
+	q := body
 	if !goAlike {
 		quoted := strconv.Quote(value)
-		q, ownedQ = quoted[1:len(quoted)-1], true
+		q = quoted[1 : len(quoted)-1]
 	}
 	if q != value && q != enc {
-		s.add(q, chars, ownedQ)
+		s.add(q, chars)
 	}
 }
 
@@ -132,8 +128,7 @@ func hasLessThan(w uint64, n uint64) uint64 { return (w - n*lows) &^ w & highs }
 // (goAlike): it does but for control characters other than \b \f \n \r \t, DEL,
 // bytes that are not UTF-8 and characters strconv.IsPrint refuses (U+2028 and
 // U+2029 aside, which both write as \u2028 and \u2029). value[:from] is plain.
-// owned says body is a new string (else it is value: nothing to escape).
-func jsonBody(value string, from int) (body string, chars int, goAlike, owned bool) {
+func jsonBody(value string, from int) (body string, chars int, goAlike bool) {
 	const hex = "0123456789abcdef"
 	var b []byte // made at the first escape
 	goAlike, chars = true, from
@@ -202,10 +197,10 @@ func jsonBody(value string, from int) (body string, chars int, goAlike, owned bo
 		i += size
 	}
 	if b == nil {
-		return value, chars, goAlike, false
+		return value, chars, goAlike
 	}
 	b = append(b, value[start:]...)
-	return unsafe.String(unsafe.SliceData(b), len(b)), chars, goAlike, true
+	return unsafe.String(unsafe.SliceData(b), len(b)), chars, goAlike
 }
 
 // decodeJSON decodes the bytes between a JSON string's quotes (body) when they

@@ -341,20 +341,9 @@ func refAdd(s *Set, value string) {
 	}
 }
 
-func refAddForm(s *Set, form string, chars int) {
-	if _, ok := s.chars[form]; ok {
-		return
-	}
-	if len(s.chars) >= MaxValues || s.bytes+len(form) > MaxBytes {
-		s.Full = true
-		return
-	}
-	s.chars[form] = chars
-	s.bytes += len(form)
-	p := form[:MinValue]
-	s.byPrefix[p] = append(s.byPrefix[p], form)
-	s.unsorted = true
-}
+// refAddForm adds a form the set's own way: what the reference decides is which
+// forms of a value are added, not how the set keeps them.
+func refAddForm(s *Set, form string, chars int) { s.add(form, chars) }
 
 func refPrintableASCII(s string) bool {
 	for i := 0; i < len(s); i++ {

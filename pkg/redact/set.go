@@ -1,10 +1,10 @@
 package redact
 
 import (
-	"sort"
+	"hash/maphash"
+	"slices"
 	"strings"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
 )
@@ -28,76 +28,76 @@ const (
 // arguments that a server echoes in an error message, a bearer token repeated in
 // a log line. Methods, ids and the report's own words are never searched.
 //
+// The set keeps no copy of a value, only its length and a 64-bit hash of its
+// bytes (valueKey): Replace hashes the text at each place one of the lengths
+// could start. A session's values cost the set about 30 bytes each whatever their
+// size (copies of up to MaxBytes a session came to most of the live heap of a
+// --redact run), and a value another string shared the hash and length of would
+// be taken for it with a probability of about 2^-64 a pair.
+//
 // A nil *Set is empty.
 type Set struct {
-	// byPrefix holds the values by their first MinValue bytes, longest first.
-	byPrefix map[string][]string
-	// chars is the length of each value (and of its escaped forms) as captured,
-	// in characters: what its placeholder says.
-	chars map[string]int
-	bytes int
-	// unsorted is set when a value was added since the lists were last sorted.
+	// values are the values (and their escaped forms) by length and hash, with
+	// each one's length in characters as captured: what its placeholder says.
+	values map[valueKey]int
+	// lengths holds, by their first MinValue bytes, the lengths of the values
+	// that start with them, longest first (once sorted).
+	lengths map[uint32][]int32
+	seed    maphash.Seed
+	bytes   int
+	// unsorted is set when a length was added since the lists were last sorted.
 	unsorted bool
-	// block is where the set copies the forms it keeps (copy).
-	block []byte
 	// scratch holds the string a walk collecting into the set decoded last
-	// (walk.add): the set keeps a copy of it, if anything.
+	// (walk.add).
 	scratch []byte
 	// Full is set when a value was left out because the bounds were reached.
 	Full bool
 }
 
+// valueKey is what the set keeps of a value.
+type valueKey struct {
+	hash uint64
+	n    int
+}
+
 // NewSet returns an empty set.
 func NewSet() *Set {
-	return &Set{byPrefix: map[string][]string{}, chars: map[string]int{}}
+	return &Set{values: map[valueKey]int{}, lengths: map[uint32][]int32{}, seed: maphash.MakeSeed()}
 }
 
 // saturated reports whether nothing can be added to the set any more (a nil
 // set is saturated).
 func (s *Set) saturated() bool {
-	return s == nil || (s.Full && len(s.chars) >= MaxValues)
+	return s == nil || (s.Full && len(s.values) >= MaxValues)
 }
 
-// Blocks the set copies its forms into: from firstBlock bytes, doubling up to
-// maxBlock (a session with a few values keeps a small block); a form longer than
-// the block it would start is a string of its own.
-const (
-	firstBlock = 512
-	maxBlock   = 64 << 10
-)
-
-// copy is a copy of form that the set keeps, in its current block.
-func (s *Set) copy(form string) string {
-	if len(form) > cap(s.block)-len(s.block) {
-		size := min(max(2*cap(s.block), firstBlock), maxBlock)
-		if len(form) > size {
-			return strings.Clone(form)
-		}
-		s.block = make([]byte, 0, size)
-	}
-	start := len(s.block)
-	s.block = append(s.block, form...)
-	return unsafe.String(&s.block[start], len(form))
+// key is what the set keeps of text.
+func (s *Set) key(text string) valueKey {
+	return valueKey{hash: maphash.String(s.seed, text), n: len(text)}
 }
 
-// add adds one form of a value; owned says the set may keep the string as it is
-// (else it keeps a copy: the form may alias a frame's bytes).
-func (s *Set) add(form string, chars int, owned bool) {
-	if _, ok := s.chars[form]; ok {
+// prefixOf is the first MinValue bytes of text (at least that long), as a key.
+func prefixOf(text string) uint32 {
+	return uint32(text[0]) | uint32(text[1])<<8 | uint32(text[2])<<16 | uint32(text[3])<<24
+}
+
+// add adds one form of a value (MinValue bytes long or more).
+func (s *Set) add(form string, chars int) {
+	k := s.key(form)
+	if _, ok := s.values[k]; ok {
 		return
 	}
-	if len(s.chars) >= MaxValues || s.bytes+len(form) > MaxBytes {
+	if len(s.values) >= MaxValues || s.bytes+len(form) > MaxBytes {
 		s.Full = true
 		return
 	}
-	if !owned {
-		form = s.copy(form)
-	}
-	s.chars[form] = chars
+	s.values[k] = chars
 	s.bytes += len(form)
-	p := form[:MinValue]
-	s.byPrefix[p] = append(s.byPrefix[p], form)
-	s.unsorted = true
+	p := prefixOf(form)
+	if ls := s.lengths[p]; !slices.Contains(ls, int32(len(form))) {
+		s.lengths[p] = append(ls, int32(len(form)))
+		s.unsorted = true
+	}
 }
 
 // Len is the number of values (and escaped forms) in the set.
@@ -105,19 +105,19 @@ func (s *Set) Len() int {
 	if s == nil {
 		return 0
 	}
-	return len(s.chars)
+	return len(s.values)
 }
 
 // Replace replaces in captured text each occurrence of a value of the set that
 // stands alone (not glued to a word on either side: the value "list" is not the
 // end of "tools/list") with "[redacted, N chars]", longest value first.
 func (s *Set) Replace(text string) string {
-	if s == nil || len(s.chars) == 0 || len(text) < MinValue {
+	if s == nil || len(s.values) == 0 || len(text) < MinValue {
 		return text
 	}
 	if s.unsorted {
-		for _, list := range s.byPrefix {
-			sort.SliceStable(list, func(i, j int) bool { return len(list[i]) > len(list[j]) })
+		for _, list := range s.lengths {
+			slices.SortFunc(list, func(a, b int32) int { return int(b - a) })
 		}
 		s.unsorted = false
 	}
@@ -128,20 +128,24 @@ func (s *Set) Replace(text string) string {
 			i++
 			continue
 		}
-		matched := ""
-		for _, v := range s.byPrefix[text[i:i+MinValue]] {
-			if strings.HasPrefix(text[i:], v) && standalone(text, i, i+len(v)) {
-				matched = v
+		n, chars := 0, 0
+		for _, l := range s.lengths[prefixOf(text[i:])] {
+			end := i + int(l)
+			if end > len(text) {
+				continue
+			}
+			if c, ok := s.values[s.key(text[i:end])]; ok && standalone(text, i, end) {
+				n, chars = int(l), c
 				break
 			}
 		}
-		if matched == "" {
+		if n == 0 {
 			i++
 			continue
 		}
 		b.WriteString(text[prev:i])
-		b.WriteString("[redacted, " + quote.Count(s.chars[matched], "char") + "]")
-		i += len(matched)
+		b.WriteString("[redacted, " + quote.Count(chars, "char") + "]")
+		i += n
 		prev = i
 	}
 	if prev == 0 {

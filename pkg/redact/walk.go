@@ -303,7 +303,7 @@ func (w *walk) add(n frame.Node) {
 		return
 	}
 	v := str(n) // a string of its own: Str unescaped it
-	w.set.addValue(v, true)
+	w.set.Add(v)
 	if w.arguments {
 		w.set.addInnerSecrets(v)
 	}
