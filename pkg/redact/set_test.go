@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // TestSetReplace: a collected value is replaced where it stands alone, in the
@@ -141,5 +142,21 @@ func TestSecretNames(t *testing.T) {
 		if got := isSecretName(n); got != want {
 			t.Errorf("isSecretName(%q) = %v, the expression says %v", n, got, want)
 		}
+	}
+}
+
+// TestSetKeepsNoAliasedBytes: a value added from bytes that change afterwards (a
+// frame's, once its batch is reused) is still found as it was, and the new bytes
+// are not.
+func TestSetKeepsNoAliasedBytes(t *testing.T) {
+	b := []byte("secret-value-1")
+	set := NewSet()
+	set.Add(unsafe.String(&b[0], len(b)))
+	copy(b, "XXXXXXXXXXXXXX")
+	if got, want := set.Replace("echo secret-value-1"), "echo [redacted, 14 chars]"; got != want {
+		t.Errorf("Replace after the bytes changed = %q, want %q", got, want)
+	}
+	if got := set.Replace("echo XXXXXXXXXXXXXX"); got != "echo XXXXXXXXXXXXXX" {
+		t.Errorf("Replace found the bytes written after Add: %q", got)
 	}
 }
