@@ -82,6 +82,13 @@ func (p *lineBuffers) put(b []byte) {
 	p.kept += cap(b)
 }
 
+// putAll gives buffers back (a line's parts, dropped or failed).
+func (p *lineBuffers) putAll(bufs [][]byte) {
+	for _, b := range bufs {
+		p.put(b)
+	}
+}
+
 // heldLine is a long line's buffer an arena holds for its frames, and the pool
 // it goes back to.
 type heldLine struct {

@@ -892,10 +892,7 @@ func (r *Reader) readLine() ([]byte, error) {
 		if !r.tooLong {
 			if total+len(chunk) > r.opt.MaxLine+2 { // room for a CRLF
 				r.tooLong = true
-				for _, p := range parts {
-					r.lines.put(p)
-				}
-				r.lines.put(cur)
+				r.lines.putAll(append(parts, cur))
 				cur, parts = nil, nil
 			} else {
 				for c := chunk; len(c) > 0; {
@@ -916,10 +913,7 @@ func (r *Reader) readLine() ([]byte, error) {
 		chunk, err = r.br.ReadSlice('\n')
 	}
 	if err != nil && !errors.Is(err, io.EOF) {
-		for _, p := range parts {
-			r.lines.put(p)
-		}
-		r.lines.put(cur)
+		r.lines.putAll(append(parts, cur))
 		return nil, fmt.Errorf("mcpsleuth: %s:%d: %w", r.name, r.line+1, err)
 	}
 	r.line++
