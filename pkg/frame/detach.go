@@ -51,11 +51,11 @@ func (a *Arena) Reset() {
 	a.releaseLines()
 	for _, v := range a.views {
 		v.text = nil
-		if cap(v.ix.entries) > maxSpareEntries || cap(v.ix.tokens) > maxSpareTokens {
+		if cap(v.ix.tokens) > maxSpareTokens {
 			continue // a giant frame's index: not kept for the small ones to come
 		}
 		if kept += v.ix.capacity(); kept > budget {
-			v.ix.entries, v.ix.tokens = nil, nil // the view is kept, its memory is not
+			v.ix.tokens = nil // the view is kept, its memory is not
 		}
 		a.spare = append(a.spare, v)
 	}
@@ -81,14 +81,13 @@ func (a *Arena) releaseLines() {
 // Bounds of the index memory a spare view keeps, and the index memory the spare
 // views of an arena keep beyond twice what its last batch used.
 const (
-	maxSpareEntries = 4 << 10
-	maxSpareTokens  = 16 << 10
-	spareFloor      = 256 << 10
+	maxSpareTokens = 16 << 10
+	spareFloor     = 256 << 10
 )
 
 // capacity is the memory the index's arrays hold, in bytes.
 func (ix *index) capacity() int {
-	return cap(ix.entries)*int(unsafe.Sizeof(entry{})) + cap(ix.tokens)*int(unsafe.Sizeof(Token{}))
+	return cap(ix.tokens) * int(unsafe.Sizeof(Token{}))
 }
 
 // Used is how many bytes the frames detached since the last Reset hold: the bytes
@@ -161,14 +160,13 @@ func (f *Frame) detach(a *Arena, into *Frame, take bool) (took bool) {
 			a.views = append(a.views, v)
 		} else {
 			v = a.view()
-			v.ix.entries = append(v.ix.entries[:0], f.view.ix.entries...)
 			// The tokens go along: the copy's Node reads them (its shape is
 			// computed already: the copy's index has no shaper).
 			v.ix.tokens, v.ix.taped = append(v.ix.tokens[:0], f.view.ix.tokens...), f.view.ix.taped
 		}
 		v.text = c
 		into.view = v
-		a.indexed += len(v.ix.entries)*int(unsafe.Sizeof(entry{})) + len(v.ix.tokens)*int(unsafe.Sizeof(Token{}))
+		a.indexed += len(v.ix.tokens) * int(unsafe.Sizeof(Token{}))
 	} else {
 		into.view, into.root = nil, -1
 	}

@@ -301,17 +301,16 @@ type envelopeRecord struct {
 func (r *envelopeRecord) collect(f *Frame, line []byte) {
 	ix := &f.view.ix
 	r.line, r.ix = line, ix
-	entries := ix.entries
-	for c := entries[0].child; c >= 0; c = entries[c].next {
-		m := &entries[c]
-		key := view(line[m.keyStart:m.keyEnd]) // entry.key without a call: no escapes
-		if m.keyEscaped {
-			key = m.key(line)
+	for c := ix.child(0); c >= 0; c = ix.sibling(c) {
+		name, kind := ix.keyToken(c), ix.tokens[c].Kind
+		key := view(line[name.Start:name.End]) // index.key without a call: no escapes
+		if name.Kind == 'K' {
+			key = ix.key(line, c)
 		}
 		switch k := fieldOf(key); k {
 		case fieldNone:
 		case fieldPayload:
-			if r.at[k] == 0 && m.kind != 'n' {
+			if r.at[k] == 0 && kind != 'n' {
 				r.at[k] = c + 1
 			}
 		case fieldDir, fieldTime:
@@ -320,14 +319,14 @@ func (r *envelopeRecord) collect(f *Frame, line []byte) {
 			}
 		case fieldStream:
 			if f.StreamKey == "" {
-				f.StreamKey = streamKey(m.result(line))
+				f.StreamKey = streamKey(ix.result(line, c))
 			}
 		case fieldBatch:
-			r.batch = m.kind == 't'
+			r.batch = kind == 't'
 		case fieldTruncated:
-			r.truncated = m.kind == 't'
+			r.truncated = kind == 't'
 		case fieldEncoding:
-			r.base64 = m.kind == '"' && m.result(line).Str == "base64"
+			r.base64 = ix.kind(c) == '"' && ix.result(line, c).Str == "base64"
 		case fieldJSONRPC:
 			r.bare = true
 		default:
@@ -343,10 +342,10 @@ func (r *envelopeRecord) readDir() {
 	if c < 0 {
 		return
 	}
-	if e := &r.ix.entries[c]; e.kind == '"' && !e.valEscaped {
-		r.dir, r.dirPlain = view(r.line[e.valStart+1:e.valEnd-1]), true
+	if t := r.ix.tokens[c]; t.Kind == '"' {
+		r.dir, r.dirPlain = view(r.line[t.Start+1:t.End-1]), true
 	} else {
-		r.dir = e.result(r.line).Str
+		r.dir = r.ix.result(r.line, c).Str
 	}
 }
 
@@ -388,8 +387,8 @@ func (d *envelopeDecoder) decode(line []byte, f *Frame, x *lineExtras) (RecordKi
 		f.notJSON(line, "record")
 		return RecordFrame, relNone
 	}
-	if root := &f.view.ix.entries[0]; root.kind == '[' || !root.complete {
-		decodeIndexed(f, 0) // a bare batch among envelopes, or a record too large to index
+	if f.view.ix.tokens[0].Kind == '[' {
+		decodeIndexed(f, 0) // a bare batch among envelopes
 		return RecordFrame, relNone
 	}
 	var r envelopeRecord
@@ -495,8 +494,8 @@ func (d *envelopeDecoder) withoutMessage(f *Frame, r *envelopeRecord) RecordKind
 func (d *envelopeDecoder) decodeEnvelope(f *Frame, x *lineExtras, r *envelopeRecord) (RecordKind, relative) {
 	timed := false
 	if c := r.at[fieldTime] - 1; c >= 0 {
-		if e := &r.ix.entries[c]; e.kind == '"' && !e.valEscaped {
-			f.Time, timed = parseUTCStamp(view(r.line[e.valStart+1 : e.valEnd-1]))
+		if t := r.ix.tokens[c]; t.Kind == '"' {
+			f.Time, timed = parseUTCStamp(view(r.line[t.Start+1 : t.End-1]))
 		}
 	}
 	if !timed {
@@ -522,15 +521,15 @@ func (d *envelopeDecoder) decodeEnvelope(f *Frame, x *lineExtras, r *envelopeRec
 // that is not JSON (a text message, such as stderr) makes the record context.
 func (r *envelopeRecord) decodePayload(f *Frame, x *lineExtras, rel relative) (RecordKind, relative) {
 	at := r.at[fieldPayload] - 1
-	switch p := &r.ix.entries[at]; p.kind {
+	switch kind := r.ix.kind(at); kind {
 	case '{', '[':
-		object := p.kind == '{'
+		object := kind == '{'
 		decodeIndexed(f, at)
 		if r.batch && object {
 			x.batchKey = "batch\x00" + r.dir + "\x00" + f.StreamKey
 		}
 	case '"':
-		body := []byte(p.result(r.line).Str) // JSON carried as a string: unescaped copy
+		body := []byte(r.ix.result(r.line, at).Str) // JSON carried as a string: unescaped copy
 		if !looksLikeJSON(body) {
 			return RecordContext, relNone
 		}
@@ -538,7 +537,7 @@ func (r *envelopeRecord) decodePayload(f *Frame, x *lineExtras, rel relative) (R
 			return RecordFrame, relNone
 		}
 	default:
-		decodeMessage(f, r.line[p.valStart:p.valEnd])
+		decodeMessage(f, r.ix.raw(r.line, at))
 	}
 	return RecordFrame, rel
 }

@@ -110,12 +110,14 @@ type Frame struct {
 	EventID string
 
 	// view is the validated text the message was read from and its index (shared
-	// by a batch and its members); root is the message's entry in it. nil when the
+	// by a batch and its members); root is the message's entry in it (its first
+	// token; -1 when the frame's bytes are not a value of the view). nil when the
 	// frame was not decoded from JSON.
 	view *textView
 	root int32
 	// paramsAt and resultAt are the entries of params and result in the view's
-	// index (0 when not indexed: entry 0 is the whole text, never a member).
+	// index (0 when the message has none: entry 0 is the whole text, never a
+	// member).
 	paramsAt, resultAt int32
 	// handoff is set when the bytes the frame was read from belong to no one after
 	// it (a huge line's buffer, which the Reader drops): Detach keeps them rather
@@ -260,10 +262,10 @@ func (f *Frame) scan(text []byte) bool {
 
 // Get reads a value of the message by gjson path ("params._meta.progressToken",
 // `params._meta.io\.modelcontextprotocol/protocolVersion`) through the frame's
-// index, reading bytes only below the indexed levels. The result aliases the
-// frame's bytes.
+// index, reading bytes only past a step into an array (a path's element number).
+// The result aliases the frame's bytes.
 func (f *Frame) Get(path string) gjson.Result {
-	if f.view == nil || f.root < 0 || int(f.root) >= len(f.view.ix.entries) {
+	if f.view == nil || f.root < 0 || int(f.root) >= len(f.view.ix.tokens) {
 		return gjson.GetBytes(f.Raw, path)
 	}
 	return lookup(f.view.text, &f.view.ix, f.root, path)
@@ -331,19 +333,18 @@ func (f *Frame) ShapeNow() {
 // decodeEntry is decodeIndexed without the shape.
 func decodeEntry(f *Frame, at int32) (candidate bool) {
 	text, ix := f.view.text, &f.view.ix
-	e := &ix.entries[at]
 	f.root = at
-	f.Raw = text[e.valStart:e.valEnd]
-	switch {
-	case e.kind == '[' && e.complete:
+	f.Raw = ix.raw(text, at)
+	switch ix.tokens[at].Kind {
+	case '[':
 		f.Kind = KindBatch
 		f.Members = f.Members[:0]
-		for c := e.child; c >= 0; c = ix.entries[c].next {
+		for c := ix.child(at); c >= 0; c = ix.sibling(c) {
 			member := Frame{Source: f.Source, Line: f.Line, Entry: f.Entry, Time: f.Time, Dir: f.Dir, DirReason: f.DirReason, StreamKey: f.StreamKey, HTTP: f.HTTP, Unordered: f.Unordered, Offset: -1, view: f.view, root: -1}
-			if m := &ix.entries[c]; m.kind == '{' {
+			if ix.tokens[c].Kind == '{' {
 				decodeIndexed(&member, c)
 			} else {
-				member.Raw = text[m.valStart:m.valEnd]
+				member.Raw = ix.raw(text, c)
 				member.invalid(ProblemNotJSONRPC, "batch member is not an object")
 			}
 			f.Members = append(f.Members, member)
@@ -351,16 +352,12 @@ func decodeEntry(f *Frame, at int32) (candidate bool) {
 		if len(f.Members) == 0 {
 			f.invalid(ProblemNotJSONRPC, "empty batch: JSON-RPC requires at least one message in an array")
 		}
-	case e.kind == '[':
-		// Too large to index whole: read it from the bytes.
-		return decodeParsed(f, gjson.Parse(view(f.Raw)))
-	case e.kind == '{' && e.complete:
+	case '{':
 		var d memberDecoder
 		f.paramsAt, f.resultAt = 0, 0
 		version, method, id := int32(-1), int32(-1), int32(-1)
-		for c := e.child; c >= 0; c = ix.entries[c].next {
-			m := &ix.entries[c]
-			switch m.key(text) {
+		for c := ix.child(at); c >= 0; c = ix.sibling(c) {
+			switch ix.key(text, c) {
 			case "jsonrpc":
 				version = c
 			case "method":
@@ -368,9 +365,9 @@ func decodeEntry(f *Frame, at int32) (candidate bool) {
 			case "id":
 				id = c
 			case "params":
-				f.paramsAt, f.Params = c, text[m.valStart:m.valEnd]
+				f.paramsAt, f.Params = c, ix.raw(text, c)
 			case "result":
-				f.resultAt, f.Result, d.hasResult = c, text[m.valStart:m.valEnd], true
+				f.resultAt, f.Result, d.hasResult = c, ix.raw(text, c), true
 			case "error":
 				d.hasError = true
 			default:
@@ -380,14 +377,14 @@ func decodeEntry(f *Frame, at int32) (candidate bool) {
 		// The common message, told from the index alone: "jsonrpc":"2.0", a
 		// method that is a plain string, or a result; anything else is decided
 		// by finish, from the members' values.
-		if version >= 0 && ix.entries[version].isPlainString(text, "2.0") && !d.hasError && (method < 0 || ix.entries[method].kind == '"' && !ix.entries[method].valEscaped) {
+		if version >= 0 && ix.isPlainString(text, version, "2.0") && !d.hasError && (method < 0 || ix.tokens[method].Kind == '"') {
 			if id >= 0 {
-				f.ID = view(text[ix.entries[id].valStart:ix.entries[id].valEnd])
+				f.ID = view(ix.raw(text, id))
 			}
 			switch {
 			case method >= 0 && !d.hasResult:
-				m := &ix.entries[method]
-				f.Method = view(text[m.valStart+1 : m.valEnd-1])
+				m := ix.tokens[method]
+				f.Method = view(text[m.Start+1 : m.End-1])
 				f.Kind = KindNotification
 				if id >= 0 {
 					f.Kind = KindRequest
@@ -400,42 +397,8 @@ func decodeEntry(f *Frame, at int32) (candidate bool) {
 		}
 		d.version, d.method, d.id = ix.value(text, version), ix.value(text, method), ix.value(text, id)
 		return d.finish(f)
-	case e.kind == '{':
-		return decodeParsed(f, gjson.Parse(view(f.Raw)))
 	default:
-		f.invalid(ProblemNotJSONRPC, fmt.Sprintf("a JSON %s, not a JSON-RPC object", jsonType(e.result(text))))
-	}
-	return true
-}
-
-// decodeParsed is decodeIndexed for a value the index does not hold whole (more
-// members than an index keeps): read with gjson from the bytes. The frame (and its
-// members) keep the view for its tokens (Frame.Node), with no entry (root -1): what
-// reads the index reads the bytes instead, and the Reader shapes it from its bytes.
-func decodeParsed(f *Frame, v gjson.Result) (candidate bool) {
-	f.root = -1
-	switch {
-	case v.IsArray():
-		f.Kind = KindBatch
-		f.Members = f.Members[:0]
-		v.ForEach(func(_, m gjson.Result) bool {
-			member := Frame{Source: f.Source, Line: f.Line, Entry: f.Entry, Time: f.Time, Dir: f.Dir, DirReason: f.DirReason, StreamKey: f.StreamKey, HTTP: f.HTTP, Unordered: f.Unordered, Offset: -1, view: f.view, root: -1}
-			if m.IsObject() {
-				decodeObject(&member, m)
-			} else {
-				member.Raw = bytesOf(m.Raw)
-				member.invalid(ProblemNotJSONRPC, "batch member is not an object")
-			}
-			f.Members = append(f.Members, member)
-			return true
-		})
-		if len(f.Members) == 0 {
-			f.invalid(ProblemNotJSONRPC, "empty batch: JSON-RPC requires at least one message in an array")
-		}
-	case v.IsObject():
-		return decodeObject(f, v)
-	default:
-		f.invalid(ProblemNotJSONRPC, fmt.Sprintf("a JSON %s, not a JSON-RPC object", jsonType(v)))
+		f.invalid(ProblemNotJSONRPC, fmt.Sprintf("a JSON %s, not a JSON-RPC object", jsonType(ix.result(text, at))))
 	}
 	return true
 }
@@ -457,43 +420,10 @@ func jsonType(v gjson.Result) string {
 	return "object"
 }
 
-// decodeObject reads the members of one JSON-RPC object from its bytes (an object
-// the index does not hold whole).
-func decodeObject(f *Frame, v gjson.Result) (candidate bool) {
-	f.Raw = bytesOf(v.Raw)
-	f.root = -1
-	var d memberDecoder
-	v.ForEach(func(k, val gjson.Result) bool {
-		d.member(f, k.Str, val)
-		return true
-	})
-	return d.finish(f)
-}
-
-// memberDecoder reads the members of one JSON-RPC object (f.Raw) in a single pass.
+// memberDecoder is what decodeEntry read of one JSON-RPC object's members (f.Raw).
 type memberDecoder struct {
 	version, method, id          gjson.Result
 	hasResult, hasError, foreign bool
-}
-
-func (d *memberDecoder) member(f *Frame, k string, val gjson.Result) {
-	switch k {
-	default:
-		d.foreign = true
-	case "jsonrpc":
-		d.version = val
-	case "method":
-		d.method = val
-	case "id":
-		d.id = val
-	case "params":
-		f.Params = bytesOf(val.Raw)
-	case "result":
-		d.hasResult = true
-		f.Result = bytesOf(val.Raw)
-	case "error":
-		d.hasError = true
-	}
 }
 
 // finish decides what the object is. candidate is false for an object with no
@@ -599,7 +529,7 @@ func (f *Frame) under(at int32, raw []byte, path string) gjson.Result {
 	if raw == nil {
 		return gjson.Result{}
 	}
-	if at > 0 && f.view != nil && f.root >= 0 && int(at) < len(f.view.ix.entries) {
+	if at > 0 && f.view != nil && f.root >= 0 && int(at) < len(f.view.ix.tokens) {
 		return lookup(f.view.text, &f.view.ix, at, path)
 	}
 	return gjson.GetBytes(raw, path)

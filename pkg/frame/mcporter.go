@@ -73,25 +73,23 @@ func (d *mcporterDecoder) decode(line []byte, f *Frame, _ *lineExtras) (RecordKi
 		return RecordFrame, relNone
 	}
 	ix := &f.view.ix
-	root := &ix.entries[0]
-	if root.kind != '{' || !root.complete {
+	if ix.tokens[0].Kind != '{' {
 		return d.other(f)
 	}
 	meta, prev := int32(-1), int32(-1)
 	var method gjson.Result
-	for c, p := root.child, int32(-1); c >= 0; p, c = c, ix.entries[c].next {
-		m := &ix.entries[c]
+	for c, p := ix.child(0), int32(-1); c >= 0; p, c = c, ix.sibling(c) {
 		switch {
-		case m.keyIs(line, "_meta") && m.kind == '{':
+		case ix.keyIs(line, c, "_meta") && ix.tokens[c].Kind == '{':
 			meta, prev = c, p
-		case m.keyIs(line, "method"):
-			method = m.result(line)
+		case ix.keyIs(line, c, "method"):
+			method = ix.result(line, c)
 		}
 	}
 	if meta < 0 {
 		return d.other(f)
 	}
-	mv := ix.entries[meta].result(line)
+	mv := ix.result(line, meta)
 	dir, server := mv.Get("dir").Str, mv.Get("server")
 	if !isMcporterDir(dir) || server.Type != gjson.String {
 		return d.other(f) // a _meta that is not the recorder's
@@ -167,16 +165,17 @@ func (d *mcporterDecoder) key(server string) string {
 // reused buffer, or a fresh one when the line is a huge one handed off to its frames
 // (see Frame.handoff).
 func (d *mcporterDecoder) strip(line []byte, x *index, handoff bool, prev, meta int32) []byte {
-	ix := &x.entries
-	m := &(*ix)[meta]
+	_, metaEnd := x.span(meta)
+	metaKey := int(x.keyToken(meta).Start) - 1 // the name's opening quote
 	var cutFrom, cutTo int
-	switch {
+	switch next := x.sibling(meta); {
 	case prev >= 0:
-		cutFrom, cutTo = int((*ix)[prev].valEnd), int(m.valEnd) // ,"_meta":{...}
-	case m.next >= 0:
-		cutFrom, cutTo = int(m.keyStart)-1, int((*ix)[m.next].keyStart)-1 // "_meta":{...},
+		_, prevEnd := x.span(prev)
+		cutFrom, cutTo = int(prevEnd), int(metaEnd) // ,"_meta":{...}
+	case next >= 0:
+		cutFrom, cutTo = metaKey, int(x.keyToken(next).Start)-1 // "_meta":{...},
 	default:
-		cutFrom, cutTo = int(m.keyStart)-1, int(m.valEnd) // the only member
+		cutFrom, cutTo = metaKey, int(metaEnd) // the only member
 	}
 	var out []byte
 	if handoff {

@@ -16,7 +16,7 @@ type Value struct {
 // Result is the value as gjson reads it.
 func (v Value) Result() gjson.Result {
 	if v.view != nil {
-		return v.view.ix.entries[v.at].result(v.view.text)
+		return v.view.ix.result(v.view.text, v.at)
 	}
 	return gjson.Parse(v.raw)
 }
@@ -24,8 +24,7 @@ func (v Value) Result() gjson.Result {
 // Raw is the value's JSON text.
 func (v Value) Raw() string {
 	if v.view != nil {
-		e := &v.view.ix.entries[v.at]
-		return view(v.view.text[e.valStart:e.valEnd])
+		return view(v.view.ix.raw(v.view.text, v.at))
 	}
 	return v.raw
 }
@@ -33,7 +32,7 @@ func (v Value) Raw() string {
 // IsNull reports whether the value is JSON null.
 func (v Value) IsNull() bool {
 	if v.view != nil {
-		return v.view.ix.entries[v.at].kind == 'n'
+		return v.view.ix.tokens[v.at].Kind == 'n'
 	}
 	return gjson.Parse(v.raw).Type == gjson.Null
 }
@@ -43,7 +42,7 @@ func (v Value) IsNull() bool {
 // (for a value that is not an object or array, the value once, with an empty key).
 func (v Value) Members(yield func(key string, value Value) bool) {
 	if v.view != nil {
-		if e := &v.view.ix.entries[v.at]; e.kind == '{' && e.complete {
+		if v.view.ix.tokens[v.at].Kind == '{' {
 			indexedMembers(v.view, v.at, yield)
 			return
 		}
@@ -68,8 +67,8 @@ func (f *Frame) ParamMembers(path string, yield func(key string, value Value) bo
 // indexedMembers yields the members of the indexed object at o.
 func indexedMembers(v *textView, o int32, yield func(key string, value Value) bool) {
 	ix, text := &v.ix, v.text
-	for c := ix.entries[o].child; c >= 0; c = ix.entries[c].next {
-		if !yield(ix.entries[c].key(text), Value{view: v, at: c}) {
+	for c := ix.child(o); c >= 0; c = ix.sibling(c) {
+		if !yield(ix.key(text, c), Value{view: v, at: c}) {
 			return
 		}
 	}
@@ -84,10 +83,9 @@ func forEachMember(r gjson.Result, yield func(key string, value Value) bool) {
 }
 
 // indexedObject finds the object at path below the entry at (whose bytes are raw)
-// when the index holds all of its members; ok=false otherwise (not indexed, not
-// all indexed, not an object, not there).
+// through the index; ok=false otherwise (no index, not an object, not there).
 func (f *Frame) indexedObject(at int32, raw []byte, path string) (int32, bool) {
-	if raw == nil || at <= 0 || f.view == nil || f.root < 0 || int(at) >= len(f.view.ix.entries) || !plainPath(path) {
+	if raw == nil || at <= 0 || f.view == nil || f.root < 0 || int(at) >= len(f.view.ix.tokens) || !plainPath(path) {
 		return 0, false
 	}
 	ix := &f.view.ix
@@ -95,6 +93,5 @@ func (f *Frame) indexedObject(at int32, raw []byte, path string) (int32, bool) {
 	if absent || rest != "" {
 		return 0, false
 	}
-	e := &ix.entries[at]
-	return at, e.kind == '{' && e.complete
+	return at, ix.tokens[at].Kind == '{'
 }

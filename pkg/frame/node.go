@@ -42,7 +42,7 @@ func Parse(b []byte) (Node, error) {
 // reader that parses one text after another keeps one token slice. The Node holds
 // the slice the scan grew toks into.
 func parseInto(b []byte, toks []Token) (Node, error) {
-	ix := index{tokensOnly: true, tokens: toks[:0]}
+	ix := index{tokens: toks[:0]}
 	switch p, at := scanJSON(b, &ix); p {
 	case scanOK:
 		return Node{text: b, toks: ix.tokens}, nil
@@ -68,14 +68,14 @@ func (e *ParseError) Error() string {
 // node is the Node of the value of entry at of the view's index; the zero Node
 // when the view has no tokens (see index.taped).
 func (v *textView) node(at int32) Node {
-	if v == nil || !v.ix.taped || at < 0 || int(at) >= len(v.ix.entries) {
+	if v == nil || !v.ix.taped || at < 0 || int(at) >= len(v.ix.tokens) {
 		return Node{}
 	}
-	return Node{text: v.text, toks: v.ix.tokens, at: v.ix.entries[at].tokStart}
+	return Node{text: v.text, toks: v.ix.tokens, at: at}
 }
 
 // nodeOf is the Node of the value whose bytes are raw, a slice of the view's text
-// (a value the index does not hold: a frame of a text too large to index whole).
+// that the frame does not name by its entry (root -1).
 func (v *textView) nodeOf(raw []byte) (Node, bool) {
 	if v == nil || !v.ix.taped || len(raw) == 0 {
 		return Node{}, false
@@ -109,7 +109,7 @@ func (v *textView) nodeOf(raw []byte) (Node, bool) {
 // bytes are not JSON has the zero Node.
 func (f *Frame) Node() Node {
 	if f.view != nil && f.view.ix.taped {
-		if f.root >= 0 && int(f.root) < len(f.view.ix.entries) {
+		if f.root >= 0 && int(f.root) < len(f.view.ix.tokens) {
 			return f.view.node(f.root)
 		}
 		if n, ok := f.view.nodeOf(f.Raw); ok {
@@ -137,7 +137,7 @@ func (f *Frame) memberNode(at int32, raw []byte) Node {
 		return Node{}
 	}
 	if f.view != nil && f.view.ix.taped {
-		if at > 0 && f.root >= 0 && int(at) < len(f.view.ix.entries) {
+		if at > 0 && f.root >= 0 && int(at) < len(f.view.ix.tokens) {
 			return f.view.node(at)
 		}
 		if n, ok := f.view.nodeOf(raw); ok {

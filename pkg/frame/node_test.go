@@ -454,9 +454,9 @@ func hasNode(t *testing.T, where string, f *frame.Frame) {
 	}
 }
 
-// A batch too large to index whole (more entries than an index keeps) is read from
-// its bytes, and still has its Nodes from the scan's tokens, as do its members,
-// before and after Detach.
+// A large batch (when indexes kept a bounded number of members, one too large to
+// index whole was read from its bytes) has its Nodes from the scan's tokens, as do
+// its members, before and after Detach.
 func TestHugeBatchHasNodes(t *testing.T) {
 	var b bytes.Buffer
 	b.WriteString("[")

@@ -11,12 +11,15 @@ import (
 )
 
 // The lazy view: one validating pass over a record's JSON text both decides whether
-// it is valid and records where the members of its objects are, down to
-// indexedLevels levels of nesting. Everything the pipeline reads from a message
+// it is valid and records its tokens (see Token): where each value, member name and
+// closing bracket lies, and for each object and array where it closes. That token
+// list is the text's only index. Everything the pipeline reads from a message
 // afterwards (the envelope's fields, the message's method and id, params._meta,
-// result.task ...) is found through that index instead of scanning the bytes again;
-// payloads below the indexed levels (arguments, contents, schemas) are validated
-// and skipped, never decoded.
+// result.task, a schema's walk, redaction) goes through it instead of scanning the
+// bytes again: a value is named by its first token (its "entry" below), an object's
+// members are found by stepping from one member's value to the next (a container is
+// skipped in one step, by its recorded end), and a string's bytes are read where
+// they lie.
 //
 // The scan is iterative, with its own stack, so that no input can exhaust the
 // goroutine's stack; nesting deeper than MaxNesting is refused as invalid.
@@ -25,50 +28,21 @@ import (
 // message of the protocol comes near it; a deeper one is reported as MCP0001.
 const MaxNesting = 1000
 
-// indexedLevels is how deep members are recorded: an envelope (1), its message (2),
-// params or result (3), and their members' members such as params._meta (4).
-const indexedLevels = 4
-
 // maxIndexedText is the longest text an index covers: its offsets are 32 bits.
 // Reader.MaxLine never allows a longer line or document entry.
 const maxIndexedText = 1<<31 - 1
 
-// maxIndexed caps the entries of one index: a giant flat object is validated in
-// full but only its first members are indexed; lookups past them read the bytes.
-const maxIndexed = 1 << 16
-
-// entry is one indexed value: the root (entry 0), a member of an object or an
-// element of an array, with where its key and value are in the text.
-type entry struct {
-	next     int32 // the next entry of the same parent; -1 for the last
-	child    int32 // the first entry inside this value; -1 when none was indexed
-	keyStart int32 // the key's bytes, without quotes (escapes left as written); 0,0 for elements
-	keyEnd   int32
-	valStart int32 // the value's bytes (a text is at most maxIndexedText long)
-	valEnd   int32
-	// tokStart is the value's first token in the index's tokens (see Token); for
-	// an object or array, tokEnd is past its closing token.
-	tokStart, tokEnd int32
-	kind             byte // '{', '[', '"', '0' (number), 't', 'f', 'n'
-	keyEscaped       bool
-	valEscaped       bool // a string value with escapes
-	complete         bool // every member of this object or array was indexed
-}
-
-// index is the result of one scan: the entries of a text, in document order, and
-// its tokens.
+// index is the result of one scan: the tokens of a text.
 type index struct {
-	entries []entry
 	// tokens are every token of the text, which the scan records (see Token):
-	// what a Node reads the text through, and what the shaper, when set, shapes
-	// the text's messages from (see Shaper): the bytes are read once, by the
-	// scan. taped says the tokens are those of the whole text, which the scan
-	// validated (a text it refused, or one too long for 32-bit offsets, has none).
+	// what a Node and the entry methods below read the text through, and what the
+	// shaper, when set, shapes the text's messages from (see Shaper): the bytes are
+	// read once, by the scan. taped says the tokens are those of the whole text,
+	// which the scan validated (a text it refused, or one too long for 32-bit
+	// offsets, has none).
 	shaper Shaper
 	tokens []Token
 	taped  bool
-	// tokensOnly has the scan record the tokens without indexing members (Parse).
-	tokensOnly bool
 }
 
 // Token is one token of a JSON text, as a validating scan records it (for a Node
@@ -109,15 +83,13 @@ var strSafe = func() (t [256]bool) {
 
 // openValue is one open array or object during a scan.
 type openValue struct {
-	entry int32 // the indexed entry of this value, or -1
-	last  int32 // the last indexed entry inside it, or -1
-	tok   int32 // its opening token, when the scan records tokens
-	obj   bool
+	tok int32 // its opening token, when the scan records tokens
+	obj bool
 }
 
-// scanJSON validates b as one JSON text (surrounded by optional whitespace),
-// records its tokens and indexes its members into ix (reset first; nil: validate
-// only). It returns scanOK, or the problem and the offset where it was found.
+// scanJSON validates b as one JSON text (surrounded by optional whitespace) and
+// records its tokens into ix (reset first; nil: validate only). It returns scanOK,
+// or the problem and the offset where it was found.
 func scanJSON(b []byte, ix *index) (scanProblem, int) {
 	taping := ix != nil // the tokens are recorded in ix.tokens
 	if taping {
@@ -130,11 +102,6 @@ func scanJSON(b []byte, ix *index) (scanProblem, int) {
 	var stackBuf [16]openValue
 	stack = stackBuf[:0]
 	i := skipSpace(b, 0)
-	cur := int32(-1) // the entry of the value about to be read, or -1
-	if ix != nil && !ix.tokensOnly {
-		ix.entries = append(ix.entries[:0], entry{next: -1, child: -1, valStart: int32(i)})
-		cur = 0
-	}
 	for {
 		// Read one value starting at i.
 		if i >= len(b) {
@@ -148,12 +115,7 @@ func scanJSON(b []byte, ix *index) (scanProblem, int) {
 			if len(stack) >= MaxNesting {
 				return scanTooDeep, i
 			}
-			open := openValue{entry: cur, last: -1, obj: c == '{'}
-			if cur >= 0 {
-				e := &ix.entries[cur]
-				e.kind, e.valStart, e.complete = c, int32(i), len(stack) < indexedLevels
-				e.tokStart = int32(len(ix.tokens))
-			}
+			open := openValue{obj: c == '{'}
 			if taping {
 				// End is set to the closing token's index when it is read.
 				open.tok = int32(len(ix.tokens))
@@ -169,9 +131,11 @@ func scanJSON(b []byte, ix *index) (scanProblem, int) {
 				i++
 				goto closed
 			}
-			var ok bool
-			if i, cur, ok = ix.next(b, i, stack); !ok {
-				return scanSyntax, i
+			if open.obj {
+				var ok bool
+				if i, ok = ix.member(b, i); !ok {
+					return scanSyntax, i
+				}
 			}
 			continue
 		case c == '"':
@@ -203,11 +167,6 @@ func scanJSON(b []byte, ix *index) (scanProblem, int) {
 		default:
 			return scanSyntax, i
 		}
-		if cur >= 0 {
-			e := &ix.entries[cur]
-			e.kind, e.valStart, e.valEnd, e.valEscaped = c, int32(start), int32(i), escaped
-			e.tokStart = int32(len(ix.tokens))
-		}
 		if taping {
 			kind := c
 			if escaped {
@@ -234,9 +193,12 @@ func scanJSON(b []byte, ix *index) (scanProblem, int) {
 			top := &stack[len(stack)-1]
 			switch b[i] {
 			case ',':
-				var ok bool
-				if i, cur, ok = ix.next(b, skipSpace(b, i+1), stack); !ok {
-					return scanSyntax, i
+				i = skipSpace(b, i+1)
+				if top.obj {
+					var ok bool
+					if i, ok = ix.member(b, i); !ok {
+						return scanSyntax, i
+					}
 				}
 				continue
 			case '}':
@@ -258,38 +220,23 @@ func scanJSON(b []byte, ix *index) (scanProblem, int) {
 			ix.tokens[stack[len(stack)-1].tok].End = int32(len(ix.tokens))
 			ix.tokens = append(ix.tokens, Token{Start: int32(i - 1), End: int32(i), Kind: b[i-1]})
 		}
-		if top := stack[len(stack)-1]; top.entry >= 0 {
-			ix.entries[top.entry].valEnd = int32(i)
-			ix.entries[top.entry].tokEnd = int32(len(ix.tokens))
-		}
 		stack = stack[:len(stack)-1]
 		goto after
 	}
 }
 
-// next starts the next item of the innermost open value at i: a member of an
-// object (its key and colon), or an element of an array.
-func (ix *index) next(b []byte, i int, stack []openValue) (int, int32, bool) {
-	if stack[len(stack)-1].obj {
-		return ix.member(b, i, stack)
-	}
-	return i, ix.element(i, stack), true
-}
-
-// member reads an object member's key and colon at i, records the key's token when
-// the scan records them, and indexes it when its object is indexed; it returns
-// where the value starts and the value's entry (-1 if none).
-func (ix *index) member(b []byte, i int, stack []openValue) (int, int32, bool) {
+// member reads an object member's key and colon at i and records the key's token
+// when the scan records them; it returns where the value starts.
+func (ix *index) member(b []byte, i int) (int, bool) {
 	if i >= len(b) || b[i] != '"' {
-		return i, -1, false
+		return i, false
 	}
 	end, escaped, ok := scanString(b, i)
 	if !ok {
-		return end, -1, false
+		return end, false
 	}
-	keyStart, keyEnd := i+1, end-1
 	if ix != nil {
-		key := Token{Start: int32(keyStart), End: int32(keyEnd), Kind: 'k'}
+		key := Token{Start: int32(i + 1), End: int32(end - 1), Kind: 'k'}
 		if escaped {
 			key.Kind = 'K'
 		}
@@ -297,52 +244,22 @@ func (ix *index) member(b []byte, i int, stack []openValue) (int, int32, bool) {
 	}
 	i = skipSpace(b, end)
 	if i >= len(b) || b[i] != ':' {
-		return i, -1, false
+		return i, false
 	}
-	i = skipSpace(b, i+1)
-	top := &stack[len(stack)-1]
-	if top.entry < 0 || len(stack) > indexedLevels {
-		return i, -1, true
-	}
-	n := ix.add(top, entry{keyStart: int32(keyStart), keyEnd: int32(keyEnd), keyEscaped: escaped})
-	return i, n, true
+	return skipSpace(b, i+1), true
 }
 
 // shapeOf is the wire shape of the value of entry at, from its tokens: 0 when the
 // scan did not record them, or the value has no usable shape.
 func (ix *index) shapeOf(text []byte, at int32) uint64 {
-	e := &ix.entries[at]
-	if ix.shaper == nil || !ix.taped || (e.kind != '{' && e.kind != '[') {
+	if ix.shaper == nil || !ix.taped {
 		return 0
 	}
-	return ix.shaper.Shape(text, ix.tokens[e.tokStart:e.tokEnd])
-}
-
-// element indexes an array element at i when its array is indexed.
-func (ix *index) element(i int, stack []openValue) int32 {
-	top := &stack[len(stack)-1]
-	if top.entry < 0 || len(stack) > indexedLevels {
-		return -1
+	t := ix.tokens[at]
+	if t.Kind != '{' && t.Kind != '[' {
+		return 0
 	}
-	return ix.add(top, entry{})
-}
-
-// add appends an entry under the open value top, linking it as top's last child.
-func (ix *index) add(top *openValue, e entry) int32 {
-	if len(ix.entries) >= maxIndexed {
-		ix.entries[top.entry].complete = false
-		return -1
-	}
-	n := int32(len(ix.entries))
-	e.next, e.child = -1, -1
-	ix.entries = append(ix.entries, e)
-	if top.last >= 0 {
-		ix.entries[top.last].next = n
-	} else {
-		ix.entries[top.entry].child = n
-	}
-	top.last = n
-	return n
+	return ix.shaper.Shape(text, ix.tokens[at:t.End+1])
 }
 
 func skipSpace(b []byte, i int) int {
@@ -474,13 +391,91 @@ func scanNumber(b []byte, i int) (int, bool) {
 	return i, true
 }
 
-// keyIs reports whether an object member's key is name.
-func (e *entry) keyIs(text []byte, name string) bool {
-	key := text[e.keyStart:e.keyEnd]
-	if !e.keyEscaped {
+// A value of an indexed text is named by its first token, its entry: the whole
+// text is entry 0, never a member. An object member's name is the token just
+// before its value's.
+
+// kind is the kind of the value of entry at: '{', '[', '"' (a string, with escapes
+// or not), '0' (a number), 't', 'f' or 'n'.
+func (ix *index) kind(at int32) byte {
+	if k := ix.tokens[at].Kind; k != '\\' {
+		return k
+	}
+	return '"'
+}
+
+// escaped reports whether the value of entry at is a string with escapes.
+func (ix *index) escaped(at int32) bool { return ix.tokens[at].Kind == '\\' }
+
+// span is where the value of entry at starts and ends in the text.
+func (ix *index) span(at int32) (start, end int32) {
+	t := &ix.tokens[at]
+	if t.Kind == '{' || t.Kind == '[' {
+		return t.Start, ix.tokens[t.End].End
+	}
+	return t.Start, t.End
+}
+
+// raw is the value of entry at's bytes.
+func (ix *index) raw(text []byte, at int32) []byte {
+	start, end := ix.span(at)
+	return text[start:end]
+}
+
+// child is the first value inside the object or array of entry at: the value of
+// its first member, or its first element; -1 when it is empty or no container.
+func (ix *index) child(at int32) int32 {
+	switch t := ix.tokens[at]; {
+	case t.Kind == '{' && t.End != at+1:
+		return at + 2
+	case t.Kind == '[' && t.End != at+1:
+		return at + 1
+	}
+	return -1
+}
+
+// sibling is the value after the member or element of entry at in its object or
+// array (-1 for the last): the token after the value's last is a closer, the next
+// member's name, or the next element.
+func (ix *index) sibling(at int32) int32 {
+	n := at + 1
+	if t := ix.tokens[at]; t.Kind == '{' || t.Kind == '[' {
+		n = t.End + 1
+	}
+	if int(n) >= len(ix.tokens) {
+		return -1
+	}
+	switch ix.tokens[n].Kind {
+	case '}', ']':
+		return -1
+	case 'k', 'K':
+		return n + 1
+	}
+	return n
+}
+
+// keyToken is the name token of the object member whose value is entry at.
+func (ix *index) keyToken(at int32) Token { return ix.tokens[at-1] }
+
+// keyIs reports whether the name of the object member whose value is entry at is name.
+func (ix *index) keyIs(text []byte, at int32, name string) bool {
+	k := ix.tokens[at-1]
+	key := text[k.Start:k.End]
+	if k.Kind != 'K' {
 		return string(key) == name
 	}
 	return gjson.Parse(`"`+string(key)+`"`).Str == name
+}
+
+// key returns the name, unescaped, of the object member whose value is entry at;
+// it may alias text.
+func (ix *index) key(text []byte, at int32) string {
+	k := ix.tokens[at-1]
+	key := text[k.Start:k.End]
+	if k.Kind != 'K' {
+		return view(key)
+	}
+	return gjson.Parse(`"` + string(key) + `"`).Str
 }
 
 // value is the value of entry c as a gjson.Result (the zero Result for c < 0: absent).
@@ -488,50 +483,40 @@ func (ix *index) value(text []byte, c int32) gjson.Result {
 	if c < 0 {
 		return gjson.Result{}
 	}
-	return ix.entries[c].result(text)
+	return ix.result(text, c)
 }
 
-// isPlainString reports whether the value is the string s, written without escapes.
-func (e *entry) isPlainString(text []byte, s string) bool {
-	return e.kind == '"' && !e.valEscaped && string(text[e.valStart+1:e.valEnd-1]) == s
+// isPlainString reports whether the value of entry at is the string s, written
+// without escapes.
+func (ix *index) isPlainString(text []byte, at int32, s string) bool {
+	t := ix.tokens[at]
+	return t.Kind == '"' && string(text[t.Start+1:t.End-1]) == s
 }
 
-// key returns an object member's key, unescaped; it may alias text.
-func (e *entry) key(text []byte) string {
-	key := text[e.keyStart:e.keyEnd]
-	if !e.keyEscaped {
-		return view(key)
-	}
-	return gjson.Parse(`"` + string(key) + `"`).Str
-}
-
-// result returns the value as a gjson.Result over text (aliasing it): the decoders
-// and rules keep gjson's API for what they read from values.
-func (e *entry) result(text []byte) gjson.Result {
-	raw := view(text[e.valStart:e.valEnd])
-	switch e.kind {
+// result returns the value of entry at as a gjson.Result over text (aliasing it):
+// the decoders and rules keep gjson's API for what they read from values.
+func (ix *index) result(text []byte, at int32) gjson.Result {
+	start, end := ix.span(at)
+	raw := view(text[start:end])
+	switch ix.tokens[at].Kind {
 	case '{', '[':
-		return gjson.Result{Type: gjson.JSON, Raw: raw, Index: int(e.valStart)}
+		return gjson.Result{Type: gjson.JSON, Raw: raw, Index: int(start)}
 	case '"':
-		r := gjson.Result{Type: gjson.String, Raw: raw, Index: int(e.valStart)}
-		if !e.valEscaped {
-			r.Str = raw[1 : len(raw)-1]
-		} else {
-			r.Str = gjson.Parse(raw).Str
-		}
-		return r
+		return gjson.Result{Type: gjson.String, Raw: raw, Str: raw[1 : len(raw)-1], Index: int(start)}
+	case '\\':
+		return gjson.Result{Type: gjson.String, Raw: raw, Str: gjson.Parse(raw).Str, Index: int(start)}
 	case '0':
 		n, ok := smallInt(raw)
 		if !ok {
 			n, _ = strconv.ParseFloat(raw, 64)
 		}
-		return gjson.Result{Type: gjson.Number, Raw: raw, Num: n, Index: int(e.valStart)}
+		return gjson.Result{Type: gjson.Number, Raw: raw, Num: n, Index: int(start)}
 	case 't':
-		return gjson.Result{Type: gjson.True, Raw: raw, Index: int(e.valStart)}
+		return gjson.Result{Type: gjson.True, Raw: raw, Index: int(start)}
 	case 'f':
-		return gjson.Result{Type: gjson.False, Raw: raw, Index: int(e.valStart)}
+		return gjson.Result{Type: gjson.False, Raw: raw, Index: int(start)}
 	case 'n':
-		return gjson.Result{Type: gjson.Null, Raw: raw, Index: int(e.valStart)}
+		return gjson.Result{Type: gjson.Null, Raw: raw, Index: int(start)}
 	}
 	return gjson.Result{}
 }
@@ -560,26 +545,26 @@ func smallInt(raw string) (float64, bool) {
 	return float64(n), true
 }
 
-// find returns the member of the object entry at o whose key is name: the entry
-// (or -1), and whether the answer is certain (false when o's members were not all
-// indexed: the caller then reads the bytes).
+// find returns the member of the object entry at o whose key is name: its value's
+// entry (or -1), and whether the answer is certain (false when o is an array, where
+// a gjson path may name an element: the caller then reads the bytes).
 func (ix *index) find(text []byte, o int32, name string) (int32, bool) {
-	if o < 0 || int(o) >= len(ix.entries) {
+	if o < 0 || int(o) >= len(ix.tokens) {
 		return -1, false
 	}
-	e := &ix.entries[o]
-	if e.kind != '{' {
+	switch ix.tokens[o].Kind {
+	case '{':
+	case '[':
+		return -1, false
+	default:
 		return -1, true
 	}
-	if e.child < 0 && !e.complete {
-		return -1, false
-	}
-	for c := e.child; c >= 0; c = ix.entries[c].next {
-		if ix.entries[c].keyIs(text, name) {
+	for c := ix.child(o); c >= 0; c = ix.sibling(c) {
+		if ix.keyIs(text, c, name) {
 			return c, true
 		}
 	}
-	return -1, e.complete
+	return -1, true
 }
 
 // lookup reads a gjson path (dot-separated, `\.` escapes a dot) from the value of
@@ -591,13 +576,13 @@ func lookup(text []byte, ix *index, at int32, path string) gjson.Result {
 			return gjson.Result{}
 		}
 	}
-	e := &ix.entries[at]
 	if path == "" {
-		return e.result(text)
+		return ix.result(text, at)
 	}
-	r := gjson.Get(view(text[e.valStart:e.valEnd]), path)
+	start, end := ix.span(at)
+	r := gjson.Get(view(text[start:end]), path)
 	if r.Index > 0 {
-		r.Index += int(e.valStart)
+		r.Index += int(start)
 	}
 	return r
 }

@@ -428,7 +428,7 @@ const maxScannedPrefix = 80
 
 // recycle gives a view the Reader no longer uses back to the workers.
 func (a *scanAhead) recycle(v *textView) {
-	if v == nil || cap(v.ix.entries) > maxSpareEntries || cap(v.ix.tokens) > maxSpareTokens {
+	if v == nil || cap(v.ix.tokens) > maxSpareTokens {
 		return
 	}
 	v.text, v.pre = nil, nil
