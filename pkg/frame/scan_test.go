@@ -247,3 +247,110 @@ func eachFixtureFrame(t *testing.T, visit func(path string, rd *Reader, rec *Rec
 	}
 	return files
 }
+
+// randomJSON writes a random JSON value of at most depth levels: objects with
+// escaped and empty member names (repeated ones too, unless unique), arrays,
+// strings with escapes, numbers, literals; empty containers too.
+func randomJSON(r *rand.Rand, b *strings.Builder, depth int, unique bool) {
+	names := []string{"a", "b", "id", "", `q\"k`, `\u0061`, "params", "_meta"}
+	scalars := []string{`"x"`, `"line\nbreak \"q\""`, `"\u00e9t\u00e9"`, "0", "-12.5e3", "true", "false", "null", `""`}
+	k := r.IntN(10)
+	if depth <= 0 {
+		k = 9
+	}
+	switch {
+	case k < 3:
+		b.WriteByte('{')
+		perm := r.Perm(len(names))
+		for i := range r.IntN(5) {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			name := names[r.IntN(len(names))]
+			if unique {
+				name = names[perm[i]]
+			}
+			fmt.Fprintf(b, "%q:", name)
+			randomJSON(r, b, depth-1, unique)
+		}
+		b.WriteByte('}')
+	case k < 5:
+		b.WriteString("[ ")
+		for i := range r.IntN(5) {
+			if i > 0 {
+				b.WriteString(" , ")
+			}
+			randomJSON(r, b, depth-1, unique)
+		}
+		b.WriteByte(']')
+	default:
+		b.WriteString(scalars[r.IntN(len(scalars))])
+	}
+}
+
+// walkIndex lists, as gjsonMembers' walk does on the bytes, the members and
+// elements of the value of entry at, read through the index alone (child,
+// sibling, key, result), down to its leaves.
+func walkIndex(text []byte, ix *index, at int32, b *strings.Builder) {
+	r := ix.result(text, at)
+	fmt.Fprintf(b, "%d %q %q %v\n", r.Type, r.Raw, r.Str, r.Num)
+	kind := ix.kind(at)
+	for c := ix.child(at); c >= 0; c = ix.sibling(c) {
+		if kind == '{' {
+			fmt.Fprintf(b, "key %q\n", ix.key(text, c))
+		}
+		walkIndex(text, ix, c, b)
+	}
+	b.WriteString("end\n")
+}
+
+// walkGjson is walkIndex from the bytes, with gjson.
+func walkGjson(r gjson.Result, b *strings.Builder) {
+	fmt.Fprintf(b, "%d %q %q %v\n", r.Type, r.Raw, r.Str, r.Num)
+	if r.IsObject() || r.IsArray() {
+		obj := r.IsObject()
+		r.ForEach(func(k, v gjson.Result) bool {
+			if obj {
+				fmt.Fprintf(b, "key %q\n", k.Str)
+			}
+			walkGjson(v, b)
+			return true
+		})
+	}
+	b.WriteString("end\n")
+}
+
+// The tokens are the whole index: walking a text's values through them (members
+// by stepping from one value to the next, containers skipped by their recorded
+// end) gives what gjson reads from the bytes, at every depth, and so do lookups by
+// path, into arrays too. (Lookups are compared on objects without repeated member
+// names: where a name repeats, the index takes the first member of the name and
+// gjson the first whose value has the rest of the path.)
+func TestIndexWalkMatchesGjson(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 26))
+	var ix index
+	for i := range 6000 {
+		unique := i%2 == 0
+		var sb strings.Builder
+		randomJSON(r, &sb, 6, unique)
+		text := []byte(sb.String())
+		if p, at := scanJSON(text, &ix); p != scanOK {
+			t.Fatalf("%s: scan refused it at %d", text, at)
+		}
+		var got, want strings.Builder
+		walkIndex(text, &ix, 0, &got)
+		walkGjson(gjson.ParseBytes(text), &want)
+		if got.String() != want.String() {
+			t.Fatalf("%s:\nindex:\n%s\ngjson:\n%s", text, got.String(), want.String())
+		}
+		if !unique {
+			continue
+		}
+		for _, path := range []string{"a", "a.b", "params._meta", "id.0", "b.1.a", `q\"k`, "a.a.a.a"} {
+			got, want := lookup(text, &ix, 0, path), gjson.GetBytes(text, path)
+			if got.Raw != want.Raw || got.Type != want.Type || got.Str != want.Str || got.Num != want.Num {
+				t.Fatalf("%s in %s: index gives %+v, gjson %+v", path, text, got, want)
+			}
+		}
+	}
+}
