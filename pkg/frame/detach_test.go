@@ -60,3 +60,39 @@ func TestDetachedFramesOutliveTheReader(t *testing.T) {
 		t.Fatalf("%d fixtures read, %d indexes handed over: too few to tell", files, taken)
 	}
 }
+
+// Arena.Reset keeps the spare views' index memory within twice what the batch's
+// indexes used, the small indexes first: a batch whose large indexes come first
+// still leaves its views for typical lines their memory.
+func TestResetKeepsSmallIndexesFirst(t *testing.T) {
+	var a Arena
+	large := maxSpareTokens // tokens: the largest a spare view keeps
+	for range 4 {
+		v := &textView{ix: index{tokens: make([]Token, large, large)}}
+		a.views = append(a.views, v)
+	}
+	for range 200 {
+		v := &textView{ix: index{tokens: make([]Token, 40, 64)}}
+		a.views = append(a.views, v)
+	}
+	a.indexed = 64 << 10 // the batch's indexes used far less than the large views hold
+	a.Reset()
+	small, largeKept, spare := 0, 0, len(a.spare)
+	for _, v := range a.spare {
+		switch c := cap(v.ix.tokens); {
+		case c == 64:
+			small++
+		case c == large:
+			largeKept++
+		}
+	}
+	if spare != 204 {
+		t.Fatalf("%d spare views, want all 204", spare)
+	}
+	if small != 200 {
+		t.Fatalf("%d of the 200 small views kept their memory", small)
+	}
+	if kept := largeKept*large*12 + small*64*12; kept > 2*(64<<10)+spareFloor {
+		t.Fatalf("the spare views keep %d bytes, over the budget", kept)
+	}
+}
