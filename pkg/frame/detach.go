@@ -24,6 +24,11 @@ type Arena struct {
 	// lines are the long lines' buffers those frames keep that go back to their
 	// Reader's pool at Reset (see lineBuffers).
 	lines []heldLine
+	// reason and stream are the last copies made of a direction's reason and a
+	// stream key that did not lie in their frame's bytes: the next frames, which
+	// mostly have the same, share them (see rebaseRepeated). Copies are heap
+	// strings, valid after Reset.
+	reason, stream string
 }
 
 // arenaChunk is the size of the arena's largest blocks; a frame larger than a quarter
@@ -165,7 +170,7 @@ func (f *Frame) detach(a *Arena, into *Frame, take bool) (took bool) {
 		a.handed += len(old)
 	}
 	into.Raw = rebaseBytes(old, c, f.Raw)
-	into.rebase(old, c)
+	into.rebase(old, c, a)
 	if f.view != nil && len(old) == len(f.view.text) {
 		var v *textView
 		if take {
@@ -190,7 +195,7 @@ func (f *Frame) detach(a *Arena, into *Frame, take bool) (took bool) {
 			*m = f.Members[i]
 			m.Members = nil
 			m.Raw = rebaseBytes(old, c, m.Raw)
-			m.rebase(old, c)
+			m.rebase(old, c, a)
 			if m.view != nil {
 				m.view = into.view
 			}
@@ -225,16 +230,17 @@ func (a *Arena) lend(shaper Shaper) *textView {
 }
 
 // rebase points the frame's sub-slices and strings, which were taken from old, at the
-// same bytes of c (a copy of old); what does not lie in old is copied.
-func (f *Frame) rebase(old, c []byte) {
+// same bytes of c (a copy of old); what does not lie in old is copied (once for
+// the arena a, for a string that repeats).
+func (f *Frame) rebase(old, c []byte, a *Arena) {
 	f.Params = rebaseBytes(old, c, f.Params)
 	f.Result = rebaseBytes(old, c, f.Result)
 	f.Method = rebaseString(old, c, f.Method)
 	f.ID = rebaseString(old, c, f.ID)
 	f.ErrorMessage = rebaseString(old, c, f.ErrorMessage)
 	f.Detail = rebaseString(old, c, f.Detail)
-	f.DirReason = rebaseString(old, c, f.DirReason)
-	f.StreamKey = rebaseString(old, c, f.StreamKey)
+	f.DirReason = rebaseRepeated(old, c, f.DirReason, &a.reason)
+	f.StreamKey = rebaseRepeated(old, c, f.StreamKey, &a.stream)
 }
 
 // within returns the offset of p in old, or -1.
@@ -261,6 +267,22 @@ func rebaseBytes(old, c, b []byte) []byte {
 		return c[off : off+len(b) : off+len(b)]
 	}
 	return append([]byte(nil), b...)
+}
+
+// rebaseRepeated is rebaseString for a string that repeats from frame to frame (a
+// bare line's direction reason, a constant; a stream key): one that does not lie
+// in old and equals *last, the copy made for an earlier frame, is that copy.
+func rebaseRepeated(old, c []byte, s string, last *string) string {
+	if s == "" {
+		return ""
+	}
+	if off := within(old, unsafe.Pointer(unsafe.StringData(s)), len(s)); off >= 0 {
+		return unsafe.String(&c[off], len(s))
+	}
+	if s != *last {
+		*last = strings.Clone(s)
+	}
+	return *last
 }
 
 func rebaseString(old, c []byte, s string) string {

@@ -3,6 +3,7 @@ package frame
 import (
 	"bytes"
 	"testing"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 )
@@ -94,5 +95,28 @@ func TestResetKeepsSmallIndexesFirst(t *testing.T) {
 	}
 	if kept := largeKept*large*12 + small*64*12; kept > 2*(64<<10)+spareFloor {
 		t.Fatalf("the spare views keep %d bytes, over the budget", kept)
+	}
+}
+
+// A direction's reason or stream key that does not lie in the frame's bytes is
+// copied once for an arena's frames that repeat it, and a different one is copied
+// anew: every copy says what its frame said, whatever memory the original used.
+func TestDetachSharesRepeatedStrings(t *testing.T) {
+	var a Arena
+	scratch := []byte("stream-A")
+	frames := make([]Frame, 3)
+	for i, key := range []string{"stream-A", "stream-A", "stream-B"} {
+		copy(scratch, key) // the reader's reused memory
+		f := Frame{Raw: []byte(`{"jsonrpc":"2.0","method":"ping"}`), DirReason: "bare JSON-RPC line: direction inferred", StreamKey: view(scratch[:len(key)]), root: -1}
+		f.Detach(&a, &frames[i])
+	}
+	copy(scratch, "clobbered")
+	for i, want := range []string{"stream-A", "stream-A", "stream-B"} {
+		if frames[i].StreamKey != want || frames[i].DirReason != "bare JSON-RPC line: direction inferred" {
+			t.Fatalf("frame %d: stream %q, reason %q", i, frames[i].StreamKey, frames[i].DirReason)
+		}
+	}
+	if unsafe.StringData(frames[0].StreamKey) != unsafe.StringData(frames[1].StreamKey) || unsafe.StringData(frames[0].DirReason) != unsafe.StringData(frames[2].DirReason) {
+		t.Fatal("a repeated string was copied for each frame")
 	}
 }
