@@ -6,9 +6,10 @@ import (
 	"testing"
 )
 
-// plainRun skips only plain bytes and two-byte escapes, and stops at the first
-// byte scanString must look at or within the last block; scanString finds the
-// same ends and escapes with it as byte by byte.
+// plainRun skips only plain bytes and valid escapes, and stops at the first byte
+// scanString must look at, within the last block, or at the backslash of an
+// escape it leaves to scanString; scanString finds the same ends and escapes
+// with it as byte by byte.
 func TestPlainRun(t *testing.T) {
 	vectors := func() bool { n, _ := plainRun(make([]byte, 256)); return n > 0 }()
 	if !vectors {
@@ -37,13 +38,17 @@ func TestPlainRun(t *testing.T) {
 		// Where a byte-by-byte walk stops, skipping what plainRun may skip.
 		first, escapedBefore := len(b), false
 		escapedAt := make([]bool, len(b)+1) // whether an escape lies before offset i
+		boundary := make([]bool, len(b)+1)  // offsets that are not inside an escape
+		boundary[len(b)] = true
 		for i := 0; i < len(b); {
-			escapedAt[i] = escapedBefore
+			escapedAt[i], boundary[i] = escapedBefore, true
 			c := b[i]
-			if c == '\\' && i+1 < len(b) && strings.IndexByte(`"\/bfnrt`, b[i+1]) >= 0 {
-				escapedBefore = true
-				i += 2
-				continue
+			if c == '\\' {
+				if n := escapeLength(b[i+1:]); n > 0 {
+					escapedBefore = true
+					i += 1 + n
+					continue
+				}
 			}
 			if c == '"' || c == '\\' || c < 0x20 {
 				first = i
@@ -58,8 +63,10 @@ func TestPlainRun(t *testing.T) {
 		switch {
 		case n > first:
 			t.Fatalf("plainRun(%q) = %d: skips the byte at %d", b, n, first)
-		case vectors && n < first && len(b)-n >= 32:
+		case vectors && n < first && len(b)-n >= 32 && b[n] != '\\':
 			t.Fatalf("plainRun(%q) = %d: stops before the first byte to look at (%d) with a whole block left", b, n, first)
+		case !boundary[n]:
+			t.Fatalf("plainRun(%q) = %d: stops inside an escape", b, n)
 		case esc != escapedAt[n]:
 			t.Fatalf("plainRun(%q) = %d, %v: an escape before %d is %v", b, n, esc, n, escapedAt[n])
 		}
@@ -122,6 +129,21 @@ func BenchmarkScanLongString(b *testing.B) {
 
 func BenchmarkScanLogText(b *testing.B) {
 	line := `1764578408.920 WARN  [ingest] \u00dcberweisung f\u00fcr M\u00fcller verbucht: 72957,40 \u20ac\n1764578421.066 ERROR [scheduler] row 90238\tstatus=ok\tlatency=160ms\tregion=eu-west-1\n`
+	var text []byte
+	for len(text) < 64<<10 {
+		text = append(text, line...)
+	}
+	s := append(append([]byte{'"'}, text...), '"')
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		scanString(s, 0)
+	}
+}
+
+// BenchmarkScanEscapedText is tool output as captures carry it: lines of text
+// with an escaped newline every 30 to 60 bytes, quotes and tabs, no \u escape.
+func BenchmarkScanEscapedText(b *testing.B) {
+	line := `Found 3 matches in src/handlers.go:\n  41: func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {\n  57: \tif err := h.store.Get(\"session\"); err != nil {\n  88: return fmt.Errorf(\"read %s: %w\", path, err)\n`
 	var text []byte
 	for len(text) < 64<<10 {
 		text = append(text, line...)
