@@ -69,7 +69,7 @@ func TestResetKeepsSmallIndexesFirst(t *testing.T) {
 	var a Arena
 	large := maxSpareTokens // tokens: the largest a spare view keeps
 	for range 4 {
-		v := &textView{ix: index{tokens: make([]Token, large, large)}}
+		v := &textView{ix: index{tokens: make([]Token, large)}}
 		a.views = append(a.views, v)
 	}
 	for range 200 {

@@ -404,9 +404,6 @@ func (ix *index) kind(at int32) byte {
 	return '"'
 }
 
-// escaped reports whether the value of entry at is a string with escapes.
-func (ix *index) escaped(at int32) bool { return ix.tokens[at].Kind == '\\' }
-
 // span is where the value of entry at starts and ends in the text.
 func (ix *index) span(at int32) (start, end int32) {
 	t := &ix.tokens[at]
