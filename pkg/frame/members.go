@@ -3,14 +3,14 @@ package frame
 import "github.com/tidwall/gjson"
 
 // Value is one member's value as ParamMembers yields it: read through the frame's
-// index when the index holds it, from its bytes otherwise. An iteration that looks
+// index, or from its bytes for a frame that has none. An iteration that looks
 // at a few members of many converts only those it asks for (Result); the others
 // cost a key comparison. A Value aliases the frame, and is valid as long as the
 // frame is.
 type Value struct {
 	view *textView
 	at   int32  // the value's entry in view's index (view != nil)
-	raw  string // the value's bytes, when the index does not hold it (view == nil)
+	raw  string // the value's bytes, when there is no index (view == nil)
 }
 
 // Result is the value as gjson reads it.
@@ -42,8 +42,17 @@ func (v Value) IsNull() bool {
 // (for a value that is not an object or array, the value once, with an empty key).
 func (v Value) Members(yield func(key string, value Value) bool) {
 	if v.view != nil {
-		if v.view.ix.tokens[v.at].Kind == '{' {
+		switch v.view.ix.tokens[v.at].Kind {
+		case '{':
 			indexedMembers(v.view, v.at, yield)
+			return
+		case '[':
+			ix := &v.view.ix
+			for c := ix.child(v.at); c >= 0; c = ix.sibling(c) {
+				if !yield("", Value{view: v.view, at: c}) {
+					return
+				}
+			}
 			return
 		}
 	}
@@ -53,8 +62,8 @@ func (v Value) Members(yield func(key string, value Value) bool) {
 // ParamMembers calls yield with the key (unescaped) and value of each member of the
 // object at path below params ("" for params itself), in document order, until
 // yield returns false: what gjson's ForEach gives on f.Param(path), read from the
-// frame's index where it holds every member (gjson scans the bytes of each value to
-// find where it ends, arguments and all), from the bytes otherwise. Keys and values
+// frame's index (gjson would scan the bytes of each value to find where it ends,
+// arguments and all), from the bytes for a frame that has none. Keys and values
 // alias the frame.
 func (f *Frame) ParamMembers(path string, yield func(key string, value Value) bool) {
 	if o, ok := f.indexedObject(f.paramsAt, f.Params, path); ok {
