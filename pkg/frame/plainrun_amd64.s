@@ -16,36 +16,48 @@ GLOBL ·simpleEscapes(SB), RODATA|NOPTR, $256
 
 // Vectors of 32 bytes for the \u escapes: the letter u and the bounds of the hex
 // digits ('0'-'9', and 'a'-'f' once a byte is or'ed with 0x20).
-DATA ·vecU+0(SB)/8, $0x7575757575757575
-DATA ·vecU+8(SB)/8, $0x7575757575757575
-DATA ·vecU+16(SB)/8, $0x7575757575757575
-DATA ·vecU+24(SB)/8, $0x7575757575757575
-GLOBL ·vecU(SB), RODATA|NOPTR, $32
-DATA ·vec0+0(SB)/8, $0x3030303030303030
-DATA ·vec0+8(SB)/8, $0x3030303030303030
-DATA ·vec0+16(SB)/8, $0x3030303030303030
-DATA ·vec0+24(SB)/8, $0x3030303030303030
-GLOBL ·vec0(SB), RODATA|NOPTR, $32
-DATA ·vec9+0(SB)/8, $0x3939393939393939
-DATA ·vec9+8(SB)/8, $0x3939393939393939
-DATA ·vec9+16(SB)/8, $0x3939393939393939
-DATA ·vec9+24(SB)/8, $0x3939393939393939
-GLOBL ·vec9(SB), RODATA|NOPTR, $32
-DATA ·vecLowA+0(SB)/8, $0x6161616161616161
-DATA ·vecLowA+8(SB)/8, $0x6161616161616161
-DATA ·vecLowA+16(SB)/8, $0x6161616161616161
-DATA ·vecLowA+24(SB)/8, $0x6161616161616161
-GLOBL ·vecLowA(SB), RODATA|NOPTR, $32
-DATA ·vecLowF+0(SB)/8, $0x6666666666666666
-DATA ·vecLowF+8(SB)/8, $0x6666666666666666
-DATA ·vecLowF+16(SB)/8, $0x6666666666666666
-DATA ·vecLowF+24(SB)/8, $0x6666666666666666
-GLOBL ·vecLowF(SB), RODATA|NOPTR, $32
-DATA ·vec20+0(SB)/8, $0x2020202020202020
-DATA ·vec20+8(SB)/8, $0x2020202020202020
-DATA ·vec20+16(SB)/8, $0x2020202020202020
-DATA ·vec20+24(SB)/8, $0x2020202020202020
-GLOBL ·vec20(SB), RODATA|NOPTR, $32
+#define VECTOR32(name, bytes) \
+	DATA name+0(SB)/8, $bytes; \
+	DATA name+8(SB)/8, $bytes; \
+	DATA name+16(SB)/8, $bytes; \
+	DATA name+24(SB)/8, $bytes; \
+	GLOBL name(SB), RODATA|NOPTR, $32
+
+VECTOR32(·vecU, 0x7575757575757575)
+VECTOR32(·vec0, 0x3030303030303030)
+VECTOR32(·vec9, 0x3939393939393939)
+VECTOR32(·vecLowA, 0x6161616161616161)
+VECTOR32(·vecLowF, 0x6666666666666666)
+VECTOR32(·vec20, 0x2020202020202020)
+
+// BROADCAST fills the vector y (x its lower half) with the byte b.
+#define BROADCAST(b, x, y) MOVL b, DX; MOVQ DX, x; VPBROADCASTB x, y
+
+// LETTERS sets in Y5 the bytes of src that are one of / b f n r t (Y7-Y12).
+#define LETTERS(src) \
+	VPCMPEQB src, Y7, Y5; \
+	VPCMPEQB src, Y8, Y6; \
+	VPOR     Y5, Y6, Y5; \
+	VPCMPEQB src, Y9, Y6; \
+	VPOR     Y5, Y6, Y5; \
+	VPCMPEQB src, Y10, Y6; \
+	VPOR     Y5, Y6, Y5; \
+	VPCMPEQB src, Y11, Y6; \
+	VPOR     Y5, Y6, Y5; \
+	VPCMPEQB src, Y12, Y6; \
+	VPOR     Y5, Y6, Y5
+
+// HEXDIGITS sets in Y5 the bytes of src that are hex digits: '0'-'9', or
+// 'a'-'f' once or'ed with 0x20 (Y6 and Y13 are scratch).
+#define HEXDIGITS(src) \
+	VPMAXUB  ·vec0(SB), src, Y5; \
+	VPMINUB  ·vec9(SB), Y5, Y5; \
+	VPCMPEQB src, Y5, Y5; \
+	VPOR     ·vec20(SB), src, Y6; \
+	VPMAXUB  ·vecLowA(SB), Y6, Y13; \
+	VPMINUB  ·vecLowF(SB), Y13, Y13; \
+	VPCMPEQB Y6, Y13, Y13; \
+	VPOR     Y5, Y13, Y5
 
 // func plainRunAVX2(b []byte) (n int, escaped bool)
 //
@@ -75,33 +87,15 @@ TEXT ·plainRunAVX2(SB), NOSPLIT, $0-33
 	MOVQ b_len+8(FP), CX
 	XORQ AX, AX
 	XORL R8, R8
-	MOVL $0x22, DX
-	MOVQ DX, X0
-	VPBROADCASTB X0, Y0
-	MOVL $0x5c, DX
-	MOVQ DX, X1
-	VPBROADCASTB X1, Y1
-	MOVL $0x1f, DX
-	MOVQ DX, X2
-	VPBROADCASTB X2, Y2
-	MOVL $0x2f, DX // /
-	MOVQ DX, X7
-	VPBROADCASTB X7, Y7
-	MOVL $0x62, DX // b
-	MOVQ DX, X8
-	VPBROADCASTB X8, Y8
-	MOVL $0x66, DX // f
-	MOVQ DX, X9
-	VPBROADCASTB X9, Y9
-	MOVL $0x6e, DX // n
-	MOVQ DX, X10
-	VPBROADCASTB X10, Y10
-	MOVL $0x72, DX // r
-	MOVQ DX, X11
-	VPBROADCASTB X11, Y11
-	MOVL $0x74, DX // t
-	MOVQ DX, X12
-	VPBROADCASTB X12, Y12
+	BROADCAST($0x22, X0, Y0) // "
+	BROADCAST($0x5c, X1, Y1) // backslash
+	BROADCAST($0x1f, X2, Y2) // the last control character
+	BROADCAST($0x2f, X7, Y7) // /
+	BROADCAST($0x62, X8, Y8) // b
+	BROADCAST($0x66, X9, Y9) // f
+	BROADCAST($0x6e, X10, Y10) // n
+	BROADCAST($0x72, X11, Y11) // r
+	BROADCAST($0x74, X12, Y12) // t
 	LEAQ ·simpleEscapes(SB), R9
 
 loop:
@@ -172,29 +166,9 @@ escapes:
 	ORQ       DX, R12
 
 	// R13: the letters of the two-byte escapes (" and \ are in R10 and R11).
-	VPCMPEQB  Y3, Y7, Y5
-	VPCMPEQB  Y3, Y8, Y6
-	VPOR      Y5, Y6, Y5
-	VPCMPEQB  Y3, Y9, Y6
-	VPOR      Y5, Y6, Y5
-	VPCMPEQB  Y3, Y10, Y6
-	VPOR      Y5, Y6, Y5
-	VPCMPEQB  Y3, Y11, Y6
-	VPOR      Y5, Y6, Y5
-	VPCMPEQB  Y3, Y12, Y6
-	VPOR      Y5, Y6, Y5
+	LETTERS(Y3)
 	VPMOVMSKB Y5, R13
-	VPCMPEQB  Y4, Y7, Y5
-	VPCMPEQB  Y4, Y8, Y6
-	VPOR      Y5, Y6, Y5
-	VPCMPEQB  Y4, Y9, Y6
-	VPOR      Y5, Y6, Y5
-	VPCMPEQB  Y4, Y10, Y6
-	VPOR      Y5, Y6, Y5
-	VPCMPEQB  Y4, Y11, Y6
-	VPOR      Y5, Y6, Y5
-	VPCMPEQB  Y4, Y12, Y6
-	VPOR      Y5, Y6, Y5
+	LETTERS(Y4)
 	VPMOVMSKB Y5, DX
 	SHLQ      $32, DX
 	ORQ       DX, R13
@@ -235,23 +209,9 @@ escapes:
 	// (DI, R12: the hex digits), and then taken into R13.
 	ANDQ DX, R14
 	JZ   validity
-	VPMAXUB   ·vec0(SB), Y3, Y5
-	VPMINUB   ·vec9(SB), Y5, Y5
-	VPCMPEQB  Y3, Y5, Y5
-	VPOR      ·vec20(SB), Y3, Y6
-	VPMAXUB   ·vecLowA(SB), Y6, Y13
-	VPMINUB   ·vecLowF(SB), Y13, Y13
-	VPCMPEQB  Y6, Y13, Y13
-	VPOR      Y5, Y13, Y5
+	HEXDIGITS(Y3)
 	VPMOVMSKB Y5, DI
-	VPMAXUB   ·vec0(SB), Y4, Y5
-	VPMINUB   ·vec9(SB), Y5, Y5
-	VPCMPEQB  Y4, Y5, Y5
-	VPOR      ·vec20(SB), Y4, Y6
-	VPMAXUB   ·vecLowA(SB), Y6, Y13
-	VPMINUB   ·vecLowF(SB), Y13, Y13
-	VPCMPEQB  Y6, Y13, Y13
-	VPOR      Y5, Y13, Y5
+	HEXDIGITS(Y4)
 	VPMOVMSKB Y5, R12
 	SHLQ      $32, R12
 	ORQ       R12, DI

@@ -128,22 +128,17 @@ func BenchmarkScanLongString(b *testing.B) {
 }
 
 func BenchmarkScanLogText(b *testing.B) {
-	line := `1764578408.920 WARN  [ingest] \u00dcberweisung f\u00fcr M\u00fcller verbucht: 72957,40 \u20ac\n1764578421.066 ERROR [scheduler] row 90238\tstatus=ok\tlatency=160ms\tregion=eu-west-1\n`
-	var text []byte
-	for len(text) < 64<<10 {
-		text = append(text, line...)
-	}
-	s := append(append([]byte{'"'}, text...), '"')
-	b.SetBytes(int64(len(s)))
-	for b.Loop() {
-		scanString(s, 0)
-	}
+	benchScanText(b, `1764578408.920 WARN  [ingest] \u00dcberweisung f\u00fcr M\u00fcller verbucht: 72957,40 \u20ac\n1764578421.066 ERROR [scheduler] row 90238\tstatus=ok\tlatency=160ms\tregion=eu-west-1\n`)
 }
 
 // BenchmarkScanEscapedText is tool output as captures carry it: lines of text
 // with an escaped newline every 30 to 60 bytes, quotes and tabs, no \u escape.
 func BenchmarkScanEscapedText(b *testing.B) {
-	line := `Found 3 matches in src/handlers.go:\n  41: func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {\n  57: \tif err := h.store.Get(\"session\"); err != nil {\n  88: return fmt.Errorf(\"read %s: %w\", path, err)\n`
+	benchScanText(b, `Found 3 matches in src/handlers.go:\n  41: func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {\n  57: \tif err := h.store.Get(\"session\"); err != nil {\n  88: return fmt.Errorf(\"read %s: %w\", path, err)\n`)
+}
+
+// benchScanText scans a string of 64 KiB made of line repeated.
+func benchScanText(b *testing.B, line string) {
 	var text []byte
 	for len(text) < 64<<10 {
 		text = append(text, line...)
