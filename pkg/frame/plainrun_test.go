@@ -1,6 +1,7 @@
 package frame
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -11,9 +12,18 @@ import (
 // escape it leaves to scanString; scanString finds the same ends and escapes
 // with it as byte by byte.
 func TestPlainRun(t *testing.T) {
-	vectors := func() bool { n, _ := plainRun(make([]byte, 256)); return n > 0 }()
+	vectors := func() bool { n, _ := plainRun(bytes.Repeat([]byte("a"), 256)); return n > 0 }()
 	if !vectors {
 		t.Log("this processor skips no plain run: the eight-byte path alone is tested")
+	}
+	if vectors {
+		// Dense escapes, \u ones with upper- and lower-case digits among them,
+		// are passed 64 bytes at a time, not handed back one by one (it may
+		// hand back an escape that a 64-byte window cuts).
+		dense := []byte(strings.Repeat(`a\u00e9\n\"\u00C4\\\t\/`, 16) + `"`)
+		if n, esc := plainRun(dense); n < 64 || !esc {
+			t.Fatalf("plainRun over dense valid escapes stops at %d of %d (escaped %v)", n, len(dense), esc)
+		}
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	specials := []string{`"`, `\`, "\x00", "\x1f", "\n", "\x7f", "\x80", "\xff", `\n`, `\t`, `\"`, `\\`, `\/`, `\u00e9`, `\u12`, `\x`, `\`}
