@@ -74,6 +74,13 @@ type RunOptions struct {
 	// methods it declares (rule.Rule.Methods): the reference those are tested
 	// against.
 	AllMethods bool
+	// Prepare, when set, is work on a frame that the replay's analyses would
+	// otherwise do, which the parse stage does instead while it waits for the
+	// replay (see send): it reads the frame and may set its Ahead. The replay
+	// does the same work itself for the frames left without it (a consumer of
+	// Ahead reads it only when set), so results never depend on how much of it
+	// the parse stage did. It runs on the parse stage's goroutine.
+	Prepare func(*frame.Frame)
 }
 
 // Run reads one input to its end and analyses it with the given rules. The error is
@@ -137,7 +144,7 @@ func Run(name string, r io.Reader, rules []*rule.Rule, opt RunOptions) (*InputRe
 			perBatch = 1
 		}
 		batches, free := make(chan *parsedBatch, parseAhead), make(chan *parsedBatch, parseAhead+2)
-		go parse(rd, batches, free, perBatch)
+		go parse(rd, batches, free, perBatch, opt.Prepare)
 		for b := range batches {
 			// The shapes the parse stage left: computed for the whole batch first,
 			// in one tight loop over the tokens, which come from the other core's
@@ -213,7 +220,7 @@ type parsedRecord struct {
 // parse is the parse stage: it reads rd to its end and sends its records in batches,
 // then closes out. Batches the replay is done with come back on free; a batch is
 // handed over when it holds perBatch records.
-func parse(rd *frame.Reader, out chan<- *parsedBatch, free <-chan *parsedBatch, perBatch int) {
+func parse(rd *frame.Reader, out chan<- *parsedBatch, free <-chan *parsedBatch, perBatch int, prepare func(*frame.Frame)) {
 	defer close(out)
 	next := func() *parsedBatch {
 		select {
@@ -242,7 +249,7 @@ func parse(rd *frame.Reader, out chan<- *parsedBatch, free <-chan *parsedBatch, 
 			// The frame would take the batch past its bytes: the batch goes
 			// first, and a frame larger than a batch travels alone. The bytes in
 			// flight stay near parseAhead+2 batches, whatever the lines' sizes.
-			rd.ScanAhead(!send(out, b))
+			rd.ScanAhead(!send(out, b, prepare))
 			b = next()
 		}
 		b.records = append(b.records, parsedRecord{kind: rec.Kind, line: rec.Line, entry: rec.Entry, exchange: rec.Exchange, lifecycle: rec.Lifecycle})
@@ -259,22 +266,24 @@ func parse(rd *frame.Reader, out chan<- *parsedBatch, free <-chan *parsedBatch, 
 		if len(b.records) >= perBatch || b.arena.Used() >= batchBytes {
 			// Lines are scanned ahead on other cores only while the replay waits
 			// for batches: when it is the slower stage, both cores are busy.
-			rd.ScanAhead(!send(out, b))
+			rd.ScanAhead(!send(out, b, prepare))
 			b = next()
 		}
 	}
 	if len(b.records) > 0 || b.err != nil {
-		send(out, b)
+		send(out, b, prepare)
 	}
 }
 
 // send hands a batch to the replay. When the replay is behind (it has not taken
 // the batch before), the parse stage would wait: it computes the wire shapes its
 // frames still lack meanwhile; else the replay computes them, in one loop over the
-// batch before replaying it (frame.Frame.ShapeNow). The two stages share that work
-// as each has time for it.
+// batch before replaying it (frame.Frame.ShapeNow). Then, with prepare, it
+// prepares the batch's frames (RunOptions.Prepare) until the replay takes the
+// batch: the replay does that work for the frames left. The two stages share the
+// work as each has time for it.
 // send reports whether the replay was behind.
-func send(out chan<- *parsedBatch, b *parsedBatch) (behind bool) {
+func send(out chan<- *parsedBatch, b *parsedBatch, prepare func(*frame.Frame)) (behind bool) {
 	select {
 	case out <- b:
 		return false
@@ -285,9 +294,27 @@ func send(out chan<- *parsedBatch, b *parsedBatch) (behind bool) {
 			r.frame.ShapeNow()
 		}
 	}
+	if prepare != nil {
+		for i := range b.records {
+			if i%prepareStep == 0 {
+				select {
+				case out <- b:
+					return true // the batch is the replay's now: not touched again
+				default:
+				}
+			}
+			if r := &b.records[i]; r.kind == frame.RecordFrame {
+				prepare(&r.frame)
+			}
+		}
+	}
 	out <- b
 	return true
 }
+
+// prepareStep is how many frames send prepares between two offers of the batch to
+// the replay: an offer costs about what preparing a small frame does.
+const prepareStep = 8
 
 // parseInline reads rd to its end on the caller's goroutine, handing each record to
 // replay as it is read: the records of a batch's worth share one arena, reset once

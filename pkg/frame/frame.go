@@ -137,6 +137,12 @@ type Frame struct {
 	Problem Problem
 	Detail  string
 	Offset  int64
+
+	// Ahead is what a consumer of the frame computed of it ahead of the replay,
+	// on the parse stage, while that stage waited (driver.RunOptions.Prepare): a
+	// redaction's collection of the frame's values. nil when nothing was, and the
+	// consumer computes it itself. A Reader never sets it.
+	Ahead any
 }
 
 // HTTP describes the HTTP exchange a frame travelled in (one HAR entry, or the

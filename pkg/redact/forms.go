@@ -51,6 +51,11 @@ func (s *Set) admits(value string) bool {
 	if s == nil || len(value) < MinValue || strings.HasPrefix(value, "[redacted") {
 		return false
 	}
+	if s.ahead != nil {
+		// Recording: the set the forms go to decides when they are added.
+		s.ahead.record(valueKey{n: len(value)}, 0, 0, true)
+		return true
+	}
 	return !s.saturated() && !s.tooLong(len(value))
 }
 

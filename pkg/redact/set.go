@@ -52,6 +52,9 @@ type Set struct {
 	scratch []byte
 	// Full is set when a value was left out because the bounds were reached.
 	Full bool
+	// ahead, when set, makes the set a recorder (Collector): what would be
+	// added to a set is written to ahead instead, to be added later (AddCollected).
+	ahead *Collection
 }
 
 // valueKey is what the set keeps of a value.
@@ -61,8 +64,12 @@ type valueKey struct {
 }
 
 // NewSet returns an empty set.
-func NewSet() *Set {
-	return &Set{values: map[valueKey]int{}, lengths: map[uint32][]int32{}, seed: maphash.MakeSeed()}
+func NewSet() *Set { return NewSeededSet(maphash.MakeSeed()) }
+
+// NewSeededSet returns an empty set that hashes its values with seed: the seed of
+// the collections (Collector) it adds.
+func NewSeededSet(seed maphash.Seed) *Set {
+	return &Set{values: map[valueKey]int{}, lengths: map[uint32][]int32{}, seed: seed}
 }
 
 // saturated reports whether nothing can be added to the set any more (a nil
@@ -83,19 +90,27 @@ func prefixOf(text string) uint32 {
 
 // add adds one form of a value (MinValue bytes long or more).
 func (s *Set) add(form string, chars int) {
-	k := s.key(form)
+	k, p := s.key(form), prefixOf(form)
+	if s.ahead != nil {
+		s.ahead.record(k, chars, p, false)
+		return
+	}
+	s.insert(k, chars, p)
+}
+
+// insert adds a form by its key, its length in characters and its prefix.
+func (s *Set) insert(k valueKey, chars int, p uint32) {
 	if _, ok := s.values[k]; ok {
 		return
 	}
-	if len(s.values) >= MaxValues || s.bytes+len(form) > MaxBytes {
+	if len(s.values) >= MaxValues || s.bytes+k.n > MaxBytes {
 		s.Full = true
 		return
 	}
 	s.values[k] = chars
-	s.bytes += len(form)
-	p := prefixOf(form)
-	if ls := s.lengths[p]; !slices.Contains(ls, int32(len(form))) {
-		s.lengths[p] = append(ls, int32(len(form)))
+	s.bytes += k.n
+	if ls := s.lengths[p]; !slices.Contains(ls, int32(k.n)) {
+		s.lengths[p] = append(ls, int32(k.n))
 		s.unsorted = true
 	}
 }

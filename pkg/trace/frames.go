@@ -264,7 +264,7 @@ type observation struct {
 func (tr *Tracer) start(_ *session.Session, results rule.Results) rule.Computation {
 	t := &Trace{uses: map[useKey]int{}, pending: map[*session.Request]int{}, Declaring: map[int][]byte{}, methods: map[string]string{}}
 	if tr.opt.Redaction {
-		t.Redacted = redact.NewSet()
+		t.Redacted = redact.NewSeededSet(tr.seed)
 	}
 	o := &observation{tr: tr, t: t}
 	o.gates = results.ResultOf(rules.Gates).(*rules.GateLog)
@@ -292,7 +292,9 @@ func (o *observation) Message(m *session.Message) {
 		keepListed(t, m, o.lists.Of(m))
 	}
 	if t.Redacted != nil && m.Batch == nil {
-		redact.CollectFrame(m.Frame, t.Redacted)
+		if c, ok := m.Frame.Ahead.(*redact.Collection); !ok || !t.Redacted.AddCollected(c) {
+			redact.CollectFrame(m.Frame, t.Redacted)
+		}
 	}
 	if !o.tr.opt.Frames {
 		return

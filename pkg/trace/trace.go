@@ -11,7 +11,11 @@
 package trace
 
 import (
+	"hash/maphash"
+
 	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/redact"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 	"github.com/mcpsleuth/mcpsleuth/pkg/session"
@@ -98,6 +102,9 @@ type Tracer struct {
 	// accounting is the analysis of what sessions cost (Needs.Cost).
 	accounting *rule.Analysis
 	last       *Trace
+	// seed is what the sessions' redaction sets hash their values with, and the
+	// collections made ahead of the replay for them (Apply).
+	seed maphash.Seed
 	// Preamble holds context lines seen before the first frame.
 	Preamble        []FrameSummary
 	PreambleOmitted int
@@ -108,7 +115,7 @@ func New(opt Options) *Tracer {
 	if opt.MaxFrames <= 0 {
 		opt.MaxFrames = DefaultMaxFrames
 	}
-	t := &Tracer{opt: opt}
+	t := &Tracer{opt: opt, seed: maphash.MakeSeed()}
 	// Gates: every view's uses of methods and their verdicts (the contract
 	// table's broken rows, the timeline's marks) are the gate judgement's.
 	t.analysis = &rule.Analysis{Name: "trace", AfterRules: true, Requires: []*rule.Analysis{rules.Gates},
@@ -143,6 +150,14 @@ func (t *Tracer) Apply(opt *driver.RunOptions) {
 		return
 	}
 	opt.Analyses = append(opt.Analyses, t.analysis)
+	if t.opt.Redaction {
+		// The walk over a frame's values that redaction collects them with runs
+		// on the parse stage while it waits for the replay (redact.Collector);
+		// the replay walks the frames it left (observation.Message). One
+		// collector a run: the parse stage is one goroutine.
+		c := redact.NewCollector(t.seed)
+		opt.Prepare = func(f *frame.Frame) { f.Ahead = c.Collect(f) }
+	}
 	if !t.opt.Context {
 		return
 	}

@@ -1,0 +1,84 @@
+package redact
+
+import (
+	"hash/maphash"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+)
+
+// Collecting ahead: CollectFrame walks every value of a frame, decodes its strings
+// and hashes each form of them, which is most of what redaction costs, on the
+// replay, where the session's set is. The walk needs nothing of the set but its
+// seed and its bounds, so it can run earlier, on the parse stage, while that
+// stage waits for the replay (driver.RunOptions.Prepare): a Collector records
+// what the walk would add, hashes included, and the replay adds the record to the
+// session's set (AddCollected), which decides then, as Add would have, what its
+// bounds still admit. The set is the same either way (TestCollectAheadIsCollect).
+
+// A Collection is what CollectFrame would add to a set of its seed, in order.
+type Collection struct {
+	seed  maphash.Seed
+	forms []collected
+}
+
+// collected is one entry of a Collection: a value whose forms follow (value
+// set: what Add admits, by the value's length in n), or one form of the value
+// before it (its hash, length, characters and first bytes).
+type collected struct {
+	hash   uint64
+	n      int32
+	chars  int32
+	prefix uint32
+	value  bool
+}
+
+// A Collector records what CollectFrame adds to a set of its seed that is neither
+// full nor saturated (Collect); AddCollected adds the record to such a set. One
+// goroutine uses a Collector at a time.
+type Collector struct {
+	rec Set // the recorder: a Set with ahead set, and its scratch
+}
+
+// NewCollector returns a Collector for the sets that hash with seed
+// (NewSeededSet).
+func NewCollector(seed maphash.Seed) *Collector { return &Collector{rec: Set{seed: seed}} }
+
+// Collect records what CollectFrame(f, set) would add. It reads f and nothing
+// else: it may run on any goroutine while no other writes f.
+func (c *Collector) Collect(f *frame.Frame) *Collection {
+	col := &Collection{seed: c.rec.seed}
+	c.rec.ahead = col
+	CollectFrame(f, &c.rec)
+	c.rec.ahead = nil
+	return col
+}
+
+// record is Set.add and Set.admits of a recorder: a form, or a value whose forms
+// follow.
+func (c *Collection) record(k valueKey, chars int, prefix uint32, value bool) {
+	c.forms = append(c.forms, collected{hash: k.hash, n: int32(k.n), chars: int32(chars), prefix: prefix, value: value})
+}
+
+// AddCollected adds what Collect recorded, as CollectFrame would have added it
+// to s: each value's forms when s still admits the value (its bounds are as the
+// values added before left them). It reports false, adding nothing, when s
+// hashes with another seed than the collection's: the caller collects the frame
+// itself then.
+func (s *Set) AddCollected(c *Collection) bool {
+	if s == nil || c == nil {
+		return s == nil
+	}
+	if c.seed != s.seed {
+		return false
+	}
+	admitted := false
+	for _, e := range c.forms {
+		switch {
+		case e.value:
+			admitted = !s.saturated() && !s.tooLong(int(e.n))
+		case admitted:
+			s.insert(valueKey{hash: e.hash, n: int(e.n)}, int(e.chars), e.prefix)
+		}
+	}
+	return true
+}

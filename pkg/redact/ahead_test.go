@@ -1,0 +1,141 @@
+package redact
+
+import (
+	"fmt"
+	"hash/maphash"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+)
+
+// TestCollectAheadIsCollect: a session's set is the same whether its frames were
+// collected on the replay (CollectFrame), all ahead of it (Collector.Collect,
+// then AddCollected), or some one way and some the other (what a run does: the
+// parse stage collects the frames it has time for), on every capture under
+// fixtures/, on the reference texts (invalid JSON among them), and on sessions
+// that fill the set past its bounds of values and of bytes, with escaped strings
+// whose decoded form is what is bounded.
+func TestCollectAheadIsCollect(t *testing.T) {
+	seed := maphash.MakeSeed()
+	check := func(t *testing.T, where string, r io.Reader) int {
+		t.Helper()
+		rd, err := frame.NewReader(where, r, frame.Options{})
+		if err != nil {
+			return 0 // not a capture
+		}
+		defer rd.Close()
+		onReplay, ahead, mixed := NewSeededSet(seed), NewSeededSet(seed), NewSeededSet(seed)
+		collector := NewCollector(seed)
+		n := 0
+		for {
+			rec, err := rd.Next()
+			if err != nil {
+				break
+			}
+			if rec.Kind != frame.RecordFrame {
+				continue
+			}
+			f := rec.Frame
+			CollectFrame(f, onReplay)
+			if !ahead.AddCollected(collector.Collect(f)) {
+				t.Fatalf("%s:%d: a collection of the set's seed was refused", where, rec.Line)
+			}
+			if n%3 == 1 {
+				CollectFrame(f, mixed)
+			} else {
+				mixed.AddCollected(collector.Collect(f))
+			}
+			n++
+		}
+		if d := setDiff(ahead, onReplay); d != "" {
+			t.Errorf("%s: collected ahead: %s", where, d)
+		}
+		if d := setDiff(mixed, onReplay); d != "" {
+			t.Errorf("%s: collected partly ahead: %s", where, d)
+		}
+		return n
+	}
+
+	frames := 0
+	err := filepath.WalkDir(filepath.Join("..", "..", "fixtures"), func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(path, ".want") || strings.HasSuffix(path, ".md") {
+			return err
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		frames += check(t, path, f)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if frames < 1000 {
+		t.Fatalf("only %d frames read", frames)
+	}
+
+	var texts strings.Builder
+	for _, s := range referenceTexts() {
+		texts.WriteString(strings.ReplaceAll(s, "\n", " ") + "\n")
+	}
+	check(t, "reference texts", strings.NewReader(texts.String()))
+
+	// Past MaxValues: 60 frames of 1,000 distinct values each, some escaped.
+	var values strings.Builder
+	for i := range 60 {
+		fmt.Fprintf(&values, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"t","arguments":{"v":[`, i)
+		for j := range 1000 {
+			if j > 0 {
+				values.WriteByte(',')
+			}
+			if j%4 == 0 {
+				fmt.Fprintf(&values, `"line\n%d-%d \"quoted\""`, i, j)
+			} else {
+				fmt.Fprintf(&values, `"value-%d-%d"`, i, j)
+			}
+		}
+		values.WriteString("]}}}\n")
+	}
+	full := NewSet()
+	if check(t, "many values", strings.NewReader(values.String())); !fullAfter(full, values.String()) {
+		t.Errorf("the many values did not fill a set: the case tests nothing")
+	}
+
+	// Past MaxBytes: strings of 300 KB, plain and escaped, then short values
+	// that still fit.
+	var large strings.Builder
+	for i := range 20 {
+		body := strings.Repeat(fmt.Sprintf("chunk %d of text ", i), 300<<10/16)
+		if i%2 == 1 {
+			body = strings.Repeat(fmt.Sprintf(`chunk %d\n\"text\"\u00e9 `, i), 300<<10/24)
+		}
+		fmt.Fprintf(&large, `{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"%s"}],"x":"short-%d"}}`+"\n", i, body, i)
+	}
+	if check(t, "large values", strings.NewReader(large.String())); !fullAfter(NewSet(), large.String()) {
+		t.Errorf("the large values did not fill a set: the case tests nothing")
+	}
+}
+
+// fullAfter reports whether collecting the frames of lines fills set.
+func fullAfter(set *Set, lines string) bool {
+	rd, err := frame.NewReader("lines", strings.NewReader(lines), frame.Options{})
+	if err != nil {
+		return false
+	}
+	defer rd.Close()
+	for {
+		rec, err := rd.Next()
+		if err != nil {
+			return set.Full
+		}
+		if rec.Kind == frame.RecordFrame {
+			CollectFrame(rec.Frame, set)
+		}
+	}
+}
