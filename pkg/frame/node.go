@@ -38,6 +38,14 @@ func Parse(b []byte) (Node, error) {
 	return parseInto(b, make([]Token, 0, min(len(b)/4, 1024)+8))
 }
 
+// Valid reports whether b is what Parse accepts (one JSON text, surrounded by
+// optional whitespace, nested no deeper than MaxNesting), without recording its
+// tokens: it allocates nothing.
+func Valid(b []byte) bool {
+	p, _ := scanJSON(b, nil)
+	return p == scanOK
+}
+
 // parseInto is Parse recording the tokens into toks (reused from its start): a
 // reader that parses one text after another keeps one token slice. The Node holds
 // the slice the scan grew toks into.

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 )
 
 // appendSessionJSON appends a session as an element of the JSON report's
@@ -211,6 +213,12 @@ func (e *jsonIndenter) raw(depth int, m json.RawMessage) bool {
 		e.b = append(e.b, "null"...)
 		return true
 	}
+	if frame.Valid(m) {
+		e.b = appendIndented(e.b, m, e.prefix, depth)
+		return true
+	}
+	// What the scan refuses (nested deeper than it reads, or not JSON):
+	// encoding/json judges it, and writes it when it can.
 	e.indented.Reset()
 	if err := json.Compact(&e.indented, m); err != nil {
 		return false
@@ -223,6 +231,72 @@ func (e *jsonIndenter) raw(depth int, m json.RawMessage) bool {
 	}
 	e.b = append(e.b, e.indented.Bytes()...)
 	return true
+}
+
+// appendIndented appends src, a valid JSON text (frame.Valid), as json.Compact,
+// json.HTMLEscape and json.Indent with the prefix, depth levels of two spaces and
+// two spaces a level write it, in one pass: whitespace outside strings dropped,
+// <, >, & and U+2028/U+2029 escaped, an empty object or array kept on its line,
+// every member and element on a line of its own.
+func appendIndented(b, src []byte, prefix string, depth int) []byte {
+	newline := func(level int) {
+		b = append(b, '\n')
+		b = append(b, prefix...)
+		for range depth + level {
+			b = append(b, ' ', ' ')
+		}
+	}
+	level := 0
+	for i := 0; i < len(src); i++ {
+		switch c := src[i]; c {
+		case ' ', '\t', '\n', '\r':
+		case '"':
+			start := i
+			for i++; src[i] != '"'; i++ {
+				switch src[i] {
+				case '\\':
+					i++ // the escaped byte: a quote there ends nothing
+				case '<', '>', '&':
+					b = append(b, src[start:i]...)
+					b = append(b, '\\', 'u', '0', '0', jsonHex[src[i]>>4], jsonHex[src[i]&0xf])
+					start = i + 1
+				case 0xe2:
+					if i+2 < len(src) && src[i+1] == 0x80 && src[i+2]&^1 == 0xa8 {
+						b = append(b, src[start:i]...)
+						b = append(b, '\\', 'u', '2', '0', '2', jsonHex[src[i+2]&0xf])
+						i += 2
+						start = i + 1
+					}
+				}
+			}
+			b = append(b, src[start:i+1]...)
+		case '{', '[':
+			j := i + 1
+			for j < len(src) && (src[j] == ' ' || src[j] == '\t' || src[j] == '\n' || src[j] == '\r') {
+				j++
+			}
+			if src[j] == '}' || src[j] == ']' {
+				b = append(b, c, src[j])
+				i = j
+				break
+			}
+			b = append(b, c)
+			level++
+			newline(level)
+		case '}', ']':
+			level--
+			newline(level)
+			b = append(b, c)
+		case ',':
+			b = append(b, ',')
+			newline(level)
+		case ':':
+			b = append(b, ':', ' ')
+		default:
+			b = append(b, c)
+		}
+	}
+	return b
 }
 
 const jsonHex = "0123456789abcdef"

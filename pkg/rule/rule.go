@@ -402,7 +402,14 @@ func (f Funcs) End(p *Pass) {
 // alone. Having no state, its checker is one value that every session shares (a
 // capture of many short sessions does not allocate one per session).
 func PerMessage(fn func(p *Pass, m *session.Message)) func() Checker {
-	var c Checker = &Funcs{OnMessage: fn}
+	return Stateless(Funcs{OnMessage: fn})
+}
+
+// Stateless builds the constructor of a rule whose functions keep no state of
+// their own (they read the session, through the Pass): its checker is one value
+// that every session shares.
+func Stateless(f Funcs) func() Checker {
+	var c Checker = &f
 	return func() Checker { return c }
 }
 

@@ -30,29 +30,27 @@ s->c {"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"3 hits"
 		},
 	},
 	Kinds: rule.NoMessages,
-	New: func() rule.Checker {
-		return rule.Funcs{OnEnd: func(p *rule.Pass) {
-			s := p.Session
-			if s.PreHandshake == 0 || s.Unconnected != nil || s.Unassigned != nil {
-				// MCP0006 and MCP0010 say why the session has no contract.
-				return
-			}
-			they, them := "they", "them"
-			if s.PreHandshake == 1 {
-				they, them = "it", "it"
-			}
-			what := "no initialize and no request carrying a modern _meta contract"
-			if s.Legacy != nil || s.Era != 0 {
-				what = they + " came before the handshake"
-			}
-			a := rule.Anchor{Line: s.FirstLine, Time: s.FirstTime}
-			if s.StartLine == s.FirstLine {
-				// The first frame is the first line (a reader may hand frames out
-				// in time order): anchored at it.
-				a.Entry, a.Seq = s.StartEntry, 1
-			}
-			p.Report(a,
-				rule.Sprintf("%s with no contract to judge %s by (%s): capability and revision rules could not judge %s", count(s.PreHandshake, "message"), them, what, them))
-		}}
-	},
+	New: rule.Stateless(rule.Funcs{OnEnd: func(p *rule.Pass) {
+		s := p.Session
+		if s.PreHandshake == 0 || s.Unconnected != nil || s.Unassigned != nil {
+			// MCP0006 and MCP0010 say why the session has no contract.
+			return
+		}
+		they, them := "they", "them"
+		if s.PreHandshake == 1 {
+			they, them = "it", "it"
+		}
+		what := "no initialize and no request carrying a modern _meta contract"
+		if s.Legacy != nil || s.Era != 0 {
+			what = they + " came before the handshake"
+		}
+		a := rule.Anchor{Line: s.FirstLine, Time: s.FirstTime}
+		if s.StartLine == s.FirstLine {
+			// The first frame is the first line (a reader may hand frames out
+			// in time order): anchored at it.
+			a.Entry, a.Seq = s.StartEntry, 1
+		}
+		p.Report(a,
+			rule.Sprintf("%s with no contract to judge %s by (%s): capability and revision rules could not judge %s", count(s.PreHandshake, "message"), them, what, them))
+	}}),
 }

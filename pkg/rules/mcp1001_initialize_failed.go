@@ -30,35 +30,33 @@ c->s {"jsonrpc":"2.0","method":"notifications/initialized"}`,
 			{Revision: "2025-06-18", Page: "basic/lifecycle#error-handling", Says: `Example initialization error: -32602 "Unsupported protocol version" with data.supported and data.requested, for a requested version "1.0.0".`},
 		},
 	},
-	New: func() rule.Checker {
-		return rule.Funcs{
-			OnMessage: func(p *rule.Pass, m *session.Message) {
-				if m.Kind != frame.KindError || m.Request == nil || m.Request.Method != "initialize" {
-					return
-				}
-				p.Report(rule.At(m), rule.Sprintf("initialize (line %d) was answered with error %d %s: no session was established",
-					m.Request.Line, m.ErrorCode, rule.Quote(rule.ValueErrorMessage, m.ErrorMessage)), rule.Related{Line: m.Request.Line, Note: "initialize request"})
-			},
-			OnEnd: func(p *rule.Pass) {
-				c := p.Session.Legacy
-				if c == nil || c.ResultLine > 0 || c.ErrorLine > 0 {
-					return
-				}
-				for _, r := range p.Session.Outstanding() {
-					if r.Method == "initialize" && r.Line == c.RequestLine {
-						if r.HTTPStatus >= 400 {
-							// Refused at the HTTP level: the status was its answer, which
-							// MCP0005 judges (and MCP0006, a server of the other HTTP
-							// transport), as MCP3001 leaves such requests.
-							return
-						}
-						p.Report(rule.AtRequest(r), rule.Sprintf("initialize (line %d) was never answered: %s; no session was established", r.Line, after(p.Session, r)))
+	New: rule.Stateless(rule.Funcs{
+		OnMessage: func(p *rule.Pass, m *session.Message) {
+			if m.Kind != frame.KindError || m.Request == nil || m.Request.Method != "initialize" {
+				return
+			}
+			p.Report(rule.At(m), rule.Sprintf("initialize (line %d) was answered with error %d %s: no session was established",
+				m.Request.Line, m.ErrorCode, rule.Quote(rule.ValueErrorMessage, m.ErrorMessage)), rule.Related{Line: m.Request.Line, Note: "initialize request"})
+		},
+		OnEnd: func(p *rule.Pass) {
+			c := p.Session.Legacy
+			if c == nil || c.ResultLine > 0 || c.ErrorLine > 0 {
+				return
+			}
+			for _, r := range p.Session.Outstanding() {
+				if r.Method == "initialize" && r.Line == c.RequestLine {
+					if r.HTTPStatus >= 400 {
+						// Refused at the HTTP level: the status was its answer, which
+						// MCP0005 judges (and MCP0006, a server of the other HTTP
+						// transport), as MCP3001 leaves such requests.
 						return
 					}
+					p.Report(rule.AtRequest(r), rule.Sprintf("initialize (line %d) was never answered: %s; no session was established", r.Line, after(p.Session, r)))
+					return
 				}
-			},
-		}
-	},
+			}
+		},
+	}),
 	// The methods it looks at (the engine asks it about no other message).
 	Methods: []string{"initialize"},
 }

@@ -29,7 +29,7 @@ s->c {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilit
 		},
 	},
 	New: func() rule.Checker {
-		seen := map[string]bool{}
+		var seen map[string]bool // made at the first version reported: most sessions have none
 		return rule.Funcs{OnMessage: func(p *rule.Pass, m *session.Message) {
 			var version, where string
 			switch {
@@ -47,6 +47,9 @@ s->c {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilit
 			}
 			if _, ok := spec.ParseRevision(version); ok {
 				return
+			}
+			if seen == nil {
+				seen = map[string]bool{}
 			}
 			seen[version] = true
 			if version == "" {

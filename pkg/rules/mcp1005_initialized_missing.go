@@ -31,46 +31,49 @@ c->s {"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
 			{Revision: "2025-06-18", Page: "basic/lifecycle#initialization", Says: "The server SHOULD NOT send requests other than pings and logging before receiving the initialized notification."},
 		},
 	},
-	New: func() rule.Checker {
-		var clientAfter, firstLine int
-		var result rule.Anchor // the initialize result's frame
-		return rule.Funcs{
-			OnMessage: func(p *rule.Pass, m *session.Message) {
-				c := p.Session.Legacy
-				if c == nil || c.ResultLine == 0 {
-					return
-				}
-				if m.Kind == frame.KindResult && m.Request != nil && m.Request.Method == "initialize" && m.Line == c.ResultLine {
-					result = rule.Anchor{Line: c.ResultLine, Entry: m.Entry, Seq: m.Seq}
-					return
-				}
-				// After the result: later in the session (frames of one document
-				// entry may share a line).
-				after := m.Line > c.ResultLine
-				if result.Seq > 0 {
-					after = m.Seq > result.Seq
-				}
-				if !after || m.Dir != spec.C2S || m.Kind == frame.KindBatch {
-					return
-				}
-				clientAfter++
-				if firstLine == 0 {
-					firstLine = m.Line
-				}
-			},
-			OnEnd: func(p *rule.Pass) {
-				s := p.Session
-				c := s.Legacy
-				if c == nil || c.ResultLine == 0 || s.InitializedLine > 0 {
-					return
-				}
-				if clientAfter == 0 {
-					p.CannotJudge(reasonEndsAfterInitializeResult)
-					return
-				}
-				p.Report(rule.Anchor{Line: c.ResultLine, Entry: result.Entry, Seq: result.Seq, Revision: c.Revision, Dir: spec.S2C, Method: "initialize"},
-					rule.Sprintf("the client never sent notifications/initialized after the initialize result (line %d), yet sent %s from line %d on", c.ResultLine, count(clientAfter, "other message"), firstLine))
-			},
-		}
-	},
+	New: func() rule.Checker { return &initializedWatch{} },
+}
+
+// initializedWatch counts what the client sent after the initialize result.
+type initializedWatch struct {
+	clientAfter, firstLine int
+	result                 rule.Anchor // the initialize result's frame
+}
+
+func (w *initializedWatch) Message(p *rule.Pass, m *session.Message) {
+	c := p.Session.Legacy
+	if c == nil || c.ResultLine == 0 {
+		return
+	}
+	if m.Kind == frame.KindResult && m.Request != nil && m.Request.Method == "initialize" && m.Line == c.ResultLine {
+		w.result = rule.Anchor{Line: c.ResultLine, Entry: m.Entry, Seq: m.Seq}
+		return
+	}
+	// After the result: later in the session (frames of one document entry may
+	// share a line).
+	after := m.Line > c.ResultLine
+	if w.result.Seq > 0 {
+		after = m.Seq > w.result.Seq
+	}
+	if !after || m.Dir != spec.C2S || m.Kind == frame.KindBatch {
+		return
+	}
+	w.clientAfter++
+	if w.firstLine == 0 {
+		w.firstLine = m.Line
+	}
+}
+
+func (w *initializedWatch) End(p *rule.Pass) {
+	s := p.Session
+	c := s.Legacy
+	if c == nil || c.ResultLine == 0 || s.InitializedLine > 0 {
+		return
+	}
+	if w.clientAfter == 0 {
+		p.CannotJudge(reasonEndsAfterInitializeResult)
+		return
+	}
+	p.Report(rule.Anchor{Line: c.ResultLine, Entry: w.result.Entry, Seq: w.result.Seq, Revision: c.Revision, Dir: spec.S2C, Method: "initialize"},
+		rule.Sprintf("the client never sent notifications/initialized after the initialize result (line %d), yet sent %s from line %d on", c.ResultLine, count(w.clientAfter, "other message"), w.firstLine))
 }

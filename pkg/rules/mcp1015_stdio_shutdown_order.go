@@ -37,7 +37,7 @@ var StdioShutdownOrder = &rule.Rule{
 		},
 	},
 	Kinds: rule.NoMessages,
-	New:   func() rule.Checker { return rule.Funcs{OnEnd: judgeShutdownOrder} },
+	New:   rule.Stateless(rule.Funcs{OnEnd: judgeShutdownOrder}),
 }
 
 // judgeShutdownOrder judges the end of the session's server process.

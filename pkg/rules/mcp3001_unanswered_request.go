@@ -37,42 +37,40 @@ c->s {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4
 		},
 	},
 	Kinds: rule.NoMessages,
-	New: func() rule.Checker {
-		return rule.Funcs{OnEnd: func(p *rule.Pass) {
-			p.CannotJudgeN(because(reasonUntrackedf, session.MaxOutstanding), p.Session.Untracked)
-			for _, r := range p.Session.Outstanding() {
-				if r.Cancelled || r.LongLived {
-					continue
-				}
-				if r.Method == "initialize" {
-					continue // MCP1001 reports it
-				}
-				if r.HTTPStatus >= 400 {
-					// Refused by its HTTP status: no JSON-RPC response comes, and
-					// the sender learnt so at once. MCP0005 reports the refusal
-					// (and leaves alone a dual-era probe of server/discover
-					// refused with a 4xx, on which the client falls back).
-					continue
-				}
-				if r.AmbiguousResponse > 0 {
-					p.CannotJudge(reasonResponseEitherSide)
-					continue
-				}
-				where := ""
-				if r.Batch {
-					where = " inside a batch"
-				}
-				if r.StreamOpened {
-					stream, party := streamEnded(p.Session, r)
-					p.Report(rule.AtRequest(r), rule.Sprintf("%s id=%s sent by the %s%s was never answered: %s; %s",
-						r.Method, r.ID, spec.Sender(r.Dir), where, stream, after(p.Session, r)).By(party))
-					continue
-				}
-				p.Report(rule.AtRequest(r), rule.Sprintf("%s id=%s sent by the %s%s was never answered; %s",
-					r.Method, r.ID, spec.Sender(r.Dir), where, after(p.Session, r)))
+	New: rule.Stateless(rule.Funcs{OnEnd: func(p *rule.Pass) {
+		p.CannotJudgeN(because(reasonUntrackedf, session.MaxOutstanding), p.Session.Untracked)
+		for _, r := range p.Session.Outstanding() {
+			if r.Cancelled || r.LongLived {
+				continue
 			}
-		}}
-	},
+			if r.Method == "initialize" {
+				continue // MCP1001 reports it
+			}
+			if r.HTTPStatus >= 400 {
+				// Refused by its HTTP status: no JSON-RPC response comes, and
+				// the sender learnt so at once. MCP0005 reports the refusal
+				// (and leaves alone a dual-era probe of server/discover
+				// refused with a 4xx, on which the client falls back).
+				continue
+			}
+			if r.AmbiguousResponse > 0 {
+				p.CannotJudge(reasonResponseEitherSide)
+				continue
+			}
+			where := ""
+			if r.Batch {
+				where = " inside a batch"
+			}
+			if r.StreamOpened {
+				stream, party := streamEnded(p.Session, r)
+				p.Report(rule.AtRequest(r), rule.Sprintf("%s id=%s sent by the %s%s was never answered: %s; %s",
+					r.Method, r.ID, spec.Sender(r.Dir), where, stream, after(p.Session, r)).By(party))
+				continue
+			}
+			p.Report(rule.AtRequest(r), rule.Sprintf("%s id=%s sent by the %s%s was never answered; %s",
+				r.Method, r.ID, spec.Sender(r.Dir), where, after(p.Session, r)))
+		}
+	}}),
 }
 
 // streamEnded says how the event stream that answered request r's POST ended

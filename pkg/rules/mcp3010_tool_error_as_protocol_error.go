@@ -63,6 +63,16 @@ type toolErrorWatch struct {
 	names map[*session.Request]string
 	// reported holds tool and code pairs already reported in the session.
 	reported map[toolCode]bool
+	// interned holds one copy of each tool name called: a session calls a few
+	// tools many times.
+	interned map[string]string
+}
+
+// Recycle forgets the session, keeping the memory of its tables (rule.Recycler).
+func (w *toolErrorWatch) Recycle() {
+	clear(w.names)
+	clear(w.reported)
+	clear(w.interned)
 }
 
 type toolCode struct {
@@ -83,9 +93,17 @@ func (w *toolErrorWatch) Message(p *rule.Pass, m *session.Message) {
 			clear(w.names) // requests never answered
 		}
 		if w.names == nil {
-			w.names = map[*session.Request]string{}
+			w.names, w.interned = map[*session.Request]string{}, map[string]string{}
 		}
-		w.names[m.Request] = strings.Clone(name)
+		kept, ok := w.interned[name]
+		if !ok {
+			if len(w.interned) >= maxToolCallsNamed {
+				clear(w.interned)
+			}
+			kept = strings.Clone(name)
+			w.interned[kept] = kept
+		}
+		w.names[m.Request] = kept
 	case m.Kind == frame.KindError && m.Request != nil && m.Request.Method == "tools/call":
 		name, named := w.names[m.Request]
 		delete(w.names, m.Request)

@@ -40,7 +40,7 @@ s->c {"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"search_invoices","input
 	Kinds:    rule.KindsOf(frame.KindResult),
 	Requires: []*rule.Analysis{Lists},
 	New: func() rule.Checker {
-		return &toolSchemaWatch{once: newSeenOnce()}
+		return &toolSchemaWatch{}
 	},
 	// The methods it looks at (the engine asks it about no other message).
 	Methods: []string{"tools/list"},
@@ -85,6 +85,9 @@ type toolSchemaWatch struct {
 }
 
 func (w *toolSchemaWatch) End(*rule.Pass) {}
+
+// Recycle forgets the session, keeping the memory of its table (rule.Recycler).
+func (w *toolSchemaWatch) Recycle() { w.once.reset() }
 
 func (w *toolSchemaWatch) Message(p *rule.Pass, m *session.Message) {
 	listing := toolsListing(p, m)

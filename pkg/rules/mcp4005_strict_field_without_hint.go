@@ -35,7 +35,7 @@ var StrictFieldWithoutHint = &rule.Rule{
 	Kinds:    rule.KindsOf(frame.KindResult),
 	Requires: []*rule.Analysis{Lists},
 	Shared:   func() any { return &unhintedFields{seed: maphash.MakeSeed(), verdicts: map[uint64]unhinted{}} },
-	New:      func() rule.Checker { return &hintWatch{once: newSeenOnce()} },
+	New:      func() rule.Checker { return &hintWatch{} },
 	// The methods it looks at (the engine asks it about no other message).
 	Methods: []string{"tools/list"},
 }
@@ -45,6 +45,9 @@ type hintWatch struct {
 }
 
 func (w *hintWatch) End(*rule.Pass) {}
+
+// Recycle forgets the session, keeping the memory of its table (rule.Recycler).
+func (w *hintWatch) Recycle() { w.once.reset() }
 
 // maxHintFields bounds the fields examined in one schema.
 const maxHintFields = 512

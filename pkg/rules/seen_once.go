@@ -14,10 +14,14 @@ type seenOnce struct {
 // maxSeenOnce bounds what a seenOnce remembers.
 const maxSeenOnce = 4096
 
-func newSeenOnce() seenOnce { return seenOnce{seed: maphash.MakeSeed()} }
-
 // first reports whether parts are seen for the first time, and remembers them.
+// The zero seenOnce remembers nothing yet.
 func (s *seenOnce) first(parts ...string) bool {
+	if s.seen == nil {
+		// Made on first use (most sessions never need it), and kept when the
+		// rule's checker is recycled (reset).
+		s.seed, s.seen = maphash.MakeSeed(), map[uint64]bool{}
+	}
 	var h maphash.Hash
 	h.SetSeed(s.seed)
 	for _, p := range parts {
@@ -31,9 +35,9 @@ func (s *seenOnce) first(parts ...string) bool {
 	if len(s.seen) >= maxSeenOnce {
 		clear(s.seen)
 	}
-	if s.seen == nil {
-		s.seen = map[uint64]bool{} // made on first use: most sessions never need it
-	}
 	s.seen[key] = true
 	return true
 }
+
+// reset forgets what was seen, keeping the table for the next session.
+func (s *seenOnce) reset() { clear(s.seen) }
