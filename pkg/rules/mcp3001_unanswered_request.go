@@ -38,7 +38,9 @@ c->s {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4
 	},
 	Kinds: rule.NoMessages,
 	New: rule.Stateless(rule.Funcs{OnEnd: func(p *rule.Pass) {
-		p.CannotJudgeN(because(reasonUntrackedf, session.MaxOutstanding), p.Session.Untracked)
+		if n := p.Session.Untracked; n > 0 { // the reason is formatted only then: most sessions have none
+			p.CannotJudgeN(because(reasonUntrackedf, session.MaxOutstanding), n)
+		}
 		for _, r := range p.Session.Outstanding() {
 			if r.Cancelled || r.LongLived {
 				continue

@@ -103,7 +103,9 @@ func isRetry(params frame.Node) bool {
 // reset forgets every id: what preceded an initialize (a dual-era probe) is not
 // its session's.
 func (w *duplicateIDWatch) End(p *rule.Pass) {
-	p.CannotJudgeN(because(reasonTooManyIDsf, session.MaxPast), p.Session.Forgotten)
+	if n := p.Session.Forgotten; n > 0 { // the reason is formatted only then: most sessions have none
+		p.CannotJudgeN(because(reasonTooManyIDsf, session.MaxPast), n)
+	}
 }
 
 // revisionName names a message's governing revision for a message text.
