@@ -1,10 +1,13 @@
 package rules
 
 import (
+	"bytes"
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
@@ -47,9 +50,62 @@ s->c {"jsonrpc":"2.0","id":5,"result":{"tools":[{"name":"search","inputSchema":{
 		},
 	},
 	Requires: []*rule.Analysis{Lists},
+	Shared:   func() any { return &listPrints{seed: maphash.MakeSeed(), by: map[uint64]listPrint{}} },
 	New: func() rule.Checker {
 		return &listWatch{}
 	},
+}
+
+// listPrints are the fingerprints of the lists seen in the run, by the bytes of
+// the list: the sessions of one server list the same tools, and a fingerprint
+// (a hash of each item, by name) is the same for the same bytes. A session's
+// listState shares the map, which nothing writes after it is made.
+type listPrints struct {
+	mu    sync.Mutex
+	seed  maphash.Seed
+	by    map[uint64]listPrint
+	bytes int
+}
+
+// listPrint is one list's fingerprint, the bytes it is of and the member its
+// items are named by (a hash is not trusted alone).
+type listPrint struct {
+	key   string
+	list  []byte
+	items map[string]uint64
+}
+
+// maxListPrintBytes bounds the list bytes listPrints keeps.
+const maxListPrintBytes = 4 << 20
+
+// of is fingerprint(listing.Items), for the list whose bytes are list (the
+// result's member the items were read from).
+func (l *listPrints) of(list []byte, listing *Listing) map[string]uint64 {
+	var h maphash.Hash
+	h.SetSeed(l.seed)
+	h.WriteString(listing.List.Key)
+	h.WriteByte(0)
+	h.Write(list)
+	key := h.Sum64()
+	l.mu.Lock()
+	v, ok := l.by[key]
+	l.mu.Unlock()
+	if ok && v.key == listing.List.Key && bytes.Equal(v.list, list) {
+		return v.items
+	}
+	items := fingerprint(listing.Items)
+	if len(list) > maxListPrintBytes/8 {
+		return items // a list this large is kept by no one else
+	}
+	l.mu.Lock()
+	if l.bytes+len(list) > maxListPrintBytes {
+		clear(l.by)
+		l.bytes = 0
+	}
+	l.by[key] = listPrint{key: listing.List.Key, list: bytes.Clone(list), items: items}
+	l.bytes += len(list)
+	l.mu.Unlock()
+	return items
 }
 
 // comparedLists are the list methods compared (resources/templates/list is not
@@ -165,7 +221,7 @@ func (w *listWatch) Message(p *rule.Pass, m *session.Message) {
 		p.CannotJudge(reasonPaginated)
 		return
 	}
-	items := fingerprint(listing.Items)
+	items := p.Shared().(*listPrints).of(get(m.ResultNode(), listing.List.Member).Raw(), listing)
 	prev := w.lists[kind.capability]
 	if w.lists == nil {
 		w.lists = map[string]*listState{} // made on first use: most sessions never need it
