@@ -3,9 +3,6 @@ package redact
 import (
 	"fmt"
 	"hash/maphash"
-	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -21,24 +18,12 @@ import (
 // whose decoded form is what is bounded.
 func TestCollectAheadIsCollect(t *testing.T) {
 	seed := maphash.MakeSeed()
-	check := func(t *testing.T, where string, r io.Reader) int {
+	check := func(where string, rd *frame.Reader) int {
 		t.Helper()
-		rd, err := frame.NewReader(where, r, frame.Options{})
-		if err != nil {
-			return 0 // not a capture
-		}
-		defer rd.Close()
 		onReplay, ahead, mixed := NewSeededSet(seed), NewSeededSet(seed), NewSeededSet(seed)
 		collector := NewCollector(seed)
 		n := 0
-		for {
-			rec, err := rd.Next()
-			if err != nil {
-				break
-			}
-			if rec.Kind != frame.RecordFrame {
-				continue
-			}
+		eachFrame(rd, func(rec *frame.Record) {
 			f := rec.Frame
 			CollectFrame(f, onReplay)
 			if !ahead.AddCollected(collector.Collect(f)) {
@@ -50,7 +35,7 @@ func TestCollectAheadIsCollect(t *testing.T) {
 				mixed.AddCollected(collector.Collect(f))
 			}
 			n++
-		}
+		})
 		if d := setDiff(ahead, onReplay); d != "" {
 			t.Errorf("%s: collected ahead: %s", where, d)
 		}
@@ -61,21 +46,7 @@ func TestCollectAheadIsCollect(t *testing.T) {
 	}
 
 	frames := 0
-	err := filepath.WalkDir(filepath.Join("..", "..", "fixtures"), func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || strings.HasSuffix(path, ".want") || strings.HasSuffix(path, ".md") {
-			return err
-		}
-		f, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		frames += check(t, path, f)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	eachCapture(t, func(path string, rd *frame.Reader) { frames += check(path, rd) })
 	if frames < 1000 {
 		t.Fatalf("only %d frames read", frames)
 	}
@@ -84,7 +55,7 @@ func TestCollectAheadIsCollect(t *testing.T) {
 	for _, s := range referenceTexts() {
 		texts.WriteString(strings.ReplaceAll(s, "\n", " ") + "\n")
 	}
-	check(t, "reference texts", strings.NewReader(texts.String()))
+	check("reference texts", linesReader(t, texts.String()))
 
 	// Past MaxValues: 60 frames of 1,000 distinct values each, some escaped.
 	var values strings.Builder
@@ -102,8 +73,7 @@ func TestCollectAheadIsCollect(t *testing.T) {
 		}
 		values.WriteString("]}}}\n")
 	}
-	full := NewSet()
-	if check(t, "many values", strings.NewReader(values.String())); !fullAfter(full, values.String()) {
+	if check("many values", linesReader(t, values.String())); !fullAfter(t, NewSet(), values.String()) {
 		t.Errorf("the many values did not fill a set: the case tests nothing")
 	}
 
@@ -117,25 +87,24 @@ func TestCollectAheadIsCollect(t *testing.T) {
 		}
 		fmt.Fprintf(&large, `{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"%s"}],"x":"short-%d"}}`+"\n", i, body, i)
 	}
-	if check(t, "large values", strings.NewReader(large.String())); !fullAfter(NewSet(), large.String()) {
+	if check("large values", linesReader(t, large.String())); !fullAfter(t, NewSet(), large.String()) {
 		t.Errorf("the large values did not fill a set: the case tests nothing")
 	}
 }
 
-// fullAfter reports whether collecting the frames of lines fills set.
-func fullAfter(set *Set, lines string) bool {
+// linesReader is a Reader of lines.
+func linesReader(t *testing.T, lines string) *frame.Reader {
+	t.Helper()
 	rd, err := frame.NewReader("lines", strings.NewReader(lines), frame.Options{})
 	if err != nil {
-		return false
+		t.Fatal(err)
 	}
-	defer rd.Close()
-	for {
-		rec, err := rd.Next()
-		if err != nil {
-			return set.Full
-		}
-		if rec.Kind == frame.RecordFrame {
-			CollectFrame(rec.Frame, set)
-		}
-	}
+	t.Cleanup(func() { rd.Close() })
+	return rd
+}
+
+// fullAfter reports whether collecting the frames of lines fills set.
+func fullAfter(t *testing.T, set *Set, lines string) bool {
+	eachFrame(linesReader(t, lines), func(rec *frame.Record) { CollectFrame(rec.Frame, set) })
+	return set.Full
 }

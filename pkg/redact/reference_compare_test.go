@@ -31,6 +31,48 @@ func setDiff(got, want *Set) string {
 	return ""
 }
 
+// eachCapture calls read with a Reader of each capture under fixtures/ (a file
+// that is not one is skipped), and returns how many it read.
+func eachCapture(t *testing.T, read func(path string, rd *frame.Reader)) int {
+	t.Helper()
+	files := 0
+	err := filepath.WalkDir(filepath.Join("..", "..", "fixtures"), func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(path, ".want") || strings.HasSuffix(path, ".md") {
+			return err
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		rd, err := frame.NewReader(path, f, frame.Options{})
+		if err != nil {
+			return nil // not a capture
+		}
+		defer rd.Close()
+		files++
+		read(path, rd)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// eachFrame calls read with each frame record of rd, to the end of its input.
+func eachFrame(rd *frame.Reader, read func(rec *frame.Record)) {
+	for {
+		rec, err := rd.Next()
+		if err != nil {
+			return
+		}
+		if rec.Kind == frame.RecordFrame {
+			read(rec)
+		}
+	}
+}
+
 // sameSeed gives the sets the first one's seed, so that setDiff can compare what
 // they keep of their values.
 func sameSeed(sets ...*Set) {
@@ -89,33 +131,12 @@ func cuts(n int) []int {
 // the same order; Frame, Kept and jsonValue of each frame, of each batch member
 // and of each frame cut short write what it wrote, with and without the set.
 func TestMatchesReferenceOnFixtures(t *testing.T) {
-	frames, files := 0, 0
-	err := filepath.WalkDir(filepath.Join("..", "..", "fixtures"), func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || strings.HasSuffix(path, ".want") || strings.HasSuffix(path, ".md") {
-			return err
-		}
-		f, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		rd, err := frame.NewReader(path, f, frame.Options{})
-		if err != nil {
-			return nil // not a capture
-		}
-		defer rd.Close()
-		files++
+	frames := 0
+	files := eachCapture(t, func(path string, rd *frame.Reader) {
 		fromNodes, fromBytes, want := NewSet(), NewSet(), NewSet()
 		sameSeed(fromNodes, fromBytes, want)
 		var raws [][]byte
-		for {
-			rec, err := rd.Next()
-			if err != nil {
-				break
-			}
-			if rec.Kind != frame.RecordFrame {
-				continue
-			}
+		eachFrame(rd, func(rec *frame.Record) {
 			fr := rec.Frame
 			frames++
 			CollectFrame(fr, fromNodes)
@@ -128,7 +149,7 @@ func TestMatchesReferenceOnFixtures(t *testing.T) {
 			for i := range fr.Members {
 				raws = append(raws, bytes.Clone(fr.Members[i].Raw))
 			}
-		}
+		})
 		if d := setDiff(fromNodes, want); d != "" {
 			t.Errorf("%s: CollectFrame: %s", path, d)
 		}
@@ -143,11 +164,7 @@ func TestMatchesReferenceOnFixtures(t *testing.T) {
 				}
 			}
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if files < 100 || frames < 1000 {
 		t.Fatalf("only %d frames of %d captures read", frames, files)
 	}
