@@ -2,6 +2,7 @@ package redact
 
 import (
 	"hash/maphash"
+	"slices"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 )
@@ -37,6 +38,9 @@ type collected struct {
 // goroutine uses a Collector at a time.
 type Collector struct {
 	rec Set // the recorder: a Set with ahead set, and its scratch
+	// forms is where a frame's entries are recorded (reused): a collection
+	// gets a copy of exactly their size, one allocation however many there are.
+	forms Collection
 }
 
 // NewCollector returns a Collector for the sets that hash with seed
@@ -46,11 +50,11 @@ func NewCollector(seed maphash.Seed) *Collector { return &Collector{rec: Set{see
 // Collect records what CollectFrame(f, set) would add. It reads f and nothing
 // else: it may run on any goroutine while no other writes f.
 func (c *Collector) Collect(f *frame.Frame) *Collection {
-	col := &Collection{seed: c.rec.seed}
-	c.rec.ahead = col
+	c.forms.forms = c.forms.forms[:0]
+	c.rec.ahead = &c.forms
 	CollectFrame(f, &c.rec)
 	c.rec.ahead = nil
-	return col
+	return &Collection{seed: c.rec.seed, forms: slices.Clone(c.forms.forms)}
 }
 
 // record is Set.add and Set.admits of a recorder: a form, or a value whose forms

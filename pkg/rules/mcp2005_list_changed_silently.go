@@ -81,6 +81,9 @@ const maxListPrintBytes = 4 << 20
 // of is fingerprint(listing.Items), for the list whose bytes are list (the
 // result's member the items were read from).
 func (l *listPrints) of(list []byte, listing *Listing) map[string]uint64 {
+	if len(list) > maxListPrintBytes/8 {
+		return fingerprint(listing.Items) // a list this large is kept by no one else
+	}
 	var h maphash.Hash
 	h.SetSeed(l.seed)
 	h.WriteString(listing.List.Key)
@@ -94,9 +97,6 @@ func (l *listPrints) of(list []byte, listing *Listing) map[string]uint64 {
 		return v.items
 	}
 	items := fingerprint(listing.Items)
-	if len(list) > maxListPrintBytes/8 {
-		return items // a list this large is kept by no one else
-	}
 	l.mu.Lock()
 	if l.bytes+len(list) > maxListPrintBytes {
 		clear(l.by)
