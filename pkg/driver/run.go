@@ -29,6 +29,10 @@ type InputResult struct {
 	// Connections are the connections a client's log tells of without their
 	// messages (frame.Reader.Connections).
 	Connections []frame.Connection
+	// Regions is how many regions of the file were judged apart and kept (see
+	// runRegions; what followed a cut that failed its check counts as one): 0
+	// when the input was read whole.
+	Regions int
 }
 
 // RunOptions configure Run.
@@ -81,6 +85,12 @@ type RunOptions struct {
 	// Ahead reads it only when set), so results never depend on how much of it
 	// the parse stage did. It runs on the parse stage's goroutine.
 	Prepare func(*frame.Frame)
+	// RegionBytes is the size a file is cut into regions at (see runRegions; 0:
+	// regionBytes; < 0: never cut), and RegionWorkers the workers that judge them
+	// (0: one a core): for tests and measuring. MCPSLEUTH_REGIONS=0 turns the
+	// regions off.
+	RegionBytes   int
+	RegionWorkers int
 }
 
 // Run reads one input to its end and analyses it with the given rules. The error is
@@ -91,22 +101,28 @@ type RunOptions struct {
 // shapes), copies it out of the reader's buffer and hands the records over in
 // batches; the replay (sessions and rules) runs here, in input order,
 // so results never depend on how far the parse stage has read ahead.
+//
+// A regular file of a line format is cut into regions at lines that may start a
+// session, judged on as many cores as there are, each region on one (see
+// runRegions); the results are the same as reading it whole.
 func Run(name string, r io.Reader, rules []*rule.Rule, opt RunOptions) (*InputResult, error) {
-	shapes := false
-	for _, r := range rules {
-		shapes = shapes || r.WireShapes
+	if src, size, workers, ok := regionsOf(r, opt); ok {
+		return runRegions(name, src, size, workers, rules, opt)
 	}
-	if shapes && !opt.NoShapes {
-		opt.Frame.Shaper = &schema.Shaper{}
-	}
+	return run(name, r, rules, opt)
+}
+
+// run is Run on one core or two: a parse stage and the replay (or one goroutine
+// with Inline).
+func run(name string, r io.Reader, rules []*rule.Rule, opt RunOptions) (*InputResult, error) {
+	opt.Frame = readOptions(rules, opt)
 	notePerspective(&opt)
 	if !opt.Inline && !opt.Live && opt.Frame.ScanAhead == 0 {
 		// The cores beyond the replay's and the parse stage's scan lines ahead.
 		opt.Frame.ScanAhead = scanWorkers()
 	}
-	a := rule.NewAnalyzerWith(name, rules, rule.AnalyzerOptions{FindingLimit: opt.FindingLimit, OnSession: opt.OnSession, Discard: opt.Discard,
-		OnFinding: opt.OnFinding, NoSettling: opt.NoSettling, AllMethods: opt.AllMethods, Shared: opt.Shared})
-	if err := a.Add(opt.Analyses...); err != nil {
+	a, err := newAnalyzer(name, rules, opt)
+	if err != nil {
 		return nil, err
 	}
 	rd, err := frame.NewReader(name, r, opt.Frame)
@@ -115,61 +131,7 @@ func Run(name string, r io.Reader, rules []*rule.Rule, opt RunOptions) (*InputRe
 	}
 	defer rd.Close()
 	res := &InputResult{Name: name}
-	replay := func(rec *parsedRecord) {
-		switch rec.kind {
-		case frame.RecordFrame:
-			a.Frame(&rec.frame)
-		case frame.RecordContext:
-			if opt.OnContext != nil {
-				opt.OnContext(rec.line, rec.text)
-			}
-			if rec.exchange != nil {
-				a.Exchange(rec.line, rec.entry, rec.exchange)
-			}
-			if rec.lifecycle != nil {
-				a.Lifecycle(rec.line, rec.lifecycle)
-			}
-		}
-	}
-	if opt.Inline {
-		// The arena comes from the run's pool and goes back to it once the
-		// sessions have ended (they are judged to their end before Run returns): a
-		// scan of many small files reuses a few arenas instead of making one a file.
-		arena := a.Shared().Arena()
-		defer a.Shared().Release(arena)
-		res.Broken = parseInline(rd, arena, replay, a.Settle)
-	} else {
-		perBatch := batchRecords
-		if opt.Live {
-			perBatch = 1
-		}
-		batches, free := make(chan *parsedBatch, parseAhead), make(chan *parsedBatch, parseAhead+2)
-		go parse(rd, batches, free, perBatch, opt.Prepare)
-		for b := range batches {
-			// The shapes the parse stage left: computed for the whole batch first,
-			// in one tight loop over the tokens, which come from the other core's
-			// cache or memory: the loads stream (3% less CPU on 1 GiB than
-			// shaping each frame as the replay reaches it).
-			for i := range b.records {
-				if r := &b.records[i]; r.kind == frame.RecordFrame {
-					r.frame.ShapeNow()
-				}
-			}
-			for i := range b.records {
-				replay(&b.records[i])
-			}
-			if b.err != nil {
-				res.Broken = b.err
-			}
-			a.Settle() // before the parse stage reuses the batch's memory
-			select {
-			case free <- b:
-			default:
-				// Dropped: the long lines its frames kept go back to their pool.
-				b.arena.Release()
-			}
-		}
-	}
+	res.Broken = judge(rd, a, opt, func(rec *parsedRecord) { replayRecord(a, rec, opt) })
 	res.Sessions = a.Close()
 	res.Stats, res.Connections = rd.Stats(), rd.Connections()
 	if res.Stats.Lossy != "" && a.Started() > 0 {
@@ -178,6 +140,95 @@ func Run(name string, r io.Reader, rules []*rule.Rule, opt RunOptions) (*InputRe
 		res.Stats.Lossy = ""
 	}
 	return res, nil
+}
+
+// readOptions are the reader's options for the rules: a Shaper when a rule reads
+// wire shapes.
+func readOptions(rules []*rule.Rule, opt RunOptions) frame.Options {
+	shapes := false
+	for _, r := range rules {
+		shapes = shapes || r.WireShapes
+	}
+	if shapes && !opt.NoShapes {
+		opt.Frame.Shaper = &schema.Shaper{}
+	}
+	return opt.Frame
+}
+
+// newAnalyzer prepares the judgement of an input's frames with the rules.
+func newAnalyzer(name string, rules []*rule.Rule, opt RunOptions) (*rule.Analyzer, error) {
+	a := rule.NewAnalyzerWith(name, rules, rule.AnalyzerOptions{FindingLimit: opt.FindingLimit, OnSession: opt.OnSession, Discard: opt.Discard,
+		OnFinding: opt.OnFinding, NoSettling: opt.NoSettling, AllMethods: opt.AllMethods, Shared: opt.Shared})
+	if err := a.Add(opt.Analyses...); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// judge reads rd to its end and feeds its records to replay in order, on the
+// caller's goroutine (the replay), with a parse stage of its own (or inline,
+// with opt.Inline), and settles a's requests once it is done with the records'
+// memory. It returns the error reading broke off with (nil at the end).
+func judge(rd *frame.Reader, a *rule.Analyzer, opt RunOptions, replay func(*parsedRecord)) (broken error) {
+	if opt.Inline {
+		// The arena comes from the run's pool and goes back to it once the
+		// sessions have ended (they are judged to their end before Run returns): a
+		// scan of many small files reuses a few arenas instead of making one a file.
+		arena := a.Shared().Arena()
+		defer a.Shared().Release(arena)
+		broken = parseInline(rd, arena, replay, a.Settle)
+		a.Settle()
+		return broken
+	}
+	perBatch := batchRecords
+	if opt.Live {
+		perBatch = 1
+	}
+	batches, free := make(chan *parsedBatch, parseAhead), make(chan *parsedBatch, parseAhead+2)
+	go parse(rd, batches, free, perBatch, opt.Prepare)
+	for b := range batches {
+		// The shapes the parse stage left: computed for the whole batch first,
+		// in one tight loop over the tokens, which come from the other core's
+		// cache or memory: the loads stream (3% less CPU on 1 GiB than
+		// shaping each frame as the replay reaches it).
+		for i := range b.records {
+			if r := &b.records[i]; r.kind == frame.RecordFrame {
+				r.frame.ShapeNow()
+			}
+		}
+		for i := range b.records {
+			replay(&b.records[i])
+		}
+		if b.err != nil {
+			broken = b.err
+		}
+		a.Settle() // before the parse stage reuses the batch's memory
+		select {
+		case free <- b:
+		default:
+			// Dropped: the long lines its frames kept go back to their pool.
+			b.arena.Release()
+		}
+	}
+	return broken
+}
+
+// replayRecord feeds a record to the analyzer.
+func replayRecord(a *rule.Analyzer, rec *parsedRecord, opt RunOptions) {
+	switch rec.kind {
+	case frame.RecordFrame:
+		a.Frame(&rec.frame)
+	case frame.RecordContext:
+		if opt.OnContext != nil {
+			opt.OnContext(rec.line, rec.text)
+		}
+		if rec.exchange != nil {
+			a.Exchange(rec.line, rec.entry, rec.exchange)
+		}
+		if rec.lifecycle != nil {
+			a.Lifecycle(rec.line, rec.lifecycle)
+		}
+	}
 }
 
 // parseAhead is how many batches the parse stage may read ahead of the replay.

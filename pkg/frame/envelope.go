@@ -147,6 +147,10 @@ func mediaType(t string) string {
 
 func (*envelopeDecoder) name() string { return envelopeName }
 
+// resumable: lines to come read no cassette start and no HTTP exchange of the
+// lines before.
+func (d *envelopeDecoder) resumable() bool { return d.start.IsZero() && len(d.exchanges) == 0 }
+
 // field is what a member of a record is to the envelope decoder: the field map
 // (fieldOf) names the members of every recorder for each field.
 type field uint8

@@ -8,6 +8,9 @@ type jsonrpcDecoder struct{}
 
 func (jsonrpcDecoder) name() string { return jsonrpcName }
 
+// resumable: a line of bare JSON-RPC is read alone.
+func (jsonrpcDecoder) resumable() bool { return true }
+
 func (jsonrpcDecoder) decode(line []byte, f *Frame, _ *lineExtras) (RecordKind, relative) {
 	if !looksLikeJSON(line) {
 		if validJSON(line) {

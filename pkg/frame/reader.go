@@ -52,6 +52,22 @@ type Options struct {
 	// line is cut, byte order mark included. A writer of the capture as it was
 	// (mcpsleuth redact) places each record's frame in these bytes.
 	Tee io.Writer
+	// Resume, when set, reads the input as the rest of a capture another Reader
+	// read the start of (a region of a file: see Resumable): its first line is
+	// line Resume.Line, and its lines are of the format that Reader detected,
+	// as if this Reader had detected it (other formats' lines are still tried).
+	// The input is plain text: no compression, byte order mark or document is
+	// looked for.
+	Resume *Resume
+}
+
+// Resume is where a resumed Reader starts (Options.Resume).
+type Resume struct {
+	// Format is the line format the Reader of the capture's start detected
+	// (Stats.Format).
+	Format string
+	// Line is the 1-based number of the input's first line in the capture.
+	Line int
 }
 
 // Shaper computes wire shapes (Frame.Shape) for a Reader; schema.Shaper is the one
@@ -265,6 +281,7 @@ type Reader struct {
 	group    *batchGroup // a recorder-split batch being put back together
 	lineEOF  error       // the line input ended (io.EOF or an error) while a group was open
 	finished bool        // Next returned io.EOF
+	cut      bool        // the end of the input closed something open (a group, held records)
 	lossy    lossyScanner
 
 	line    int
@@ -318,6 +335,15 @@ func NewReader(name string, r io.Reader, opt Options) (*Reader, error) {
 		opt.MaxDecompressed = DefaultMaxDecompressed
 	}
 	rd := &Reader{name: name, opt: opt, perspective: opt.Perspective, flushing: -1}
+	if rs := opt.Resume; rs != nil {
+		line, _, ok := decoderNamed(rs.Format)
+		if !ok || line == nil {
+			return nil, fmt.Errorf("mcpsleuth: %s: cannot resume %q: not a line format", name, rs.Format)
+		}
+		rd.dec, rd.line = line, rs.Line-1
+		rd.br = bufio.NewReaderSize(r, opt.firstBuffer())
+		return rd, nil
+	}
 	if opt.MaxInput > 0 {
 		r = &limitReader{r: r, left: opt.MaxInput, err: &LimitError{What: "input", Limit: opt.MaxInput, Flag: "--max-input"}}
 	}
@@ -419,6 +445,37 @@ func (r *Reader) Close() error {
 	return first
 }
 
+// Resumable reports whether a Reader that Next has returned io.EOF from ended in
+// the state a Reader resumed after it (Options.Resume, with the format of its
+// Stats) starts in: a line format detected for good, no other format met, no
+// decoder state that lines to come would read (a cassette's start time, the
+// exchanges of an HTTP recording), no scan ahead, and nothing put together
+// across the end (a recorder-split batch, records held for a perspective). Then
+// reading the text that followed this Reader's with a resumed Reader gives the
+// records this Reader would have given, and the same counts.
+func (r *Reader) Resumable() bool {
+	if !r.finished || r.cut || r.doc != nil || r.dec == nil || r.weak || r.fixed || len(r.others) > 0 || r.ahead != nil || r.perspective != r.opt.Perspective {
+		return false
+	}
+	d, ok := r.dec.(resumableDecoder)
+	return ok && d.resumable()
+}
+
+// Resumes reports whether a Reader of the named format can be resumed
+// (Options.Resume): a line format whose decoder can say it holds nothing for
+// the lines to come (Resumable).
+func Resumes(format string) bool {
+	line, _, ok := decoderNamed(format)
+	_, resumes := line.(resumableDecoder)
+	return ok && resumes
+}
+
+// resumableDecoder is a line decoder that can say whether it holds state that
+// lines to come would read (Reader.Resumable).
+type resumableDecoder interface {
+	resumable() bool
+}
+
 // Unaccounted is the number of lines (entries) read that are neither a frame's,
 // context, blank nor folded into a frame: 0 unless something read was lost.
 func (s Stats) Unaccounted() int { return s.Lines - s.FrameLines - s.Context - s.Blank - s.Folded }
@@ -487,6 +544,7 @@ func (r *Reader) Next() (*Record, error) {
 			}
 			if len(r.pending) > 0 {
 				// The perspective never became known: hand out what was held.
+				r.cut = true
 				r.eof = err
 				r.flushing = 0
 				continue
@@ -1076,6 +1134,7 @@ func (r *Reader) nextRecord() (*Record, relative, error) {
 		}
 		if r.lineEOF != nil {
 			if r.group != nil {
+				r.cut = true
 				r.flushGroup()
 				continue
 			}

@@ -661,6 +661,18 @@ func (a *Analyzer) Started() int { return a.tracker.Started() }
 // Shared is the run-wide state the analyzer's rules use.
 func (a *Analyzer) Shared() *Shared { return a.shared }
 
+// Boundary reports whether f, fed next, would start the analysis afresh
+// (session.Tracker.Boundary): then an Analyzer of its own can judge f and what
+// follows, and CloseBefore(f) ends this one as feeding f would.
+func (a *Analyzer) Boundary(f *frame.Frame) bool { return a.tracker.Boundary(f) }
+
+// CloseBefore ends the analysis where f, a Boundary, begins (the session open on
+// its stream ends with it) and returns what Close returns.
+func (a *Analyzer) CloseBefore(f *frame.Frame) []*SessionResult {
+	a.tracker.CloseBefore(f)
+	return a.Close()
+}
+
 // Close ends the open sessions and returns every session's result in order of appearance.
 func (a *Analyzer) Close() []*SessionResult {
 	a.tracker.Close()

@@ -443,3 +443,144 @@ func TestProgressTokenFloodIsBounded(t *testing.T) {
 		t.Errorf("notes lack %q:\n%s", w, notes)
 	}
 }
+
+// A file cut into regions judged apart (driver.RunOptions.RegionBytes) must give
+// what the whole file gives: every fixture cut at every line that may start a
+// session, on two and three workers, in the order sessions end (OnSession) and
+// in the report's order; and all the fixtures of a kind one after another, so that
+// cuts fall between captures of every sort, in the middle of sessions that
+// continue, and in files that mix formats (where the cuts must fail).
+func TestRegionsChangeNothing(t *testing.T) {
+	whole := driver.RunOptions{RegionBytes: -1}
+	ended := func(path string, data []byte, opt driver.RunOptions) string {
+		var b strings.Builder
+		opt.Discard = true
+		opt.OnSession = func(sr *rule.SessionResult) {
+			fmt.Fprintf(&b, "session %d lines %d-%d ended by %d findings %d\n", sr.Session.Index, sr.Session.FirstLine, sr.Session.LastLine, sr.Session.EndedBy, len(sr.Findings))
+		}
+		res, err := driver.Run(path, bytes.NewReader(data), rules.All(), opt)
+		if err != nil {
+			return "unreadable: " + err.Error()
+		}
+		fmt.Fprintf(&b, "stats %+v broken %v\n", res.Stats, res.Broken)
+		return b.String()
+	}
+	cut, kept := 0, 0
+	for _, path := range captures(t) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, refEnded := verdicts(t, path, whole), ended(path, data, whole)
+		for _, workers := range []int{2, 3} {
+			opt := driver.RunOptions{RegionBytes: 1, RegionWorkers: workers}
+			if got := verdicts(t, path, opt); got != ref {
+				t.Errorf("%s: findings differ cut into regions on %d workers:\n--- whole\n%s--- regions\n%s", path, workers, ref, got)
+			}
+			if got := ended(path, data, opt); got != refEnded {
+				t.Errorf("%s: sessions end otherwise cut into regions on %d workers:\n--- whole\n%s--- regions\n%s", path, workers, refEnded, got)
+			}
+		}
+		if bytes.Count(data, []byte(`"initialize"`)) > 1 {
+			cut++
+		}
+		kept += keptCuts(path, data)
+		// The fixture followed by a session of its own, in two line formats: the
+		// cut before it is checked against every state a fixture ends in.
+		for _, tail := range []string{envelopeTail, bareTail} {
+			long := append(bytes.Clone(data), '\n')
+			long = append(long, tail...)
+			tailed := filepath.Join(t.TempDir(), filepath.Base(path))
+			if err := os.WriteFile(tailed, long, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			want, got := verdicts(t, tailed, whole), verdicts(t, tailed, driver.RunOptions{RegionBytes: 1, RegionWorkers: 2})
+			if got != want {
+				t.Errorf("%s followed by a session: findings differ cut into regions:\n%s", path, firstDifference(want, got))
+			}
+			kept += keptCuts(tailed, long)
+		}
+	}
+	if cut < 10 || kept < 100 {
+		t.Errorf("%d fixtures have more than one line to cut at, and %d cuts were kept in all: the regions are hardly tested", cut, kept)
+	}
+	// Every fixture of a suffix, one after another in one file.
+	defer func() { t.Logf("%d cuts kept", kept) }()
+	bySuffix := map[string]*bytes.Buffer{}
+	for _, path := range captures(t) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ext := filepath.Ext(path)
+		if bySuffix[ext] == nil {
+			bySuffix[ext] = &bytes.Buffer{}
+		}
+		b := bySuffix[ext]
+		b.Write(data)
+		if len(data) > 0 && data[len(data)-1] != '\n' {
+			b.WriteByte('\n')
+		}
+	}
+	for ext, b := range bySuffix {
+		name := "all" + ext
+		path := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ref := verdicts(t, path, whole)
+		kept += keptCuts(path, b.Bytes())
+		for _, size := range []int{1, 4 << 10, 64 << 10} {
+			opt := driver.RunOptions{RegionBytes: size, RegionWorkers: 2}
+			if got := verdicts(t, path, opt); got != ref {
+				t.Errorf("%s (%d bytes): findings differ cut into regions of %d bytes:\n%s", name, b.Len(), size, firstDifference(ref, got))
+			}
+			if got, want := ended(path, b.Bytes(), opt), ended(path, b.Bytes(), whole); got != want {
+				t.Errorf("%s: sessions end otherwise cut into regions of %d bytes:\n%s", name, size, firstDifference(want, got))
+			}
+		}
+	}
+}
+
+// A healthy session of its own, in envelope JSONL and in bare JSON-RPC lines.
+const (
+	envelopeTail = `{"ts":"2026-12-01T10:00:00Z","dir":"c2s","msg":{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"tail","version":"1"}}}}
+{"ts":"2026-12-01T10:00:01Z","dir":"s2c","msg":{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"tail","version":"1"}}}}
+{"ts":"2026-12-01T10:00:02Z","dir":"c2s","msg":{"jsonrpc":"2.0","method":"notifications/initialized"}}
+{"ts":"2026-12-01T10:00:03Z","dir":"c2s","msg":{"jsonrpc":"2.0","id":1,"method":"tools/list"}}
+{"ts":"2026-12-01T10:00:04Z","dir":"s2c","msg":{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}}
+`
+	bareTail = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"tail","version":"1"}}}
+{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"tail","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":1,"method":"tools/list"}
+{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}
+`
+)
+
+// keptCuts is how many cuts into regions of a byte each a run of data kept.
+func keptCuts(path string, data []byte) int {
+	res, err := driver.Run(path, bytes.NewReader(data), rules.All(), driver.RunOptions{RegionBytes: 1, RegionWorkers: 2})
+	if err != nil || res.Regions < 2 {
+		return 0
+	}
+	return res.Regions - 1
+}
+
+// firstDifference shows the first line two renderings differ at.
+func firstDifference(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := range max(len(w), len(g)) {
+		var a, b string
+		if i < len(w) {
+			a = w[i]
+		}
+		if i < len(g) {
+			b = g[i]
+		}
+		if a != b {
+			return fmt.Sprintf("line %d of %d/%d:\n--- whole\n%s\n--- regions\n%s", i+1, len(w), len(g), a, b)
+		}
+	}
+	return "(the same)"
+}

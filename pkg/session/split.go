@@ -247,6 +247,39 @@ func (t *Tracker) end(key string, s *Session) {
 	}
 }
 
+// Boundary reports whether f, fed next, would start tracking afresh: it would
+// start a session on its stream and leave no other session open, and the Tracker
+// keeps nothing of the frames before that the frames to come would read (no
+// HTTP state: a refused stream, a 404, an assigned id or a DELETE). Then a new
+// Tracker fed f and what follows tracks them as this one would, the numbering
+// of sessions aside (it starts at 0, this one at Started): what lets the regions
+// of a file be tracked apart (driver). An HTTP message is never a boundary.
+func (t *Tracker) Boundary(f *frame.Frame) bool {
+	if f.HTTP != nil || t.attempt != nil || len(t.gone) > 0 || t.assigned != nil || len(t.deleted) > 0 {
+		return false
+	}
+	for k, s := range t.streams {
+		if s != nil && k != f.StreamKey {
+			return false
+		}
+	}
+	s := t.streams[f.StreamKey]
+	return s == nil || t.startsSession(s, f)
+}
+
+// CloseBefore ends tracking as feeding f, a Boundary, would begin: the session
+// open on f's stream ends with f (Session.EndedBy), then every session is
+// closed (Close), which leaves none.
+func (t *Tracker) CloseBefore(f *frame.Frame) {
+	t.Settle()
+	t.restarted(f.Line)
+	if old := t.streams[f.StreamKey]; old != nil {
+		old.EndedBy = f.Line
+		t.end(f.StreamKey, old)
+	}
+	t.Close()
+}
+
 // startsSession decides whether f opens a new session on the stream.
 func (t *Tracker) startsSession(s *Session, f *frame.Frame) bool {
 	first := f

@@ -1,0 +1,398 @@
+// This file holds the regions of a file: a capture of many sessions judged on as
+// many cores as there are, each region of it on one.
+
+package driver
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+)
+
+// regionBytes is the size a file is cut at into regions: a region ends at the
+// first line after it that may start a session. A region's results wait for the
+// regions before it, so its size bounds what waits: 8 MiB of the smallest
+// sessions (tiny-sessions, about 1,500 of them) is a few megabytes of results.
+const regionBytes = 8 << 20
+
+// How the regions of a file are judged (runRegions):
+//
+//   - a cutter reads the file once, counting lines, and cuts it into regions of
+//     about regionBytes, each starting at a line that may start a session (a JSON
+//     object that names "initialize" and "method");
+//   - workers, one a core, judge regions whole, each region on its own: a Reader
+//     resumed at the region's first line (frame.Options.Resume) and an Analyzer
+//     of its own, one goroutine, as scan judges a file (parseInline);
+//   - the caller's goroutine takes the regions in order and checks each cut: the
+//     region before must have ended where a Reader resumes (frame.Reader.Resumable)
+//     and its Analyzer must take the next region's first frame as a fresh start
+//     (rule.Analyzer.Boundary: it starts a session and no other is open). Then
+//     judging the regions apart is judging the file whole: the region's open
+//     session ends with that frame (CloseBefore), its sessions are numbered on
+//     from the regions before and handed on (OnSession) in the order they ended.
+//   - A cut that fails the check ends the cutting: the rest of the file, from
+//     the start of the region before the cut (the last one known to start
+//     afresh), is judged as any input is (run). What the workers did past it is
+//     dropped.
+//
+// Nothing here judges: the results are the Analyzers', and the check of a cut
+// compares states. TestRegionsChangeNothing judges every fixture cut at every
+// line that may be cut at, and generated captures of every line profile, against
+// the whole run.
+
+// maxRegionWorkers bounds the regions judged at once by default.
+const maxRegionWorkers = 4
+
+// regionsOf reports whether Run cuts the input into regions: a regular file (or
+// an in-memory reader, in tests) at its start, of at least two regions' size, on
+// more than one core, with none of the options that need the frames of the whole
+// input in one order (a view's context lines, the preparation of redaction, live
+// findings, a copy of the text), a view's analyses (a trace follows the run's
+// sessions from one goroutine), or a format the reader must detect itself or is
+// told (a perspective). It returns the input to read regions of, its size and
+// the workers.
+func regionsOf(r io.Reader, opt RunOptions) (src io.ReaderAt, size int64, workers int, ok bool) {
+	if opt.Inline || opt.Live || opt.OnContext != nil || opt.Prepare != nil || opt.OnFinding != nil || len(opt.Analyses) > 0 ||
+		opt.Frame.Tee != nil || opt.Frame.Resume != nil || opt.Frame.Perspective != 0 || opt.RegionBytes < 0 ||
+		(opt.Frame.Format != "" && opt.Frame.Format != "auto") || os.Getenv("MCPSLEUTH_REGIONS") == "0" {
+		return nil, 0, 0, false
+	}
+	workers = opt.RegionWorkers
+	if workers <= 0 {
+		// A region is judged by a parse stage and a replay: two cores. Each
+		// region in flight holds its batches and its sessions' state (about 35
+		// MiB more peak memory a region, measured on healthy and tiny-sessions):
+		// at most maxRegionWorkers at once.
+		workers = min(min(runtime.GOMAXPROCS(0), runtime.NumCPU())/2, maxRegionWorkers)
+	}
+	if v := os.Getenv("MCPSLEUTH_REGION_WORKERS"); v != "" && opt.RegionWorkers == 0 {
+		if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+			workers = min(n, 64)
+		}
+	}
+	if workers < 2 {
+		return nil, 0, 0, false
+	}
+	switch in := r.(type) {
+	case *os.File:
+		st, err := in.Stat()
+		if err != nil || !st.Mode().IsRegular() {
+			return nil, 0, 0, false
+		}
+		if at, err := in.Seek(0, io.SeekCurrent); err != nil || at != 0 {
+			return nil, 0, 0, false
+		}
+		src, size = in, st.Size()
+	case *bytes.Reader:
+		if int64(in.Len()) != in.Size() {
+			return nil, 0, 0, false
+		}
+		src, size = in, in.Size()
+	default:
+		return nil, 0, 0, false
+	}
+	limit := opt.Frame.MaxInput
+	if limit == 0 {
+		limit = frame.DefaultMaxInput
+	}
+	if size < 2*int64(opt.regionBytes()) || (limit > 0 && size > limit) {
+		return nil, 0, 0, false
+	}
+	return src, size, workers, true
+}
+
+// regionBytes is the size regions are cut at (RunOptions.RegionBytes).
+func (opt RunOptions) regionBytes() int {
+	if opt.RegionBytes > 0 {
+		return opt.RegionBytes
+	}
+	return regionBytes
+}
+
+// region is a part of a file judged on its own: lines from byte off (line line)
+// to byte end (the next region's start; -1: to the end of the file).
+type region struct {
+	index     int
+	off, end  int64
+	line      int
+	ready     chan struct{} // closed once first is set, or known to be absent
+	done      chan struct{} // closed once the region is judged
+	first     frame.Frame   // the region's first record, when a frame at its first line (its own copy)
+	hasFirst  bool
+	a         *rule.Analyzer // open: the sessions open at the region's end are not ended
+	sessions  []*rule.SessionResult
+	stats     frame.Stats
+	resumable bool
+	err       error // reading broke off (or never began)
+}
+
+// errRegionsStopped ends the reading of a region no one waits for any more.
+var errRegionsStopped = errors.New("mcpsleuth: regions stopped")
+
+// regionFormat is the format of the file's first region, for the others to
+// resume with: known once the first region's reader has read a frame (or its
+// region is judged without one: then "").
+type regionFormat struct {
+	ready chan struct{}
+	name  string
+}
+
+// runRegions judges a file region by region (see above).
+func runRegions(name string, src io.ReaderAt, size int64, workers int, rules []*rule.Rule, opt RunOptions) (*InputResult, error) {
+	if opt.Shared == nil {
+		opt.Shared = rule.NewShared() // one for every region, as for every input of a run
+	}
+	var stop atomic.Bool
+	// slots bounds the regions cut and not yet handed on: those being judged and
+	// those judged and waiting for the regions before them.
+	slots := make(chan struct{}, workers+1)
+	work, order, quit := make(chan *region, workers+1), make(chan *region, workers+1), make(chan struct{})
+	format := &regionFormat{ready: make(chan struct{})}
+	go cutRegions(src, size, opt.regionBytes(), slots, work, order, quit)
+	finished := make(chan struct{})
+	for range workers {
+		go func() {
+			defer func() { finished <- struct{}{} }()
+			for r := range work {
+				judgeRegion(name, src, r, format, rules, opt, &stop)
+			}
+		}()
+	}
+	res := &InputResult{Name: name}
+	started := 0 // sessions handed on
+	hand := func(sr *rule.SessionResult, base int) {
+		sr.Session.Index += base
+		started++
+		if opt.OnSession != nil {
+			opt.OnSession(sr)
+		}
+		if !opt.Discard {
+			res.Sessions = append(res.Sessions, sr)
+		}
+	}
+	handAll := func(results []*rule.SessionResult) {
+		base := started
+		for _, sr := range results {
+			hand(sr, base)
+		}
+	}
+	var from *region // the region the rest of the file is judged from, when a cut failed
+	for cur := <-order; cur != nil; {
+		<-cur.done
+		if cur.a == nil {
+			from = cur // never read: reading the rest whole says why
+			break
+		}
+		next := <-order // nil: cur is the last region
+		if next == nil {
+			res.Regions++
+			handAll(append(cur.sessions, cur.a.Close()...))
+			addStats(&res.Stats, cur.stats)
+			res.Broken = cur.err
+			break
+		}
+		if cur.err != nil {
+			from = cur // a read error: reading the rest whole meets it, and says where
+			break
+		}
+		<-next.ready
+		if !cur.resumable || cur.stats.Format != format.name || !next.hasFirst || !cur.a.Boundary(&next.first) {
+			from = cur
+			break
+		}
+		res.Regions++
+		handAll(append(cur.sessions, cur.a.CloseBefore(&next.first)...))
+		addStats(&res.Stats, cur.stats)
+		<-slots
+		cur = next
+	}
+	stop.Store(true)
+	close(quit)
+	for range workers {
+		<-finished
+	}
+	if from != nil {
+		// The rest, from the last region known to start afresh, as any input.
+		ropt := opt
+		if from.index > 0 {
+			ropt.Frame.Resume = &frame.Resume{Format: format.name, Line: from.line}
+		}
+		ropt.Frame.SizeHint = size - from.off
+		ropt.Discard = true
+		base := started
+		ropt.OnSession = func(sr *rule.SessionResult) { hand(sr, base) }
+		rest, err := run(name, io.NewSectionReader(src, from.off, size-from.off), rules, ropt)
+		if err != nil {
+			return nil, err
+		}
+		addStats(&res.Stats, rest.Stats)
+		res.Broken, res.Connections = rest.Broken, rest.Connections
+		res.Regions++
+	}
+	if !opt.Discard {
+		slices.SortStableFunc(res.Sessions, func(a, b *rule.SessionResult) int { return a.Session.Index - b.Session.Index })
+	}
+	if started > 0 {
+		res.Stats.Lossy = ""
+	}
+	return res, nil
+}
+
+// cutRegions reads src once and sends its regions, in order, to work (the
+// workers) and to order (runRegions), each once it holds a slot; it closes both
+// at the end of src, or once quit is closed.
+func cutRegions(src io.ReaderAt, size int64, every int, slots chan<- struct{}, work, order chan<- *region, quit <-chan struct{}) {
+	defer close(work)
+	defer close(order)
+	send := func(r *region) bool {
+		select {
+		case slots <- struct{}{}:
+		case <-quit:
+			return false
+		}
+		work <- r // never full: it holds no more regions than there are slots
+		order <- r
+		return true
+	}
+	br := bufio.NewReaderSize(io.NewSectionReader(src, 0, size), cutBuffer)
+	var (
+		off, start      int64
+		line, startLine = 1, 1
+		atStart         = true // off is where a line starts
+		n               int
+	)
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if atStart && off-start >= int64(every) && mayStartSession(chunk) {
+			if !send(&region{index: n, off: start, end: off, line: startLine, ready: make(chan struct{}), done: make(chan struct{})}) {
+				return
+			}
+			n++
+			start, startLine = off, line
+		}
+		off += int64(len(chunk))
+		atStart = len(chunk) > 0 && chunk[len(chunk)-1] == '\n'
+		if atStart {
+			line++
+		}
+		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+			break
+		}
+	}
+	send(&region{index: n, off: start, end: -1, line: startLine, ready: make(chan struct{}), done: make(chan struct{})})
+}
+
+// cutBuffer is the buffer the cutter reads the file through.
+const cutBuffer = 1 << 20
+
+// mayStartSession reports whether a line (its first cutBuffer bytes) may hold a
+// request that starts a session: a JSON object that names "initialize" and
+// "method". It only picks where to cut; the cut is checked (runRegions).
+func mayStartSession(line []byte) bool {
+	return len(line) > 0 && line[0] == '{' && bytes.Contains(line, []byte(`"initialize"`)) && bytes.Contains(line, []byte(`"method"`))
+}
+
+// judgeRegion judges a region as any input is judged, a parse stage and the
+// replay (run), with a Reader resumed at its first line (the first region's
+// reads the file's start and finds its format) and an Analyzer of its own, left
+// open at the region's end.
+func judgeRegion(name string, src io.ReaderAt, r *region, format *regionFormat, rules []*rule.Rule, opt RunOptions, stop *atomic.Bool) {
+	defer close(r.done)
+	readyOnce := sync.OnceFunc(func() { close(r.ready) })
+	defer readyOnce()
+	if r.index == 0 {
+		defer func() {
+			// The others resume in the first region's format, once it is known
+			// for good: at its end.
+			if r.resumable {
+				format.name = r.stats.Format
+			}
+			close(format.ready)
+		}()
+	}
+	opt.Frame = readOptions(rules, opt)
+	opt.Frame.ScanAhead = 0 // the cores judge regions
+	if r.index > 0 {
+		<-format.ready
+		if format.name == "" || stop.Load() {
+			r.err = errRegionsStopped
+			return
+		}
+		opt.Frame.Resume = &frame.Resume{Format: format.name, Line: r.line}
+	}
+	length := int64(1<<62) - r.off
+	if r.end >= 0 {
+		length = r.end - r.off
+	}
+	opt.Frame.SizeHint = length
+	rd, err := frame.NewReader(name, &stoppable{r: io.NewSectionReader(src, r.off, length), stop: stop}, opt.Frame)
+	if err != nil {
+		r.err = err
+		return
+	}
+	defer rd.Close()
+	opt.Discard, opt.OnSession = true, func(sr *rule.SessionResult) { r.sessions = append(r.sessions, sr) }
+	a, err := newAnalyzer(name, rules, opt)
+	if err != nil {
+		r.err = err
+		return
+	}
+	firstRecord := true
+	r.err = judge(rd, a, opt, func(rec *parsedRecord) {
+		if firstRecord {
+			firstRecord = false
+			if rec.kind == frame.RecordFrame && rec.line == r.line {
+				var own frame.Arena
+				rec.frame.Detach(&own, &r.first)
+				r.hasFirst = true
+			}
+			readyOnce()
+		}
+		replayRecord(a, rec, opt)
+	})
+	r.a, r.stats, r.resumable = a, rd.Stats(), r.err == nil && rd.Resumable()
+}
+
+// stoppable is a reader that stops once stop is set.
+type stoppable struct {
+	r    io.Reader
+	stop *atomic.Bool
+}
+
+func (s *stoppable) Read(p []byte) (int, error) {
+	if s.stop.Load() {
+		return 0, errRegionsStopped
+	}
+	return s.r.Read(p)
+}
+
+// addStats adds the counts of a region's reading to the file's.
+func addStats(to *frame.Stats, s frame.Stats) {
+	if to.Format == "" {
+		to.Format, to.Document = s.Format, s.Document
+	}
+	to.Lines += s.Lines
+	to.Frames += s.Frames
+	to.Rejected += s.Rejected
+	to.FrameLines += s.FrameLines
+	to.Context += s.Context
+	to.Blank += s.Blank
+	to.Folded += s.Folded
+	to.Mixed += s.Mixed
+	to.FrameLike += s.FrameLike
+	to.OutOfOrder += s.OutOfOrder
+	to.Bytes += s.Bytes
+	if to.Frames == 0 {
+		to.Lossy = s.Lossy
+	}
+}
