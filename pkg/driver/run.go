@@ -91,6 +91,9 @@ type RunOptions struct {
 	// regions off.
 	RegionBytes   int
 	RegionWorkers int
+	// batch is where the parse stage hands a batch over (zero: batchRecords and
+	// batchBytes): smaller for the pipelines of regions judged at once.
+	batch batchLimits
 }
 
 // Run reads one input to its end and analyses it with the given rules. The error is
@@ -180,12 +183,15 @@ func judge(rd *frame.Reader, a *rule.Analyzer, opt RunOptions, replay func(*pars
 		a.Settle()
 		return broken
 	}
-	perBatch := batchRecords
+	limits := opt.batch
+	if limits == (batchLimits{}) {
+		limits = batchLimits{records: batchRecords, bytes: batchBytes}
+	}
 	if opt.Live {
-		perBatch = 1
+		limits.records = 1
 	}
 	batches, free := make(chan *parsedBatch, parseAhead), make(chan *parsedBatch, parseAhead+2)
-	go parse(rd, batches, free, perBatch, opt.Prepare)
+	go parse(rd, batches, free, limits, opt.Prepare)
 	for b := range batches {
 		// The shapes the parse stage left: computed for the whole batch first,
 		// in one tight loop over the tokens, which come from the other core's
@@ -248,6 +254,9 @@ const (
 	batchBytes   = 2 << 20
 )
 
+// batchLimits are the records and the bytes a batch is handed over at.
+type batchLimits struct{ records, bytes int }
+
 // parsedBatch is a run of records copied out of the reader.
 type parsedBatch struct {
 	records []parsedRecord
@@ -270,8 +279,8 @@ type parsedRecord struct {
 
 // parse is the parse stage: it reads rd to its end and sends its records in batches,
 // then closes out. Batches the replay is done with come back on free; a batch is
-// handed over when it holds perBatch records.
-func parse(rd *frame.Reader, out chan<- *parsedBatch, free <-chan *parsedBatch, perBatch int, prepare func(*frame.Frame)) {
+// handed over when it holds limits.records records or limits.bytes bytes.
+func parse(rd *frame.Reader, out chan<- *parsedBatch, free <-chan *parsedBatch, limits batchLimits, prepare func(*frame.Frame)) {
 	defer close(out)
 	next := func() *parsedBatch {
 		select {
@@ -296,7 +305,7 @@ func parse(rd *frame.Reader, out chan<- *parsedBatch, free <-chan *parsedBatch, 
 		if rec.Kind != frame.RecordFrame && rec.Kind != frame.RecordContext {
 			continue
 		}
-		if rec.Kind == frame.RecordFrame && len(b.records) > 0 && b.arena.Used()+len(rec.Frame.Raw) > batchBytes {
+		if rec.Kind == frame.RecordFrame && len(b.records) > 0 && b.arena.Used()+len(rec.Frame.Raw) > limits.bytes {
 			// The frame would take the batch past its bytes: the batch goes
 			// first, and a frame larger than a batch travels alone. The bytes in
 			// flight stay near parseAhead+2 batches, whatever the lines' sizes.
@@ -314,7 +323,7 @@ func parse(rd *frame.Reader, out chan<- *parsedBatch, free <-chan *parsedBatch, 
 		case frame.RecordContext:
 			p.text = b.arena.Copy(rec.Text)
 		}
-		if len(b.records) >= perBatch || b.arena.Used() >= batchBytes {
+		if len(b.records) >= limits.records || b.arena.Used() >= limits.bytes {
 			// Lines are scanned ahead on other cores only while the replay waits
 			// for batches: when it is the slower stage, both cores are busy.
 			rd.ScanAhead(!send(out, b, prepare))

@@ -59,6 +59,23 @@ type Options struct {
 	// The input is plain text: no compression, byte order mark or document is
 	// looked for.
 	Resume *Resume
+	// LinePool, when set, is where the Reader keeps the buffers of long lines
+	// for the next ones: Readers that read at once (the regions of a file) then
+	// keep one pool's worth between them instead of one each. nil: a pool of its
+	// own.
+	LinePool *LinePool
+}
+
+// LinePool holds the buffers of long lines for the Readers that share it
+// (Options.LinePool). It is safe for concurrent use.
+type LinePool struct{ buffers lineBuffers }
+
+// pool is the pool to read with: p's, or a new one.
+func (p *LinePool) pool() *lineBuffers {
+	if p == nil {
+		return new(lineBuffers)
+	}
+	return &p.buffers
 }
 
 // Resume is where a resumed Reader starts (Options.Resume).
@@ -290,7 +307,7 @@ type Reader struct {
 	// lines are the buffers long lines are gathered into (see lineBuffers); long
 	// is the current line's, when it is one of them, and held says a frame keeps
 	// it (else the next line gives it back).
-	lines lineBuffers
+	lines *lineBuffers
 	long  []byte
 	held  bool
 	rec   Record
@@ -334,7 +351,7 @@ func NewReader(name string, r io.Reader, opt Options) (*Reader, error) {
 	if opt.MaxDecompressed == 0 {
 		opt.MaxDecompressed = DefaultMaxDecompressed
 	}
-	rd := &Reader{name: name, opt: opt, perspective: opt.Perspective, flushing: -1}
+	rd := &Reader{name: name, opt: opt, perspective: opt.Perspective, flushing: -1, lines: opt.LinePool.pool()}
 	if rs := opt.Resume; rs != nil {
 		line, _, ok := decoderNamed(rs.Format)
 		if !ok || line == nil {
@@ -594,7 +611,7 @@ func (r *Reader) Detach(f *Frame, a *Arena, into *Frame, shape bool) {
 		// The line's last frame: the arena gives the buffer back to the pool once
 		// the batch it is in has been replayed (batches are replayed and reset in
 		// order, so every frame of the line is done with it then).
-		a.lines = append(a.lines, heldLine{buf: r.long, pool: &r.lines})
+		a.lines = append(a.lines, heldLine{buf: r.long, pool: r.lines})
 		r.held = true
 	}
 	if f.detach(a, into, true) {

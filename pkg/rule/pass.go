@@ -269,6 +269,12 @@ func (r *SessionResult) ResultOf(a *Analysis) any {
 	return nil
 }
 
+// DropAnalyses lets go of the session's analyses: ResultOf answers nil from
+// then on. For a result kept a while for its findings and notes alone, by a run
+// that asks no analysis of it (the regions of a file, which wait for the regions
+// before them: the analyses' tables are most of an ended session's memory).
+func (r *SessionResult) DropAnalyses() { r.analyses = nil }
+
 // Worst is the highest severity among the findings (0 when none).
 func (r *SessionResult) Worst() Severity {
 	var w Severity
