@@ -135,6 +135,9 @@ type region struct {
 	hasFirst  bool
 	a         *rule.Analyzer // open: the sessions open at the region's end are not ended
 	sessions  []*rule.SessionResult
+	// deliver takes each session of the region as it ends: into sessions, until
+	// runRegions hands them on as they end (the rest of a file not cut).
+	deliver func(*rule.SessionResult)
 	stats     frame.Stats
 	resumable bool
 	err       error // reading broke off (or never began)
@@ -193,7 +196,18 @@ func runRegions(name string, src io.ReaderAt, size int64, workers int, rules []*
 			hand(sr, base)
 		}
 	}
-	var from *region // the region the rest of the file is judged from, when a cut failed
+	var (
+		from   *region // the region the rest of the file is judged from, when a cut failed
+		failed int     // cuts failed in a row
+	)
+	halt := sync.OnceFunc(func() {
+		stop.Store(true)
+		close(quit)
+		for range workers {
+			<-finished
+		}
+	})
+	defer halt()
 	for cur := <-order; cur != nil; {
 		<-cur.done
 		if cur.a == nil {
@@ -203,7 +217,8 @@ func runRegions(name string, src io.ReaderAt, size int64, workers int, rules []*
 		next := <-order // nil: cur is the last region
 		if next == nil {
 			res.Regions++
-			handAll(append(cur.sessions, cur.a.Close()...))
+			cur.a.Close() // the sessions it ends join cur.sessions
+			handAll(cur.sessions)
 			addStats(&res.Stats, cur.stats)
 			res.Broken = cur.err
 			break
@@ -213,21 +228,47 @@ func runRegions(name string, src io.ReaderAt, size int64, workers int, rules []*
 			break
 		}
 		<-next.ready
-		if !cur.resumable || cur.stats.Format != format.name || !next.hasFirst || !cur.a.Boundary(&next.first) {
+		readable := cur.resumable && cur.stats.Format == format.name
+		if readable && next.hasFirst && cur.a.Boundary(&next.first) {
+			failed = 0
+			res.Regions++
+			cur.a.CloseBefore(&next.first) // the sessions it ends join cur.sessions
+			handAll(cur.sessions)
+			addStats(&res.Stats, cur.stats)
+			<-slots
+			cur = next
+			continue
+		}
+		if !readable {
 			from = cur
 			break
 		}
+		// The cut fails (a session goes on past it, another stream is open), the
+		// reading does not: cur's analysis goes on over next's lines, and what
+		// next's worker found is dropped. After maxFailedCuts in a row, the file
+		// is no place to cut: cur's analysis goes on over all the rest.
+		if failed++; failed <= maxFailedCuts {
+			judgeFurther(name, src, size, cur, next, format.name, rules, opt)
+			<-slots // next's: it is cur's now
+			continue
+		}
+		// The rest of the file goes on cur's analysis, and its sessions are
+		// handed on as they end.
+		halt()
+		base := started
+		for _, sr := range cur.sessions {
+			hand(sr, base)
+		}
+		cur.sessions, cur.deliver = nil, func(sr *rule.SessionResult) { hand(sr, base) }
+		next.end = -1
+		judgeFurther(name, src, size, cur, next, format.name, rules, opt)
+		cur.a.Close()
 		res.Regions++
-		handAll(append(cur.sessions, cur.a.CloseBefore(&next.first)...))
 		addStats(&res.Stats, cur.stats)
-		<-slots
-		cur = next
+		res.Broken = cur.err
+		break
 	}
-	stop.Store(true)
-	close(quit)
-	for range workers {
-		<-finished
-	}
+	halt()
 	if from != nil {
 		// The rest, from the last region known to start afresh, as any input.
 		ropt := opt
@@ -253,6 +294,36 @@ func runRegions(name string, src io.ReaderAt, size int64, workers int, rules []*
 		res.Stats.Lossy = ""
 	}
 	return res, nil
+}
+
+// maxFailedCuts is how many cuts in a row may fail before the rest of the file
+// is judged without cutting: each failed cut judges a region twice (its worker's
+// judgement is dropped).
+const maxFailedCuts = 2
+
+// judgeFurther judges next's lines as the rest of cur: a Reader resumed at next's
+// first line (cur's ended where one resumes) feeds cur's Analyzer, on the
+// caller's goroutine with a parse stage of its own. cur then ends where next
+// ended.
+func judgeFurther(name string, src io.ReaderAt, size int64, cur, next *region, format string, rules []*rule.Rule, opt RunOptions) {
+	fopt := readOptions(rules, opt)
+	fopt.Resume = &frame.Resume{Format: format, Line: next.line}
+	length := size - next.off
+	if next.end >= 0 {
+		length = next.end - next.off
+	}
+	fopt.SizeHint = length
+	rd, err := frame.NewReader(name, io.NewSectionReader(src, next.off, length), fopt)
+	if err != nil {
+		cur.err, cur.resumable = err, false
+		return
+	}
+	defer rd.Close()
+	opt.Frame = fopt
+	cur.err = judge(rd, cur.a, opt, func(rec *parsedRecord) { replayRecord(cur.a, rec, opt) })
+	addStats(&cur.stats, rd.Stats())
+	cur.resumable = cur.err == nil && rd.Resumable()
+	cur.end = next.end
 }
 
 // cutRegions reads src once and sends its regions, in order, to work (the
@@ -303,10 +374,11 @@ func cutRegions(src io.ReaderAt, size int64, every int, slots chan<- struct{}, w
 const cutBuffer = 1 << 20
 
 // mayStartSession reports whether a line (its first cutBuffer bytes) may hold a
-// request that starts a session: a JSON object that names "initialize" and
-// "method". It only picks where to cut; the cut is checked (runRegions).
+// request that starts a session: a JSON object with "method":"initialize" in it
+// (compact, or with the space Python's json.dumps writes). It only picks where to
+// cut; the cut is checked (runRegions).
 func mayStartSession(line []byte) bool {
-	return len(line) > 0 && line[0] == '{' && bytes.Contains(line, []byte(`"initialize"`)) && bytes.Contains(line, []byte(`"method"`))
+	return len(line) > 0 && line[0] == '{' && (bytes.Contains(line, []byte(`"method":"initialize"`)) || bytes.Contains(line, []byte(`"method": "initialize"`)))
 }
 
 // judgeRegion judges a region as any input is judged, a parse stage and the
@@ -349,10 +421,11 @@ func judgeRegion(name string, src io.ReaderAt, r *region, format *regionFormat, 
 		return
 	}
 	defer rd.Close()
-	opt.Discard, opt.OnSession = true, func(sr *rule.SessionResult) {
+	r.deliver = func(sr *rule.SessionResult) {
 		sr.DropAnalyses() // no view asks them (regionsOf), and the result waits
 		r.sessions = append(r.sessions, sr)
 	}
+	opt.Discard, opt.OnSession = true, func(sr *rule.SessionResult) { r.deliver(sr) }
 	a, err := newAnalyzer(name, rules, opt)
 	if err != nil {
 		r.err = err

@@ -584,3 +584,72 @@ func firstDifference(want, got string) string {
 	}
 	return "(the same)"
 }
+
+// A cut that fails does not end the cutting: the region before goes on over the
+// next one's lines, and a later cut may be kept (a tools/call whose arguments
+// name "method":"initialize" is a line the cutter picks and no session starts
+// at); after maxFailedCuts in a row (another stream's session open all along)
+// the rest of the file goes on one analysis, its sessions handed on as they end.
+// Both give what the whole file gives.
+func TestRegionsGoOnPastFailedCuts(t *testing.T) {
+	var decoys, streams bytes.Buffer
+	line := envelopeWriter(&decoys)
+	const sessions = 40
+	for range sessions {
+		toolsHandshake(line)
+		line("c2s", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"proxy","arguments":{"method":"initialize"}}}`)
+		line("s2c", `{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`)
+		line("c2s", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"lost","arguments":{}}}`) // never answered: MCP3001 at each session's end
+	}
+	keyed := func(key, dir, msg string) {
+		fmt.Fprintf(&streams, `{"dir":"%s","session_id":"%s","msg":%s}`+"\n", dir, key, msg)
+	}
+	keyed("a", "c2s", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"a","version":"1"}}}`)
+	for i := range sessions {
+		keyed("b", "c2s", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}`)
+		keyed("b", "s2c", `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}`)
+		keyed("b", "c2s", `{"jsonrpc":"2.0","id":1,"method":"ping"}`) // never answered
+		keyed("a", "c2s", fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i+1))
+	}
+	for _, c := range []struct {
+		name    string
+		data    []byte
+		regions int // regions kept
+	}{
+		{"decoys", decoys.Bytes(), sessions},
+		{"two streams", streams.Bytes(), 1},
+	} {
+		path := filepath.Join(t.TempDir(), c.name+".jsonl")
+		if err := os.WriteFile(path, c.data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want := verdicts(t, path, driver.RunOptions{RegionBytes: -1})
+		for _, workers := range []int{2, 3} {
+			opt := driver.RunOptions{RegionBytes: 1, RegionWorkers: workers}
+			if got := verdicts(t, path, opt); got != want {
+				t.Errorf("%s, %d workers: findings differ cut into regions:\n%s", c.name, workers, firstDifference(want, got))
+			}
+			var ended strings.Builder
+			opt.Discard, opt.OnSession = true, func(sr *rule.SessionResult) {
+				fmt.Fprintf(&ended, "session %d lines %d-%d findings %d\n", sr.Session.Index, sr.Session.FirstLine, sr.Session.LastLine, len(sr.Findings))
+			}
+			res, err := driver.Run(path, bytes.NewReader(c.data), rules.All(), opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Regions != c.regions {
+				t.Errorf("%s, %d workers: %d regions kept, want %d", c.name, workers, res.Regions, c.regions)
+			}
+			var whole strings.Builder
+			wopt := driver.RunOptions{RegionBytes: -1, Discard: true, OnSession: func(sr *rule.SessionResult) {
+				fmt.Fprintf(&whole, "session %d lines %d-%d findings %d\n", sr.Session.Index, sr.Session.FirstLine, sr.Session.LastLine, len(sr.Findings))
+			}}
+			if _, err := driver.Run(path, bytes.NewReader(c.data), rules.All(), wopt); err != nil {
+				t.Fatal(err)
+			}
+			if ended.String() != whole.String() {
+				t.Errorf("%s, %d workers: sessions end otherwise:\n%s", c.name, workers, firstDifference(whole.String(), ended.String()))
+			}
+		}
+	}
+}
