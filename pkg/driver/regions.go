@@ -126,18 +126,18 @@ func (opt RunOptions) regionBytes() int {
 // region is a part of a file judged on its own: lines from byte off (line line)
 // to byte end (the next region's start; -1: to the end of the file).
 type region struct {
-	index     int
-	off, end  int64
-	line      int
-	ready     chan struct{} // closed once first is set, or known to be absent
-	done      chan struct{} // closed once the region is judged
-	first     frame.Frame   // the region's first record, when a frame at its first line (its own copy)
-	hasFirst  bool
-	a         *rule.Analyzer // open: the sessions open at the region's end are not ended
-	sessions  []*rule.SessionResult
+	index    int
+	off, end int64
+	line     int
+	ready    chan struct{} // closed once first is set, or known to be absent
+	done     chan struct{} // closed once the region is judged
+	first    frame.Frame   // the region's first record, when a frame at its first line (its own copy)
+	hasFirst bool
+	a        *rule.Analyzer // open: the sessions open at the region's end are not ended
+	sessions []*rule.SessionResult
 	// deliver takes each session of the region as it ends: into sessions, until
 	// runRegions hands them on as they end (the rest of a file not cut).
-	deliver func(*rule.SessionResult)
+	deliver   func(*rule.SessionResult)
 	stats     frame.Stats
 	resumable bool
 	err       error // reading broke off (or never began)
