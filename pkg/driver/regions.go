@@ -101,6 +101,9 @@ func regionsOf(r io.Reader, opt RunOptions) (src io.ReaderAt, size int64, worker
 	default:
 		return nil, 0, 0, false
 	}
+	if !plainText(src) {
+		return nil, 0, 0, false
+	}
 	limit := opt.Frame.MaxInput
 	if limit == 0 {
 		limit = frame.DefaultMaxInput
@@ -109,6 +112,22 @@ func regionsOf(r io.Reader, opt RunOptions) (src io.ReaderAt, size int64, worker
 		return nil, 0, 0, false
 	}
 	return src, size, workers, true
+}
+
+// plainText reports whether a file starts as text the cutter can read: not gzip
+// or zstd (whose bytes are no lines: a stored block could even hold a line that
+// looks like one) and not UTF-16 (whose lines the cutter would not see).
+func plainText(src io.ReaderAt) bool {
+	var head [4]byte
+	n, _ := src.ReadAt(head[:], 0)
+	b := head[:n]
+	switch {
+	case len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b, // gzip
+		len(b) >= 4 && b[0] == 0x28 && b[1] == 0xb5 && b[2] == 0x2f && b[3] == 0xfd,   // zstd
+		len(b) >= 2 && (b[0] == 0xff && b[1] == 0xfe || b[0] == 0xfe && b[1] == 0xff): // UTF-16
+		return false
+	}
+	return true
 }
 
 // regionBytes is the size regions are cut at (RunOptions.RegionBytes, else

@@ -3,6 +3,7 @@ package rules_test
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"io"
 	"os"
@@ -651,5 +652,42 @@ func TestRegionsGoOnPastFailedCuts(t *testing.T) {
 				t.Errorf("%s, %d workers: sessions end otherwise:\n%s", c.name, workers, firstDifference(whole.String(), ended.String()))
 			}
 		}
+	}
+}
+
+// A compressed file is never cut: a gzip file written without compression holds
+// its lines as they are, between block headers, where the cutter would find them.
+func TestRegionsLeaveCompressedFilesWhole(t *testing.T) {
+	var plain bytes.Buffer
+	line := envelopeWriter(&plain)
+	for i := range 300 {
+		toolsHandshake(line)
+		line("c2s", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"n%d","arguments":{}}}`, i)
+	}
+	var stored bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&stored, gzip.NoCompression)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := zw.Write(plain.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(stored.Bytes(), []byte("\n"+`{"dir":"c2s","msg":{"jsonrpc":"2.0","id":0,"method":"initialize"`)) {
+		t.Fatal("the stored gzip file does not hold the lines as they are: the test tests nothing")
+	}
+	path := filepath.Join(t.TempDir(), "stored.jsonl.gz")
+	if err := os.WriteFile(path, stored.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := verdicts(t, path, driver.RunOptions{RegionBytes: -1})
+	opt := driver.RunOptions{RegionBytes: 1, RegionWorkers: 2}
+	if got := verdicts(t, path, opt); got != want {
+		t.Errorf("findings differ on a stored gzip file with regions on:\n%s", firstDifference(want, got))
+	}
+	if res, err := driver.Run(path, bytes.NewReader(stored.Bytes()), rules.All(), opt); err != nil || res.Regions != 0 {
+		t.Errorf("a gzip file was cut into %d regions (err %v)", res.Regions, err)
 	}
 }
