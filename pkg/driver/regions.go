@@ -156,10 +156,12 @@ type region struct {
 	sessions []*rule.SessionResult
 	// deliver takes each session of the region as it ends: into sessions, until
 	// runRegions hands them on as they end (the rest of a file not cut).
-	deliver   func(*rule.SessionResult)
-	stats     frame.Stats
-	resumable bool
-	err       error // reading broke off (or never began)
+	deliver func(*rule.SessionResult)
+	stats   frame.Stats
+	// connections are those a client's log told of (frame.Reader.Connections).
+	connections []frame.Connection
+	resumable   bool
+	err         error // reading broke off (or never began)
 }
 
 // errRegionsStopped ends the reading of a region no one waits for any more.
@@ -240,6 +242,7 @@ func runRegions(name string, src io.ReaderAt, size int64, workers int, rules []*
 			handAll(cur.sessions)
 			addStats(&res.Stats, cur.stats)
 			res.Broken = cur.err
+			res.Connections = append(res.Connections, cur.connections...)
 			break
 		}
 		if cur.err != nil {
@@ -254,6 +257,7 @@ func runRegions(name string, src io.ReaderAt, size int64, workers int, rules []*
 			cur.a.CloseBefore(&next.first) // the sessions it ends join cur.sessions
 			handAll(cur.sessions)
 			addStats(&res.Stats, cur.stats)
+			res.Connections = append(res.Connections, cur.connections...)
 			<-slots
 			cur = next
 			continue
@@ -285,6 +289,7 @@ func runRegions(name string, src io.ReaderAt, size int64, workers int, rules []*
 		res.Regions++
 		addStats(&res.Stats, cur.stats)
 		res.Broken = cur.err
+		res.Connections = append(res.Connections, cur.connections...)
 		break
 	}
 	halt()
@@ -303,7 +308,7 @@ func runRegions(name string, src io.ReaderAt, size int64, workers int, rules []*
 			return nil, err
 		}
 		addStats(&res.Stats, rest.Stats)
-		res.Broken, res.Connections = rest.Broken, rest.Connections
+		res.Broken, res.Connections = rest.Broken, append(res.Connections, rest.Connections...)
 		res.Regions++
 	}
 	if !opt.Discard {
@@ -342,6 +347,7 @@ func judgeFurther(name string, src io.ReaderAt, size int64, cur, next *region, f
 	cur.err = judge(rd, cur.a, opt, func(rec *parsedRecord) { replayRecord(cur.a, rec, opt) })
 	addStats(&cur.stats, rd.Stats())
 	cur.resumable = cur.err == nil && rd.Resumable()
+	cur.connections = append(cur.connections, rd.Connections()...)
 	cur.end = next.end
 }
 
@@ -464,6 +470,7 @@ func judgeRegion(name string, src io.ReaderAt, r *region, format *regionFormat, 
 		replayRecord(a, rec, opt)
 	})
 	r.a, r.stats, r.resumable = a, rd.Stats(), r.err == nil && rd.Resumable()
+	r.connections = rd.Connections()
 }
 
 // regionBatch is where the pipeline of one of workers regions judged at once

@@ -43,7 +43,7 @@ func verdicts(t *testing.T, path string, opt driver.RunOptions) string {
 		return "unreadable: " + err.Error()
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "stats %+v broken %v\n", res.Stats, res.Broken)
+	fmt.Fprintf(&b, "stats %+v broken %v connections %+v\n", res.Stats, res.Broken, res.Connections)
 	for _, s := range res.Sessions {
 		fmt.Fprintf(&b, "session %d lines %d-%d\n", s.Session.Index, s.Session.FirstLine, s.Session.LastLine)
 		for _, f := range s.Findings {
