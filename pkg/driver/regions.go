@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/spec"
 )
 
 // regionBytes is the size a file is cut at into regions: a region ends at the
@@ -158,6 +159,9 @@ type region struct {
 	// runRegions hands them on as they end (the rest of a file not cut).
 	deliver func(*rule.SessionResult)
 	stats   frame.Stats
+	// perspective is the side that wrote a read/write log as the region's Reader
+	// knew it at its end.
+	perspective spec.Side
 	// connections are those a client's log told of (frame.Reader.Connections).
 	connections []frame.Connection
 	resumable   bool
@@ -171,8 +175,9 @@ var errRegionsStopped = errors.New("mcpsleuth: regions stopped")
 // resume with: known once the first region's reader has read a frame (or its
 // region is judged without one: then "").
 type regionFormat struct {
-	ready chan struct{}
-	name  string
+	ready       chan struct{}
+	name        string
+	perspective spec.Side // of a read/write log, as the first region's Reader inferred it
 }
 
 // runRegions judges a file region by region (see above).
@@ -250,7 +255,7 @@ func runRegions(name string, src io.ReaderAt, size int64, workers int, rules []*
 			break
 		}
 		<-next.ready
-		readable := cur.resumable && cur.stats.Format == format.name
+		readable := cur.resumable && cur.stats.Format == format.name && cur.perspective == format.perspective
 		if readable && next.hasFirst && cur.a.Boundary(&next.first) {
 			failed = 0
 			res.Regions++
@@ -271,7 +276,7 @@ func runRegions(name string, src io.ReaderAt, size int64, workers int, rules []*
 		// next's worker found is dropped. After maxFailedCuts in a row, the file
 		// is no place to cut: cur's analysis goes on over all the rest.
 		if failed++; failed <= maxFailedCuts {
-			judgeFurther(name, src, size, cur, next, format.name, rules, opt)
+			judgeFurther(name, src, size, cur, next, format, rules, opt)
 			<-slots // next's: it is cur's now
 			continue
 		}
@@ -284,7 +289,7 @@ func runRegions(name string, src io.ReaderAt, size int64, workers int, rules []*
 		}
 		cur.sessions, cur.deliver = nil, func(sr *rule.SessionResult) { hand(sr, base) }
 		next.end = -1
-		judgeFurther(name, src, size, cur, next, format.name, rules, opt)
+		judgeFurther(name, src, size, cur, next, format, rules, opt)
 		cur.a.Close()
 		res.Regions++
 		addStats(&res.Stats, cur.stats)
@@ -297,7 +302,7 @@ func runRegions(name string, src io.ReaderAt, size int64, workers int, rules []*
 		// The rest, from the last region known to start afresh, as any input.
 		ropt := opt
 		if from.index > 0 {
-			ropt.Frame.Resume = &frame.Resume{Format: format.name, Line: from.line}
+			ropt.Frame.Resume = &frame.Resume{Format: format.name, Line: from.line, Perspective: format.perspective}
 		}
 		ropt.Frame.SizeHint = size - from.off
 		ropt.Discard = true
@@ -329,9 +334,9 @@ const maxFailedCuts = 2
 // first line (cur's ended where one resumes) feeds cur's Analyzer, on the
 // caller's goroutine with a parse stage of its own. cur then ends where next
 // ended.
-func judgeFurther(name string, src io.ReaderAt, size int64, cur, next *region, format string, rules []*rule.Rule, opt RunOptions) {
+func judgeFurther(name string, src io.ReaderAt, size int64, cur, next *region, format *regionFormat, rules []*rule.Rule, opt RunOptions) {
 	fopt := readOptions(rules, opt)
-	fopt.Resume = &frame.Resume{Format: format, Line: next.line}
+	fopt.Resume = &frame.Resume{Format: format.name, Line: next.line, Perspective: format.perspective}
 	length := size - next.off
 	if next.end >= 0 {
 		length = next.end - next.off
@@ -346,7 +351,7 @@ func judgeFurther(name string, src io.ReaderAt, size int64, cur, next *region, f
 	opt.Frame = fopt
 	cur.err = judge(rd, cur.a, opt, func(rec *parsedRecord) { replayRecord(cur.a, rec, opt) })
 	addStats(&cur.stats, rd.Stats())
-	cur.resumable = cur.err == nil && rd.Resumable()
+	cur.resumable, cur.perspective = cur.err == nil && rd.Resumable(), rd.Perspective()
 	cur.connections = append(cur.connections, rd.Connections()...)
 	cur.end = next.end
 }
@@ -399,12 +404,21 @@ func cutRegions(src io.ReaderAt, size int64, every int, slots chan<- struct{}, w
 const cutBuffer = 1 << 20
 
 // mayStartSession reports whether a line (its first cutBuffer bytes) may hold a
-// request that starts a session: a JSON object with "method":"initialize" in it
-// (compact, or with the space Python's json.dumps writes). It only picks where to
-// cut; the cut is checked (runRegions).
+// request that starts a session: a JSON object, behind a short prefix at most,
+// with "method":"initialize" in it (compact, or with the space Python's
+// json.dumps writes). It only picks where to cut; the cut is checked
+// (runRegions).
 func mayStartSession(line []byte) bool {
-	return len(line) > 0 && line[0] == '{' && (bytes.Contains(line, []byte(`"method":"initialize"`)) || bytes.Contains(line, []byte(`"method": "initialize"`)))
+	open := bytes.IndexByte(line[:min(len(line), maxCutPrefix+1)], '{')
+	if open < 0 || bytes.ContainsAny(line[:open], "\"[") {
+		return false
+	}
+	return bytes.Contains(line, []byte(`"method":"initialize"`)) || bytes.Contains(line, []byte(`"method": "initialize"`))
 }
+
+// maxCutPrefix is the longest text before the object on a line the cutter cuts
+// at: a Go SDK log's "write: ", behind a time stamp.
+const maxCutPrefix = 64
 
 // judgeRegion judges a region as any input is judged, a parse stage and the
 // replay (run), with a Reader resumed at its first line (the first region's
@@ -419,7 +433,7 @@ func judgeRegion(name string, src io.ReaderAt, r *region, format *regionFormat, 
 			// The others resume in the first region's format, once it is known
 			// for good: at its end.
 			if r.resumable {
-				format.name = r.stats.Format
+				format.name, format.perspective = r.stats.Format, r.perspective
 			}
 			close(format.ready)
 		}()
@@ -433,7 +447,7 @@ func judgeRegion(name string, src io.ReaderAt, r *region, format *regionFormat, 
 			r.err = errRegionsStopped
 			return
 		}
-		opt.Frame.Resume = &frame.Resume{Format: format.name, Line: r.line}
+		opt.Frame.Resume = &frame.Resume{Format: format.name, Line: r.line, Perspective: format.perspective}
 	}
 	length := int64(1<<62) - r.off
 	if r.end >= 0 {
@@ -469,7 +483,7 @@ func judgeRegion(name string, src io.ReaderAt, r *region, format *regionFormat, 
 		}
 		replayRecord(a, rec, opt)
 	})
-	r.a, r.stats, r.resumable = a, rd.Stats(), r.err == nil && rd.Resumable()
+	r.a, r.stats, r.resumable, r.perspective = a, rd.Stats(), r.err == nil && rd.Resumable(), rd.Perspective()
 	r.connections = rd.Connections()
 }
 

@@ -11,6 +11,10 @@ type gosdkDecoder struct{}
 
 func (gosdkDecoder) name() string { return gosdkName }
 
+// resumable: a line is read alone (the side that wrote the log is the Reader's
+// to carry: Resume.Perspective).
+func (gosdkDecoder) resumable() bool { return true }
+
 func (gosdkDecoder) decode(line []byte, f *Frame, _ *lineExtras) (RecordKind, relative) {
 	payload, rel, ok := splitGoSDK(line)
 	if !ok {

@@ -85,6 +85,9 @@ type Resume struct {
 	Format string
 	// Line is the 1-based number of the input's first line in the capture.
 	Line int
+	// Perspective is the side that wrote a read/write log as that Reader had
+	// inferred it (Reader.Perspective; 0: not known yet).
+	Perspective spec.Side
 }
 
 // Shaper computes wire shapes (Frame.Shape) for a Reader; schema.Shaper is the one
@@ -358,6 +361,9 @@ func NewReader(name string, r io.Reader, opt Options) (*Reader, error) {
 			return nil, fmt.Errorf("mcpsleuth: %s: cannot resume %q: not a line format", name, rs.Format)
 		}
 		rd.dec, rd.line = line, rs.Line-1
+		if rd.perspective == 0 {
+			rd.perspective = rs.Perspective // inferred by the Reader before
+		}
 		rd.br = bufio.NewReaderSize(r, opt.firstBuffer())
 		return rd, nil
 	}
@@ -464,19 +470,23 @@ func (r *Reader) Close() error {
 
 // Resumable reports whether a Reader that Next has returned io.EOF from ended in
 // the state a Reader resumed after it (Options.Resume, with the format of its
-// Stats) starts in: a line format detected for good, no other format met, no
+// Stats and its Perspective) starts in: a line format detected for good, no other format met, no
 // decoder state that lines to come would read (a cassette's start time, the
 // exchanges of an HTTP recording), no scan ahead, and nothing put together
 // across the end (a recorder-split batch, records held for a perspective). Then
 // reading the text that followed this Reader's with a resumed Reader gives the
 // records this Reader would have given, and the same counts.
 func (r *Reader) Resumable() bool {
-	if !r.finished || r.cut || r.doc != nil || r.dec == nil || r.weak || r.fixed || len(r.others) > 0 || r.ahead != nil || r.perspective != r.opt.Perspective {
+	if !r.finished || r.cut || r.doc != nil || r.dec == nil || r.weak || r.fixed || len(r.others) > 0 || r.ahead != nil || len(r.pending) > 0 {
 		return false
 	}
 	d, ok := r.dec.(resumableDecoder)
 	return ok && d.resumable()
 }
+
+// Perspective is the side that wrote a read/write log, as given or inferred so
+// far (0: not known).
+func (r *Reader) Perspective() spec.Side { return r.perspective }
 
 // Resumes reports whether a Reader of the named format can be resumed
 // (Options.Resume): a line format whose decoder can say it holds nothing for

@@ -691,3 +691,36 @@ func TestRegionsLeaveCompressedFilesWhole(t *testing.T) {
 		t.Errorf("a gzip file was cut into %d regions (err %v)", res.Regions, err)
 	}
 }
+
+// A Go SDK log is cut too, its regions resumed with the side that wrote it as
+// the first region inferred it: a log a client wrote followed by one a server
+// wrote reads the second part with the client's perspective, as the whole run
+// does (the side is inferred once).
+func TestRegionsKeepTheLogsPerspective(t *testing.T) {
+	var b bytes.Buffer
+	for _, side := range []struct{ out, in string }{{"write", "read"}, {"read", "write"}} {
+		for i := range 30 {
+			fmt.Fprintf(&b, "2026/12/01 10:00:%02d %s: {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"c\",\"version\":\"1\"}}}\n", i, side.out)
+			fmt.Fprintf(&b, "2026/12/01 10:00:%02d %s: {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}}\n", i, side.in)
+			fmt.Fprintf(&b, "2026/12/01 10:00:%02d %s: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n", i, side.out)
+			fmt.Fprintf(&b, "2026/12/01 10:00:%02d %s: {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\n", i, side.out)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "two-sides.log")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := verdicts(t, path, driver.RunOptions{RegionBytes: -1})
+	if !strings.Contains(want, "gosdk-log") {
+		t.Fatalf("not read as a Go SDK log:\n%s", want)
+	}
+	for _, workers := range []int{2, 3} {
+		opt := driver.RunOptions{RegionBytes: 1, RegionWorkers: workers}
+		if got := verdicts(t, path, opt); got != want {
+			t.Errorf("%d workers: findings differ cut into regions:\n%s", workers, firstDifference(want, got))
+		}
+		if res, err := driver.Run(path, bytes.NewReader(b.Bytes()), rules.All(), opt); err != nil || res.Regions < 30 {
+			t.Errorf("%d workers: %d regions kept (err %v): the client's part is not cut", workers, res.Regions, err)
+		}
+	}
+}
