@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule/ruletest"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
 )
 
@@ -36,7 +37,7 @@ func TestRegionsChangeNothing(t *testing.T) {
 				got, cuts := judged(t, data, driver.RunOptions{RegionBytes: 32 << 10, RegionWorkers: workers})
 				t.Logf("%d workers: %d bytes, %d sessions, %d regions judged apart", workers, len(data), strings.Count(whole, "\nsession "), cuts+1)
 				if got != whole {
-					t.Errorf("%d workers: the regions' results differ from the whole run's:\n%s", workers, firstDifference(whole, got))
+					t.Errorf("%d workers: the regions' results differ from the whole run's:\n%s", workers, ruletest.FirstDifference(whole, got))
 				}
 				switch p.ext {
 				case ".jsonl", ".log":
@@ -82,22 +83,4 @@ func judged(t *testing.T, data []byte, opt driver.RunOptions) (string, int) {
 		cuts = 0
 	}
 	return b.String(), cuts
-}
-
-// firstDifference shows the first line two renderings differ at.
-func firstDifference(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := range max(len(w), len(g)) {
-		var a, b string
-		if i < len(w) {
-			a = w[i]
-		}
-		if i < len(g) {
-			b = g[i]
-		}
-		if a != b {
-			return fmt.Sprintf("line %d of %d/%d:\n--- whole\n%s\n--- regions\n%s", i+1, len(w), len(g), a, b)
-		}
-	}
-	return "(the same)"
 }

@@ -497,7 +497,7 @@ func TestRegionsChangeNothing(t *testing.T) {
 			}
 			want, got := verdicts(t, tailed, whole), verdicts(t, tailed, driver.RunOptions{RegionBytes: 1, RegionWorkers: 2})
 			if got != want {
-				t.Errorf("%s followed by a session: findings differ cut into regions:\n%s", path, firstDifference(want, got))
+				t.Errorf("%s followed by a session: findings differ cut into regions:\n%s", path, ruletest.FirstDifference(want, got))
 			}
 			kept += keptCuts(tailed, long)
 		}
@@ -534,10 +534,10 @@ func TestRegionsChangeNothing(t *testing.T) {
 		for _, size := range []int{1, 4 << 10, 64 << 10} {
 			opt := driver.RunOptions{RegionBytes: size, RegionWorkers: 2}
 			if got := verdicts(t, path, opt); got != ref {
-				t.Errorf("%s (%d bytes): findings differ cut into regions of %d bytes:\n%s", name, b.Len(), size, firstDifference(ref, got))
+				t.Errorf("%s (%d bytes): findings differ cut into regions of %d bytes:\n%s", name, b.Len(), size, ruletest.FirstDifference(ref, got))
 			}
 			if got, want := ended(path, b.Bytes(), opt), ended(path, b.Bytes(), whole); got != want {
-				t.Errorf("%s: sessions end otherwise cut into regions of %d bytes:\n%s", name, size, firstDifference(want, got))
+				t.Errorf("%s: sessions end otherwise cut into regions of %d bytes:\n%s", name, size, ruletest.FirstDifference(want, got))
 			}
 		}
 	}
@@ -566,24 +566,6 @@ func keptCuts(path string, data []byte) int {
 		return 0
 	}
 	return res.Regions - 1
-}
-
-// firstDifference shows the first line two renderings differ at.
-func firstDifference(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := range max(len(w), len(g)) {
-		var a, b string
-		if i < len(w) {
-			a = w[i]
-		}
-		if i < len(g) {
-			b = g[i]
-		}
-		if a != b {
-			return fmt.Sprintf("line %d of %d/%d:\n--- whole\n%s\n--- regions\n%s", i+1, len(w), len(g), a, b)
-		}
-	}
-	return "(the same)"
 }
 
 // A cut that fails does not end the cutting: the region before goes on over the
@@ -628,7 +610,7 @@ func TestRegionsGoOnPastFailedCuts(t *testing.T) {
 		for _, workers := range []int{2, 3} {
 			opt := driver.RunOptions{RegionBytes: 1, RegionWorkers: workers}
 			if got := verdicts(t, path, opt); got != want {
-				t.Errorf("%s, %d workers: findings differ cut into regions:\n%s", c.name, workers, firstDifference(want, got))
+				t.Errorf("%s, %d workers: findings differ cut into regions:\n%s", c.name, workers, ruletest.FirstDifference(want, got))
 			}
 			var ended strings.Builder
 			opt.Discard, opt.OnSession = true, func(sr *rule.SessionResult) {
@@ -649,7 +631,7 @@ func TestRegionsGoOnPastFailedCuts(t *testing.T) {
 				t.Fatal(err)
 			}
 			if ended.String() != whole.String() {
-				t.Errorf("%s, %d workers: sessions end otherwise:\n%s", c.name, workers, firstDifference(whole.String(), ended.String()))
+				t.Errorf("%s, %d workers: sessions end otherwise:\n%s", c.name, workers, ruletest.FirstDifference(whole.String(), ended.String()))
 			}
 		}
 	}
@@ -685,7 +667,7 @@ func TestRegionsLeaveCompressedFilesWhole(t *testing.T) {
 	want := verdicts(t, path, driver.RunOptions{RegionBytes: -1})
 	opt := driver.RunOptions{RegionBytes: 1, RegionWorkers: 2}
 	if got := verdicts(t, path, opt); got != want {
-		t.Errorf("findings differ on a stored gzip file with regions on:\n%s", firstDifference(want, got))
+		t.Errorf("findings differ on a stored gzip file with regions on:\n%s", ruletest.FirstDifference(want, got))
 	}
 	if res, err := driver.Run(path, bytes.NewReader(stored.Bytes()), rules.All(), opt); err != nil || res.Regions != 0 {
 		t.Errorf("a gzip file was cut into %d regions (err %v)", res.Regions, err)
@@ -717,7 +699,7 @@ func TestRegionsKeepTheLogsPerspective(t *testing.T) {
 	for _, workers := range []int{2, 3} {
 		opt := driver.RunOptions{RegionBytes: 1, RegionWorkers: workers}
 		if got := verdicts(t, path, opt); got != want {
-			t.Errorf("%d workers: findings differ cut into regions:\n%s", workers, firstDifference(want, got))
+			t.Errorf("%d workers: findings differ cut into regions:\n%s", workers, ruletest.FirstDifference(want, got))
 		}
 		if res, err := driver.Run(path, bytes.NewReader(b.Bytes()), rules.All(), opt); err != nil || res.Regions < 30 {
 			t.Errorf("%d workers: %d regions kept (err %v): the client's part is not cut", workers, res.Regions, err)
