@@ -83,6 +83,10 @@ type Frame struct {
 
 	Raw  []byte // the JSON-RPC message (or batch) bytes exactly as captured
 	Kind Kind
+	// method is the spec's entry for Method, looked up as the frame was read (on
+	// the parse stage): 0 not looked up, -1 a name the spec does not know, i+1
+	// the spec's method index i (SpecMethod).
+	method int32
 
 	Method string // requests and notifications
 	// ID is the raw JSON token of the id ("1", "\"1\"", "null"); empty when absent.
@@ -391,6 +395,7 @@ func decodeEntry(f *Frame, at int32) (candidate bool) {
 			case method >= 0 && !d.hasResult:
 				m := ix.tokens[method]
 				f.Method = view(text[m.Start+1 : m.End-1])
+				f.method = resolveMethod(f.Method)
 				f.Kind = KindNotification
 				if id >= 0 {
 					f.Kind = KindRequest
@@ -461,6 +466,7 @@ func (d *memberDecoder) finish(f *Frame) (candidate bool) {
 		return candidate
 	case method.Exists():
 		f.Method = method.Str
+		f.method = resolveMethod(f.Method)
 		if id.Exists() {
 			f.Kind = KindRequest
 		} else {
@@ -539,4 +545,25 @@ func (f *Frame) under(at int32, raw []byte, path string) gjson.Result {
 		return lookup(f.view.text, &f.view.ix, at, path)
 	}
 	return gjson.GetBytes(raw, path)
+}
+
+// SpecMethod is the spec's entry for the frame's method (spec.Resolve of
+// Method): looked up once, by the Reader that decoded the frame, so that the
+// replay does not hash the name again.
+func (f *Frame) SpecMethod() spec.MethodRef {
+	switch {
+	case f.method > 0:
+		return spec.MethodAt(int(f.method - 1))
+	case f.method < 0:
+		return spec.MethodRef{}
+	}
+	return spec.Resolve(f.Method)
+}
+
+// resolveMethod is Frame.method for a method name.
+func resolveMethod(name string) int32 {
+	if i := spec.Resolve(name).Index(); i >= 0 {
+		return int32(i + 1)
+	}
+	return -1
 }

@@ -285,7 +285,7 @@ type Message struct {
 // message however many rules ask (the zero MethodRef, unknown, for a response).
 func (m *Message) Spec() spec.MethodRef {
 	if !m.hasMethod {
-		m.method, m.hasMethod = spec.Resolve(m.Method), true
+		m.method, m.hasMethod = m.Frame.SpecMethod(), true
 	}
 	return m.method
 }

@@ -55,6 +55,7 @@ func (m Method) clone() Method {
 type methodIndex struct {
 	rows   []Method         // core rows, then extension rows, in file order
 	byName map[string][]int // indexes into rows, in row order
+	byRow  [][]int          // per row, its name's entry of byName
 }
 
 // methodTable parses the embedded method tables on first use.
@@ -69,6 +70,10 @@ var methodTable = sync.OnceValue(func() *methodIndex {
 	}
 	for i, m := range idx.rows {
 		idx.byName[m.Name] = append(idx.byName[m.Name], i)
+	}
+	idx.byRow = make([][]int, len(idx.rows))
+	for i, m := range idx.rows {
+		idx.byRow[i] = idx.byName[m.Name]
 	}
 	return idx
 })
@@ -195,6 +200,16 @@ func (r MethodRef) Index() int {
 		return -1
 	}
 	return r.rows[0]
+}
+
+// MethodAt is the MethodRef whose Index is i (what Resolve gives for its name,
+// without hashing the name): the zero MethodRef when no method has that index.
+func MethodAt(i int) MethodRef {
+	t := methodTable()
+	if i < 0 || i >= len(t.byRow) || t.byRow[i][0] != i {
+		return MethodRef{}
+	}
+	return MethodRef{rows: t.byRow[i]}
 }
 
 // MethodIndexes is the number every MethodRef.Index is below: a table indexed
