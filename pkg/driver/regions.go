@@ -379,14 +379,19 @@ func cutRegions(src io.ReaderAt, size int64, every int, slots chan<- struct{}, w
 		atStart         = true // off is where a line starts
 		n               int
 	)
+	starts := 0 // lines of the region that may start a session
 	for {
 		chunk, err := br.ReadSlice('\n')
-		if atStart && off-start >= int64(every) && mayStartSession(chunk) {
+		candidate := atStart && mayStartSession(chunk)
+		if candidate && (off-start >= int64(every) || starts >= maxRegionSessions) {
 			if !send(&region{index: n, off: start, end: off, line: startLine, ready: make(chan struct{}), done: make(chan struct{})}) {
 				return
 			}
 			n++
-			start, startLine = off, line
+			start, startLine, starts = off, line, 0
+		}
+		if candidate {
+			starts++
 		}
 		off += int64(len(chunk))
 		atStart = len(chunk) > 0 && chunk[len(chunk)-1] == '\n'
@@ -399,6 +404,12 @@ func cutRegions(src io.ReaderAt, size int64, every int, slots chan<- struct{}, w
 	}
 	send(&region{index: n, off: start, end: -1, line: startLine, ready: make(chan struct{}), done: make(chan struct{})})
 }
+
+// maxRegionSessions bounds the sessions a region may start: a region's ended
+// sessions wait for the regions before it, so their number bounds the memory
+// that waits (a capture of a million sessions of three frames each held 180 MB
+// of them, and the collector ran back to back, with regions of 8 MiB alone).
+const maxRegionSessions = 1024
 
 // cutBuffer is the buffer the cutter reads the file through.
 const cutBuffer = 1 << 20
