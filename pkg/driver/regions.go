@@ -21,47 +21,50 @@ import (
 )
 
 // regionBytes is the size a file is cut at into regions: a region ends at the
-// first line after it that may start a session. A region's results wait for the
-// regions before it, so its size bounds what waits: 8 MiB of the smallest
-// sessions (tiny-sessions, about 1,500 of them) is a few megabytes of results.
+// first line after it that may start a session (or after maxRegionSessions such
+// lines). A region's results wait for the regions before it, so its size bounds
+// what waits: 8 MiB of the smallest sessions (tiny-sessions, about 1,500 of
+// them) is a few megabytes of results.
 const regionBytes = 8 << 20
 
 // How the regions of a file are judged (runRegions):
 //
 //   - a cutter reads the file once, counting lines, and cuts it into regions of
-//     about regionBytes, each starting at a line that may start a session (a JSON
-//     object that names "initialize" and "method");
-//   - workers, one a core, judge regions whole, each region on its own: a Reader
-//     resumed at the region's first line (frame.Options.Resume) and an Analyzer
-//     of its own, one goroutine, as scan judges a file (parseInline);
+//     about regionBytes (or maxRegionSessions sessions), each starting at a line
+//     that may start a session (mayStartSession);
+//   - workers judge regions whole, each region on its own, as any input is
+//     judged (a parse stage and a replay: judge): a Reader resumed at the
+//     region's first line (frame.Options.Resume) and an Analyzer of its own;
 //   - the caller's goroutine takes the regions in order and checks each cut: the
 //     region before must have ended where a Reader resumes (frame.Reader.Resumable)
 //     and its Analyzer must take the next region's first frame as a fresh start
 //     (rule.Analyzer.Boundary: it starts a session and no other is open). Then
 //     judging the regions apart is judging the file whole: the region's open
 //     session ends with that frame (CloseBefore), its sessions are numbered on
-//     from the regions before and handed on (OnSession) in the order they ended.
-//   - A cut that fails the check ends the cutting: the rest of the file, from
-//     the start of the region before the cut (the last one known to start
-//     afresh), is judged as any input is (run). What the workers did past it is
-//     dropped.
+//     from the regions before and handed on (OnSession) in the order they ended;
+//   - a cut that fails the check makes the region before go on over the next
+//     one's lines (judgeFurther); after maxFailedCuts in a row, over the rest of
+//     the file. A region whose Reader cannot be resumed sends the rest of the
+//     file, from that region's start (the last one known to start afresh), to
+//     the ordinary run (run). What the workers did past it is dropped.
 //
 // Nothing here judges: the results are the Analyzers', and the check of a cut
-// compares states. TestRegionsChangeNothing judges every fixture cut at every
-// line that may be cut at, and generated captures of every line profile, against
-// the whole run.
+// compares states. TestRegionsChangeNothing (pkg/rules, cmd/capturegen) judges
+// every fixture cut at every line that may be cut at, and generated captures of
+// every profile, against the whole run.
 
 // maxRegionWorkers bounds the regions judged at once by default.
 const maxRegionWorkers = 4
 
 // regionsOf reports whether Run cuts the input into regions: a regular file (or
-// an in-memory reader, in tests) at its start, of at least two regions' size, on
-// more than one core, with none of the options that need the frames of the whole
-// input in one order (a view's context lines, the preparation of redaction, live
-// findings, a copy of the text), a view's analyses (a trace follows the run's
-// sessions from one goroutine), or a format the reader must detect itself or is
-// told (a perspective). It returns the input to read regions of, its size and
-// the workers.
+// an in-memory reader, in tests) at its start, not compressed, of at least two
+// regions' size, on four cores or more (two pipelines), with none of the options
+// that need the frames of the whole input in one order (a view's context lines,
+// the preparation of redaction, live findings, a copy of the text), no view's
+// analyses (a trace follows the run's sessions from one goroutine), and no
+// format or perspective given (the regions resume with those the first region's
+// Reader found). It returns the input to read regions of, its size and the
+// workers.
 func regionsOf(r io.Reader, opt RunOptions) (src io.ReaderAt, size int64, workers int, ok bool) {
 	if opt.Inline || opt.Live || opt.OnContext != nil || opt.Prepare != nil || opt.OnFinding != nil || len(opt.Analyses) > 0 ||
 		opt.Frame.Tee != nil || opt.Frame.Resume != nil || opt.Frame.Perspective != 0 || opt.RegionBytes < 0 ||
@@ -71,9 +74,9 @@ func regionsOf(r io.Reader, opt RunOptions) (src io.ReaderAt, size int64, worker
 	workers = opt.RegionWorkers
 	if workers <= 0 {
 		// A region is judged by a parse stage and a replay: two cores. Each
-		// region in flight holds its batches and its sessions' state (about 35
-		// MiB more peak memory a region, measured on healthy and tiny-sessions):
-		// at most maxRegionWorkers at once.
+		// region in flight holds its batches, its sessions' state and the
+		// sessions that wait (10-20 MiB more peak memory a pipeline on healthy
+		// and tiny-sessions): at most maxRegionWorkers at once.
 		workers = min(min(runtime.GOMAXPROCS(0), runtime.NumCPU())/2, maxRegionWorkers)
 	}
 	if v := os.Getenv("MCPSLEUTH_REGION_WORKERS"); v != "" && opt.RegionWorkers == 0 {
@@ -172,8 +175,8 @@ type region struct {
 var errRegionsStopped = errors.New("mcpsleuth: regions stopped")
 
 // regionFormat is the format of the file's first region, for the others to
-// resume with: known once the first region's reader has read a frame (or its
-// region is judged without one: then "").
+// resume with: known once the first region is judged ("" when its Reader cannot
+// be resumed: then no other region is judged).
 type regionFormat struct {
 	ready       chan struct{}
 	name        string
