@@ -183,6 +183,22 @@ type regionFormat struct {
 	perspective spec.Side // of a read/write log, as the first region's Reader inferred it
 }
 
+// resume is how a region's Reader starts: at its first line, as the first
+// region's Reader went on.
+func (f *regionFormat) resume(r *region) *frame.Resume {
+	return &frame.Resume{Format: f.name, Line: r.line, Perspective: f.perspective}
+}
+
+// text is the region's bytes: to the next region's start, or, for the last, to
+// the end of the file as it is when read (a file still written to is read to
+// its end, as when read whole).
+func (r *region) text(src io.ReaderAt) *io.SectionReader {
+	if r.end >= 0 {
+		return io.NewSectionReader(src, r.off, r.end-r.off)
+	}
+	return io.NewSectionReader(src, r.off, 1<<62-r.off)
+}
+
 // runRegions judges a file region by region (see above).
 func runRegions(name string, src io.ReaderAt, size int64, workers int, rules []*rule.Rule, opt RunOptions) (*InputResult, error) {
 	if opt.Shared == nil {
@@ -225,6 +241,12 @@ func runRegions(name string, src io.ReaderAt, size int64, workers int, rules []*
 			hand(sr, base)
 		}
 	}
+	keep := func(cur *region) { // a region judged to its end: what it read joins the file's
+		res.Regions++
+		res.Stats.Add(cur.stats)
+		res.Broken = cur.err
+		res.Connections = append(res.Connections, cur.connections...)
+	}
 	var (
 		from   *region // the region the rest of the file is judged from, when a cut failed
 		failed int     // cuts failed in a row
@@ -245,12 +267,9 @@ func runRegions(name string, src io.ReaderAt, size int64, workers int, rules []*
 		}
 		next := <-order // nil: cur is the last region
 		if next == nil {
-			res.Regions++
 			cur.a.Close() // the sessions it ends join cur.sessions
 			handAll(cur.sessions)
-			addStats(&res.Stats, cur.stats)
-			res.Broken = cur.err
-			res.Connections = append(res.Connections, cur.connections...)
+			keep(cur)
 			break
 		}
 		if cur.err != nil {
@@ -261,11 +280,9 @@ func runRegions(name string, src io.ReaderAt, size int64, workers int, rules []*
 		readable := cur.resumable && cur.stats.Format == format.name && cur.perspective == format.perspective
 		if readable && next.hasFirst && cur.a.Boundary(&next.first) {
 			failed = 0
-			res.Regions++
 			cur.a.CloseBefore(&next.first) // the sessions it ends join cur.sessions
 			handAll(cur.sessions)
-			addStats(&res.Stats, cur.stats)
-			res.Connections = append(res.Connections, cur.connections...)
+			keep(cur)
 			<-slots
 			cur = next
 			continue
@@ -279,7 +296,7 @@ func runRegions(name string, src io.ReaderAt, size int64, workers int, rules []*
 		// next's worker found is dropped. After maxFailedCuts in a row, the file
 		// is no place to cut: cur's analysis goes on over all the rest.
 		if failed++; failed <= maxFailedCuts {
-			judgeFurther(name, src, size, cur, next, format, rules, opt)
+			judgeFurther(name, src, cur, next, format, rules, opt)
 			<-slots // next's: it is cur's now
 			continue
 		}
@@ -287,17 +304,12 @@ func runRegions(name string, src io.ReaderAt, size int64, workers int, rules []*
 		// handed on as they end.
 		halt()
 		base := started
-		for _, sr := range cur.sessions {
-			hand(sr, base)
-		}
+		handAll(cur.sessions)
 		cur.sessions, cur.deliver = nil, func(sr *rule.SessionResult) { hand(sr, base) }
 		next.end = -1
-		judgeFurther(name, src, size, cur, next, format, rules, opt)
+		judgeFurther(name, src, cur, next, format, rules, opt)
 		cur.a.Close()
-		res.Regions++
-		addStats(&res.Stats, cur.stats)
-		res.Broken = cur.err
-		res.Connections = append(res.Connections, cur.connections...)
+		keep(cur)
 		break
 	}
 	halt()
@@ -305,7 +317,7 @@ func runRegions(name string, src io.ReaderAt, size int64, workers int, rules []*
 		// The rest, from the last region known to start afresh, as any input.
 		ropt := opt
 		if from.index > 0 {
-			ropt.Frame.Resume = &frame.Resume{Format: format.name, Line: from.line, Perspective: format.perspective}
+			ropt.Frame.Resume = format.resume(from)
 		}
 		ropt.Frame.SizeHint = size - from.off
 		ropt.Discard = true
@@ -315,7 +327,7 @@ func runRegions(name string, src io.ReaderAt, size int64, workers int, rules []*
 		if err != nil {
 			return nil, err
 		}
-		addStats(&res.Stats, rest.Stats)
+		res.Stats.Add(rest.Stats)
 		res.Broken, res.Connections = rest.Broken, append(res.Connections, rest.Connections...)
 		res.Regions++
 	}
@@ -337,15 +349,12 @@ const maxFailedCuts = 2
 // first line (cur's ended where one resumes) feeds cur's Analyzer, on the
 // caller's goroutine with a parse stage of its own. cur then ends where next
 // ended.
-func judgeFurther(name string, src io.ReaderAt, size int64, cur, next *region, format *regionFormat, rules []*rule.Rule, opt RunOptions) {
+func judgeFurther(name string, src io.ReaderAt, cur, next *region, format *regionFormat, rules []*rule.Rule, opt RunOptions) {
 	fopt := readOptions(rules, opt)
-	fopt.Resume = &frame.Resume{Format: format.name, Line: next.line, Perspective: format.perspective}
-	length := size - next.off
-	if next.end >= 0 {
-		length = next.end - next.off
-	}
-	fopt.SizeHint = length
-	rd, err := frame.NewReader(name, io.NewSectionReader(src, next.off, length), fopt)
+	fopt.Resume = format.resume(next)
+	text := next.text(src)
+	fopt.SizeHint = text.Size()
+	rd, err := frame.NewReader(name, text, fopt)
 	if err != nil {
 		cur.err, cur.resumable = err, false
 		return
@@ -353,7 +362,7 @@ func judgeFurther(name string, src io.ReaderAt, size int64, cur, next *region, f
 	defer rd.Close()
 	opt.Frame = fopt
 	cur.err = judge(rd, cur.a, opt, func(rec *parsedRecord) { replayRecord(cur.a, rec, opt) })
-	addStats(&cur.stats, rd.Stats())
+	cur.stats.Add(rd.Stats())
 	cur.resumable, cur.perspective = cur.err == nil && rd.Resumable(), rd.Perspective()
 	cur.connections = append(cur.connections, rd.Connections()...)
 	cur.end = next.end
@@ -461,14 +470,11 @@ func judgeRegion(name string, src io.ReaderAt, r *region, format *regionFormat, 
 			r.err = errRegionsStopped
 			return
 		}
-		opt.Frame.Resume = &frame.Resume{Format: format.name, Line: r.line, Perspective: format.perspective}
+		opt.Frame.Resume = format.resume(r)
 	}
-	length := int64(1<<62) - r.off
-	if r.end >= 0 {
-		length = r.end - r.off
-	}
-	opt.Frame.SizeHint = length
-	rd, err := frame.NewReader(name, &stoppable{r: io.NewSectionReader(src, r.off, length), stop: stop}, opt.Frame)
+	text := r.text(src)
+	opt.Frame.SizeHint = text.Size()
+	rd, err := frame.NewReader(name, &stoppable{r: text, stop: stop}, opt.Frame)
 	if err != nil {
 		r.err = err
 		return
@@ -522,25 +528,4 @@ func (s *stoppable) Read(p []byte) (int, error) {
 		return 0, errRegionsStopped
 	}
 	return s.r.Read(p)
-}
-
-// addStats adds the counts of a region's reading to the file's.
-func addStats(to *frame.Stats, s frame.Stats) {
-	if to.Format == "" {
-		to.Format, to.Document = s.Format, s.Document
-	}
-	to.Lines += s.Lines
-	to.Frames += s.Frames
-	to.Rejected += s.Rejected
-	to.FrameLines += s.FrameLines
-	to.Context += s.Context
-	to.Blank += s.Blank
-	to.Folded += s.Folded
-	to.Mixed += s.Mixed
-	to.FrameLike += s.FrameLike
-	to.OutOfOrder += s.OutOfOrder
-	to.Bytes += s.Bytes
-	if to.Frames == 0 {
-		to.Lossy = s.Lossy
-	}
 }

@@ -86,9 +86,9 @@ type RunOptions struct {
 	// the parse stage did. It runs on the parse stage's goroutine.
 	Prepare func(*frame.Frame)
 	// RegionBytes is the size a file is cut into regions at (see runRegions; 0:
-	// regionBytes; < 0: never cut), and RegionWorkers the workers that judge them
-	// (0: one a core): for tests and measuring. MCPSLEUTH_REGIONS=0 turns the
-	// regions off.
+	// regionBytes; < 0: never cut), and RegionWorkers the pipelines that judge
+	// them at once (0: one per two cores, at most maxRegionWorkers; under 2: not
+	// cut): for tests and measuring. MCPSLEUTH_REGIONS=0 turns the regions off.
 	RegionBytes   int
 	RegionWorkers int
 	// batch is where the parse stage hands a batch over (zero: batchRecords and

@@ -503,6 +503,29 @@ type resumableDecoder interface {
 	resumable() bool
 }
 
+// Add adds the counts of another reading (a region of the same file, read by a
+// Reader resumed where this one's text ended): the format and the document flag
+// are the first reading's, Lossy that of the last while none has a frame.
+func (s *Stats) Add(o Stats) {
+	if s.Format == "" {
+		s.Format, s.Document = o.Format, o.Document
+	}
+	s.Lines += o.Lines
+	s.Frames += o.Frames
+	s.Rejected += o.Rejected
+	s.FrameLines += o.FrameLines
+	s.Context += o.Context
+	s.Blank += o.Blank
+	s.Folded += o.Folded
+	s.Mixed += o.Mixed
+	s.FrameLike += o.FrameLike
+	s.OutOfOrder += o.OutOfOrder
+	s.Bytes += o.Bytes
+	if s.Frames == 0 {
+		s.Lossy = o.Lossy
+	}
+}
+
 // Unaccounted is the number of lines (entries) read that are neither a frame's,
 // context, blank nor folded into a frame: 0 unless something read was lost.
 func (s Stats) Unaccounted() int { return s.Lines - s.FrameLines - s.Context - s.Blank - s.Folded }
