@@ -361,7 +361,7 @@ func judgeFurther(name string, src io.ReaderAt, cur, next *region, format *regio
 	}
 	defer rd.Close()
 	opt.Frame = fopt
-	cur.err = judge(rd, cur.a, opt, func(rec *parsedRecord) { replayRecord(cur.a, rec, opt) })
+	cur.err = judge(rd, cur.a, opt, func(rec *parsedRecord) { replayRecord(cur.a, rec, opt.OnContext) })
 	cur.stats.Add(rd.Stats())
 	cur.resumable, cur.perspective = cur.err == nil && rd.Resumable(), rd.Perspective()
 	cur.connections = append(cur.connections, rd.Connections()...)
@@ -501,7 +501,7 @@ func judgeRegion(name string, src io.ReaderAt, r *region, format *regionFormat, 
 			}
 			readyOnce()
 		}
-		replayRecord(a, rec, opt)
+		replayRecord(a, rec, opt.OnContext)
 	})
 	r.a, r.stats, r.resumable, r.perspective = a, rd.Stats(), r.err == nil && rd.Resumable(), rd.Perspective()
 	r.connections = rd.Connections()

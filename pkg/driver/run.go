@@ -134,7 +134,7 @@ func run(name string, r io.Reader, rules []*rule.Rule, opt RunOptions) (*InputRe
 	}
 	defer rd.Close()
 	res := &InputResult{Name: name}
-	res.Broken = judge(rd, a, opt, func(rec *parsedRecord) { replayRecord(a, rec, opt) })
+	res.Broken = judge(rd, a, opt, func(rec *parsedRecord) { replayRecord(a, rec, opt.OnContext) })
 	res.Sessions = a.Close()
 	res.Stats, res.Connections = rd.Stats(), rd.Connections()
 	if res.Stats.Lossy != "" && a.Started() > 0 {
@@ -219,14 +219,15 @@ func judge(rd *frame.Reader, a *rule.Analyzer, opt RunOptions, replay func(*pars
 	return broken
 }
 
-// replayRecord feeds a record to the analyzer.
-func replayRecord(a *rule.Analyzer, rec *parsedRecord, opt RunOptions) {
+// replayRecord feeds a record to the analyzer, and a context line to onContext
+// (RunOptions.OnContext).
+func replayRecord(a *rule.Analyzer, rec *parsedRecord, onContext func(line int, text []byte)) {
 	switch rec.kind {
 	case frame.RecordFrame:
 		a.Frame(&rec.frame)
 	case frame.RecordContext:
-		if opt.OnContext != nil {
-			opt.OnContext(rec.line, rec.text)
+		if onContext != nil {
+			onContext(rec.line, rec.text)
 		}
 		if rec.exchange != nil {
 			a.Exchange(rec.line, rec.entry, rec.exchange)
