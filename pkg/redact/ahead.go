@@ -41,20 +41,62 @@ type Collector struct {
 	// forms is where a frame's entries are recorded (reused): a collection
 	// gets a copy of exactly their size, one allocation however many there are.
 	forms Collection
+	// memo holds the kept values that added nothing, across the frames and
+	// sessions the Collector sees (walk.keepWhole).
+	memo keptMemo
 }
 
 // NewCollector returns a Collector for the sets that hash with seed
 // (NewSeededSet).
-func NewCollector(seed maphash.Seed) *Collector { return &Collector{rec: Set{seed: seed}} }
+func NewCollector(seed maphash.Seed) *Collector {
+	return &Collector{rec: Set{seed: seed}, memo: keptMemo{seed: maphash.MakeSeed()}}
+}
 
 // Collect records what CollectFrame(f, set) would add. It reads f and nothing
 // else: it may run on any goroutine while no other writes f.
 func (c *Collector) Collect(f *frame.Frame) *Collection {
 	c.forms.forms = c.forms.forms[:0]
 	c.rec.ahead = &c.forms
-	CollectFrame(f, &c.rec)
+	collectFrame(f, &c.rec, &c.memo)
 	c.rec.ahead = nil
 	return &Collection{seed: c.rec.seed, forms: slices.Clone(c.forms.forms)}
+}
+
+// CollectInto is CollectFrame(f, set), with the Collector's memo of the kept
+// values that added nothing (it records nothing: the values go to set).
+func (c *Collector) CollectInto(f *frame.Frame, set *Set) { collectFrame(f, set, &c.memo) }
+
+// Bounds of a keptMemo: values shorter than minMemoBytes are walked again
+// (hashing them would cost about what walking them does); past maxMemoValues
+// the memo starts again empty.
+const (
+	minMemoBytes  = 32
+	maxMemoValues = 4096
+)
+
+// keptMemo remembers kept values whose walk, collecting, added nothing to a set:
+// no secret in their strings, no credential's member in their objects. A value
+// is known by its bytes' hash and length, and the depth it was walked at (how
+// deep a value may go depends on it).
+type keptMemo struct {
+	seed  maphash.Seed
+	clean map[keptKey]struct{}
+}
+
+type keptKey struct {
+	hash     uint64
+	n, depth int32
+}
+
+func (m *keptMemo) key(raw []byte, depth int) keptKey {
+	return keptKey{hash: maphash.Bytes(m.seed, raw), n: int32(len(raw)), depth: int32(depth)}
+}
+
+func (m *keptMemo) remember(k keptKey) {
+	if m.clean == nil || len(m.clean) >= maxMemoValues {
+		m.clean = make(map[keptKey]struct{}, 64)
+	}
+	m.clean[k] = struct{}{}
 }
 
 // record is Set.add and Set.admits of a recorder: a form, or a value whose forms

@@ -108,3 +108,37 @@ func fullAfter(t *testing.T, set *Set, lines string) bool {
 	eachFrame(linesReader(t, lines), func(rec *frame.Record) { CollectFrame(rec.Frame, set) })
 	return set.Full
 }
+
+// TestCollectorMemoKeepsSecrets: the Collector walks a kept value that added
+// nothing once (its memo), and walks again every time one that added a secret,
+// so that each session's set gets the secrets of the definitions it listed, as a
+// set collected on the replay does.
+func TestCollectorMemoKeepsSecrets(t *testing.T) {
+	const (
+		clean     = `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"get_invoice","description":"Fetch one invoice by its number, as the accounting system stores it","inputSchema":{"type":"object","properties":{"number":{"type":"string"}}}}]}}`
+		inText    = `{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"call_api","description":"Calls the API with the token Bearer abcdefgh12345678 on every request, as documented","inputSchema":{"type":"object"}}]}}`
+		inMember  = `{"jsonrpc":"2.0","id":3,"result":{"prompts":[{"name":"p","description":"a prompt whose definition carries a credential in a member of its own","token":"tok-12345678-abcdef"}]}}`
+		secretOne = "abcdefgh12345678"
+		secretTwo = "tok-12345678-abcdef"
+	)
+	seed := maphash.MakeSeed()
+	collector := NewCollector(seed)
+	for session := range 3 {
+		onReplay, ahead := NewSeededSet(seed), NewSeededSet(seed)
+		eachFrame(linesReader(t, clean+"\n"+inText+"\n"+inMember+"\n"), func(rec *frame.Record) {
+			CollectFrame(rec.Frame, onReplay)
+			ahead.AddCollected(collector.Collect(rec.Frame))
+		})
+		if d := setDiff(ahead, onReplay); d != "" {
+			t.Errorf("session %d: collected ahead: %s", session+1, d)
+		}
+		for _, secret := range []string{secretOne, secretTwo} {
+			if got := ahead.Replace("echo " + secret); strings.Contains(got, secret) {
+				t.Errorf("session %d: the set collected ahead does not hide %q: %q", session+1, secret, got)
+			}
+		}
+	}
+	if len(collector.memo.clean) != 1 {
+		t.Errorf("the memo holds %d values, want 1 (the definitions without a secret): the case tests nothing", len(collector.memo.clean))
+	}
+}

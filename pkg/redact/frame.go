@@ -188,7 +188,11 @@ func Collect(raw []byte, set *Set) {
 
 // CollectFrame is Collect of a frame's bytes (f.Raw), read from the tokens its
 // scan recorded (f.Node).
-func CollectFrame(f *frame.Frame, set *Set) {
+func CollectFrame(f *frame.Frame, set *Set) { collectFrame(f, set, nil) }
+
+// collectFrame is CollectFrame with a memo of the kept values that added nothing
+// (nil for none).
+func collectFrame(f *frame.Frame, set *Set, memo *keptMemo) {
 	if f == nil || set.saturated() {
 		return
 	}
@@ -197,7 +201,7 @@ func CollectFrame(f *frame.Frame, set *Set) {
 		Collect(f.Raw, set) // not JSON: read tolerantly
 		return
 	}
-	w := walk{set: set, collect: true}
+	w := walk{set: set, collect: true, memo: memo}
 	w.frame(n)
 }
 

@@ -104,14 +104,24 @@ func maskSecrets(s string, found func(secret string)) string {
 // only when none can, so that most strings (names, descriptions, schema text)
 // are not searched with each expression. Each pattern needs a word of its own
 // to match (a name saying credential and a ':' or '=' after it, "bearer", a
-// token's prefix, "://"); s holds none of them when it is ASCII (under (?i), 'k'
-// and 's' also match U+212A and U+017F: text that is not ASCII is searched).
+// token's prefix, "://"). Those words are ASCII, and no byte of a character
+// that is not ASCII is part of one, with two exceptions: under (?i), 'k' and 's'
+// also match U+212A (KELVIN SIGN) and U+017F (LATIN SMALL LETTER LONG S), the two
+// characters beyond ASCII whose case folds to an ASCII letter. Text that holds
+// either is searched.
 func mayMatchPatterns(s string) bool {
 	sep := strings.IndexByte(s, ':') >= 0 || strings.IndexByte(s, '=') >= 0
+	foldsLooked := false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= utf8.RuneSelf {
-			return true
+			if !foldsLooked {
+				if strings.Contains(s, "\u212a") || strings.Contains(s, "\u017f") {
+					return true
+				}
+				foldsLooked = true
+			}
+			continue
 		}
 		if c >= 'A' && c <= 'Z' {
 			c += 'a' - 'A'

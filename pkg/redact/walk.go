@@ -32,6 +32,11 @@ type walk struct {
 	// (Visit); secret says the scalar being hidden is a credential's.
 	visit  func(s frame.Node, class StringClass)
 	secret bool
+	// memo, when set (collecting), holds the kept values that added nothing
+	// before (keepWhole); added says whether the walk added a value or a secret
+	// since keepWhole last looked.
+	memo  *keptMemo
+	added bool
 }
 
 // frame redacts a message, or each message of a batch.
@@ -125,7 +130,7 @@ func (w *walk) value(n frame.Node, p path, inData bool, depth int) {
 		w.secret = false
 		return
 	case routeKeep:
-		w.keep(n, false, depth)
+		w.keepWhole(n, depth)
 		return
 	case routeExact:
 		w.keep(n, true, depth)
@@ -309,6 +314,31 @@ func (w *walk) add(n frame.Node) {
 	}
 }
 
+// keepWhole keeps a value that redaction keeps whole (a list of definitions, a
+// capability object, a peer's name and version) at depth. Collecting with a
+// memo, a value whose bytes added nothing to a set before, at the same depth, is
+// not walked again: the same tool definitions, listed again in every session of
+// a capture, are walked once. Collecting reads nothing but the value's bytes and
+// its depth, so it would add nothing again.
+func (w *walk) keepWhole(n frame.Node, depth int) {
+	raw := n.Raw()
+	if !w.collect || w.visit != nil || w.memo == nil || len(raw) < minMemoBytes {
+		w.keep(n, false, depth)
+		return
+	}
+	k := w.memo.key(raw, depth)
+	if _, ok := w.memo.clean[k]; ok {
+		return
+	}
+	before := w.added
+	w.added = false
+	w.keep(n, false, depth)
+	if !w.added && !w.deep {
+		w.memo.remember(k)
+	}
+	w.added = w.added || before
+}
+
 // keep keeps a value, masking secret-looking strings and the values of members
 // whose names say credential, and replacing the set's values in its strings.
 //
@@ -333,7 +363,10 @@ func (w *walk) keep(n frame.Node, exact bool, depth int) {
 			return
 		}
 		if w.collect {
-			maskSecrets(str(n), w.set.addSecret)
+			// A secret found is masked: the text returned is another.
+			if s := str(n); maskSecrets(s, w.set.addSecret) != s {
+				w.added = true
+			}
 			return
 		}
 		s := str(n)
@@ -360,6 +393,7 @@ func (w *walk) keep(n frame.Node, exact bool, depth int) {
 				w.secret = true
 				w.scalar(kid, kind, depth+1)
 				w.secret = false
+				w.added = w.added || kind == '"' || kind == '0'
 			} else {
 				w.keep(kid, exact, depth+1)
 			}

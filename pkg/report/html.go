@@ -28,7 +28,7 @@ var htmlScript string
 // HTMLRequires is what the HTML report needs of the analysis: every frame's
 // summary (the timeline), a copy of each (the raw JSON shown on click) and the
 // contract table; the sequence diagram is picked from the frames.
-var HTMLRequires = trace.Needs{Frames: true, Raw: true, Contract: true, Cost: true}
+var HTMLRequires = trace.Needs{Frames: true, Raw: true, Contract: true, Cost: true, Declaring: true}
 
 // cspHash is the CSP source allowing one inline element by its content.
 func cspHash(content string) string {

@@ -10,7 +10,7 @@ import (
 
 // MarkdownRequires is what the Markdown report needs of the analysis: the
 // contract table, and the frames its sequence diagram draws.
-var MarkdownRequires = trace.Needs{Frames: true, Diagram: true, Contract: true, Cost: true}
+var MarkdownRequires = trace.Needs{Frames: true, Diagram: true, Contract: true, Cost: true, Declaring: true}
 
 // WriteMarkdown writes the report as a self-contained GitHub-flavoured Markdown
 // document to attach to a ticket: the worst findings under the verdict, a summary

@@ -104,9 +104,14 @@ func TestTraceStreams(t *testing.T) {
 	}
 }
 
-// TestTraceUsesAndReactions: what the tracer keeps of the golden session.
+// TestTraceUsesAndReactions: what the tracer keeps of the golden session, and
+// that it counts uses and copies declaring frames only for views that ask.
 func TestTraceUsesAndReactions(t *testing.T) {
 	res, tr := analyseFile(t, "testdata/golden/session.jsonl", goldenRules, trace.Options{Needs: trace.Needs{Frames: true, Context: true}})
+	if first := tr.Of(res.Sessions[0]); len(first.Uses) > 0 || len(first.Declaring) > 0 {
+		t.Errorf("a trace without Needs.Uses and Needs.Declaring kept %d uses and %d declaring frames", len(first.Uses), len(first.Declaring))
+	}
+	res, tr = analyseFile(t, "testdata/golden/session.jsonl", goldenRules, trace.Options{Needs: trace.Needs{Frames: true, Context: true, Uses: true, Declaring: true}})
 	first := tr.Of(res.Sessions[0])
 	uses := map[string]trace.MethodUse{}
 	for _, u := range first.Uses {

@@ -14,7 +14,7 @@ import (
 
 // DiffNeeds is what Diff needs kept of each session: the frames (what became of
 // each request and notification), the methods used and what the server listed.
-var DiffNeeds = Needs{Frames: true, Lists: true}
+var DiffNeeds = Needs{Frames: true, Lists: true, Uses: true}
 
 // Compared is one side of a diff: what the analysis kept of one session and the
 // findings the rules reported on it.

@@ -18,12 +18,13 @@ import (
 type Trace struct {
 	// Session is the session as plain data (input, lines, contract, counts).
 	Session SessionView
-	// Uses counts the requests and notifications each side sent, by method.
+	// Uses counts the requests and notifications each side sent, by method
+	// (Needs.Uses or Needs.Contract).
 	Uses []MethodUse
 	// OtherMethods counts messages of methods beyond the MaxMethods counted.
 	OtherMethods int
 	// Declaring holds copies of the frames that declared the contract (initialize
-	// request and result, server/discover result), by line.
+	// request and result, server/discover result), by line (Needs.Declaring).
 	Declaring map[int][]byte
 	// Frames are the kept summaries in capture order (frames and context lines);
 	// with Needs.Diagram, only the frames the diagram draws, with Gap entries
@@ -286,14 +287,18 @@ func (o *observation) Message(m *session.Message) {
 	if m.Batch == nil {
 		t.Total++
 	}
-	countUse(t, m, o.gates, o.tr.opt.Contract)
-	keepDeclaring(t, m)
+	if o.tr.opt.Uses || o.tr.opt.Contract {
+		countUse(t, m, o.gates, o.tr.opt.Contract)
+	}
+	if o.tr.opt.Declaring {
+		keepDeclaring(t, m)
+	}
 	if o.tr.opt.Lists && m.Batch == nil {
 		keepListed(t, m, o.lists.Of(m))
 	}
 	if t.Redacted != nil && m.Batch == nil {
 		if c, ok := m.Frame.Ahead.(*redact.Collection); !ok || !t.Redacted.AddCollected(c) {
-			redact.CollectFrame(m.Frame, t.Redacted)
+			o.tr.onReplay.CollectInto(m.Frame, t.Redacted)
 		}
 	}
 	if !o.tr.opt.Frames {

@@ -49,13 +49,20 @@ type Needs struct {
 	// Cost keeps what the session cost (Trace.Account, NewAccounting): the
 	// reports' section of what sessions cost.
 	Cost bool
+	// Uses counts each side's messages by method (Trace.Uses): what diff
+	// compares of two sessions' behaviour. The contract table counts them too.
+	Uses bool
+	// Declaring keeps copies of the frames that declared the contract
+	// (Trace.Declaring): the related frames a document quotes when a finding
+	// carries no copy of its own.
+	Declaring bool
 }
 
 // Union is what two views need together.
 func (n Needs) Union(o Needs) Needs {
 	return Needs{Frames: n.Frames || o.Frames, Context: n.Context || o.Context, Diagram: n.Diagram || o.Diagram,
 		Contract: n.Contract || o.Contract, Handshake: n.Handshake || o.Handshake, Redaction: n.Redaction || o.Redaction,
-		Raw: n.Raw || o.Raw, Lists: n.Lists || o.Lists, Cost: n.Cost || o.Cost}
+		Raw: n.Raw || o.Raw, Lists: n.Lists || o.Lists, Cost: n.Cost || o.Cost, Uses: n.Uses || o.Uses, Declaring: n.Declaring || o.Declaring}
 }
 
 // Zero reports whether nothing is needed: no tracer has to run.
@@ -105,6 +112,10 @@ type Tracer struct {
 	// seed is what the sessions' redaction sets hash their values with, and the
 	// collections made ahead of the replay for them (Apply).
 	seed maphash.Seed
+	// onReplay collects into a session's set the frames the parse stage left
+	// (Needs.Redaction): the replay of a run is one goroutine, and runs follow
+	// each other.
+	onReplay *redact.Collector
 	// Preamble holds context lines seen before the first frame.
 	Preamble        []FrameSummary
 	PreambleOmitted int
@@ -116,6 +127,9 @@ func New(opt Options) *Tracer {
 		opt.MaxFrames = DefaultMaxFrames
 	}
 	t := &Tracer{opt: opt, seed: maphash.MakeSeed()}
+	if opt.Redaction {
+		t.onReplay = redact.NewCollector(t.seed)
+	}
 	// Gates: every view's uses of methods and their verdicts (the contract
 	// table's broken rows, the timeline's marks) are the gate judgement's.
 	t.analysis = &rule.Analysis{Name: "trace", AfterRules: true, Requires: []*rule.Analysis{rules.Gates},
