@@ -120,6 +120,8 @@ func (s *Set) AddCollected(c *Collection) bool {
 	admitted := false
 	for _, e := range c.forms {
 		switch {
+		case e.value && e.n > MaxValue:
+			s.Long, admitted = true, false
 		case e.value:
 			admitted = !s.saturated() && !s.tooLong(int(e.n))
 		case admitted:

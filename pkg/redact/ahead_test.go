@@ -77,18 +77,30 @@ func TestCollectAheadIsCollect(t *testing.T) {
 		t.Errorf("the many values did not fill a set: the case tests nothing")
 	}
 
-	// Past MaxBytes: strings of 300 KB, plain and escaped, then short values
-	// that still fit.
+	// Past MaxBytes: strings of about 15 KB, plain and escaped, then short
+	// values that still fit. Among them, strings longer than MaxValue, plain and
+	// escaped (left out: the set is Long), and escaped strings whose bytes are
+	// longer than MaxValue but not the string they decode to (kept).
 	var large strings.Builder
-	for i := range 20 {
-		body := strings.Repeat(fmt.Sprintf("chunk %d of text ", i), 300<<10/16)
-		if i%2 == 1 {
-			body = strings.Repeat(fmt.Sprintf(`chunk %d\n\"text\"\u00e9 `, i), 300<<10/24)
+	for i := range 400 {
+		var body string
+		switch i % 5 {
+		case 0:
+			body = strings.Repeat(fmt.Sprintf("chunk %d of text ", i), 15<<10/20)
+		case 1:
+			body = strings.Repeat(fmt.Sprintf(`chunk %d\n\"text\" `, i), 15<<10/24)
+		case 2:
+			body = strings.Repeat(fmt.Sprintf("long %d of text ", i), 20<<10/16)
+		case 3:
+			body = strings.Repeat(fmt.Sprintf(`long %d\n\"text\"\u00e9 `, i), 40<<10/24)
+		case 4:
+			body = fmt.Sprintf("%d", i) + strings.Repeat(`\u00e9\n`, 3000) // 24 KB that decode to 9 KB
 		}
 		fmt.Fprintf(&large, `{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"%s"}],"x":"short-%d"}}`+"\n", i, body, i)
 	}
-	if check("large values", linesReader(t, large.String())); !fullAfter(t, NewSet(), large.String()) {
-		t.Errorf("the large values did not fill a set: the case tests nothing")
+	set := NewSet()
+	if check("large values", linesReader(t, large.String())); !fullAfter(t, set, large.String()) || !set.Long {
+		t.Errorf("the large values left the set with full %v and long %v: the case tests less than it should", set.Full, set.Long)
 	}
 }
 

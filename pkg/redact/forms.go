@@ -51,12 +51,46 @@ func (s *Set) admits(value string) bool {
 	if s == nil || len(value) < MinValue || strings.HasPrefix(value, "[redacted") {
 		return false
 	}
+	if len(value) > MaxValue {
+		s.leaveOut(len(value))
+		return false
+	}
 	if s.ahead != nil {
 		// Recording: the set the forms go to decides when they are added.
 		s.ahead.record(valueKey{n: len(value)}, 0, 0, true)
 		return true
 	}
 	return !s.saturated() && !s.tooLong(len(value))
+}
+
+// leaveOut leaves out a value of n bytes, longer than MaxValue: the set is Long
+// (a recorder records it, for AddCollected to say so).
+func (s *Set) leaveOut(n int) {
+	if s.ahead != nil {
+		s.ahead.record(valueKey{n: n}, 0, 0, true)
+		return
+	}
+	s.Long = true
+}
+
+// decodedAtLeast is a lower bound of the length of the string whose bytes
+// between the quotes of a JSON text are body: an escape decodes to a byte or
+// more, any other byte stays a byte or more. It reads the escapes only.
+func decodedAtLeast(body []byte) int {
+	n := len(body)
+	for i := 0; i < len(body); {
+		j := bytes.IndexByte(body[i:], '\\')
+		if j < 0 {
+			break
+		}
+		i += j
+		if i+1 < len(body) && body[i+1] == 'u' {
+			n, i = n-5, i+6 // \uXXXX
+		} else {
+			n, i = n-1, i+2
+		}
+	}
+	return n
 }
 
 // tooLong reports whether no value of n bytes or more can be added: the set is

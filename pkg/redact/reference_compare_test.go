@@ -25,8 +25,8 @@ func setDiff(got, want *Set) string {
 		return fmt.Sprintf("values differ: %d against %d", len(got.values), len(want.values))
 	case !reflect.DeepEqual(got.lengths, want.lengths):
 		return "values differ in order"
-	case got.bytes != want.bytes || got.Full != want.Full:
-		return fmt.Sprintf("bytes %d, full %v against %d, %v", got.bytes, got.Full, want.bytes, want.Full)
+	case got.bytes != want.bytes || got.Full != want.Full || got.Long != want.Long:
+		return fmt.Sprintf("bytes %d, full %v, long %v against %d, %v, %v", got.bytes, got.Full, got.Long, want.bytes, want.Full, want.Long)
 	}
 	return ""
 }

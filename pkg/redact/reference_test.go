@@ -328,6 +328,10 @@ func refAdd(s *Set, value string) {
 	if s == nil || len(value) < MinValue || strings.HasPrefix(value, "[redacted") {
 		return
 	}
+	if len(value) > MaxValue {
+		s.Long = true // too long to be kept: left out
+		return
+	}
 	n := utf8.RuneCountInString(value)
 	refAddForm(s, value, n)
 	if refPrintableASCII(value) {

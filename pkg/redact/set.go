@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/quote"
+	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 )
 
 // Limits of a Set.
@@ -19,6 +20,14 @@ const (
 	// first ones and says so (Set.Full).
 	MaxValues = 50_000
 	MaxBytes  = 4 << 20
+	// MaxValue is the longest value (in bytes, as decoded) a Set keeps. The
+	// texts a report prints from a session are shorter (frames it quotes are cut
+	// at rule.MaxEvidence, subjects and context lines much shorter) but for
+	// names and kept data, which are seldom that long: a longer value is left
+	// out, and Long says so. Its bytes are neither decoded nor hashed, which is
+	// most of what redaction costs on captures of large results. Replace then
+	// hides whole every text longer than MaxValue (one that could hold it).
+	MaxValue = rule.MaxEvidence
 )
 
 // Set is the session-wide set of captured values redaction hides: every string
@@ -52,6 +61,9 @@ type Set struct {
 	scratch []byte
 	// Full is set when a value was left out because the bounds were reached.
 	Full bool
+	// Long is set when a value longer than MaxValue was left out: Replace hides
+	// whole the texts longer than MaxValue.
+	Long bool
 	// ahead, when set, makes the set a recorder (Collector): what would be
 	// added to a set is written to ahead instead, to be added later (AddCollected).
 	ahead *Collection
@@ -125,9 +137,17 @@ func (s *Set) Len() int {
 
 // Replace replaces in captured text each occurrence of a value of the set that
 // stands alone (not glued to a word on either side: the value "list" is not the
-// end of "tools/list") with "[redacted, N chars]", longest value first.
+// end of "tools/list") with "[redacted, N chars]", longest value first. When a
+// value longer than MaxValue was left out (Long), a text longer than MaxValue is
+// replaced whole: it could hold that value.
 func (s *Set) Replace(text string) string {
-	if s == nil || len(s.values) == 0 || len(text) < MinValue {
+	if s == nil || len(text) < MinValue {
+		return text
+	}
+	if s.Long && len(text) > MaxValue {
+		return "[redacted, " + quote.Count(utf8.RuneCountInString(text), "char") + "]"
+	}
+	if len(s.values) == 0 {
 		return text
 	}
 	if s.unsorted {

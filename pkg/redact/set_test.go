@@ -1,12 +1,15 @@
 package redact
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 )
 
 // TestSetReplace: a collected value is replaced where it stands alone, in the
@@ -159,4 +162,79 @@ func TestSetKeepsNoAliasedBytes(t *testing.T) {
 	if got := set.Replace("echo XXXXXXXXXXXXXX"); got != "echo XXXXXXXXXXXXXX" {
 		t.Errorf("Replace found the bytes written after Add: %q", got)
 	}
+}
+
+// TestSetLeavesOutLongValues: a value longer than MaxValue is not kept (Long
+// says one was left out), and a text that could hold one, longer than MaxValue,
+// is then replaced whole, whichever way the value came: added, collected from a
+// frame's tokens (plain or escaped, decoded or not), or from its bytes. Shorter
+// texts keep what they were; a set without a long value keeps long texts.
+func TestSetLeavesOutLongValues(t *testing.T) {
+	long := strings.Repeat("payload ", MaxValue/8+1)
+	escaped := strings.Repeat(`line\n\"quoted\" `, MaxValue/14+1) // 17 bytes that decode to 14: more than MaxValue
+	decodesShort := strings.Repeat(`\u00e9\n`, MaxValue/6)        // more bytes than MaxValue, decodes to fewer
+	echo := "the server said: " + long + " and hunter2-x"
+	short := "bad password hunter2-x"
+	for name, fill := range map[string]func(*Set){
+		"Add": func(s *Set) { s.Add(long) },
+		"CollectFrame": func(s *Set) {
+			eachFrame(linesReader(t, `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"`+long+`"}]}}`+"\n"), func(rec *frame.Record) { CollectFrame(rec.Frame, s) })
+		},
+		"CollectFrame escaped": func(s *Set) {
+			eachFrame(linesReader(t, `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"`+escaped+`"}]}}`+"\n"), func(rec *frame.Record) { CollectFrame(rec.Frame, s) })
+		},
+		"Collect": func(s *Set) {
+			Collect([]byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"`+escaped+`"}]}}`), s)
+		},
+	} {
+		set := NewSet()
+		set.Add("hunter2-x")
+		fill(set)
+		if !set.Long || set.Len() != 1 {
+			t.Errorf("%s: a value longer than MaxValue left the set with long %v and %d values, want true and 1", name, set.Long, set.Len())
+		}
+		if got, want := set.Replace(echo), "[redacted, "+itoa(len(echo))+" chars]"; got != want {
+			t.Errorf("%s: Replace of a text longer than MaxValue = %.80q..., want %q", name, got, want)
+		}
+		if got, want := set.Replace(short), "bad password [redacted, 9 chars]"; got != want {
+			t.Errorf("%s: Replace(%q) = %q, want %q", name, short, got, want)
+		}
+	}
+	set := NewSet()
+	set.Add("hunter2-x")
+	CollectFrame(frameOf(t, `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"`+decodesShort+`"}]}}`), set)
+	if set.Long || set.Len() < 2 {
+		t.Errorf("a string of %d bytes that decodes to %d left the set with long %v and %d values", len(decodesShort), MaxValue/6*3, set.Long, set.Len())
+	}
+	if got := set.Replace(echo); !strings.HasPrefix(got, "the server said: payload") || !strings.HasSuffix(got, "and [redacted, 9 chars]") {
+		t.Errorf("a set that left out no value replaced a long text whole: %.80q", got)
+	}
+}
+
+// frameOf is the frame of one line.
+func frameOf(t *testing.T, line string) *frame.Frame {
+	t.Helper()
+	var f *frame.Frame
+	eachFrame(linesReader(t, line+"\n"), func(rec *frame.Record) { f = rec.Frame })
+	if f == nil {
+		t.Fatalf("no frame in %q", line)
+	}
+	return f
+}
+
+// FuzzDecodedAtLeast: decodedAtLeast never says more than the length of the
+// string a JSON string's body decodes to.
+func FuzzDecodedAtLeast(f *testing.F) {
+	for _, s := range []string{`plain`, `a\nb`, `\u00e9\u2028`, `\ud83d\ude00`, `\\\\u0041`, `\"\/\b`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		var s string
+		if json.Unmarshal([]byte(`"`+body+`"`), &s) != nil {
+			return
+		}
+		if at := decodedAtLeast([]byte(body)); at > len(s) {
+			t.Fatalf("decodedAtLeast(%q) = %d, but it decodes to %d bytes", body, at, len(s))
+		}
+	})
 }

@@ -298,6 +298,14 @@ func (w *walk) add(n frame.Node) {
 	if w.set.saturated() || w.set.tooLong(len(body)/6) {
 		return // no room for a string this long (an escape is at most 6 bytes for a byte)
 	}
+	if len(body) > MaxValue && !w.arguments {
+		// Too long for a set, decoded or not: left out without decoding it.
+		// (The secrets inside an argument are looked for whatever its length.)
+		if at := decodedAtLeast(body); at > MaxValue {
+			w.set.leaveOut(at)
+			return
+		}
+	}
 	s, chars, goAlike, ok := decodeJSON(w.set.scratch, body)
 	if ok {
 		w.set.scratch = s
