@@ -32,6 +32,8 @@
 //	                 the speed-up of each N over 1 core (e.g. -cores 1,2)
 //	-gomaxprocs16    also run each check with GOMAXPROCS=16 pinned to 2 cores, and print
 //	                 its CPU time over that of GOMAXPROCS=2 on the same 2 cores
+//	-redact          also run each check with --redact, and print its wall time over
+//	                 the check's (default true)
 //	-file PATH       the capture to use for the healthy profile instead of a generated one
 package main
 
@@ -102,6 +104,9 @@ type command struct {
 	cores, procs int
 	// every marks the unpinned check with every rule: the command of the summary.
 	every bool
+	// redact marks the same check with --redact: its cost is its wall time over
+	// the every command's.
+	redact bool
 	// needs is the program without which the command is not run (default: args[0]).
 	needs string
 }
@@ -134,6 +139,7 @@ func main() {
 	extras := flag.Bool("extras", true, "with the healthy profile, also time schema rules off, one cheap rule, gzip and zstd inputs, zcat and wc -l")
 	coresFlag := flag.String("cores", "", "also run each check pinned to the first N cores for each N of this list (e.g. 1,2)")
 	procs16 := flag.Bool("gomaxprocs16", false, "also run each check with GOMAXPROCS=16 pinned to 2 cores, against GOMAXPROCS=2")
+	redact := flag.Bool("redact", true, "also run each check with --redact, and print its wall time over the check's")
 	file := flag.String("file", "", "the capture to use for the healthy profile instead of a generated one")
 	flag.Parse()
 
@@ -171,7 +177,7 @@ func main() {
 			fail(err)
 		}
 		r := result{profile: name, size: st.Size()}
-		r.cmds = commands(*bin, name, path, st.Size(), f, name == "healthy" && *extras, cores, *procs16)
+		r.cmds = commands(*bin, name, path, st.Size(), f, name == "healthy" && *extras, cores, *procs16, *redact)
 		r.floorKiB = run(command{args: []string{"true"}}).rssKiB
 		r.runs = measureRounds(r.cmds, *runs, path)
 		results = append(results, r)
@@ -238,13 +244,16 @@ func generate(profile, size, path string) error {
 }
 
 // commands are what one profile times: jq first (the baseline of the ratios).
-func commands(bin, profile, file string, size int64, f format, extras bool, cores []int, procs16 bool) []command {
+func commands(bin, profile, file string, size int64, f format, extras bool, cores []int, procs16, redact bool) []command {
 	check := func(extra ...string) []string {
 		return append(append([]string{bin, "check", "--fail-on", "never", "--format", "json"}, extra...), file)
 	}
 	cmds := []command{
 		{name: "jq (filter in the notes)", args: append(append([]string{"jq"}, f.jqArgs...), file), bytes: size},
 		{name: "mcpsleuth check --format json (every rule)", args: check(), bytes: size, every: true},
+	}
+	if redact {
+		cmds = append(cmds, command{name: "same, --redact", args: check("--redact"), bytes: size, redact: true})
 	}
 	if extras {
 		gz, zst := file+".gz", file+".zst"
@@ -411,6 +420,7 @@ func printTables(results []result, size string, runs int, bin string, names []st
 		}
 	}
 	fmt.Printf("\nWorst speed-up over jq of check (every rule): %s (%s). Worst peak RSS of check (every rule): %d MiB (%s).\n", ratioText(low.ratio), low.profile, high.rssKiB>>10, high.profile)
+	printRedactCost(results)
 
 	if len(cores) > 0 || procs16 {
 		printCores(results, cores, procs16)
@@ -442,6 +452,35 @@ func printTables(results []result, size string, runs int, bin string, names []st
 }
 
 // printCores prints the table of the pinned runs of check (every rule).
+// printRedactCost prints what --redact costs on each profile: the median of the
+// per-round ratios of its wall time to the check's, and the worst of them.
+func printRedactCost(results []result) {
+	var costs []string
+	worst, worstProfile := 0.0, ""
+	for _, r := range results {
+		every, redact := -1, -1
+		for i, c := range r.cmds {
+			switch {
+			case c.every:
+				every = i
+			case c.redact:
+				redact = i
+			}
+		}
+		if every < 0 || redact < 0 {
+			continue
+		}
+		cost := medianRatio(r.runs[redact], r.runs[every], wallRatio)
+		costs = append(costs, fmt.Sprintf("%s %.2fx", r.profile, cost))
+		if cost > worst {
+			worst, worstProfile = cost, r.profile
+		}
+	}
+	if len(costs) > 0 {
+		fmt.Printf("\nCost of --redact (its wall time over the check's, median of the per-round ratios): %s. Worst: %.2fx (%s).\n", strings.Join(costs, ", "), worst, worstProfile)
+	}
+}
+
 func printCores(results []result, cores []int, procs16 bool) {
 	fmt.Println()
 	head := "| profile |"
