@@ -44,3 +44,36 @@ func TestRedactEveryFormat(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactCutEcho: a long argument (627 characters) that the server echoes
+// in an error message and on stderr is shown cut in the timeline (the subject
+// at 160 bytes, the context line at 512). With --redact, the cut texts keep no
+// start of it: the session's values are replaced before the texts are cut. Before,
+// the cut texts held a start of the value and no whole one, so nothing replaced
+// it there.
+func TestRedactCutEcho(t *testing.T) {
+	path, err := filepath.Abs("../../fixtures/hostile/redact-cut-echo.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const start = "CONFIDENTIAL memo"
+	if _, plain, _ := run(t, "timeline", "--color", "never", path); strings.Count(plain, start) != 2 {
+		t.Fatalf("the timeline without --redact shows the echoed value %d times, want 2 (the error and the context line): the test proves nothing\n%s", strings.Count(plain, start), plain)
+	}
+	for _, args := range [][]string{
+		{"timeline", "--redact", "--color", "never", path},
+		{"check", "--redact", "--format", "markdown", path},
+		{"check", "--redact", "--format", "html", path},
+	} {
+		code, stdout, stderr := run(t, args...)
+		if code == cli.ExitUsage {
+			t.Fatalf("%q: exit %d: %s", args, code, stderr)
+		}
+		if i := strings.Index(stdout, start); i >= 0 {
+			t.Errorf("%q: the start of the echoed value shows: %q", args[:len(args)-1], stdout[max(0, i-80):min(len(stdout), i+40)])
+		}
+	}
+	if _, stdout, _ := run(t, "timeline", "--redact", "--color", "never", path); !strings.Contains(stdout, "error -32602 [redacted, 627 chars]") {
+		t.Errorf("the redacted timeline does not show the error message as one placeholder:\n%s", stdout)
+	}
+}

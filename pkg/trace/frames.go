@@ -370,7 +370,7 @@ func summarize(m *session.Message, t *Trace) FrameSummary {
 		}
 		if m.Kind == frame.KindError {
 			fs.ErrorCode = m.ErrorCode
-			fs.Subject = cut(m.ErrorMessage, maxSubject)
+			fs.Subject = cutRedacted(m.ErrorMessage, maxSubject, t.Redacted)
 		}
 	case frame.KindBatch:
 		fs.Members = len(m.Members)
@@ -556,6 +556,19 @@ func (o *observation) End(sr *rule.SessionResult) {
 }
 
 // cut shortens captured text to at most n bytes on a character boundary.
+// cutRedacted is cut for captured text that may echo a session's values, such as
+// an error message: with --redact (set is the session's redaction set, as collected
+// up to this frame; nil without), a text to be cut gets its secrets masked and the
+// set's values replaced first, as report.RedactSession does at the session's end,
+// so that the cut leaves no start of a value or secret that the whole text held
+// whole (the values collected later are replaced in the cut text then).
+func cutRedacted(s string, n int, set *redact.Set) string {
+	if set != nil && len(s) > n {
+		s = set.Replace(redact.MaskSecrets(s))
+	}
+	return cut(s, n)
+}
+
 func cut(s string, n int) string {
 	if len(s) <= n {
 		return strings.Clone(s)

@@ -198,8 +198,8 @@ func (t *Tracer) context(line int, text []byte) {
 	if t.opt.Keep != nil && !t.opt.Keep(line, "") {
 		return
 	}
-	fs := FrameSummary{Line: line, Context: true, Text: cut(string(text), maxContextText)}
 	if t.last == nil {
+		fs := FrameSummary{Line: line, Context: true, Text: cut(string(text), maxContextText)}
 		if len(t.Preamble) >= maxPreamble {
 			t.PreambleOmitted++
 			return
@@ -207,5 +207,5 @@ func (t *Tracer) context(line int, text []byte) {
 		t.Preamble = append(t.Preamble, fs)
 		return
 	}
-	t.last.add(fs, t.opt.MaxFrames)
+	t.last.add(FrameSummary{Line: line, Context: true, Text: cutRedacted(string(text), maxContextText, t.last.Redacted)}, t.opt.MaxFrames)
 }
