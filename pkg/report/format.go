@@ -21,6 +21,11 @@ type Format struct {
 	// (through a spool), so that memory does not grow with the number of
 	// sessions; Write is then only for callers that hold a whole report.
 	Stream func(spool io.Writer, opt StreamOptions) Stream
+	// MaxRunFrames, for a format written whole that shows every frame it is given
+	// (HTML), caps the frames the analysis keeps over the run
+	// (trace.Options.MaxRunFrames): every session is held until the report is
+	// written. 0: no cap.
+	MaxRunFrames int
 }
 
 // WriteOptions are what a command decides about writing, whatever the format.
@@ -45,7 +50,7 @@ var formats = []Format{
 	{name: "json", Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteJSON(w, r) }, Stream: NewJSONStream},
 	{name: "jsonl", Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteJSONL(w, r) }, Stream: NewJSONLStream},
 	{name: "markdown", Requires: MarkdownRequires, Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteMarkdown(w, r) }},
-	{name: "html", Requires: HTMLRequires, Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteHTML(w, r) }},
+	{name: "html", Requires: HTMLRequires, MaxRunFrames: HTMLMaxRunFrames, Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteHTML(w, r) }},
 	{name: "sarif", Write: func(w io.Writer, r *Report, opt WriteOptions) error { return WriteSARIFWith(w, r, opt.SARIF) }},
 	{name: "junit", Write: func(w io.Writer, r *Report, opt WriteOptions) error {
 		return WriteJUnit(w, r, JUnitOptions{FailOn: opt.FailOn})

@@ -117,6 +117,31 @@ func TestHTMLLargeSession(t *testing.T) {
 	}
 }
 
+// TestHTMLRunCap: past the frames an HTML report keeps over a run, a session's
+// timeline carries the frames kept before it and says how many were not kept,
+// from which line, and why; its findings stay.
+func TestHTMLRunCap(t *testing.T) {
+	path := largeCapture(t)
+	all := rules.All()
+	res, tr := analyseFile(t, path, all, trace.Options{Needs: report.HTMLRequires, MaxRunFrames: 500})
+	rep := report.BuildWith("test", []*driver.InputResult{res}, report.Options{Rules: all, Trace: tr})
+	var b bytes.Buffer
+	if err := report.WriteHTML(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	var rows []json.RawMessage
+	if err := json.Unmarshal([]byte(dataBlock.FindStringSubmatch(out)[1]), &rows); err != nil || len(rows) != 500 {
+		t.Errorf("the timeline carries %d rows (%v), want the 500 kept", len(rows), err)
+	}
+	if want := "502 frames of the session, from line 501 on, were not kept by the analysis (an HTML report keeps at most 500 frames over the whole run)"; !strings.Contains(out, want) {
+		t.Errorf("the page does not say %q", want)
+	}
+	if len(rep.Sessions[0].Findings) == 0 || !strings.Contains(out, "MCP3001") {
+		t.Error("the findings of the frames not kept are gone")
+	}
+}
+
 // TestHTMLPolicyHashesTheInlineCode: the CSP allows exactly the page's inline
 // style and script, and forbids every load.
 func TestHTMLPolicyHashesTheInlineCode(t *testing.T) {

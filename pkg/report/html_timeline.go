@@ -19,6 +19,14 @@ import (
 // document stays small however long the session is.
 const htmlTimelineMax = 20_000
 
+// HTMLMaxRunFrames caps the frames the analysis keeps for an HTML report over
+// the whole run (Format.MaxRunFrames): the report holds every session until it
+// is written, so a capture of millions of frames would otherwise hold them all
+// (with their JSON: 2.9 GB for the 1.9 million frames of 512 MiB of capturegen's
+// healthy profile) and write a page no browser opens. The sessions past it keep
+// their findings and lose their timelines' frames, and say so.
+const HTMLMaxRunFrames = 50_000
+
 // timelineRow is one frame of the HTML timeline as the page's script reads it
 // (short keys: a page may carry thousands). Every string is captured text that
 // the script shows with textContent, never as markup.
@@ -149,7 +157,11 @@ func writeHTMLTimeline(b *strings.Builder, s Session, n int) {
 		fmt.Fprintf(b, "<p class=\"note\">%s of the session are not in this timeline (it carries the first %s); the JSON report has every finding.</p>\n",
 			quote.Count(left, "more frame"), strconv.Itoa(htmlTimelineMax))
 	}
-	if s.Trace.Omitted > 0 {
+	switch {
+	case s.Trace.Omitted > 0 && s.Trace.RunCap > 0:
+		fmt.Fprintf(b, "<p class=\"note\">%s of the session, from line %d on, were not kept by the analysis (an HTML report keeps at most %s over the whole run); the JSON report has every finding.</p>\n",
+			quote.Count(s.Trace.Omitted, "frame"), s.Trace.CappedAt, quote.Count(s.Trace.RunCap, "frame"))
+	case s.Trace.Omitted > 0:
 		fmt.Fprintf(b, "<p class=\"note\">%s of the session were not kept by the analysis (the cap on frames kept per session).</p>\n", quote.Count(s.Trace.Omitted, "frame"))
 	}
 	fmt.Fprintf(b, "<script type=\"application/json\" class=\"frames-data\">%s</script>\n</div>\n", data)

@@ -31,10 +31,13 @@ type Trace struct {
 	// standing for the frames left out.
 	Frames []FrameSummary
 	// Omitted counts the frames not kept (filters, or the MaxFrames cap); Capped
-	// is set when the cap was reached, CappedAt is the first line not kept then.
+	// is set when the cap was reached, CappedAt is the first line not kept then;
+	// RunCap, when the cap was the run's (Options.MaxRunFrames) and not the
+	// session's, is that cap.
 	Omitted  int
 	Capped   bool
 	CappedAt int
+	RunCap   int
 	// Total counts the session's frames.
 	Total int
 	// Contract is the contract table (Needs.Contract): each capability a side
@@ -236,18 +239,30 @@ func reactionOf(r *rules.Reaction) *Reaction {
 	return v
 }
 
-func (t *Trace) add(fs FrameSummary, maxFrames int) int {
-	if len(t.Frames) >= maxFrames {
+// add keeps a summary in the session's trace unless the session's cap or the
+// run's is reached (then it is counted), and returns its index (-1: not kept).
+func (t *Trace) add(fs FrameSummary, tr *Tracer) int {
+	if full, runFull := tr.full(t); full || runFull {
 		if !t.Capped {
 			t.Capped, t.CappedAt = true, fs.Line
+			if runFull && !full {
+				t.RunCap = tr.opt.MaxRunFrames
+			}
 		}
 		if !fs.Context {
 			t.Omitted++
 		}
 		return -1
 	}
+	tr.kept++
 	t.Frames = append(t.Frames, fs)
 	return len(t.Frames) - 1
+}
+
+// full reports whether a session's trace has reached its cap of summaries, and
+// whether the run has reached its own.
+func (tr *Tracer) full(t *Trace) (session, run bool) {
+	return len(t.Frames) >= tr.opt.MaxFrames, tr.opt.MaxRunFrames > 0 && tr.kept >= tr.opt.MaxRunFrames
 }
 
 // observation is the tracer's state for one session.
@@ -319,7 +334,7 @@ func (o *observation) Message(m *session.Message) {
 	}
 	idx := -1
 	if o.tr.opt.Keep == nil || o.tr.opt.Keep(fs.Line, fs.Method) {
-		idx = t.add(fs, o.tr.opt.MaxFrames)
+		idx = t.add(fs, o.tr)
 	} else {
 		t.Omitted++
 	}
@@ -340,12 +355,13 @@ func (o *observation) Exchange(e *session.Exchange) {
 		t.Frames[n-1].Exchange = x
 		return
 	}
-	if t.Capped || len(t.Frames) >= o.tr.opt.MaxFrames {
+	if full, runFull := o.tr.full(t); t.Capped || full || runFull {
 		return
 	}
 	if o.tr.opt.Keep != nil && !o.tr.opt.Keep(e.Line, "") {
 		return
 	}
+	o.tr.kept++
 	t.Frames = append(t.Frames, FrameSummary{Line: e.Line, Time: e.Time, Dir: spec.C2S, Exchange: x})
 }
 

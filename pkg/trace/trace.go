@@ -95,6 +95,13 @@ type Options struct {
 	Needs
 	// MaxFrames caps the summaries per session (0 = DefaultMaxFrames).
 	MaxFrames int
+	// MaxRunFrames caps the summaries kept over the run, every session's
+	// together (0: no cap), for a caller that holds every session's trace until
+	// the run ends (a report written whole, such as the HTML one): its memory then
+	// stays bounded whatever the input's length. Frames past it are counted in
+	// their session as past MaxFrames (Trace.Omitted), and Trace.RunCap says
+	// the cap was the run's.
+	MaxRunFrames int
 	// Keep, when set, selects the frames whose summaries are kept (the timeline's
 	// filters): line is the frame's line, method its method (for a response, the
 	// method of the request it answers; "" for a context line). Frames not kept
@@ -112,6 +119,8 @@ type Tracer struct {
 	// seed is what the sessions' redaction sets hash their values with, and the
 	// collections made ahead of the replay for them (Apply).
 	seed maphash.Seed
+	// kept counts the summaries kept over the run (Options.MaxRunFrames).
+	kept int
 	// onReplay collects into a session's set the frames the parse stage left
 	// (Needs.Redaction): the replay of a run is one goroutine, and runs follow
 	// each other.
@@ -207,5 +216,5 @@ func (t *Tracer) context(line int, text []byte) {
 		t.Preamble = append(t.Preamble, fs)
 		return
 	}
-	t.last.add(FrameSummary{Line: line, Context: true, Text: cutRedacted(string(text), maxContextText, t.last.Redacted)}, t.opt.MaxFrames)
+	t.last.add(FrameSummary{Line: line, Context: true, Text: cutRedacted(string(text), maxContextText, t.last.Redacted)}, t)
 }

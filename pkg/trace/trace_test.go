@@ -279,3 +279,47 @@ func TestUnansweredFloodSummaries(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxRunFrames: with a cap over the run, the sessions keep frames until the
+// run has kept that many, then keep none, counting them and saying the cap was
+// the run's; without one, every session keeps all its frames.
+func TestMaxRunFrames(t *testing.T) {
+	var b strings.Builder
+	for s := range 3 { // three sessions of 3 + 4 frames, lines 1-7, 8-14, 15-21
+		b.WriteString(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}` + "\n")
+		b.WriteString(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}` + "\n")
+		b.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
+		for i := 1; i <= 2; i++ {
+			fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`+"\n", 10*s+i)
+			fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"result":{"tools":[]}}`+"\n", 10*s+i)
+		}
+	}
+	for _, c := range []struct {
+		max      int
+		kept     []int
+		cappedAt []int
+		runCap   []int
+	}{
+		{0, []int{7, 7, 7}, []int{0, 0, 0}, []int{0, 0, 0}},
+		{10, []int{7, 3, 0}, []int{0, 11, 15}, []int{0, 10, 10}},
+		{14, []int{7, 7, 0}, []int{0, 0, 15}, []int{0, 0, 14}},
+	} {
+		tr := trace.New(trace.Options{Needs: trace.Needs{Frames: true}, MaxRunFrames: c.max})
+		ropt := driver.RunOptions{}
+		tr.Apply(&ropt)
+		res, err := driver.Run("seed.jsonl", strings.NewReader(b.String()), nil, ropt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Sessions) != 3 {
+			t.Fatalf("%d sessions", len(res.Sessions))
+		}
+		for i, sr := range res.Sessions {
+			got := tr.Of(sr)
+			if len(got.Frames) != c.kept[i] || got.Omitted != 7-c.kept[i] || got.CappedAt != c.cappedAt[i] || got.RunCap != c.runCap[i] || got.Capped != (c.kept[i] < 7) {
+				t.Errorf("MaxRunFrames %d, session %d: kept %d, omitted %d, capped %v at %d, the run's cap %d; want %d, %d, %v at %d, %d",
+					c.max, i+1, len(got.Frames), got.Omitted, got.Capped, got.CappedAt, got.RunCap, c.kept[i], 7-c.kept[i], c.kept[i] < 7, c.cappedAt[i], c.runCap[i])
+			}
+		}
+	}
+}
