@@ -50,7 +50,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -342,9 +341,7 @@ func run(c command) measure {
 		fmt.Fprintf(os.Stderr, "benchtable: %s exited with %d\n", strings.Join(c.args, " "), m.exit)
 	}
 	m.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		m.rssKiB = ru.Maxrss
-	}
+	m.rssKiB = peakRSSKiB(cmd.ProcessState)
 	return m
 }
 
