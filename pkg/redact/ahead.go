@@ -120,10 +120,12 @@ func (s *Set) AddCollected(c *Collection) bool {
 	admitted := false
 	for _, e := range c.forms {
 		switch {
-		case e.value && e.n > MaxValue:
-			s.Long, admitted = true, false
 		case e.value:
+			// As admits decides: room first, then the length a set keeps.
 			admitted = !s.saturated() && !s.tooLong(int(e.n))
+			if admitted && e.n > MaxValue {
+				s.Long, admitted = true, false
+			}
 		case admitted:
 			s.insert(valueKey{hash: e.hash, n: int(e.n)}, int(e.chars), e.prefix)
 		}

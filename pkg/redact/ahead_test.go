@@ -102,6 +102,29 @@ func TestCollectAheadIsCollect(t *testing.T) {
 	if check("large values", linesReader(t, large.String())); !fullAfter(t, set, large.String()) || !set.Long {
 		t.Errorf("the large values left the set with full %v and long %v: the case tests less than it should", set.Full, set.Long)
 	}
+
+	// Values longer than MaxValue once the set has no room for them: a full set
+	// (4 MiB of plain 16,000-byte values, then an escaped string of 20 KB), and a
+	// saturated one (50,000 values, then a plain 20 KB string). Neither is Long,
+	// however the frames were collected.
+	text := func(id int, s string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"%s"}]}}`+"\n", id, s)
+	}
+	var full strings.Builder
+	for i := range MaxBytes/16_000 + 1 {
+		full.WriteString(text(i, fmt.Sprintf("%05d", i)+strings.Repeat("f", 16_000-5)))
+	}
+	full.WriteString(text(-1, `a\nb`+strings.Repeat("y", 20_000)))
+	full.WriteString(text(-2, strings.Repeat("z", 20_000)))
+	set = NewSet()
+	if check("long values past a full set", linesReader(t, full.String())); !fullAfter(t, set, full.String()) || set.Long {
+		t.Errorf("the set is full %v and long %v, want full and not long", set.Full, set.Long)
+	}
+	saturated := values.String() + text(-1, strings.Repeat("z", 20_000)) + text(-2, `a\nb`+strings.Repeat("y", 20_000))
+	set = NewSet()
+	if check("long values past a saturated set", linesReader(t, saturated)); !fullAfter(t, set, saturated) || !set.saturated() || set.Long {
+		t.Errorf("the set is saturated %v and long %v, want saturated and not long", set.saturated(), set.Long)
+	}
 }
 
 // linesReader is a Reader of lines.

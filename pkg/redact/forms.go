@@ -51,26 +51,33 @@ func (s *Set) admits(value string) bool {
 	if s == nil || len(value) < MinValue || strings.HasPrefix(value, "[redacted") {
 		return false
 	}
-	if len(value) > MaxValue {
-		s.leaveOut(len(value))
+	if s.ahead != nil {
+		// Recording: the set the forms go to decides when they are added, and
+		// whether a value too long for it makes it Long (AddCollected).
+		s.ahead.record(valueKey{n: len(value)}, 0, 0, true)
+		return len(value) <= MaxValue
+	}
+	if s.saturated() || s.tooLong(len(value)) {
 		return false
 	}
-	if s.ahead != nil {
-		// Recording: the set the forms go to decides when they are added.
-		s.ahead.record(valueKey{n: len(value)}, 0, 0, true)
-		return true
+	if len(value) > MaxValue {
+		s.Long = true
+		return false
 	}
-	return !s.saturated() && !s.tooLong(len(value))
+	return true
 }
 
-// leaveOut leaves out a value of n bytes, longer than MaxValue: the set is Long
-// (a recorder records it, for AddCollected to say so).
+// leaveOut leaves out a string of at least n bytes decoded, more than MaxValue,
+// as admits would: the set is Long unless it has no room for a value that long.
+// A recorder records it, for AddCollected to decide the same.
 func (s *Set) leaveOut(n int) {
 	if s.ahead != nil {
 		s.ahead.record(valueKey{n: n}, 0, 0, true)
 		return
 	}
-	s.Long = true
+	if !s.saturated() && !s.tooLong(n) {
+		s.Long = true
+	}
 }
 
 // decodedAtLeast is a lower bound of the length of the string whose bytes

@@ -329,7 +329,9 @@ func refAdd(s *Set, value string) {
 		return
 	}
 	if len(value) > MaxValue {
-		s.Long = true // too long to be kept: left out
+		if !s.saturated() && !s.tooLong(len(value)) {
+			s.Long = true // too long to be kept: left out, where a value that long had room
+		}
 		return
 	}
 	n := utf8.RuneCountInString(value)

@@ -61,8 +61,9 @@ type Set struct {
 	scratch []byte
 	// Full is set when a value was left out because the bounds were reached.
 	Full bool
-	// Long is set when a value longer than MaxValue was left out: Replace hides
-	// whole the texts longer than MaxValue.
+	// Long is set when a value longer than MaxValue was left out where the set
+	// had room for it (past the bounds, Full says what is not looked for):
+	// Replace hides whole the texts longer than MaxValue.
 	Long bool
 	// ahead, when set, makes the set a recorder (Collector): what would be
 	// added to a set is written to ahead instead, to be added later (AddCollected).

@@ -295,16 +295,21 @@ func (w *walk) add(n frame.Node) {
 		return
 	}
 	body := n.Bytes()
-	if w.set.saturated() || w.set.tooLong(len(body)/6) {
-		return // no room for a string this long (an escape is at most 6 bytes for a byte)
+	if w.set.saturated() {
+		return
 	}
 	if len(body) > MaxValue && !w.arguments {
-		// Too long for a set, decoded or not: left out without decoding it.
-		// (The secrets inside an argument are looked for whatever its length.)
+		// Too long for a set, decoded or not: left out without decoding it,
+		// before the check below, which a recorder's set never makes (its
+		// record must say what this set does). The secrets inside an argument
+		// are looked for, in its first bytes (addInnerSecrets).
 		if at := decodedAtLeast(body); at > MaxValue {
 			w.set.leaveOut(at)
 			return
 		}
+	}
+	if w.set.tooLong(len(body) / 6) {
+		return // no room for a string this long (an escape is at most 6 bytes for a byte)
 	}
 	s, chars, goAlike, ok := decodeJSON(w.set.scratch, body)
 	if ok {
