@@ -69,7 +69,7 @@ func runHandshake(env Env, c *cli.Command) error {
 	}
 	defer spool.Close()
 	stream := newStream(spool, report.StreamOptions{Text: report.TextOptions{Color: out.colour, Width: out.width}})
-	tracer := trace.Require(report.HandshakeRequires)
+	tracer := trace.Require(trace.Options{Needs: report.HandshakeRequires})
 	// MCP1007 judges the instructions (nil when the configuration disables it).
 	var budget *rule.Rule
 	for _, r := range set.rules {

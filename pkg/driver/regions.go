@@ -118,20 +118,14 @@ func regionsOf(r io.Reader, opt RunOptions) (src io.ReaderAt, size int64, worker
 	return src, size, workers, true
 }
 
-// plainText reports whether a file starts as text the cutter can read: not gzip
-// or zstd (whose bytes are no lines: a stored block could even hold a line that
-// looks like one) and not UTF-16 (whose lines the cutter would not see).
+// plainText reports whether a file starts as text the cutter can read: not
+// read through a decoder (frame.Wrapped: gzip or zstd, whose bytes are no lines
+// and whose stored blocks could even hold one that looks like a line; UTF-16,
+// whose lines the cutter would not see).
 func plainText(src io.ReaderAt) bool {
 	var head [4]byte
 	n, _ := src.ReadAt(head[:], 0)
-	b := head[:n]
-	switch {
-	case len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b, // gzip
-		len(b) >= 4 && b[0] == 0x28 && b[1] == 0xb5 && b[2] == 0x2f && b[3] == 0xfd,   // zstd
-		len(b) >= 2 && (b[0] == 0xff && b[1] == 0xfe || b[0] == 0xfe && b[1] == 0xff): // UTF-16
-		return false
-	}
-	return true
+	return !frame.Wrapped(head[:n])
 }
 
 // regionBytes is the size regions are cut at (RunOptions.RegionBytes, else

@@ -376,7 +376,7 @@ func NewReader(name string, r io.Reader, opt Options) (*Reader, error) {
 		return nil, fmt.Errorf("mcpsleuth: %s: %w", name, err)
 	}
 	switch {
-	case len(magic) >= 2 && magic[0] == 0x1f && magic[1] == 0x8b:
+	case isGzip(magic):
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, fmt.Errorf("mcpsleuth: %s: gzip: %w", name, err)
@@ -384,7 +384,7 @@ func NewReader(name string, r io.Reader, opt Options) (*Reader, error) {
 		ra := newReadAhead(opt.decompressed(zr), zr)
 		rd.closers = append(rd.closers, ra)
 		br = bufio.NewReaderSize(ra, readBuffer)
-	case len(magic) >= 4 && bytes.Equal(magic, []byte{0x28, 0xb5, 0x2f, 0xfd}):
+	case isZstd(magic):
 		zr, err := zstd.NewReader(br, zstd.WithDecoderLowmem(true), zstd.WithDecoderConcurrency(1))
 		if err != nil {
 			return nil, fmt.Errorf("mcpsleuth: %s: zstd: %w", name, err)
@@ -1097,12 +1097,29 @@ const maxReusedBuffer = 64 << 20
 // utf8BOM is the UTF-8 encoding of U+FEFF, the byte order mark.
 var utf8BOM = []byte{0xef, 0xbb, 0xbf}
 
-// utf16Of returns the encoding of an input that starts with a UTF-16 byte order mark
-// (FF FE little-endian, FE FF big-endian), or nil. The mark is consumed by the
-// decoder. A UTF-32 mark (FF FE 00 00) is not UTF-16: nil, and the input reads as
-// what it is (no line is a frame).
+// Wrapped reports whether an input that starts with head (its first four bytes,
+// or all of a shorter one) is read through a decoder before its lines are: gzip,
+// zstd, or UTF-16 with a byte order mark. Its bytes are then not its lines.
+func Wrapped(head []byte) bool { return isGzip(head) || isZstd(head) || utf16Encoding(head) != nil }
+
+// isGzip and isZstd report whether an input's first bytes are the format's magic.
+func isGzip(head []byte) bool { return len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b }
+func isZstd(head []byte) bool {
+	return len(head) >= 4 && bytes.Equal(head[:4], []byte{0x28, 0xb5, 0x2f, 0xfd})
+}
+
+// utf16Of returns the encoding of an input that starts with a UTF-16 byte order
+// mark, or nil (utf16Encoding).
 func utf16Of(br *bufio.Reader) encoding.Encoding {
 	b, _ := br.Peek(4)
+	return utf16Encoding(b)
+}
+
+// utf16Encoding returns the encoding of an input whose first bytes are b when
+// they are a UTF-16 byte order mark (FF FE little-endian, FE FF big-endian), or
+// nil. The mark is consumed by the decoder. A UTF-32 mark (FF FE 00 00) is not
+// UTF-16: nil, and the input reads as what it is (no line is a frame).
+func utf16Encoding(b []byte) encoding.Encoding {
 	switch {
 	case len(b) >= 4 && b[0] == 0xff && b[1] == 0xfe && b[2] == 0 && b[3] == 0:
 		return nil

@@ -61,3 +61,25 @@ func TestUTF16Input(t *testing.T) {
 		}
 	}
 }
+
+// TestWrapped: the inputs a Reader decodes before reading lines, by their first
+// bytes, are what Wrapped names: gzip, zstd and UTF-16 with a byte order mark;
+// not UTF-32, UTF-8 (with or without a mark), or inputs too short to say.
+func TestWrapped(t *testing.T) {
+	for head, want := range map[string]bool{
+		"\x1f\x8b\x08\x00": true,
+		"\x28\xb5\x2f\xfd": true,
+		"\xff\xfe{\x00":    true,
+		"\xfe\xff\x00{":    true,
+		"\xff\xfe\x00\x00": false, // UTF-32
+		"\xef\xbb\xbf{":    false,
+		`{"js`:             false,
+		"\x1f":             false,
+		"\x28\xb5\x2f":     false,
+		"":                 false,
+	} {
+		if got := frame.Wrapped([]byte(head)); got != want {
+			t.Errorf("Wrapped(%q) = %v, want %v", head, got, want)
+		}
+	}
+}

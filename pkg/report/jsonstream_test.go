@@ -32,7 +32,7 @@ func wholeJSONL(t *testing.T, paths []string, redact bool) []byte {
 func whole(t *testing.T, paths []string, redact bool, write func(*bytes.Buffer, *report.Report) error) []byte {
 	t.Helper()
 	var results []*driver.InputResult
-	tracer := trace.Require(trace.Needs{Redaction: redact})
+	tracer := trace.Require(trace.Options{Needs: trace.Needs{Redaction: redact}})
 	for _, path := range paths {
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -83,7 +83,7 @@ func streamedWith(t *testing.T, paths []string, redact bool, open func(io.Writer
 			t.Fatal(err)
 		}
 		// With --redact, the command runs a tracer for the session's redacted values.
-		tracer := trace.Require(trace.Needs{Redaction: redact})
+		tracer := trace.Require(trace.Options{Needs: trace.Needs{Redaction: redact}})
 		opt := driver.RunOptions{Discard: true, OnSession: func(sr *rule.SessionResult) {
 			if err := st.Session(sr, tracer.Of(sr)); err != nil {
 				t.Fatal(err)
@@ -196,7 +196,7 @@ func TestHandshakeStreamEqualsWhole(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr := trace.Require(report.HandshakeRequires)
+		tr := trace.Require(trace.Options{Needs: report.HandshakeRequires})
 		opt := driver.RunOptions{}
 		tr.Apply(&opt)
 		res, err := driver.Run(path, bytes.NewReader(data), nil, opt)
@@ -222,7 +222,7 @@ func TestHandshakeStreamEqualsWhole(t *testing.T) {
 		}{"text": {text.Bytes(), report.NewHandshakeTextStream}, "json": {js.Bytes(), report.NewHandshakeJSONStream}} {
 			var spool bytes.Buffer
 			st := c.open(&spool, report.StreamOptions{Text: report.TextOptions{Color: true}})
-			tr := trace.Require(report.HandshakeRequires)
+			tr := trace.Require(trace.Options{Needs: report.HandshakeRequires})
 			opt := driver.RunOptions{Discard: true, OnSession: func(sr *rule.SessionResult) {
 				if err := st.Session(sr, tr.Of(sr)); err != nil {
 					t.Fatal(err)

@@ -156,13 +156,13 @@ func New(opt Options) *Tracer {
 	return t
 }
 
-// Require prepares a tracer for what views need; nil when they need nothing
-// beyond findings (no tracer runs then).
-func Require(needs Needs) *Tracer {
-	if needs.Zero() {
+// Require prepares a tracer for what views need (New); nil when they need
+// nothing beyond findings (no tracer runs then).
+func Require(opt Options) *Tracer {
+	if opt.Needs.Zero() {
 		return nil
 	}
-	return New(Options{Needs: needs})
+	return New(opt)
 }
 
 // Apply adds the tracer to the options of a run (rule.Run): its analysis, and

@@ -42,7 +42,7 @@ func traced(t *testing.T, capture string, opt trace.Options) (*trace.Tracer, *dr
 }
 
 func TestRequireNothing(t *testing.T) {
-	if trace.Require(trace.Needs{}) != nil {
+	if trace.Require(trace.Options{}) != nil {
 		t.Errorf("a tracer for no needs")
 	}
 	var none *trace.Tracer
