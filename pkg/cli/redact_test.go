@@ -77,3 +77,36 @@ func TestRedactCutEcho(t *testing.T) {
 		t.Errorf("the redacted timeline does not show the error message as one placeholder:\n%s", stdout)
 	}
 }
+
+// TestRedactCutQuote: a frame a report quotes is cut at a bound (the evidence at
+// 16 KiB, a related frame and the HTML report's raw view at 4 KiB) before it is
+// redacted. Where the cut falls inside a kept string (an error message) that
+// echoes an argument, only the start of the echo is left, which is no whole value
+// of the session's set: the cut string's end is hidden from where a value could
+// start (redact.Set.ReplaceCut). fixtures/hostile/redact-cut-quote.jsonl: an error
+// that echoes an argument of 9 KB after a prefix (cut at 4 KiB inside it), and an
+// answer to no request whose message is the argument three times (cut at 16 KiB
+// inside the second).
+func TestRedactCutQuote(t *testing.T) {
+	path, err := filepath.Abs("../../fixtures/hostile/redact-cut-quote.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const start = "ledger-entry-00000"
+	for _, format := range []string{"markdown", "html"} {
+		if _, plain, _ := run(t, "check", "--format", format, path); !strings.Contains(plain, start) {
+			t.Fatalf("%s without --redact does not show the argument: the test proves nothing", format)
+		}
+		_, stdout, stderr := run(t, "check", "--redact", "--format", format, path)
+		if !strings.Contains(stdout, "+ chars, cut]") {
+			t.Errorf("%s --redact: no cut placeholder: %s", format, stderr)
+		}
+		if i := strings.Index(stdout, start); i >= 0 {
+			t.Errorf("%s --redact: the start of the echoed argument shows: %q", format, stdout[max(0, i-80):min(len(stdout), i+40)])
+		}
+	}
+	_, md, _ := run(t, "check", "--redact", "--format", "markdown", path)
+	if want := `"message": "[redacted, 8999 chars] / [redacted, 7315+ chars, cut]"`; !strings.Contains(md, want) {
+		t.Errorf("the evidence of line 6 does not keep what is no value (the whole echo's placeholder, the separator): want %s in\n%s", want, md)
+	}
+}

@@ -152,7 +152,12 @@ func (w treeWalk) keep(n *jsontree.Node) {
 			maskSecrets(s, w.set.addSecret)
 			return
 		}
-		if kept := w.set.Replace(MaskSecrets(s)); kept != s {
+		replace := w.set.Replace
+		if n.Open {
+			// Cut short: it may end with the start of a value (ReplaceCut).
+			replace = w.set.ReplaceCut
+		}
+		if kept := replace(MaskSecrets(s)); kept != s {
 			n.Raw = encodeString(kept)
 			if n.Open {
 				n.Raw = strings.TrimSuffix(n.Raw, `"`)

@@ -201,7 +201,11 @@ func (w refWalk) keep(n *jsontree.Node) {
 			refMaskSecrets(s, w.addSecret)
 			return
 		}
-		if kept := w.set.Replace(refMaskSecretsAll(s)); kept != s {
+		replace := w.set.Replace
+		if n.Open {
+			replace = w.set.ReplaceCut // what the redaction does since 2026-12-07
+		}
+		if kept := replace(refMaskSecretsAll(s)); kept != s {
 			n.Raw = jsontree.EncodeString(kept)
 			if n.Open {
 				n.Raw = strings.TrimSuffix(n.Raw, `"`)

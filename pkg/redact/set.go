@@ -3,6 +3,7 @@ package redact
 import (
 	"hash/maphash"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -148,6 +149,34 @@ func (s *Set) Replace(text string) string {
 	if s.Long && len(text) > MaxValue {
 		return "[redacted, " + quote.Count(utf8.RuneCountInString(text), "char") + "]"
 	}
+	return s.replace(text, false)
+}
+
+// ReplaceCut is Replace for a text the capture cut short: a string that a frame
+// quoted up to a bound ends inside. Such a text can end with the start of a
+// value, which Replace, looking for whole values, does not find. So ReplaceCut
+// also hides the text from the first place where a value of the set could start
+// and run past its end (the MinValue bytes or more left there are that value's
+// first bytes), to its end. When a value longer than MaxValue was left out (Long), the text could
+// end inside that value anywhere: it is hidden whole.
+func (s *Set) ReplaceCut(text string) string {
+	if s == nil || text == "" {
+		return text
+	}
+	if s.Long {
+		return cutPlaceholder(utf8.RuneCountInString(text))
+	}
+	return s.replace(text, true)
+}
+
+// cutPlaceholder is what hides the end of a cut text: its length as captured,
+// the rest unknown.
+func cutPlaceholder(chars int) string {
+	return "[redacted, " + strconv.Itoa(chars) + "+ chars, cut]"
+}
+
+// replace is Replace, and with cut, ReplaceCut of a set that is not Long.
+func (s *Set) replace(text string, cut bool) string {
 	if len(s.values) == 0 {
 		return text
 	}
@@ -175,6 +204,11 @@ func (s *Set) Replace(text string) string {
 				break
 			}
 		}
+		if n == 0 && cut && s.startsHere(text, i) {
+			b.WriteString(text[prev:i])
+			b.WriteString(cutPlaceholder(utf8.RuneCountInString(text[i:])))
+			return b.String()
+		}
 		if n == 0 {
 			i++
 			continue
@@ -189,6 +223,31 @@ func (s *Set) Replace(text string) string {
 	}
 	b.WriteString(text[prev:])
 	return b.String()
+}
+
+// startsHere reports whether a value of the set could start at text[i] and run
+// past the text's end: the MinValue bytes or more left from i are fewer than the
+// value's and its first ones (as far as its first MinValue bytes tell), and the
+// value would stand alone on its left, as Replace requires. Fewer bytes left say
+// nothing, as values shorter than MinValue are not looked for.
+func (s *Set) startsHere(text string, i int) bool {
+	rest := len(text) - i
+	if rest < MinValue {
+		return false
+	}
+	if i > 0 {
+		before, _ := utf8.DecodeLastRuneInString(text[:i])
+		first, _ := utf8.DecodeRuneInString(text[i:])
+		if gluing(before) && gluing(first) {
+			return false
+		}
+	}
+	for _, l := range s.lengths[prefixOf(text[i:])] {
+		if int(l) > rest {
+			return true
+		}
+	}
+	return false
 }
 
 // standalone reports whether text[start:end] is not glued to a word on either

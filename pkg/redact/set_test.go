@@ -238,3 +238,50 @@ func FuzzDecodedAtLeast(f *testing.F) {
 		}
 	})
 }
+
+// TestReplaceCut: a text cut short keeps nothing of the start of a value of the
+// set it ends with, whatever the place of the cut, down to the value's first
+// MinValue bytes; it keeps what is no value's start; a value glued to the word before it
+// is not looked for (as Replace does not); a set that left a long value out
+// hides a cut text whole.
+func TestReplaceCut(t *testing.T) {
+	const value = "ledger entry 42 for the board"
+	set := NewSet()
+	set.Add(value)
+	set.Add("unrelated value")
+	for k := 1; k < len(value); k++ {
+		text := "cannot parse: " + value[:k]
+		got := set.ReplaceCut(text)
+		want := "cannot parse: " + cutPlaceholder(k)
+		if k < MinValue {
+			want = text // too short to say anything, as values that short are
+		}
+		if got != want {
+			t.Errorf("cut after %d bytes: %q, want %q", k, got, want)
+		}
+	}
+	for _, tc := range []struct{ text, want string }{
+		{value + " and " + value[:10], "[redacted, 29 chars] and " + cutPlaceholder(10)},
+		{"cannot parse: the ledg", "cannot parse: the " + cutPlaceholder(4)},
+		{"cannot parse: the led", "cannot parse: the led"},
+		{"nothing to hide here", "nothing to hide here"},
+		{"xledger entry", "xledger entry"}, // glued: Replace would not hide the whole value either
+		{"a value, unrelated val", "a value, " + cutPlaceholder(13)},
+	} {
+		if got := set.ReplaceCut(tc.text); got != tc.want {
+			t.Errorf("ReplaceCut(%q) = %q, want %q", tc.text, got, tc.want)
+		}
+	}
+	long := NewSet()
+	long.Add(value)
+	long.leaveOut(MaxValue + 1)
+	if !long.Long {
+		t.Fatal("leaving a long value out did not make the set Long")
+	}
+	if got := long.ReplaceCut("short"); got != cutPlaceholder(5) {
+		t.Errorf("a Long set's ReplaceCut = %q, want the whole text hidden", got)
+	}
+	if got := (*Set)(nil).ReplaceCut(value[:5]); got != value[:5] {
+		t.Errorf("a nil set's ReplaceCut changed the text: %q", got)
+	}
+}
