@@ -82,7 +82,7 @@ func runCheck(env Env, c *cli.Command) error {
 	// --redact asks for the values each session hides, to hide them wherever the
 	// session prints them (echoed in an error message, a name).
 	format, _ := report.LookupFormat(out.format)
-	tracer := trace.Require(trace.Options{Needs: format.Requires.Union(trace.Needs{Redaction: c.Bool("redact")}), MaxRunFrames: format.MaxRunFrames})
+	tracer := trace.Require(trace.Options{Needs: format.Requires.Union(trace.Needs{Redaction: c.Bool("redact")}), MaxRunFrames: format.MaxRunFrames, MaxFrames: format.MaxFrames})
 	// failed are the inputs that could not be read or judged: every format
 	// shows them (the JSON "errors", SARIF notifications, JUnit errors).
 	var failed []report.InputError

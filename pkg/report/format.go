@@ -24,8 +24,11 @@ type Format struct {
 	// MaxRunFrames, for a format written whole that shows every frame it is given
 	// (HTML), caps the frames the analysis keeps over the run
 	// (trace.Options.MaxRunFrames): every session is held until the report is
-	// written. 0: no cap.
+	// written. 0: no cap. MaxFrames caps those of one session
+	// (trace.Options.MaxFrames) at what the format shows of one; 0: the
+	// tracer's default.
 	MaxRunFrames int
+	MaxFrames    int
 }
 
 // WriteOptions are what a command decides about writing, whatever the format.
@@ -50,7 +53,7 @@ var formats = []Format{
 	{name: "json", Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteJSON(w, r) }, Stream: NewJSONStream},
 	{name: "jsonl", Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteJSONL(w, r) }, Stream: NewJSONLStream},
 	{name: "markdown", Requires: MarkdownRequires, Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteMarkdown(w, r) }},
-	{name: "html", Requires: HTMLRequires, MaxRunFrames: HTMLMaxRunFrames, Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteHTML(w, r) }},
+	{name: "html", Requires: HTMLRequires, MaxRunFrames: HTMLMaxRunFrames, MaxFrames: htmlTimelineMax, Write: func(w io.Writer, r *Report, _ WriteOptions) error { return WriteHTML(w, r) }},
 	{name: "sarif", Write: func(w io.Writer, r *Report, opt WriteOptions) error { return WriteSARIFWith(w, r, opt.SARIF) }},
 	{name: "junit", Write: func(w io.Writer, r *Report, opt WriteOptions) error {
 		return WriteJUnit(w, r, JUnitOptions{FailOn: opt.FailOn})

@@ -16,7 +16,9 @@ import (
 
 // htmlTimelineMax caps the frames one session's timeline carries in the page; the
 // page's script shows them a page at a time (htmlPageSize in html.js), so the
-// document stays small however long the session is.
+// document stays small however long the session is. The analysis keeps no more
+// of a session for an HTML report (Format.MaxFrames): the summaries past them,
+// with their JSON, would be held until the report is written, and not shown.
 const htmlTimelineMax = 20_000
 
 // HTMLMaxRunFrames caps the frames the analysis keeps for an HTML report over
@@ -158,11 +160,11 @@ func writeHTMLTimeline(b *strings.Builder, s Session, n int) {
 			quote.Count(left, "more frame"), strconv.Itoa(htmlTimelineMax))
 	}
 	switch {
-	case s.Trace.Omitted > 0 && s.Trace.RunCap > 0:
+	case s.Trace.Capped && s.Trace.RunCap > 0:
 		fmt.Fprintf(b, "<p class=\"note\">%s of the session, from line %d on, were not kept by the analysis (an HTML report keeps at most %s over the whole run); the JSON report has every finding.</p>\n",
-			quote.Count(s.Trace.Omitted, "frame"), s.Trace.CappedAt, quote.Count(s.Trace.RunCap, "frame"))
-	case s.Trace.Omitted > 0:
-		fmt.Fprintf(b, "<p class=\"note\">%s of the session were not kept by the analysis (the cap on frames kept per session).</p>\n", quote.Count(s.Trace.Omitted, "frame"))
+			omittedEntries(s.Trace), s.Trace.CappedAt, quote.Count(s.Trace.RunCap, "frame"))
+	case s.Trace.Capped:
+		fmt.Fprintf(b, "<p class=\"note\">%s of the session, from line %d on, were not kept by the analysis (the cap on frames kept per session).</p>\n", omittedEntries(s.Trace), s.Trace.CappedAt)
 	}
 	fmt.Fprintf(b, "<script type=\"application/json\" class=\"frames-data\">%s</script>\n</div>\n", data)
 }

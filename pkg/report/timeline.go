@@ -143,7 +143,7 @@ func WriteTimelineSession(w io.Writer, s Session, opt TimelineOptions) error {
 		}
 	}
 	if t.Capped {
-		writeTimelineText(&b, fmt.Sprintf("%*s… %s from line %d on not shown: the timeline keeps at most %s of a session (use --around or --method)", tlIndent, "", quote.Count(t.Omitted, "frame"), t.CappedAt, quote.Count(len(t.Frames), "frame")), width, strings.Repeat(" ", tlIndent+2), pal.dim)
+		writeTimelineText(&b, fmt.Sprintf("%*s… %s from line %d on not shown: the timeline keeps at most %s of a session (use --around or --method)", tlIndent, "", omittedEntries(t), t.CappedAt, quote.Count(len(t.Frames), "frame")), width, strings.Repeat(" ", tlIndent+2), pal.dim)
 	} else if gap := t.Total - prevSeq; gap > 0 && prevSeq > 0 {
 		fmt.Fprintf(&b, "%s\n", pal.dim(fmt.Sprintf("%*s⋮  %s not shown", tlIndent, "", quote.Count(gap, "frame"))))
 	}
@@ -376,4 +376,17 @@ func frameMarkers(fs trace.FrameSummary) []frameMarker {
 
 func writeFindingLine(b *strings.Builder, f Finding, pal palette, width int) {
 	writeTimelineText(b, fmt.Sprintf("%*s%s  %s %s: %s", tlIndent, "", pal.severity(f.Severity), f.Rule, f.Name, Safe(f.Message)), width, strings.Repeat(" ", tlIndent+len(f.Severity)+2), plain)
+}
+
+// omittedEntries says what a capped trace did not keep: its frames, and the
+// context lines and HTTP exchanges without a message past the cap.
+func omittedEntries(t *trace.Trace) string {
+	what := quote.Count(t.Omitted, "frame")
+	switch {
+	case t.OmittedOther == 1:
+		what += " and 1 other entry (a context line or an HTTP exchange)"
+	case t.OmittedOther > 1:
+		what += " and " + strconv.Itoa(t.OmittedOther) + " other entries (context lines, HTTP exchanges)"
+	}
+	return what
 }

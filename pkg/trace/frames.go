@@ -33,11 +33,13 @@ type Trace struct {
 	// Omitted counts the frames not kept (filters, or the MaxFrames cap); Capped
 	// is set when the cap was reached, CappedAt is the first line not kept then;
 	// RunCap, when the cap was the run's (Options.MaxRunFrames) and not the
-	// session's, is that cap.
-	Omitted  int
-	Capped   bool
-	CappedAt int
-	RunCap   int
+	// session's, is that cap. OmittedOther counts the other entries not kept
+	// past the cap: context lines, and HTTP exchanges that carried no message.
+	Omitted      int
+	OmittedOther int
+	Capped       bool
+	CappedAt     int
+	RunCap       int
 	// Total counts the session's frames.
 	Total int
 	// Contract is the contract table (Needs.Contract): each capability a side
@@ -242,14 +244,10 @@ func reactionOf(r *rules.Reaction) *Reaction {
 // add keeps a summary in the session's trace unless the session's cap or the
 // run's is reached (then it is counted), and returns its index (-1: not kept).
 func (t *Trace) add(fs FrameSummary, tr *Tracer) int {
-	if full, runFull := tr.full(t); full || runFull {
-		if !t.Capped {
-			t.Capped, t.CappedAt = true, fs.Line
-			if runFull && !full {
-				t.RunCap = tr.opt.MaxRunFrames
-			}
-		}
-		if !fs.Context {
+	if t.capped(fs.Line, tr) {
+		if fs.Context || fs.Exchange != nil {
+			t.OmittedOther++
+		} else {
 			t.Omitted++
 		}
 		return -1
@@ -257,6 +255,22 @@ func (t *Trace) add(fs FrameSummary, tr *Tracer) int {
 	tr.kept++
 	t.Frames = append(t.Frames, fs)
 	return len(t.Frames) - 1
+}
+
+// capped reports whether the session's cap of summaries or the run's is
+// reached, and marks the trace capped at line the first time.
+func (t *Trace) capped(line int, tr *Tracer) bool {
+	full, runFull := tr.full(t)
+	if !full && !runFull {
+		return false
+	}
+	if !t.Capped {
+		t.Capped, t.CappedAt = true, line
+		if runFull && !full {
+			t.RunCap = tr.opt.MaxRunFrames
+		}
+	}
+	return true
 }
 
 // full reports whether a session's trace has reached its cap of summaries, and
@@ -355,14 +369,10 @@ func (o *observation) Exchange(e *session.Exchange) {
 		t.Frames[n-1].Exchange = x
 		return
 	}
-	if full, runFull := o.tr.full(t); t.Capped || full || runFull {
-		return
-	}
 	if o.tr.opt.Keep != nil && !o.tr.opt.Keep(e.Line, "") {
 		return
 	}
-	o.tr.kept++
-	t.Frames = append(t.Frames, FrameSummary{Line: e.Line, Time: e.Time, Dir: spec.C2S, Exchange: x})
+	t.add(FrameSummary{Line: e.Line, Time: e.Time, Dir: spec.C2S, Exchange: x}, o.tr)
 }
 
 // summarize builds the summary of a frame-level message.

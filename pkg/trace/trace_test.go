@@ -323,3 +323,36 @@ func TestMaxRunFrames(t *testing.T) {
 		}
 	}
 }
+
+// TestRunCapCountsOtherEntries: context lines and HTTP exchanges past the run's
+// cap are counted (Trace.OmittedOther) and mark the trace capped, so that a
+// session whose only entries past the cap are such lines still says the cap was
+// reached, and from which line.
+func TestRunCapCountsOtherEntries(t *testing.T) {
+	var b strings.Builder
+	msg := func(from, json string) {
+		fmt.Fprintf(&b, "2026-11-30T03:00:00.000Z [srv] [info] Message from %s: %s { metadata: undefined }\n", from, json)
+	}
+	msg("client", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+	msg("server", `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}`)
+	msg("client", `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	msg("client", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	msg("server", `{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}`)
+	b.WriteString("2026-11-30T03:00:01.000Z [srv] [info] Server stderr: cache warmed\n")      // line 6
+	b.WriteString("2026-11-30T03:00:02.000Z [srv] [info] Server stderr: shutting down now\n") // line 7
+	tr := trace.New(trace.Options{Needs: trace.Needs{Frames: true, Context: true}, MaxRunFrames: 5})
+	ropt := driver.RunOptions{}
+	tr.Apply(&ropt)
+	res, err := driver.Run("claude.log", strings.NewReader(b.String()), nil, ropt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Sessions) != 1 {
+		t.Fatalf("%d sessions", len(res.Sessions))
+	}
+	got := tr.Of(res.Sessions[0])
+	if len(got.Frames) != 5 || got.Omitted != 0 || got.OmittedOther != 2 || !got.Capped || got.CappedAt != 6 || got.RunCap != 5 {
+		t.Errorf("kept %d, omitted %d frames and %d other entries, capped %v at %d, the run's cap %d; want 5, 0, 2, true at 6, 5",
+			len(got.Frames), got.Omitted, got.OmittedOther, got.Capped, got.CappedAt, got.RunCap)
+	}
+}
