@@ -276,6 +276,8 @@ type parsedRecord struct {
 	// the readers allocate them per record, so they are kept as they are.
 	exchange  *frame.Exchange
 	lifecycle *frame.Lifecycle
+	// prepared is set once the parse stage prepared the frame (RunOptions.Prepare).
+	prepared bool
 }
 
 // parse is the parse stage: it reads rd to its end and sends its records in batches,
@@ -320,7 +322,14 @@ func parse(rd *frame.Reader, out chan<- *parsedBatch, free <-chan *parsedBatch, 
 			// While the replay has not taken the batch before this one, this
 			// stage is ahead: it shapes the frame now, from its scan's tokens still
 			// in this core's cache (the replay would read them from memory).
-			rd.Detach(rec.Frame, &b.arena, &p.frame, len(out) == cap(out))
+			ahead := len(out) == cap(out)
+			rd.Detach(rec.Frame, &b.arena, &p.frame, ahead)
+			if ahead && prepare != nil {
+				// And prepares it, from the same tokens still in the cache
+				// (send would come back to them once the batch is full).
+				prepare(&p.frame)
+				p.prepared = true
+			}
 		case frame.RecordContext:
 			p.text = b.arena.Copy(rec.Text)
 		}
@@ -340,7 +349,8 @@ func parse(rd *frame.Reader, out chan<- *parsedBatch, free <-chan *parsedBatch, 
 // the batch before), the parse stage would wait: it computes the wire shapes its
 // frames still lack meanwhile; else the replay computes them, in one loop over the
 // batch before replaying it (frame.Frame.ShapeNow). Then, with prepare, it
-// prepares the batch's frames (RunOptions.Prepare) until the replay takes the
+// prepares the batch's frames that parse did not prepare as it read them (while
+// ahead: from tokens still in the cache) (RunOptions.Prepare) until the replay takes the
 // batch: the replay does that work for the frames left. The two stages share the
 // work as each has time for it.
 // send reports whether the replay was behind.
@@ -364,8 +374,9 @@ func send(out chan<- *parsedBatch, b *parsedBatch, prepare func(*frame.Frame)) (
 				default:
 				}
 			}
-			if r := &b.records[i]; r.kind == frame.RecordFrame {
+			if r := &b.records[i]; r.kind == frame.RecordFrame && !r.prepared {
 				prepare(&r.frame)
+				r.prepared = true
 			}
 		}
 	}
