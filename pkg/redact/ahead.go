@@ -2,7 +2,6 @@ package redact
 
 import (
 	"hash/maphash"
-	"slices"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 )
@@ -44,12 +43,26 @@ type Collector struct {
 	// memo holds the kept values that added nothing, across the frames and
 	// sessions the Collector sees (walk.keepWhole).
 	memo keptMemo
+	// Collections are handed out of chunks, a frame's entries and its
+	// Collection (a frame's walk made two allocations, 4% of a --redact run's
+	// CPU with the collector's share): a chunk lives as long as the last
+	// collection in it. empty is the collection of every frame that adds
+	// nothing (AddCollected only reads collections).
+	entries     []collected
+	collections []Collection
+	empty       *Collection
 }
+
+// Sizes of the chunks a Collector hands collections out of.
+const (
+	entriesChunk     = 4096
+	collectionsChunk = 256
+)
 
 // NewCollector returns a Collector for the sets that hash with seed
 // (NewSeededSet).
 func NewCollector(seed maphash.Seed) *Collector {
-	return &Collector{rec: Set{seed: seed}, memo: keptMemo{seed: maphash.MakeSeed()}}
+	return &Collector{rec: Set{seed: seed}, memo: keptMemo{seed: maphash.MakeSeed()}, empty: &Collection{seed: seed}}
 }
 
 // Collect records what CollectFrame(f, set) would add. It reads f and nothing
@@ -59,7 +72,20 @@ func (c *Collector) Collect(f *frame.Frame) *Collection {
 	c.rec.ahead = &c.forms
 	collectFrame(f, &c.rec, &c.memo)
 	c.rec.ahead = nil
-	return &Collection{seed: c.rec.seed, forms: slices.Clone(c.forms.forms)}
+	n := len(c.forms.forms)
+	if n == 0 {
+		return c.empty
+	}
+	if n > cap(c.entries)-len(c.entries) {
+		c.entries = make([]collected, 0, max(entriesChunk, n))
+	}
+	at := len(c.entries)
+	c.entries = append(c.entries, c.forms.forms...)
+	if len(c.collections) == cap(c.collections) {
+		c.collections = make([]Collection, 0, collectionsChunk)
+	}
+	c.collections = append(c.collections, Collection{seed: c.rec.seed, forms: c.entries[at : at+n : at+n]})
+	return &c.collections[len(c.collections)-1]
 }
 
 // CollectInto is CollectFrame(f, set), with the Collector's memo of the kept
