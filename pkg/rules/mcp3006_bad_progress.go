@@ -221,7 +221,7 @@ func (w *progressWatch) progress(p *rule.Pass, m *session.Message) {
 		return
 	}
 	params := m.ParamsNode()
-	token := rawText(get(params, "progressToken")) // a lookup key: cloned where it is kept
+	token := m.ProgressToken() // a lookup key: cloned where it is kept
 	value := numberOf(get(params, "progress"))
 	key := progressKey{m.Dir.Opposite(), frame.IDKey(token)}
 	state, known := w.tokens[key]

@@ -87,7 +87,7 @@ func (w *afterCancelWatch) Message(p *rule.Pass, m *session.Message) {
 		if m.Dir == spec.DirUnknown || len(w.tokens) == 0 {
 			return
 		}
-		key := progressKey{m.Dir.Opposite(), frame.IDKey(rawText(get(m.ParamsNode(), "progressToken")))}
+		key := progressKey{m.Dir.Opposite(), frame.IDKey(m.ProgressToken())}
 		if r := w.tokens[key]; r != nil && r.Dir == key.dir {
 			w.judge(p, m, r, "sent progress for")
 		}

@@ -40,7 +40,7 @@ func (s *Session) inferDirection(m *Message) {
 		}
 		switch m.Method {
 		case "notifications/progress":
-			token := view(member(m.ParamsNode(), "progressToken").Raw())
+			token := m.ProgressToken()
 			key := frame.IDKey(token)
 			var sent [3]bool
 			done, _ := s.doneTokens.Get(key) // the finished request's direction

@@ -279,6 +279,23 @@ type Message struct {
 
 	method    spec.MethodRef // Spec's answer, once asked
 	hasMethod bool
+	// progress is ProgressToken's answer, once asked.
+	progress    string
+	hasProgress bool
+}
+
+// ProgressToken is the token of a progress notification (its params'
+// progressToken) as its JSON text, aliasing the frame's bytes: "" for another
+// message or one without a token. Read once however many ask: the direction
+// inference and the rules that follow progress.
+func (m *Message) ProgressToken() string {
+	if !m.hasProgress {
+		m.hasProgress = true
+		if m.Kind == frame.KindNotification && m.Method == "notifications/progress" {
+			m.progress = view(member(m.ParamsNode(), "progressToken").Raw())
+		}
+	}
+	return m.progress
 }
 
 // Spec is the message's method resolved against the spec's method table, once per
