@@ -85,7 +85,7 @@ func (w *toolErrorWatch) End(*rule.Pass) {}
 func (w *toolErrorWatch) Message(p *rule.Pass, m *session.Message) {
 	switch {
 	case isToolsCall(m) && m.Request != nil:
-		name, ok := get(m.ParamsNode(), "name").Str()
+		name, ok := m.ToolName()
 		if !ok {
 			return
 		}

@@ -51,7 +51,7 @@ func (w *argumentsWatch) Message(p *rule.Pass, m *session.Message) {
 
 func (w *argumentsWatch) call(p *rule.Pass, m *session.Message) {
 	params := m.ParamsNode()
-	name, ok := get(params, "name").Str() // a lookup key, never kept
+	name, ok := m.ToolName() // a lookup key, never kept
 	if !ok {
 		return // a call without a name breaks the wire schema (MCP4001)
 	}

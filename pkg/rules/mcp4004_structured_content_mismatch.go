@@ -98,7 +98,7 @@ func (w *structuredWatch) Message(p *rule.Pass, m *session.Message) {
 // call remembers a tools/call whose result will need checking: a call to a listed
 // tool that published an outputSchema, under a revision that defines outputSchema.
 func (w *structuredWatch) call(p *rule.Pass, m *session.Message) {
-	name, ok := get(m.ParamsNode(), "name").Str() // a lookup key, never kept
+	name, ok := m.ToolName() // a lookup key, never kept
 	if !ok {
 		return
 	}

@@ -279,9 +279,25 @@ type Message struct {
 
 	method    spec.MethodRef // Spec's answer, once asked
 	hasMethod bool
-	// progress is ProgressToken's answer, once asked.
-	progress    string
-	hasProgress bool
+	// progress is ProgressToken's answer, and tool ToolName's, once asked.
+	progress        string
+	hasProgress     bool
+	tool            string
+	toolOK, hasTool bool
+}
+
+// ToolName is the name of the tool a tools/call request calls (its params' name,
+// unescaped, aliasing the frame's bytes when it has no escapes); ok is false for
+// another message, or a call whose name is missing or not a string. Read once
+// however many ask: the rules that judge a call by its tool's definition.
+func (m *Message) ToolName() (name string, ok bool) {
+	if !m.hasTool {
+		m.hasTool = true
+		if m.Kind == frame.KindRequest && m.Method == "tools/call" {
+			m.tool, m.toolOK = member(m.ParamsNode(), "name").Str()
+		}
+	}
+	return m.tool, m.toolOK
 }
 
 // ProgressToken is the token of a progress notification (its params'
