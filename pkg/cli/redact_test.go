@@ -110,3 +110,27 @@ func TestRedactCutQuote(t *testing.T) {
 		t.Errorf("the evidence of line 6 does not keep what is no value (the whole echo's placeholder, the separator): want %s in\n%s", want, md)
 	}
 }
+
+// TestRedactCutEchoEarly: a context line that echoes an argument before the frame
+// that carries it is cut (at 512 bytes) against a set that does not hold the
+// argument yet; at the session's end, the cut text's end is hidden from where the
+// argument starts (redact.Set.ReplaceCut). fixtures/hostile/redact-cut-echo-early.jsonl.
+func TestRedactCutEchoEarly(t *testing.T) {
+	path, err := filepath.Abs("../../fixtures/hostile/redact-cut-echo-early.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const start = "CONFIDENTIAL forecast"
+	if _, plain, _ := run(t, "timeline", "--color", "never", path); !strings.Contains(plain, start) {
+		t.Fatalf("the timeline without --redact does not show the context line: the test proves nothing\n%s", plain)
+	}
+	_, stdout, _ := run(t, "timeline", "--redact", "--color", "never", path)
+	if i := strings.Index(stdout, start); i >= 0 {
+		t.Errorf("the start of the echoed argument shows: %q", stdout[max(0, i-80):min(len(stdout), i+40)])
+	}
+	for _, want := range []string{"worker: logged ahead of the request it serves:", "[redacted, 465+ chars,"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the context line does not keep its own words and hide the echo: want %q in\n%s", want, stdout)
+		}
+	}
+}

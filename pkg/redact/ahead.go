@@ -23,7 +23,8 @@ type Collection struct {
 
 // collected is one entry of a Collection: a value whose forms follow (value
 // set: what Add admits, by the value's length in n), or one form of the value
-// before it (its hash, length, characters and first bytes).
+// before it (its hash, length, characters and first bytes), or, with n 0, a
+// head of the value before, when that value is too long to keep (recordHeads).
 type collected struct {
 	hash   uint64
 	n      int32
@@ -143,14 +144,20 @@ func (s *Set) AddCollected(c *Collection) bool {
 	if c.seed != s.seed {
 		return false
 	}
-	admitted := false
+	admitted, long := false, false
 	for _, e := range c.forms {
 		switch {
 		case e.value:
 			// As admits decides: room first, then the length a set keeps.
 			admitted = !s.saturated() && !s.tooLong(int(e.n))
-			if admitted && e.n > MaxValue {
+			long = admitted && e.n > MaxValue
+			if long {
 				s.Long, admitted = true, false
+			}
+		case e.n == 0:
+			// A head of the value before, left out (recordHeads).
+			if long {
+				s.addHead(e.prefix)
 			}
 		case admitted:
 			s.insert(valueKey{hash: e.hash, n: int(e.n)}, int(e.chars), e.prefix)

@@ -55,13 +55,18 @@ func (s *Set) admits(value string) bool {
 		// Recording: the set the forms go to decides when they are added, and
 		// whether a value too long for it makes it Long (AddCollected).
 		s.ahead.record(valueKey{n: len(value)}, 0, 0, true)
-		return len(value) <= MaxValue
+		if len(value) > MaxValue {
+			s.recordHeads(value)
+			return false
+		}
+		return true
 	}
 	if s.saturated() || s.tooLong(len(value)) {
 		return false
 	}
 	if len(value) > MaxValue {
 		s.Long = true
+		s.addHeads(value)
 		return false
 	}
 	return true
@@ -70,14 +75,76 @@ func (s *Set) admits(value string) bool {
 // leaveOut leaves out a string of at least n bytes decoded, more than MaxValue,
 // as admits would: the set is Long unless it has no room for a value that long.
 // A recorder records it, for AddCollected to decide the same.
-func (s *Set) leaveOut(n int) {
+// head is the value's start, decoded (its first characters at least: headOf).
+func (s *Set) leaveOut(n int, head string) {
 	if s.ahead != nil {
 		s.ahead.record(valueKey{n: n}, 0, 0, true)
+		s.recordHeads(head)
 		return
 	}
 	if !s.saturated() && !s.tooLong(n) {
 		s.Long = true
+		s.addHeads(head)
 	}
+}
+
+// Heads of the values left out: a value too long for the set is not kept, but
+// the first MinValue bytes of its forms are (Set.longHeads), so that a text cut
+// inside an echo of it hides the echo's start (ReplaceCut).
+
+// headRunes is how many characters of a long value its heads are made from: its
+// forms' first MinValue bytes come from them whatever the characters (one
+// byte each at least, more escaped).
+const headRunes = MinValue
+
+// maxLongHeads bounds the heads a set keeps; past it (longHeadsFull), a cut text
+// in a session that left a long value out is hidden whole.
+const maxLongHeads = 4096
+
+// headForms calls add with the first MinValue bytes of each form of a value
+// (the value, its JSON form and its Go form, as addForms makes them) whose start
+// is head (headRunes characters of it or more).
+func headForms(head string, add func(prefix uint32)) {
+	n, end := 0, 0
+	for end < len(head) && n < headRunes {
+		_, size := utf8.DecodeRuneInString(head[end:])
+		end += size
+		n++
+	}
+	head = head[:end]
+	if len(head) < MinValue {
+		return
+	}
+	add(prefixOf(head))
+	body, _, _ := jsonBody(head, plainPrefix(head))
+	add(prefixOf(body))
+	q := strconv.Quote(head)
+	add(prefixOf(q[1 : len(q)-1]))
+}
+
+// addHeads keeps the heads of a value left out (head: its start, decoded).
+func (s *Set) addHeads(head string) {
+	headForms(head, s.addHead)
+}
+
+// addHead keeps one head, within maxLongHeads.
+func (s *Set) addHead(prefix uint32) {
+	if _, ok := s.longHeads[prefix]; ok {
+		return
+	}
+	if len(s.longHeads) >= maxLongHeads {
+		s.longHeadsFull = true
+		return
+	}
+	if s.longHeads == nil {
+		s.longHeads = map[uint32]struct{}{}
+	}
+	s.longHeads[prefix] = struct{}{}
+}
+
+// recordHeads records a long value's heads for AddCollected, after the value.
+func (s *Set) recordHeads(head string) {
+	headForms(head, func(prefix uint32) { s.ahead.record(valueKey{}, 0, prefix, false) })
 }
 
 // decodedAtLeast is a lower bound of the length of the string whose bytes

@@ -334,7 +334,8 @@ func refAdd(s *Set, value string) {
 	}
 	if len(value) > MaxValue {
 		if !s.saturated() && !s.tooLong(len(value)) {
-			s.Long = true // too long to be kept: left out, where a value that long had room
+			s.Long = true     // too long to be kept: left out, where a value that long had room
+			s.addHeads(value) // the starts of its forms kept (since 2026-12-07)
 		}
 		return
 	}

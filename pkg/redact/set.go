@@ -66,6 +66,12 @@ type Set struct {
 	// had room for it (past the bounds, Full says what is not looked for):
 	// Replace hides whole the texts longer than MaxValue.
 	Long bool
+	// longHeads are the first MinValue bytes of the forms of the values left
+	// out as longer than MaxValue (Long), at most maxLongHeads of them
+	// (longHeadsFull past them): ReplaceCut hides a cut text from where one
+	// starts.
+	longHeads     map[uint32]struct{}
+	longHeadsFull bool
 	// ahead, when set, makes the set a recorder (Collector): what would be
 	// added to a set is written to ahead instead, to be added later (AddCollected).
 	ahead *Collection
@@ -153,17 +159,18 @@ func (s *Set) Replace(text string) string {
 }
 
 // ReplaceCut is Replace for a text the capture cut short: a string that a frame
-// quoted up to a bound ends inside. Such a text can end with the start of a
-// value, which Replace, looking for whole values, does not find. So ReplaceCut
-// also hides the text from the first place where a value of the set could start
-// and run past its end (the MinValue bytes or more left there are that value's
-// first bytes), to its end. When a value longer than MaxValue was left out (Long), the text could
-// end inside that value anywhere: it is hidden whole.
+// quoted up to a bound ends inside, an error message or a context line cut for
+// the timeline. Such a text can end with the start of a value, which Replace,
+// looking for whole values, does not find. So ReplaceCut also hides the text
+// from the first place where a value of the set could start and run past its
+// end (the MinValue bytes or more left there are that value's first bytes, or a
+// value left out as too long starts with them), to its end. When the set left
+// out more long values than it keeps the starts of, a cut text is hidden whole.
 func (s *Set) ReplaceCut(text string) string {
 	if s == nil || text == "" {
 		return text
 	}
-	if s.Long {
+	if s.Long && (s.longHeadsFull || len(text) > MaxValue) {
 		return cutPlaceholder(utf8.RuneCountInString(text))
 	}
 	return s.replace(text, true)
@@ -177,7 +184,7 @@ func cutPlaceholder(chars int) string {
 
 // replace is Replace, and with cut, ReplaceCut of a set that is not Long.
 func (s *Set) replace(text string, cut bool) string {
-	if len(s.values) == 0 {
+	if len(s.values) == 0 && (!cut || len(s.longHeads) == 0) {
 		return text
 	}
 	if s.unsorted {
@@ -227,8 +234,9 @@ func (s *Set) replace(text string, cut bool) string {
 
 // startsHere reports whether a value of the set could start at text[i] and run
 // past the text's end: the MinValue bytes or more left from i are fewer than the
-// value's and its first ones (as far as its first MinValue bytes tell), and the
-// value would stand alone on its left, as Replace requires. Fewer bytes left say
+// value's and its first ones (as far as its first MinValue bytes tell; a value
+// left out as too long is longer than any), and the value would stand alone on
+// its left, as Replace requires. Fewer bytes left say
 // nothing, as values shorter than MinValue are not looked for.
 func (s *Set) startsHere(text string, i int) bool {
 	rest := len(text) - i
@@ -242,7 +250,11 @@ func (s *Set) startsHere(text string, i int) bool {
 			return false
 		}
 	}
-	for _, l := range s.lengths[prefixOf(text[i:])] {
+	p := prefixOf(text[i:])
+	if _, ok := s.longHeads[p]; ok {
+		return true // a value left out, longer than any text cut
+	}
+	for _, l := range s.lengths[p] {
 		if int(l) > rest {
 			return true
 		}

@@ -4,12 +4,16 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/jsontree"
 )
 
 // TestSetReplace: a collected value is replaced where it stands alone, in the
@@ -272,16 +276,67 @@ func TestReplaceCut(t *testing.T) {
 			t.Errorf("ReplaceCut(%q) = %q, want %q", tc.text, got, tc.want)
 		}
 	}
+	// A value too long to keep: the starts of its forms are kept instead.
 	long := NewSet()
 	long.Add(value)
-	long.leaveOut(MaxValue + 1)
+	long.leaveOut(MaxValue+1, "\x01Zürich ledger, first of many pages")
 	if !long.Long {
 		t.Fatal("leaving a long value out did not make the set Long")
 	}
-	if got := long.ReplaceCut("short"); got != cutPlaceholder(5) {
-		t.Errorf("a Long set's ReplaceCut = %q, want the whole text hidden", got)
+	for _, tc := range []struct{ text, want string }{
+		{"short", "short"},
+		{"see: \x01Zürich led", "see: " + cutPlaceholder(11)},  // the value
+		{`see: \u0001Zür`, `see: ` + cutPlaceholder(9)},        // its JSON form
+		{`see: \x01Zürich`, `see: ` + cutPlaceholder(10)},      // its Go form
+		{"see: ledger entry 42", "see: " + cutPlaceholder(15)}, // a value kept, cut
+		{"see: Zürich", "see: Zürich"},                         // no value starts so
+	} {
+		if got := long.ReplaceCut(tc.text); got != tc.want {
+			t.Errorf("ReplaceCut(%q) with a long value left out = %q, want %q", tc.text, got, tc.want)
+		}
+	}
+	full := NewSet()
+	full.longHeadsFull, full.Long = true, true
+	if got := full.ReplaceCut("short"); got != cutPlaceholder(5) {
+		t.Errorf("ReplaceCut of a set that left out more long values than it keeps the starts of = %q, want the whole text hidden", got)
 	}
 	if got := (*Set)(nil).ReplaceCut(value[:5]); got != value[:5] {
 		t.Errorf("a nil set's ReplaceCut changed the text: %q", got)
+	}
+}
+
+// TestLongValueHeads: a value left out as too long keeps the starts of its
+// forms (the value, its JSON and Go forms) whichever way it was collected: from
+// its escaped bytes without decoding them (the walk, ahead of the replay or on
+// it), tolerantly, or decoded (Add); and a text cut inside an echo of it, in
+// any of its forms, hides the echo's start.
+func TestLongValueHeads(t *testing.T) {
+	rest := strings.Repeat("page of the ledger ", MaxValue/19+1)
+	for _, start := range []string{"plain start ", "\nnew line ", "\"quoted\" ", "\x01control ", "é accent ", "\U0001F600 smile ", "\u2028 separator "} {
+		value := start + rest
+		body := strings.Trim(jsontree.EncodeString(value), `"`)
+		line := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"` + body + `"}]}}`
+		want := NewSet()
+		want.Add(value)
+		if !want.Long || len(want.longHeads) == 0 {
+			t.Fatalf("%q: Add of a long value kept no heads", start)
+		}
+		seed := want.seed
+		walked, ahead, tolerant := NewSeededSet(seed), NewSeededSet(seed), NewSeededSet(seed)
+		CollectFrame(frameOf(t, line), walked)
+		ahead.AddCollected(NewCollector(seed).Collect(frameOf(t, line)))
+		Collect([]byte(line), tolerant)
+		for name, got := range map[string]*Set{"the walk": walked, "ahead": ahead, "tolerantly": tolerant} {
+			if !reflect.DeepEqual(got.longHeads, want.longHeads) || !got.Long {
+				t.Errorf("%q collected %s: heads %v, long %v; want %v", start, name, got.longHeads, got.Long, want.longHeads)
+			}
+		}
+		q := strconv.Quote(value)
+		for form, echo := range map[string]string{"value": value, "JSON": body, "Go": q[1 : len(q)-1]} {
+			cut := "it said: " + echo[:40]
+			if got := walked.ReplaceCut(cut); got != "it said: "+cutPlaceholder(utf8.RuneCountInString(echo[:40])) {
+				t.Errorf("%q, its %s form cut: ReplaceCut = %q", start, form, got)
+			}
+		}
 	}
 }

@@ -304,7 +304,7 @@ func (w *walk) add(n frame.Node) {
 		// record must say what this set does). The secrets inside an argument
 		// are looked for, in its first bytes (addInnerSecrets).
 		if at := decodedAtLeast(body); at > MaxValue {
-			w.set.leaveOut(at)
+			w.set.leaveOut(at, decodeHead(body))
 			return
 		}
 	}
@@ -506,4 +506,26 @@ func stringChars(n frame.Node) int {
 	}
 	s, _ := n.Str()
 	return utf8.RuneCountInString(s)
+}
+
+// decodeHead decodes the start of a long string's bytes between its quotes
+// (body): its first headRunes characters, escapes decoded, for the heads a set
+// keeps of a value it leaves out (Set.leaveOut), without decoding the rest.
+func decodeHead(body []byte) string {
+	i := 0
+	for n := 0; i < len(body) && n < headRunes; n++ {
+		switch {
+		case body[i] != '\\':
+			_, size := utf8.DecodeRune(body[i:])
+			i += size
+		case i+1 < len(body) && body[i+1] == 'u':
+			i += 6
+			if i+1 < len(body) && body[i] == '\\' && body[i+1] == 'u' {
+				i += 6 // a surrogate pair's second half, or a character of its own: one more either way
+			}
+		default:
+			i += 2
+		}
+	}
+	return jsontree.DecodeString(`"` + string(body[:min(i, len(body))]) + `"`)
 }

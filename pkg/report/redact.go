@@ -55,7 +55,13 @@ func RedactSession(s *Session) {
 	if s.Trace != nil {
 		set = s.Trace.Redacted
 	}
-	text := func(captured string) string { return set.Replace(redact.MaskSecrets(captured)) }
+	text := func(captured string) string {
+		if body, cut := trace.CutText(captured); cut && set != nil {
+			// Cut short: it may end with the start of a value (ReplaceCut).
+			return set.ReplaceCut(redact.MaskSecrets(body)) + trace.CutMark
+		}
+		return set.Replace(redact.MaskSecrets(captured))
+	}
 	s.Input = redact.MaskSecrets(s.Input)
 	s.StreamKey = redact.StreamKey(s.StreamKey)
 	for _, p := range []*Peer{&s.Client, &s.Server} {

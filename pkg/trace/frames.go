@@ -581,13 +581,13 @@ func (o *observation) End(sr *rule.SessionResult) {
 	}
 }
 
-// cut shortens captured text to at most n bytes on a character boundary.
 // cutRedacted is cut for captured text that may echo a session's values, such as
 // an error message: with --redact (set is the session's redaction set, as collected
 // up to this frame; nil without), a text to be cut gets its secrets masked and the
 // set's values replaced first, as report.RedactSession does at the session's end,
 // so that the cut leaves no start of a value or secret that the whole text held
-// whole (the values collected later are replaced in the cut text then).
+// whole. The values collected later are replaced in the cut text then, and the
+// start of one the cut ends inside hidden (CutText, redact.Set.ReplaceCut).
 func cutRedacted(s string, n int, set *redact.Set) string {
 	if set != nil && len(s) > n {
 		s = set.Replace(redact.MaskSecrets(s))
@@ -595,6 +595,8 @@ func cutRedacted(s string, n int, set *redact.Set) string {
 	return cut(s, n)
 }
 
+// cut shortens captured text to at most n bytes on a character boundary, and
+// marks a text it cut with CutMark.
 func cut(s string, n int) string {
 	if len(s) <= n {
 		return strings.Clone(s)
@@ -603,5 +605,16 @@ func cut(s string, n int) string {
 	for i > 0 && s[i]&0xC0 == 0x80 {
 		i--
 	}
-	return s[:i] + "…"
+	return s[:i] + CutMark
+}
+
+// CutMark ends the captured texts a trace keeps cut short (subjects, context
+// lines, an exchange's path).
+const CutMark = "…"
+
+// CutText is a kept text without its CutMark, and whether it had one: whether it
+// may have been cut (a captured text that ended so is taken for cut: redaction
+// then only hides more of it).
+func CutText(s string) (body string, wasCut bool) {
+	return strings.CutSuffix(s, CutMark)
 }
