@@ -134,3 +134,50 @@ func TestRedactCutEchoEarly(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactCutCases: what a review of the cut redaction found, each a fixture
+// under fixtures/hostile (none shows the value's start with --redact, in the
+// Markdown and HTML reports and the timeline, and each shows it without):
+//   - redact-cut-shadow: a shorter value that starts alike ("ACME-7731", an
+//     account) stood before the longer one the cut ends inside, and was taken
+//     for the whole echo;
+//   - redact-cut-escaped: an error message written with \u escapes (Python's
+//     ensure_ascii) and cut was not decoded, so not even its whole echo was found;
+//   - redact-quoted-echo: a finding's message quotes the error message clipped
+//     at 80 bytes, and the clip was redacted, not the message;
+//
+// and redact-cut-log-dates: a cut log line that only starts like a value (the
+// same date) is shown, not hidden from its first byte.
+func TestRedactCutCases(t *testing.T) {
+	for _, c := range []struct{ fixture, hidden string }{
+		{"redact-cut-shadow.jsonl", "Cayman account"},
+		{"redact-cut-escaped.jsonl", "Cayman account"},
+		{"redact-quoted-echo.jsonl", "CONFIDENTIAL forecast"},
+	} {
+		path, err := filepath.Abs("../../fixtures/hostile/" + c.fixture)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{
+			{"check", "--format", "markdown", path},
+			{"check", "--format", "html", path},
+			{"timeline", "--color", "never", path},
+		} {
+			if _, plain, _ := run(t, args...); !strings.Contains(plain, c.hidden) && args[0] == "check" && args[2] == "markdown" {
+				t.Fatalf("%s: the Markdown report without --redact does not show %q: the case proves nothing", c.fixture, c.hidden)
+			}
+			redacted := append([]string{args[0], "--redact"}, args[1:]...)
+			if _, stdout, _ := run(t, redacted...); strings.Contains(stdout, c.hidden) {
+				i := strings.Index(stdout, c.hidden)
+				t.Errorf("%s: %q shows %q: %q", c.fixture, redacted[:len(redacted)-1], c.hidden, stdout[max(0, i-80):min(len(stdout), i+40)])
+			}
+		}
+	}
+	path, err := filepath.Abs("../../fixtures/hostile/redact-cut-log-dates.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, stdout, _ := run(t, "timeline", "--redact", "--color", "never", path); !strings.Contains(stdout, "INFO server started") {
+		t.Errorf("a cut log line that only starts with a value's date is hidden:\n%s", stdout)
+	}
+}

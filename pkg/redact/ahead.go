@@ -27,6 +27,7 @@ type Collection struct {
 // head of the value before, when that value is too long to keep (recordHeads).
 type collected struct {
 	hash   uint64
+	start  uint64 // the hash of a form's first startBytes bytes (startOf)
 	n      int32
 	chars  int32
 	prefix uint32
@@ -128,8 +129,8 @@ func (m *keptMemo) remember(k keptKey) {
 
 // record is Set.add and Set.admits of a recorder: a form, or a value whose forms
 // follow.
-func (c *Collection) record(k valueKey, chars int, prefix uint32, value bool) {
-	c.forms = append(c.forms, collected{hash: k.hash, n: int32(k.n), chars: int32(chars), prefix: prefix, value: value})
+func (c *Collection) record(k valueKey, chars int, prefix uint32, start uint64, value bool) {
+	c.forms = append(c.forms, collected{hash: k.hash, start: start, n: int32(k.n), chars: int32(chars), prefix: prefix, value: value})
 }
 
 // AddCollected adds what Collect recorded, as CollectFrame would have added it
@@ -157,10 +158,10 @@ func (s *Set) AddCollected(c *Collection) bool {
 		case e.n == 0:
 			// A head of the value before, left out (recordHeads).
 			if long {
-				s.addHead(e.prefix)
+				s.addHead(e.prefix, e.start)
 			}
 		case admitted:
-			s.insert(valueKey{hash: e.hash, n: int(e.n)}, int(e.chars), e.prefix)
+			s.insert(valueKey{hash: e.hash, n: int(e.n)}, int(e.chars), e.prefix, e.start)
 		}
 	}
 	return true

@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"encoding/binary"
+	"hash/maphash"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -54,7 +55,7 @@ func (s *Set) admits(value string) bool {
 	if s.ahead != nil {
 		// Recording: the set the forms go to decides when they are added, and
 		// whether a value too long for it makes it Long (AddCollected).
-		s.ahead.record(valueKey{n: len(value)}, 0, 0, true)
+		s.ahead.record(valueKey{n: len(value)}, 0, 0, 0, true)
 		if len(value) > MaxValue {
 			s.recordHeads(value)
 			return false
@@ -75,10 +76,14 @@ func (s *Set) admits(value string) bool {
 // leaveOut leaves out a string of at least n bytes decoded, more than MaxValue,
 // as admits would: the set is Long unless it has no room for a value that long.
 // A recorder records it, for AddCollected to decide the same.
-// head is the value's start, decoded (its first characters at least: headOf).
+// head is the value's start, decoded (its first headRunes characters at least:
+// decodeHead).
 func (s *Set) leaveOut(n int, head string) {
+	if strings.HasPrefix(head, "[redacted") {
+		return // a placeholder, as admits refuses it
+	}
 	if s.ahead != nil {
-		s.ahead.record(valueKey{n: n}, 0, 0, true)
+		s.ahead.record(valueKey{n: n}, 0, 0, 0, true)
 		s.recordHeads(head)
 		return
 	}
@@ -93,9 +98,9 @@ func (s *Set) leaveOut(n int, head string) {
 // inside an echo of it hides the echo's start (ReplaceCut).
 
 // headRunes is how many characters of a long value its heads are made from: its
-// forms' first MinValue bytes come from them whatever the characters (one
+// forms' first startBytes bytes come from them whatever the characters (one
 // byte each at least, more escaped).
-const headRunes = MinValue
+const headRunes = startBytes
 
 // maxLongHeads bounds the heads a set keeps; past it (longHeadsFull), a cut text
 // in a session that left a long value out is hidden whole.
@@ -103,8 +108,9 @@ const maxLongHeads = 4096
 
 // headForms calls add with the first MinValue bytes of each form of a value
 // (the value, its JSON form and its Go form, as addForms makes them) whose start
-// is head (headRunes characters of it or more).
-func headForms(head string, add func(prefix uint32)) {
+// is head (headRunes characters of it or more), and the hash of its first
+// startBytes bytes (startOf).
+func (s *Set) headForms(head string, add func(prefix uint32, start uint64)) {
 	n, end := 0, 0
 	for end < len(head) && n < headRunes {
 		_, size := utf8.DecodeRuneInString(head[end:])
@@ -115,36 +121,43 @@ func headForms(head string, add func(prefix uint32)) {
 	if len(head) < MinValue {
 		return
 	}
-	add(prefixOf(head))
+	form := func(f string) {
+		var start uint64
+		if len(f) >= startBytes { // the value's form is longer than its head's
+			start = maphash.String(s.seed, f[:startBytes])
+		}
+		add(prefixOf(f), start)
+	}
+	form(head)
 	body, _, _ := jsonBody(head, plainPrefix(head))
-	add(prefixOf(body))
+	form(body)
 	q := strconv.Quote(head)
-	add(prefixOf(q[1 : len(q)-1]))
+	form(q[1 : len(q)-1])
 }
 
 // addHeads keeps the heads of a value left out (head: its start, decoded).
 func (s *Set) addHeads(head string) {
-	headForms(head, s.addHead)
+	s.headForms(head, s.addHead)
 }
 
-// addHead keeps one head, within maxLongHeads.
-func (s *Set) addHead(prefix uint32) {
-	if _, ok := s.longHeads[prefix]; ok {
-		return
+// addHead keeps one head and the hash of its form's start, within maxLongHeads.
+func (s *Set) addHead(prefix uint32, start uint64) {
+	if _, ok := s.longHeads[prefix]; !ok {
+		if len(s.longHeads) >= maxLongHeads {
+			s.longHeadsFull = true
+			return
+		}
+		if s.longHeads == nil {
+			s.longHeads = map[uint32]struct{}{}
+		}
+		s.longHeads[prefix] = struct{}{}
 	}
-	if len(s.longHeads) >= maxLongHeads {
-		s.longHeadsFull = true
-		return
-	}
-	if s.longHeads == nil {
-		s.longHeads = map[uint32]struct{}{}
-	}
-	s.longHeads[prefix] = struct{}{}
+	s.addStart(start)
 }
 
 // recordHeads records a long value's heads for AddCollected, after the value.
 func (s *Set) recordHeads(head string) {
-	headForms(head, func(prefix uint32) { s.ahead.record(valueKey{}, 0, prefix, false) })
+	s.headForms(head, func(prefix uint32, start uint64) { s.ahead.record(valueKey{}, 0, prefix, start, false) })
 }
 
 // decodedAtLeast is a lower bound of the length of the string whose bytes

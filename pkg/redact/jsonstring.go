@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"strings"
 	"unicode/utf8"
 	"unsafe"
 
@@ -152,4 +153,25 @@ func plainString(body string) bool {
 // view is b as a string, without copying: b must not change while it is used.
 func view(b []byte) string {
 	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// decodeCutString decodes a string token that the bytes ended inside (no
+// closing quote): its escapes are decoded but for one the cut broke (a last
+// backslash, or \u with fewer than four digits after it), which is dropped.
+// decodeString cannot decode such a token and returns it with its escapes: a
+// value echoed in it, escaped differently from how the set keeps it (\u00fc for
+// ü), would not be found.
+func decodeCutString(raw string) string {
+	body := strings.TrimPrefix(raw, `"`)
+	if i := strings.LastIndexByte(body, '\\'); i >= 0 && len(body)-i < 6 {
+		j := i
+		for j > 0 && body[j-1] == '\\' {
+			j--
+		}
+		// An odd run of backslashes ends at i: body[i] starts an escape.
+		if (i-j)%2 == 0 && (i+1 == len(body) || body[i+1] == 'u') {
+			body = body[:i]
+		}
+	}
+	return decodeString(`"` + body + `"`)
 }

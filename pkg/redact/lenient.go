@@ -154,8 +154,9 @@ func (w treeWalk) keep(n *jsontree.Node) {
 		}
 		replace := w.set.Replace
 		if n.Open {
-			// Cut short: it may end with the start of a value (ReplaceCut).
-			replace = w.set.ReplaceCut
+			// Cut short: decoded as far as it goes, and it may end with the
+			// start of a value (ReplaceCut).
+			s, replace = decodeCutString(n.Raw), w.set.ReplaceCut
 		}
 		if kept := replace(MaskSecrets(s)); kept != s {
 			n.Raw = encodeString(kept)

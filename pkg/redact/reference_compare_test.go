@@ -25,6 +25,8 @@ func setDiff(got, want *Set) string {
 		return fmt.Sprintf("values differ: %d against %d", len(got.values), len(want.values))
 	case !reflect.DeepEqual(got.lengths, want.lengths):
 		return "values differ in order"
+	case !reflect.DeepEqual(got.starts, want.starts):
+		return fmt.Sprintf("starts of values differ: %d against %d", len(got.starts), len(want.starts))
 	case !reflect.DeepEqual(got.longHeads, want.longHeads) || got.longHeadsFull != want.longHeadsFull:
 		return fmt.Sprintf("heads of long values differ: %d against %d", len(got.longHeads), len(want.longHeads))
 	case got.bytes != want.bytes || got.Full != want.Full || got.Long != want.Long:

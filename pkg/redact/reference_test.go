@@ -203,7 +203,8 @@ func (w refWalk) keep(n *jsontree.Node) {
 		}
 		replace := w.set.Replace
 		if n.Open {
-			replace = w.set.ReplaceCut // what the redaction does since 2026-12-07
+			// What the redaction does since 2026-12-07: decoded as far as it goes.
+			s, replace = decodeCutString(n.Raw), w.set.ReplaceCut
 		}
 		if kept := replace(refMaskSecretsAll(s)); kept != s {
 			n.Raw = jsontree.EncodeString(kept)

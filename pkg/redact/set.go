@@ -72,6 +72,10 @@ type Set struct {
 	// starts.
 	longHeads     map[uint32]struct{}
 	longHeadsFull bool
+	// starts are the hashes of the first startBytes bytes of the forms longer
+	// than that (and of the long values' forms, with their heads): ReplaceCut
+	// hides a cut text's end of startBytes bytes or more only when it starts so.
+	starts map[uint64]struct{}
 	// ahead, when set, makes the set a recorder (Collector): what would be
 	// added to a set is written to ahead instead, to be added later (AddCollected).
 	ahead *Collection
@@ -110,16 +114,31 @@ func prefixOf(text string) uint32 {
 
 // add adds one form of a value (MinValue bytes long or more).
 func (s *Set) add(form string, chars int) {
-	k, p := s.key(form), prefixOf(form)
+	k, p, st := s.key(form), prefixOf(form), s.startOf(form)
 	if s.ahead != nil {
-		s.ahead.record(k, chars, p, false)
+		s.ahead.record(k, chars, p, st, false)
 		return
 	}
-	s.insert(k, chars, p)
+	s.insert(k, chars, p, st)
 }
 
-// insert adds a form by its key, its length in characters and its prefix.
-func (s *Set) insert(k valueKey, chars int, p uint32) {
+// startBytes is how much of the end of a cut text ReplaceCut checks against the
+// starts of the values (Set.starts) before it hides it: a shorter end is hidden
+// on its first MinValue bytes alone.
+const startBytes = 32
+
+// startOf is the hash of a form's first startBytes bytes (0 for a form no
+// longer).
+func (s *Set) startOf(form string) uint64 {
+	if len(form) <= startBytes {
+		return 0
+	}
+	return maphash.String(s.seed, form[:startBytes])
+}
+
+// insert adds a form by its key, its length in characters, its prefix and the
+// hash of its start (startOf).
+func (s *Set) insert(k valueKey, chars int, p uint32, st uint64) {
 	if _, ok := s.values[k]; ok {
 		return
 	}
@@ -128,6 +147,7 @@ func (s *Set) insert(k valueKey, chars int, p uint32) {
 		return
 	}
 	s.values[k] = chars
+	s.addStart(st)
 	s.bytes += k.n
 	if ls := s.lengths[p]; !slices.Contains(ls, int32(k.n)) {
 		s.lengths[p] = append(ls, int32(k.n))
@@ -182,7 +202,7 @@ func cutPlaceholder(chars int) string {
 	return "[redacted, " + strconv.Itoa(chars) + "+ chars, cut]"
 }
 
-// replace is Replace, and with cut, ReplaceCut of a set that is not Long.
+// replace is Replace, and with cut, what ReplaceCut does but for hiding whole.
 func (s *Set) replace(text string, cut bool) string {
 	if len(s.values) == 0 && (!cut || len(s.longHeads) == 0) {
 		return text
@@ -200,6 +220,13 @@ func (s *Set) replace(text string, cut bool) string {
 			i++
 			continue
 		}
+		if cut && s.startsHere(text, i) {
+			// Before any shorter value that starts alike: the longer one would
+			// run past the end (what a whole match would leave shown).
+			b.WriteString(text[prev:i])
+			b.WriteString(cutPlaceholder(utf8.RuneCountInString(text[i:])))
+			return b.String()
+		}
 		n, chars := 0, 0
 		for _, l := range s.lengths[prefixOf(text[i:])] {
 			end := i + int(l)
@@ -210,11 +237,6 @@ func (s *Set) replace(text string, cut bool) string {
 				n, chars = int(l), c
 				break
 			}
-		}
-		if n == 0 && cut && s.startsHere(text, i) {
-			b.WriteString(text[prev:i])
-			b.WriteString(cutPlaceholder(utf8.RuneCountInString(text[i:])))
-			return b.String()
 		}
 		if n == 0 {
 			i++
@@ -232,11 +254,22 @@ func (s *Set) replace(text string, cut bool) string {
 	return b.String()
 }
 
+// addStart keeps the hash of a form's start (0: none).
+func (s *Set) addStart(st uint64) {
+	if st == 0 {
+		return
+	}
+	if s.starts == nil {
+		s.starts = map[uint64]struct{}{}
+	}
+	s.starts[st] = struct{}{}
+}
+
 // startsHere reports whether a value of the set could start at text[i] and run
 // past the text's end: the MinValue bytes or more left from i are fewer than the
-// value's and its first ones (as far as its first MinValue bytes tell; a value
-// left out as too long is longer than any), and the value would stand alone on
-// its left, as Replace requires. Fewer bytes left say
+// value's and its first ones (as far as its first MinValue bytes tell, and its
+// first startBytes when as many are left; a value left out as too long is longer
+// than any), and the value would stand alone on its left, as Replace requires. Fewer bytes left say
 // nothing, as values shorter than MinValue are not looked for.
 func (s *Set) startsHere(text string, i int) bool {
 	rest := len(text) - i
@@ -251,15 +284,17 @@ func (s *Set) startsHere(text string, i int) bool {
 		}
 	}
 	p := prefixOf(text[i:])
-	if _, ok := s.longHeads[p]; ok {
-		return true // a value left out, longer than any text cut
-	}
+	_, longer := s.longHeads[p] // a value left out, longer than any text cut
 	for _, l := range s.lengths[p] {
-		if int(l) > rest {
-			return true
-		}
+		longer = longer || int(l) > rest
 	}
-	return false
+	if !longer || rest < startBytes {
+		return longer
+	}
+	// Enough is left to tell more than the first bytes: it must be how such a
+	// value starts (a log line's date is not every value that starts with one).
+	_, ok := s.starts[maphash.String(s.seed, text[i:i+startBytes])]
+	return ok
 }
 
 // standalone reports whether text[start:end] is not glued to a word on either

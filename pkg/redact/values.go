@@ -42,7 +42,7 @@ func Message(text string, values []rule.Value, set *Set) string {
 		case hides(v.Kind):
 			with = valuePlaceholder(v, set)
 		case set.Len() > 0 && v.Kind != rule.ValueID && v.Kind != rule.ValueVersion: // ids and versions stay, as in frames
-			with = set.Replace(v.Shown)
+			with = keptShown(v, set)
 			if with == v.Shown {
 				continue
 			}
@@ -82,6 +82,24 @@ func Message(text string, values []rule.Value, set *Set) string {
 	}
 	b.WriteString(text[at:])
 	return MaskSecrets(b.String())
+}
+
+// keptShown is a kept value as a message shows it, with the set's values
+// replaced: in the whole captured value, then quoted and clipped as the message
+// did (rule.Quote, rule.As, rule.QuoteJSON), so that the clip leaves no start of
+// a value that the whole held (an error message quoted at 80 bytes that echoes
+// an argument); a value shown otherwise (rule.Shown) gets them replaced in what
+// the message shows.
+func keptShown(v rule.Value, set *Set) string {
+	switch {
+	case !v.JSON && v.Shown == quote.String(v.Text, quote.MaxString):
+		return quote.String(set.Replace(v.Text), quote.MaxString)
+	case !v.JSON && v.Shown == quote.Clip(v.Text, quote.MaxString):
+		return quote.Clip(set.Replace(v.Text), quote.MaxString)
+	case v.JSON && v.Shown == quote.JSON(v.Text, quote.MaxJSON):
+		return quote.JSON(set.Replace(v.Text), quote.MaxJSON)
+	}
+	return set.Replace(v.Shown)
 }
 
 // valuePlaceholder is what a hidden value becomes: "[redacted, 18 chars]", quoted
