@@ -340,3 +340,38 @@ func TestLongValueHeads(t *testing.T) {
 		}
 	}
 }
+
+// FuzzReplaceCut: a text cut inside a value of the set (after a space, so that
+// the value stands alone on its left) keeps none of the value's start when 4
+// bytes or more of it are left, whatever the value, the words before it and the
+// place of the cut; and the words before it (small letters and spaces) stay when
+// the value does not start with one.
+func FuzzReplaceCut(f *testing.F) {
+	f.Add("ledger entry 42 for the board, page one of many", "cannot parse:", 20)
+	f.Add("ACME-7731 wire transfer to Cayman account 99812-443", "echo", 40)
+	f.Add("Zürich \"quoted\"\nnew line and more text after it", "said", 9)
+	f.Fuzz(func(t *testing.T, value, before string, k int) {
+		if len(value) < MinValue || len(value) > 4096 || strings.HasPrefix(value, "[redacted") || !utf8.ValidString(value) || !utf8.ValidString(before) {
+			return
+		}
+		if k < MinValue || k >= len(value) || !utf8.RuneStart(value[k]) {
+			return
+		}
+		before = strings.Map(func(r rune) rune { // words and spaces only: no value starts in them
+			if r == ' ' || r >= 'a' && r <= 'z' {
+				return r
+			}
+			return -1
+		}, before)
+		set := NewSet()
+		set.Add(value)
+		text := before + " " + value[:k]
+		got := set.ReplaceCut(text)
+		if strings.HasSuffix(got, value[:k]) && !strings.HasPrefix(before+" ", value[:k]) {
+			t.Fatalf("ReplaceCut(%q) = %q: the value's start shows", text, got)
+		}
+		if c := value[0]; c != ' ' && (c < 'a' || c > 'z') && !strings.HasPrefix(got, before+" ") {
+			t.Fatalf("ReplaceCut(%q) = %q: the words before the value are gone", text, got)
+		}
+	})
+}
