@@ -269,8 +269,9 @@ func (s *Set) addStart(st uint64) {
 // past the text's end: the MinValue bytes or more left from i are fewer than the
 // value's and its first ones (as far as its first MinValue bytes tell, and its
 // first startBytes when as many are left; a value left out as too long is longer
-// than any), and the value would stand alone on its left, as Replace requires. Fewer bytes left say
-// nothing, as values shorter than MinValue are not looked for.
+// than any), and the value would stand alone on its left, as Replace requires.
+// Fewer bytes left say nothing, as values shorter than MinValue are not looked
+// for.
 func (s *Set) startsHere(text string, i int) bool {
 	rest := len(text) - i
 	if rest < MinValue {
