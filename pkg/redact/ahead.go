@@ -109,6 +109,23 @@ const (
 type keptMemo struct {
 	seed  maphash.Seed
 	clean map[keptKey]struct{}
+	// inertShapes are the wire shapes of frames whose walk read no value
+	// (collectFrame), at most maxMemoValues.
+	inertShapes map[uint64]struct{}
+}
+
+// inert reports whether frames of the wire shape read no value.
+func (m *keptMemo) inert(shape uint64) bool {
+	_, ok := m.inertShapes[shape]
+	return ok
+}
+
+// rememberInert remembers a wire shape whose frame's walk read no value.
+func (m *keptMemo) rememberInert(shape uint64) {
+	if m.inertShapes == nil || len(m.inertShapes) >= maxMemoValues {
+		m.inertShapes = make(map[uint64]struct{}, 64)
+	}
+	m.inertShapes[shape] = struct{}{}
 }
 
 type keptKey struct {

@@ -3,10 +3,13 @@ package redact
 import (
 	"fmt"
 	"hash/maphash"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/schema"
 )
 
 // TestCollectAheadIsCollect: a session's set is the same whether its frames were
@@ -175,5 +178,95 @@ func TestCollectorMemoKeepsSecrets(t *testing.T) {
 	}
 	if len(collector.memo.clean) != 1 {
 		t.Errorf("the memo holds %d values, want 1 (the definitions without a secret): the case tests nothing", len(collector.memo.clean))
+	}
+}
+
+// TestInertShapesAddNothing: a Collector skips the frames of a wire shape whose
+// walk read no value before (collectFrame); the sets it fills, ahead and on the
+// replay, are those of a walk of every frame, on every capture under fixtures/
+// read with wire shapes, each capture's frames twice over (the second time, the
+// skipped ones are many); and frames of one shape that carry values are never
+// skipped, whatever frame of that shape came first.
+func TestInertShapesAddNothing(t *testing.T) {
+	seed := maphash.MakeSeed()
+	skipped := 0
+	check := func(where string, frames []*frame.Frame) {
+		t.Helper()
+		want, ahead, replay := NewSeededSet(seed), NewSeededSet(seed), NewSeededSet(seed)
+		collector, onReplay := NewCollector(seed), NewCollector(seed)
+		for _, f := range frames {
+			CollectFrame(f, want)
+			if !ahead.AddCollected(collector.Collect(f)) {
+				t.Fatalf("%s: a collection of the set's seed was refused", where)
+			}
+			onReplay.CollectInto(f, replay)
+		}
+		for name, got := range map[string]*Set{"ahead": ahead, "on the replay": replay} {
+			if d := setDiff(got, want); d != "" {
+				t.Errorf("%s: collected %s with the shapes' memo: %s", where, name, d)
+			}
+		}
+		skipped += len(collector.memo.inertShapes)
+	}
+	shaper := &schema.Shaper{}
+	read := func(rd *frame.Reader) []*frame.Frame {
+		var frames []*frame.Frame
+		eachFrame(rd, func(rec *frame.Record) {
+			into := new(frame.Frame)
+			rd.Detach(rec.Frame, new(frame.Arena), into, true)
+			frames = append(frames, into)
+		})
+		return frames
+	}
+	err := filepath.WalkDir(filepath.Join("..", "..", "fixtures"), func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(path, ".want") || strings.HasSuffix(path, ".md") {
+			return err
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		rd, err := frame.NewReader(path, f, frame.Options{Shaper: shaper})
+		if err != nil {
+			return nil // not a capture
+		}
+		defer rd.Close()
+		frames := read(rd)
+		check(path, append(frames, frames...))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if skipped < 100 {
+		t.Fatalf("only %d shapes were found inert: the memo was not exercised", skipped)
+	}
+	// One shape, values or none: the shape of a request leaves its arguments'
+	// values out, and a _meta's contents are read whatever they are.
+	lines := `{"jsonrpc":"2.0","id":1,"method":"ping"}
+{"jsonrpc":"2.0","id":2,"method":"ping","params":{"_meta":{"progressToken":"p2"}}}
+{"jsonrpc":"2.0","id":3,"method":"ping","params":{"_meta":{"progressToken":"p3","traceparent":"00-secret-trace-value-01"}}}
+{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"t","arguments":{}}}
+{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"t","arguments":{"q":"a value to hide"}}}
+{"jsonrpc":"2.0","id":6,"result":{}}
+{"jsonrpc":"2.0","id":7,"result":{"note":"a value of a result"}}
+`
+	rd, err := frame.NewReader("lines", strings.NewReader(lines), frame.Options{Shaper: shaper})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	frames := read(rd)
+	check("lines", append(frames, frames...))
+	set := NewSeededSet(seed)
+	c := NewCollector(seed)
+	for _, f := range append(frames, frames...) {
+		set.AddCollected(c.Collect(f))
+	}
+	for _, v := range []string{"00-secret-trace-value-01", "a value to hide", "a value of a result"} {
+		if got := set.Replace("it said " + v); got == "it said "+v {
+			t.Errorf("%q was not collected", v)
+		}
 	}
 }

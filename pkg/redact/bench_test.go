@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+	"github.com/mcpsleuth/mcpsleuth/pkg/schema"
 )
 
 // benchFrames reads the frames of the real captures (fixtures/real), or of the
@@ -23,19 +24,20 @@ func benchFrames(b *testing.B) []*frame.Frame {
 		b.Fatalf("no fixtures: %v", err)
 	}
 	var frames []*frame.Frame
+	shaper := &schema.Shaper{}
 	for _, p := range paths {
 		f, err := os.Open(p)
 		if err != nil {
 			b.Fatal(err)
 		}
-		rd, err := frame.NewReader(p, f, frame.Options{})
+		rd, err := frame.NewReader(p, f, frame.Options{Shaper: shaper}) // shaped, as a check reads them
 		if err != nil {
 			b.Fatal(err)
 		}
 		eachFrame(rd, func(rec *frame.Record) {
 			var arena frame.Arena
 			into := new(frame.Frame)
-			rd.Detach(rec.Frame, &arena, into, false)
+			rd.Detach(rec.Frame, &arena, into, true)
 			frames = append(frames, into)
 		})
 		rd.Close()

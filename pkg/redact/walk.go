@@ -37,6 +37,9 @@ type walk struct {
 	// since keepWhole last looked.
 	memo  *keptMemo
 	added bool
+	// content is set once the walk reads a value (collectFrame): any route
+	// but the envelope's, the members kept exactly and the objects around them.
+	content bool
 }
 
 // frame redacts a message, or each message of a batch.
@@ -123,7 +126,11 @@ func (w *walk) value(n frame.Node, p path, inData bool, depth int) {
 		return
 	}
 	kind := n.Kind()
-	switch route(p, kind == '{' || kind == '[', kind == '[') {
+	r := route(p, kind == '{' || kind == '[', kind == '[')
+	if r != routeWalk && r != routeExact {
+		w.content = true
+	}
+	switch r {
 	case routeSecret:
 		w.secret = true
 		w.scalar(n, kind, depth)
@@ -181,6 +188,7 @@ func (w *walk) value(n frame.Node, p path, inData bool, depth int) {
 // data redacts a value below a member that holds data: every string and number
 // in it is hidden (booleans and null stay: they have no length to hide).
 func (w *walk) data(n frame.Node, depth int) {
+	w.content = true
 	if depth > jsontree.MaxDepth {
 		w.deep = true
 		return
@@ -224,6 +232,7 @@ func (w *walk) data(n frame.Node, depth int) {
 // meta redacts a _meta object: the contract members it carries stay, a progress
 // token stays exactly, the rest is data. A _meta that is not an object stays.
 func (w *walk) meta(n frame.Node, p path, depth int) {
+	w.content = true
 	if kind := n.Kind(); kind != '{' {
 		w.same(n, kind, depth)
 		return
@@ -251,6 +260,9 @@ func (w *walk) meta(n frame.Node, p path, depth int) {
 // scalar replaces a string or number (of that kind) with its placeholder (or,
 // collecting, adds its value to the set); other values stay.
 func (w *walk) scalar(n frame.Node, kind byte, depth int) {
+	if kind == '"' || kind == '0' {
+		w.content = true
+	}
 	switch kind {
 	case '"':
 		if w.visit != nil {
@@ -334,6 +346,7 @@ func (w *walk) add(n frame.Node) {
 // a capture, are walked once. Collecting reads nothing but the value's bytes and
 // its depth, so it would add nothing again.
 func (w *walk) keepWhole(n frame.Node, depth int) {
+	w.content = true
 	raw := n.Raw()
 	if !w.collect || w.visit != nil || w.memo == nil || len(raw) < minMemoBytes {
 		w.keep(n, false, depth)
@@ -369,6 +382,7 @@ func (w *walk) keep(n frame.Node, exact bool, depth int) {
 		w.same(n, kind, depth) // nothing to collect, but how deep it goes
 		return
 	}
+	w.content = true
 	switch kind {
 	case '"':
 		if w.visit != nil {
