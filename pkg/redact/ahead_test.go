@@ -3,8 +3,6 @@ package redact
 import (
 	"fmt"
 	"hash/maphash"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -218,27 +216,10 @@ func TestInertShapesAddNothing(t *testing.T) {
 		})
 		return frames
 	}
-	err := filepath.WalkDir(filepath.Join("..", "..", "fixtures"), func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || strings.HasSuffix(path, ".want") || strings.HasSuffix(path, ".md") {
-			return err
-		}
-		f, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		rd, err := frame.NewReader(path, f, frame.Options{Shaper: shaper})
-		if err != nil {
-			return nil // not a capture
-		}
-		defer rd.Close()
+	eachCaptureWith(t, frame.Options{Shaper: shaper}, func(path string, rd *frame.Reader) {
 		frames := read(rd)
 		check(path, append(frames, frames...))
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if skipped < 100 {
 		t.Fatalf("only %d shapes were found inert: the memo was not exercised", skipped)
 	}

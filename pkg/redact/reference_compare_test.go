@@ -39,6 +39,12 @@ func setDiff(got, want *Set) string {
 // that is not one is skipped), and returns how many it read.
 func eachCapture(t *testing.T, read func(path string, rd *frame.Reader)) int {
 	t.Helper()
+	return eachCaptureWith(t, frame.Options{}, read)
+}
+
+// eachCaptureWith is eachCapture with the Readers' options (a Shaper).
+func eachCaptureWith(t *testing.T, opt frame.Options, read func(path string, rd *frame.Reader)) int {
+	t.Helper()
 	files := 0
 	err := filepath.WalkDir(filepath.Join("..", "..", "fixtures"), func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || strings.HasSuffix(path, ".want") || strings.HasSuffix(path, ".md") {
@@ -49,7 +55,7 @@ func eachCapture(t *testing.T, read func(path string, rd *frame.Reader)) int {
 			return err
 		}
 		defer f.Close()
-		rd, err := frame.NewReader(path, f, frame.Options{})
+		rd, err := frame.NewReader(path, f, opt)
 		if err != nil {
 			return nil // not a capture
 		}
