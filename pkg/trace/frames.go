@@ -244,17 +244,29 @@ func reactionOf(r *rules.Reaction) *Reaction {
 // add keeps a summary in the session's trace unless the session's cap or the
 // run's is reached (then it is counted), and returns its index (-1: not kept).
 func (t *Trace) add(fs FrameSummary, tr *Tracer) int {
-	if t.capped(fs.Line, tr) {
-		if fs.Context || fs.Exchange != nil {
-			t.OmittedOther++
-		} else {
-			t.Omitted++
-		}
+	if t.pastCap(fs.Line, tr, fs.Context || fs.Exchange != nil) {
 		return -1
 	}
 	tr.kept++
 	t.Frames = append(t.Frames, fs)
 	return len(t.Frames) - 1
+}
+
+// pastCap reports whether the session's cap of summaries or the run's is
+// reached, and then counts the entry at line as not kept (other: a context line
+// or an HTTP exchange, else a frame). Callers ask it before they build a summary
+// that would be dropped (past the run's cap of an HTML report, that is most of a
+// long capture's frames, each with a copy of its JSON).
+func (t *Trace) pastCap(line int, tr *Tracer, other bool) bool {
+	if !t.capped(line, tr) {
+		return false
+	}
+	if other {
+		t.OmittedOther++
+	} else {
+		t.Omitted++
+	}
+	return true
 }
 
 // capped reports whether the session's cap of summaries or the run's is
@@ -333,8 +345,8 @@ func (o *observation) Message(m *session.Message) {
 	if !o.tr.opt.Frames {
 		return
 	}
-	if m.Batch != nil {
-		react(t, m, -1, o.reactions, o.gates)
+	if m.Batch != nil || (o.tr.opt.Keep == nil && t.pastCap(m.Line, o.tr, false)) {
+		react(t, m, -1, o.reactions, o.gates) // a batch's member, or a frame past the caps
 		return
 	}
 	fs := summarize(m, t)

@@ -216,5 +216,8 @@ func (t *Tracer) context(line int, text []byte) {
 		t.Preamble = append(t.Preamble, fs)
 		return
 	}
+	if t.last.pastCap(line, t, true) {
+		return // before the text is copied and redacted for nothing
+	}
 	t.last.add(FrameSummary{Line: line, Context: true, Text: cutRedacted(string(text), maxContextText, t.last.Redacted)}, t)
 }
