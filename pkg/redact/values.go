@@ -85,19 +85,14 @@ func Message(text string, values []rule.Value, set *Set) string {
 }
 
 // keptShown is a kept value as a message shows it, with the set's values
-// replaced: in the whole captured value, then quoted and clipped as the message
-// did (rule.Quote, rule.As, rule.QuoteJSON), so that the clip leaves no start of
-// a value that the whole held (an error message quoted at 80 bytes that echoes
-// an argument); a value shown otherwise (rule.Shown) gets them replaced in what
-// the message shows.
+// replaced: in the whole captured value, then rendered again as the message
+// rendered it (rule.Value.Again: quoted, clipped), so that the clip leaves no
+// start of a value that the whole held (an error message quoted at 80 bytes that
+// echoes an argument); a value shown otherwise (rule.Shown) gets them replaced
+// in what the message shows.
 func keptShown(v rule.Value, set *Set) string {
-	switch {
-	case !v.JSON && v.Shown == quote.String(v.Text, quote.MaxString):
-		return quote.String(set.Replace(v.Text), quote.MaxString)
-	case !v.JSON && v.Shown == quote.Clip(v.Text, quote.MaxString):
-		return quote.Clip(set.Replace(v.Text), quote.MaxString)
-	case v.JSON && v.Shown == quote.JSON(v.Text, quote.MaxJSON):
-		return quote.JSON(set.Replace(v.Text), quote.MaxJSON)
+	if shown, ok := v.Again(set.Replace(v.Text)); ok {
+		return shown
 	}
 	return set.Replace(v.Shown)
 }

@@ -48,24 +48,52 @@ type Value struct {
 	JSON bool
 	// Shown is the value as it stands in the message.
 	Shown string
+	// as is how Shown was made from Text (Again).
+	as rendering
+}
+
+// rendering is how a Value's Shown was made from its Text.
+type rendering uint8
+
+const (
+	renderedOtherwise rendering = iota // Shown: as the rule rendered it
+	renderedQuoted                     // Quote
+	renderedJSON                       // QuoteJSON
+	renderedAs                         // As
+)
+
+// Again renders text the way the message rendered the value (its Shown from its
+// Text): for a text put in the value's place, such as the value redacted, which
+// is then quoted and clipped anew rather than redacted after the clip. ok is
+// false for a value shown otherwise (rule.Shown): its Shown is all there is.
+func (v Value) Again(text string) (shown string, ok bool) {
+	switch v.as {
+	case renderedQuoted:
+		return quote.String(text, quote.MaxString), true
+	case renderedJSON:
+		return quote.JSON(text, quote.MaxJSON), true
+	case renderedAs:
+		return quote.Clip(text, quote.MaxString), true
+	}
+	return "", false
 }
 
 // Quote quotes a captured string for a message (clipped at quote.MaxString
 // bytes) and declares it.
 func Quote(kind ValueKind, s string) Value {
-	return Value{Kind: kind, Text: s, Shown: quote.String(s, quote.MaxString)}
+	return Value{Kind: kind, Text: s, Shown: quote.String(s, quote.MaxString), as: renderedQuoted}
 }
 
 // QuoteJSON renders a captured JSON value for a message (compacted, clipped at
 // quote.MaxJSON bytes) and declares it.
 func QuoteJSON(kind ValueKind, raw string) Value {
-	return Value{Kind: kind, Text: raw, JSON: true, Shown: quote.JSON(raw, quote.MaxJSON)}
+	return Value{Kind: kind, Text: raw, JSON: true, Shown: quote.JSON(raw, quote.MaxJSON), as: renderedJSON}
 }
 
 // As declares a captured string written into a message as it is, unquoted
 // (clipped at quote.MaxString bytes): a tool name in a list of names.
 func As(kind ValueKind, s string) Value {
-	return Value{Kind: kind, Text: s, Shown: quote.Clip(s, quote.MaxString)}
+	return Value{Kind: kind, Text: s, Shown: quote.Clip(s, quote.MaxString), as: renderedAs}
 }
 
 // Shown declares a captured JSON value written into a message already rendered
