@@ -37,8 +37,10 @@ type walk struct {
 	// since keepWhole last looked.
 	memo  *keptMemo
 	added bool
-	// content is set once the walk reads a value (collectFrame): any route
-	// but the envelope's, the members kept exactly and the objects around them.
+	// content is set once the walk reads a value (collectFrame): where it
+	// hides data (data, scalar, meta) or keeps a value (keep, keepWhole), not
+	// where it keeps the envelope and members exactly (same) or walks the
+	// objects around them.
 	content bool
 }
 
@@ -126,11 +128,7 @@ func (w *walk) value(n frame.Node, p path, inData bool, depth int) {
 		return
 	}
 	kind := n.Kind()
-	r := route(p, kind == '{' || kind == '[', kind == '[')
-	if r != routeWalk && r != routeExact {
-		w.content = true
-	}
-	switch r {
+	switch route(p, kind == '{' || kind == '[', kind == '[') {
 	case routeSecret:
 		w.secret = true
 		w.scalar(n, kind, depth)
@@ -523,23 +521,10 @@ func stringChars(n frame.Node) int {
 }
 
 // decodeHead decodes the start of a long string's bytes between its quotes
-// (body): its first headRunes characters, escapes decoded, for the heads a set
-// keeps of a value it leaves out (Set.leaveOut), without decoding the rest.
+// (body): its first headRunes characters at least, escapes decoded, for the
+// heads a set keeps of a value it leaves out (Set.leaveOut), without decoding
+// the rest. A character takes 12 bytes at most (a surrogate pair, escaped):
+// the bytes that hold headRunes of them are decoded as a cut string.
 func decodeHead(body []byte) string {
-	i := 0
-	for n := 0; i < len(body) && n < headRunes; n++ {
-		switch {
-		case body[i] != '\\':
-			_, size := utf8.DecodeRune(body[i:])
-			i += size
-		case i+1 < len(body) && body[i+1] == 'u':
-			i += 6
-			if i+1 < len(body) && body[i] == '\\' && body[i+1] == 'u' {
-				i += 6 // a surrogate pair's second half, or a character of its own: one more either way
-			}
-		default:
-			i += 2
-		}
-	}
-	return jsontree.DecodeString(`"` + string(body[:min(i, len(body))]) + `"`)
+	return decodeCutString(`"` + string(body[:min(len(body), 12*headRunes)]))
 }
