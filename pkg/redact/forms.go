@@ -3,7 +3,6 @@ package redact
 import (
 	"bytes"
 	"encoding/binary"
-	"hash/maphash"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -124,7 +123,7 @@ func (s *Set) headForms(head string, add func(prefix uint32, start uint64)) {
 	form := func(f string) {
 		var start uint64
 		if len(f) >= startBytes { // the value's form is longer than its head's
-			start = maphash.String(s.seed, f[:startBytes])
+			start = s.startHash(f)
 		}
 		add(prefixOf(f), start)
 	}

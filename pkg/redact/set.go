@@ -133,8 +133,11 @@ func (s *Set) startOf(form string) uint64 {
 	if len(form) <= startBytes {
 		return 0
 	}
-	return maphash.String(s.seed, form[:startBytes])
+	return s.startHash(form)
 }
+
+// startHash is the hash of a text's first startBytes bytes (it has as many).
+func (s *Set) startHash(text string) uint64 { return maphash.String(s.seed, text[:startBytes]) }
 
 // insert adds a form by its key, its length in characters, its prefix and the
 // hash of its start (startOf).
@@ -294,7 +297,7 @@ func (s *Set) startsHere(text string, i int) bool {
 	}
 	// Enough is left to tell more than the first bytes: it must be how such a
 	// value starts (a log line's date is not every value that starts with one).
-	_, ok := s.starts[maphash.String(s.seed, text[i:i+startBytes])]
+	_, ok := s.starts[s.startHash(text[i:])]
 	return ok
 }
 
