@@ -8,9 +8,11 @@ import (
 	"testing"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
+	"github.com/mcpsleuth/mcpsleuth/pkg/report"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rule/ruletest"
 	"github.com/mcpsleuth/mcpsleuth/pkg/rules"
+	"github.com/mcpsleuth/mcpsleuth/pkg/trace"
 )
 
 // The captures of every profile, cut into regions judged apart (see
@@ -83,4 +85,45 @@ func judged(t *testing.T, data []byte, opt driver.RunOptions) (string, int) {
 		cuts = 0
 	}
 	return b.String(), cuts
+}
+
+// The captures of every profile, cut into regions judged apart with --redact's
+// collection of values running in each region's parse stage and replay, give
+// the redacted report the whole capture gives, byte for byte.
+func TestRegionsKeepRedaction(t *testing.T) {
+	for _, p := range profiles {
+		t.Run(p.name, func(t *testing.T) {
+			var b bytes.Buffer
+			o := &output{w: bufio.NewWriter(&b)}
+			p.write(o, 3<<20)
+			if err := o.w.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			redacted := func(opt driver.RunOptions) (string, int, int) {
+				tr := trace.New(trace.Options{Needs: trace.Needs{Redaction: true}})
+				tr.Apply(&opt)
+				res, err := driver.Run("capture", bytes.NewReader(b.Bytes()), rules.All(), opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rep := report.BuildWith("test", []*driver.InputResult{res}, report.Options{Rules: rules.All(), Trace: tr})
+				report.Redact(rep)
+				var out strings.Builder
+				if err := report.WriteJSON(&out, rep); err != nil {
+					t.Fatal(err)
+				}
+				return out.String(), res.Regions, rep.Summary.Sessions
+			}
+			whole, _, sessions := redacted(driver.RunOptions{RegionBytes: -1})
+			got, regions, _ := redacted(driver.RunOptions{RegionBytes: 32 << 10, RegionWorkers: 2})
+			t.Logf("%d bytes, %d sessions, %d regions judged apart", b.Len(), sessions, regions)
+			if got != whole {
+				t.Errorf("the regions' redacted report differs from the whole run's:\n%s", ruletest.FirstDifference(whole, got))
+			}
+			// At least one cut a region, where sessions are shorter than one.
+			if (p.ext == ".jsonl" || p.ext == ".log") && regions-1 < min(sessions, b.Len()/(32<<10))/2 {
+				t.Errorf("%d sessions in %d bytes, and only %d regions judged apart", sessions, b.Len(), regions)
+			}
+		})
+	}
 }

@@ -60,13 +60,14 @@ const maxRegionWorkers = 4
 // an in-memory reader, in tests) at its start, not compressed, of at least two
 // regions' size, on four cores or more (two pipelines), with none of the options
 // that need the frames of the whole input in one order (a view's context lines,
-// the preparation of redaction, live findings, a copy of the text), no view's
-// analyses (a trace follows the run's sessions from one goroutine), and no
-// format or perspective given (the regions resume with those the first region's
+// live findings, a copy of the text), no view's analysis that must follow the
+// run's sessions from one goroutine (rule.Apart: a trace of context lines or
+// with a cap over the run, a sink of every session's account), and no format
+// or perspective given (the regions resume with those the first region's
 // Reader found). It returns the input to read regions of, its size and the
 // workers.
 func regionsOf(r io.Reader, opt RunOptions) (src io.ReaderAt, size int64, workers int, ok bool) {
-	if opt.Inline || opt.Live || opt.OnContext != nil || opt.Prepare != nil || opt.OnFinding != nil || len(opt.Analyses) > 0 ||
+	if opt.Inline || opt.Live || opt.OnContext != nil || opt.OnFinding != nil || !rule.Apart(opt.Analyses) ||
 		opt.Frame.Tee != nil || opt.Frame.Resume != nil || opt.Frame.Perspective != 0 || opt.RegionBytes < 0 ||
 		(opt.Frame.Format != "" && opt.Frame.Format != "auto") || os.Getenv("MCPSLEUTH_REGIONS") == "0" {
 		return nil, 0, 0, false
@@ -475,7 +476,7 @@ func judgeRegion(name string, src io.ReaderAt, r *region, format *regionFormat, 
 	}
 	defer rd.Close()
 	r.deliver = func(sr *rule.SessionResult) {
-		sr.DropAnalyses() // no view asks them (regionsOf), and the result waits
+		sr.KeepAnalyses(opt.Analyses) // no view asks the others, and the result waits
 		r.sessions = append(r.sessions, sr)
 	}
 	opt.Discard, opt.OnSession = true, func(sr *rule.SessionResult) { r.deliver(sr) }

@@ -78,13 +78,15 @@ type RunOptions struct {
 	// methods it declares (rule.Rule.Methods): the reference those are tested
 	// against.
 	AllMethods bool
-	// Prepare, when set, is work on a frame that the replay's analyses would
-	// otherwise do, which the parse stage does instead while it waits for the
-	// replay (see send): it reads the frame and may set its Ahead. The replay
-	// does the same work itself for the frames left without it (a consumer of
-	// Ahead reads it only when set), so results never depend on how much of it
-	// the parse stage did. It runs on the parse stage's goroutine.
-	Prepare func(*frame.Frame)
+	// Prepare, when set, gives the work on a frame that the replay's analyses
+	// would otherwise do, which the parse stage does instead while it waits for
+	// the replay (see send): it reads the frame and may set its Ahead. The
+	// replay does the same work itself for the frames left without it (a
+	// consumer of Ahead reads it only when set), so results never depend on how
+	// much of it the parse stage did. Each parse stage calls Prepare once and
+	// runs what it returns on its own goroutine (the regions of a file have a
+	// parse stage each).
+	Prepare func() func(*frame.Frame)
 	// RegionBytes is the size a file is cut into regions at (see runRegions; 0:
 	// regionBytes; < 0: never cut), and RegionWorkers the pipelines that judge
 	// them at once (0: one per two cores, at most maxRegionWorkers; under 2: not
@@ -191,7 +193,11 @@ func judge(rd *frame.Reader, a *rule.Analyzer, opt RunOptions, replay func(*pars
 		limits.records = 1
 	}
 	batches, free := make(chan *parsedBatch, parseAhead), make(chan *parsedBatch, parseAhead+2)
-	go parse(rd, batches, free, limits, opt.Prepare)
+	var prepare func(*frame.Frame)
+	if opt.Prepare != nil {
+		prepare = opt.Prepare()
+	}
+	go parse(rd, batches, free, limits, prepare)
 	for b := range batches {
 		// The shapes the parse stage left: computed for the whole batch first,
 		// in one tight loop over the tokens, which come from the other core's

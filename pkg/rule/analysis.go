@@ -25,9 +25,27 @@ type Analysis struct {
 	// rules did, and its End comes after theirs, with the session's sorted
 	// findings and notes. No rule can require it.
 	AfterRules bool
+	// Apart is set for an analysis whose computations share nothing across
+	// sessions but what is safe for concurrent use: a run may then judge the
+	// sessions of an input apart, on several goroutines (the regions of a file),
+	// and the analysis gives each session what it gives it in one run. Unset, a
+	// run that adds the analysis follows every session from one goroutine, in
+	// input order.
+	Apart bool
 	// New returns fresh per-session state; results gives the state of the
 	// analyses it requires.
 	New func(s *session.Session, results Results) Computation
+}
+
+// Apart reports whether every analysis given, and every analysis they require,
+// may follow sessions judged apart (Analysis.Apart).
+func Apart(analyses []*Analysis) bool {
+	for _, a := range analyses {
+		if !a.Apart || !Apart(a.Requires) {
+			return false
+		}
+	}
+	return true
 }
 
 // Computation is an Analysis's state for one session.

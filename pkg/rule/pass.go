@@ -275,6 +275,18 @@ func (r *SessionResult) ResultOf(a *Analysis) any {
 // before them: the analyses' tables are most of an ended session's memory).
 func (r *SessionResult) DropAnalyses() { r.analyses = nil }
 
+// KeepAnalyses is DropAnalyses for a run that asks the results of some: the
+// results of those given stay (ResultOf), the others are let go of.
+func (r *SessionResult) KeepAnalyses(keep []*Analysis) {
+	var kept computing
+	for _, x := range r.analyses {
+		if slices.Contains(keep, x.a) {
+			kept = append(kept, x)
+		}
+	}
+	r.analyses = kept
+}
+
 // Worst is the highest severity among the findings (0 when none).
 func (r *SessionResult) Worst() Severity {
 	var w Severity

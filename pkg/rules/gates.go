@@ -13,7 +13,8 @@ import (
 // timeline read (a method the spec never gates, or one the revision lacks, has
 // nothing to judge; an extension's gate is not checked yet).
 var Gates = &rule.Analysis{
-	Name: "gates",
+	Name:  "gates",
+	Apart: true, // a session's own state
 	New: func(*session.Session, rule.Results) rule.Computation {
 		return &GateLog{}
 	},

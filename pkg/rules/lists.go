@@ -13,7 +13,8 @@ import (
 // roots listing for MCP2005, MCP4002, MCP4005, PublishedTools, the trace's kept
 // lists and validate-args, which each walked the result themselves before.
 var Lists = &rule.Analysis{
-	Name: "lists",
+	Name:  "lists",
+	Apart: true, // a session's own state
 	New: func(*session.Session, rule.Results) rule.Computation {
 		return &ListLog{}
 	},

@@ -12,6 +12,7 @@ import (
 // which each kept a copy before.
 var PublishedTools = &rule.Analysis{
 	Name:     "published-tools",
+	Apart:    true, // a session's own state
 	Requires: []*rule.Analysis{Lists},
 	New: func(_ *session.Session, results rule.Results) rule.Computation {
 		return &ToolLog{Tools: schema.NewTools(), lists: results.ResultOf(Lists).(*ListLog)}

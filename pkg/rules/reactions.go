@@ -29,6 +29,7 @@ import (
 // capture has no times).
 var Reactions = &rule.Analysis{
 	Name:     "reactions",
+	Apart:    true, // a session's own state
 	Requires: []*rule.Analysis{Gates},
 	New: func(s *session.Session, r rule.Results) rule.Computation {
 		return &ReactionLog{session: s, gates: r.ResultOf(Gates).(*GateLog)}

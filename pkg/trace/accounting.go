@@ -21,6 +21,9 @@ func NewAccounting() *rule.Analysis {
 	memo := tokens.NewMemo()
 	return &rule.Analysis{
 		Name: "accounting",
+		// Each session's account is its own; the memo is safe for concurrent
+		// use, and a text's count is the same whoever counted it first.
+		Apart: true,
 		New: func(s *session.Session, _ rule.Results) rule.Computation {
 			return &Account{session: s, memo: memo}
 		},

@@ -247,7 +247,9 @@ func (t *Trace) add(fs FrameSummary, tr *Tracer) int {
 	if t.pastCap(fs.Line, tr, fs.Context || fs.Exchange != nil) {
 		return -1
 	}
-	tr.kept++
+	if tr.opt.MaxRunFrames > 0 {
+		tr.kept++ // only then: the sessions of a run traced apart share nothing else
+	}
 	t.Frames = append(t.Frames, fs)
 	return len(t.Frames) - 1
 }
@@ -304,7 +306,18 @@ type observation struct {
 }
 
 func (tr *Tracer) start(_ *session.Session, results rule.Results) rule.Computation {
-	t := &Trace{uses: map[useKey]int{}, pending: map[*session.Request]int{}, Declaring: map[int][]byte{}, methods: map[string]string{}}
+	// Only the tables the views need: a session's trace waits with its result
+	// (the regions of a file), and most hold only the redaction set.
+	t := &Trace{}
+	if tr.opt.Uses || tr.opt.Contract {
+		t.uses = map[useKey]int{}
+	}
+	if tr.opt.Frames {
+		t.pending, t.methods = map[*session.Request]int{}, map[string]string{}
+	}
+	if tr.opt.Declaring {
+		t.Declaring = map[int][]byte{}
+	}
 	if tr.opt.Redaction {
 		t.Redacted = redact.NewSeededSet(tr.seed)
 	}
@@ -324,7 +337,9 @@ func (tr *Tracer) start(_ *session.Session, results rule.Results) rule.Computati
 
 func (o *observation) Message(m *session.Message) {
 	t := o.t
-	o.tr.last = t
+	if o.tr.opt.Context {
+		o.tr.last = t // where the next context lines go
+	}
 	if m.Batch == nil {
 		t.Total++
 	}
@@ -339,7 +354,9 @@ func (o *observation) Message(m *session.Message) {
 	}
 	if t.Redacted != nil && m.Batch == nil {
 		if c, ok := m.Frame.Ahead.(*redact.Collection); !ok || !t.Redacted.AddCollected(c) {
-			o.tr.onReplay.CollectInto(m.Frame, t.Redacted)
+			c := o.tr.onReplay.Get().(*redact.Collector)
+			c.CollectInto(m.Frame, t.Redacted)
+			o.tr.onReplay.Put(c)
 		}
 	}
 	if !o.tr.opt.Frames {
@@ -591,6 +608,10 @@ func (o *observation) End(sr *rule.SessionResult) {
 	if opt.Handshake && c != nil {
 		t.Handshake = handshakeOf(sr.Session, c)
 	}
+	// The session's result keeps the trace (Result) and nothing the trace was
+	// built from: the other analyses' tables are let go of with the session's
+	// (rule.SessionResult.KeepAnalyses), even while the result waits.
+	o.gates, o.reactions, o.lists = nil, nil, nil
 }
 
 // cutRedacted is cut for captured text that may echo a session's values, such as

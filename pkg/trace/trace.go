@@ -12,6 +12,7 @@ package trace
 
 import (
 	"hash/maphash"
+	"sync"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/driver"
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
@@ -121,10 +122,10 @@ type Tracer struct {
 	seed maphash.Seed
 	// kept counts the summaries kept over the run (Options.MaxRunFrames).
 	kept int
-	// onReplay collects into a session's set the frames the parse stage left
-	// (Needs.Redaction): the replay of a run is one goroutine, and runs follow
-	// each other.
-	onReplay *redact.Collector
+	// onReplay holds the Collectors that collect into a session's set the
+	// frames the parse stage left (Needs.Redaction): one replay at a time takes
+	// one, and a run may have several replays at once (the regions of a file).
+	onReplay sync.Pool
 	// Preamble holds context lines seen before the first frame.
 	Preamble        []FrameSummary
 	PreambleOmitted int
@@ -137,12 +138,16 @@ func New(opt Options) *Tracer {
 	}
 	t := &Tracer{opt: opt, seed: maphash.MakeSeed()}
 	if opt.Redaction {
-		t.onReplay = redact.NewCollector(t.seed)
+		t.onReplay.New = func() any { return redact.NewCollector(t.seed) }
 	}
 	// Gates: every view's uses of methods and their verdicts (the contract
 	// table's broken rows, the timeline's marks) are the gate judgement's.
+	// A session's trace is its own, but for the context lines, which go to the
+	// session that saw the last frame before them, and the run's cap of
+	// summaries: with neither, the sessions of a run may be traced apart.
 	t.analysis = &rule.Analysis{Name: "trace", AfterRules: true, Requires: []*rule.Analysis{rules.Gates},
-		New: func(s *session.Session, r rule.Results) rule.Computation { return t.start(s, r) }}
+		Apart: !opt.Context && opt.MaxRunFrames == 0,
+		New:   func(s *session.Session, r rule.Results) rule.Computation { return t.start(s, r) }}
 	if opt.Frames {
 		t.analysis.Requires = append(t.analysis.Requires, rules.Reactions)
 	}
@@ -177,9 +182,11 @@ func (t *Tracer) Apply(opt *driver.RunOptions) {
 		// The walk over a frame's values that redaction collects them with runs
 		// on the parse stage while it waits for the replay (redact.Collector);
 		// the replay walks the frames it left (observation.Message). One
-		// collector a run: the parse stage is one goroutine.
-		c := redact.NewCollector(t.seed)
-		opt.Prepare = func(f *frame.Frame) { f.Ahead = c.Collect(f) }
+		// collector a parse stage: each is one goroutine.
+		opt.Prepare = func() func(*frame.Frame) {
+			c := redact.NewCollector(t.seed)
+			return func(f *frame.Frame) { f.Ahead = c.Collect(f) }
+		}
 	}
 	if !t.opt.Context {
 		return
@@ -193,12 +200,20 @@ func (t *Tracer) Apply(opt *driver.RunOptions) {
 	}
 }
 
-// Of returns what the tracer kept of a session (nil when it did not run on it).
+// Of returns what the tracer kept of a session (nil when it did not run on it),
+// numbered as the session was handed on: the regions of a file number their
+// sessions once the regions before them are done, after their traces ended.
 func (t *Tracer) Of(sr *rule.SessionResult) *Trace {
 	if t == nil || sr == nil {
 		return nil
 	}
 	tr, _ := sr.ResultOf(t.analysis).(*Trace)
+	if tr != nil {
+		tr.Session.Index = sr.Session.Index
+		if tr.Handshake != nil {
+			tr.Handshake.Session = sr.Session.Index + 1
+		}
+	}
 	return tr
 }
 
