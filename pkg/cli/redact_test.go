@@ -153,6 +153,7 @@ func TestRedactCutCases(t *testing.T) {
 		{"redact-cut-shadow.jsonl", "Cayman account"},
 		{"redact-cut-escaped.jsonl", "Cayman account"},
 		{"redact-quoted-echo.jsonl", "CONFIDENTIAL forecast"},
+		{"redact-secret-in-value.jsonl", "Jane Roe"},
 	} {
 		path, err := filepath.Abs("../../fixtures/hostile/" + c.fixture)
 		if err != nil {

@@ -152,13 +152,13 @@ func (w treeWalk) keep(n *jsontree.Node) {
 			maskSecrets(s, w.set.addSecret)
 			return
 		}
-		replace := w.set.Replace
+		hide := w.set.Hide
 		if n.Open {
 			// Cut short: decoded as far as it goes, and it may end with the
 			// start of a value (ReplaceCut).
-			s, replace = decodeCutString(n.Raw), w.set.ReplaceCut
+			s, hide = decodeCutString(n.Raw), w.set.HideCut
 		}
-		if kept := replace(MaskSecrets(s)); kept != s {
+		if kept := hide(s); kept != s {
 			n.Raw = encodeString(kept)
 			if n.Open {
 				n.Raw = strings.TrimSuffix(n.Raw, `"`)

@@ -201,12 +201,20 @@ func (w refWalk) keep(n *jsontree.Node) {
 			refMaskSecrets(s, w.addSecret)
 			return
 		}
-		replace := w.set.Replace
+		hide := w.set.Hide
 		if n.Open {
 			// What the redaction does since 2026-12-07: decoded as far as it goes.
-			s, replace = decodeCutString(n.Raw), w.set.ReplaceCut
+			s, hide = decodeCutString(n.Raw), w.set.HideCut
 		}
-		if kept := replace(refMaskSecretsAll(s)); kept != s {
+		// What it does since the eighth session of 2026-12-07: the set's values
+		// and the secrets are hidden together, where a value holds a secret
+		// (Set.Hide, tested in TestSetHide); without a set, the reference's
+		// secret patterns.
+		kept := refMaskSecretsAll(s)
+		if w.set != nil {
+			kept = hide(s)
+		}
+		if kept != s {
 			n.Raw = jsontree.EncodeString(kept)
 			if n.Open {
 				n.Raw = strings.TrimSuffix(n.Raw, `"`)

@@ -158,6 +158,101 @@ func (s *Set) insert(k valueKey, chars int, p uint32, st uint64) {
 	}
 }
 
+// Hide hides in captured text what --redact hides there: the set's values
+// (Replace) and the secrets (MaskSecrets). Neither may go first alone: masking
+// the secrets first breaks a value that holds one (an argument "ghp_... customer
+// Jane Roe owes 4000" no longer stands whole, and its rest would show), and
+// replacing the values first breaks a secret's context (a value "password"
+// replaced leaves "=hunter2" unmasked). So the secrets are masked first, as
+// always, and where a value of the set, in the text as captured, overlaps a
+// secret without lying inside it, what either hides is hidden (hideBoth). A nil
+// set masks secrets only.
+func (s *Set) Hide(text string) string { return s.hide(text, false) }
+
+// HideCut is Hide for a text the capture cut short (ReplaceCut).
+func (s *Set) HideCut(text string) string { return s.hide(text, true) }
+
+func (s *Set) hide(text string, cut bool) string {
+	var secrets []string
+	masked := maskSecrets(text, func(secret string) { secrets = append(secrets, secret) })
+	replace := s.Replace
+	if cut {
+		replace = s.ReplaceCut
+	}
+	if len(secrets) == 0 || s == nil || len(s.values) == 0 || (s.Long && len(text) > MaxValue) || (cut && s.Long && s.longHeadsFull) {
+		return replace(masked) // no secret, or no value to meet one, or hidden whole
+	}
+	values, cutFrom := s.valueSpans(text, cut)
+	if cutFrom >= 0 {
+		values = append(values, hidden{start: cutFrom, end: len(text), cut: true})
+	}
+	var found []hidden
+	for _, secret := range secrets {
+		for from := 0; ; {
+			i := strings.Index(text[from:], secret)
+			if i < 0 || secret == "" {
+				break
+			}
+			found = append(found, hidden{start: from + i, end: from + i + len(secret), with: secretPlaceholder(secret)})
+			from += i + len(secret)
+		}
+	}
+	meet := false
+	for _, v := range values {
+		for _, f := range found {
+			if v.start < f.end && f.start < v.end && (v.start < f.start || v.end > f.end) {
+				meet = true
+			}
+		}
+	}
+	if !meet {
+		return replace(masked)
+	}
+	return hideBoth(text, append(values, found...))
+}
+
+// hidden is a span of a text that --redact hides, and what it becomes ("" for a
+// span that is part of a larger one: its length then).
+type hidden struct {
+	start, end int
+	with       string
+	cut        bool // the end of a cut text from where a value could start
+}
+
+// hideBoth writes text with its hidden spans replaced: spans that overlap are
+// hidden as one, "[redacted, N chars]" with N the characters they cover together
+// (as cut when one is), a span alone as it says.
+func hideBoth(text string, spans []hidden) string {
+	slices.SortFunc(spans, func(a, b hidden) int {
+		if a.start != b.start {
+			return a.start - b.start
+		}
+		return b.end - a.end
+	})
+	var b strings.Builder
+	prev := 0
+	for i := 0; i < len(spans); {
+		g := spans[i]
+		n := 1
+		for i+n < len(spans) && spans[i+n].start < g.end {
+			g.end, g.cut = max(g.end, spans[i+n].end), g.cut || spans[i+n].cut
+			n++
+		}
+		b.WriteString(text[prev:g.start])
+		switch chars := utf8.RuneCountInString(text[g.start:g.end]); {
+		case g.cut:
+			b.WriteString(cutPlaceholder(chars))
+		case n == 1:
+			b.WriteString(g.with)
+		default:
+			b.WriteString("[redacted, " + quote.Count(chars, "char") + "]")
+		}
+		prev, i = g.end, i+n
+	}
+	b.WriteString(text[prev:])
+	return b.String()
+}
+
 // Len is the number of values (and escaped forms) in the set.
 func (s *Set) Len() int {
 	if s == nil {
@@ -210,14 +305,37 @@ func (s *Set) replace(text string, cut bool) string {
 	if len(s.values) == 0 && (!cut || len(s.longHeads) == 0) {
 		return text
 	}
+	spans, cutFrom := s.valueSpans(text, cut)
+	if len(spans) == 0 && cutFrom < 0 {
+		return text
+	}
+	var b strings.Builder
+	prev := 0
+	for _, v := range spans {
+		b.WriteString(text[prev:v.start])
+		b.WriteString(v.with)
+		prev = v.end
+	}
+	if cutFrom >= 0 {
+		b.WriteString(text[prev:cutFrom])
+		b.WriteString(cutPlaceholder(utf8.RuneCountInString(text[cutFrom:])))
+		return b.String()
+	}
+	b.WriteString(text[prev:])
+	return b.String()
+}
+
+// valueSpans returns where the values of the set stand alone in text, longest
+// first where several start at one place, each with its placeholder, and, with
+// cut, where the start of one that could run past the text's end begins (-1:
+// nowhere; the spans all end before it).
+func (s *Set) valueSpans(text string, cut bool) (spans []hidden, cutFrom int) {
 	if s.unsorted {
 		for _, list := range s.lengths {
 			slices.SortFunc(list, func(a, b int32) int { return int(b - a) })
 		}
 		s.unsorted = false
 	}
-	var b strings.Builder
-	prev := 0
 	for i := 0; i+MinValue <= len(text); {
 		if !utf8.RuneStart(text[i]) {
 			i++
@@ -226,9 +344,7 @@ func (s *Set) replace(text string, cut bool) string {
 		if cut && s.startsHere(text, i) {
 			// Before any shorter value that starts alike: the longer one would
 			// run past the end (what a whole match would leave shown).
-			b.WriteString(text[prev:i])
-			b.WriteString(cutPlaceholder(utf8.RuneCountInString(text[i:])))
-			return b.String()
+			return spans, i
 		}
 		n, chars := 0, 0
 		for _, l := range s.lengths[prefixOf(text[i:])] {
@@ -245,16 +361,10 @@ func (s *Set) replace(text string, cut bool) string {
 			i++
 			continue
 		}
-		b.WriteString(text[prev:i])
-		b.WriteString("[redacted, " + quote.Count(chars, "char") + "]")
+		spans = append(spans, hidden{start: i, end: i + n, with: "[redacted, " + quote.Count(chars, "char") + "]"})
 		i += n
-		prev = i
 	}
-	if prev == 0 {
-		return text
-	}
-	b.WriteString(text[prev:])
-	return b.String()
+	return spans, -1
 }
 
 // addStart keeps the hash of a form's start (0: none).

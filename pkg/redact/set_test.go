@@ -375,3 +375,38 @@ func FuzzReplaceCut(f *testing.F) {
 		}
 	})
 }
+
+// TestSetHide: the set's values and the secrets are hidden together. A value
+// that holds a secret-looking token is hidden whole where it is echoed, not the
+// token alone (whose masking would leave the rest); a value that names a secret
+// does not keep the secret after it from being masked; an echo of a secret alone
+// keeps its secret placeholder; a cut text that ends inside such a value is
+// hidden from the value's start.
+func TestSetHide(t *testing.T) {
+	const token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+	value := token + " customer Jane Roe owes 4000"
+	set := NewSet()
+	set.Add(value)
+	set.Add("password")
+	set.Add(token)
+	set.Add("t-77812")
+	for _, c := range []struct{ name, text, want string }{
+		{"a value holding a secret", "no such: " + value, "no such: [redacted, 68 chars]"},
+		{"the value JSON-quoted", `{"q":"` + value + `"}`, `{"q":"[redacted, 68 chars]"}`},
+		{"a value that names a secret", "login password=hunter2-very-secret failed", "login [redacted, 8 chars]=[redacted secret, 19 chars] failed"},
+		{"a secret alone", "token " + token + " refused", "token [redacted secret, 40 chars] refused"},
+		{"no secret", "ticket t-77812 is open", "ticket [redacted, 7 chars] is open"},
+		{"a secret and a value apart", "t-77812 with " + token, "[redacted, 7 chars] with [redacted secret, 40 chars]"},
+	} {
+		if got := set.Hide(c.text); got != c.want {
+			t.Errorf("%s: Hide(%q) = %q, want %q", c.name, c.text, got, c.want)
+		}
+	}
+	cut := "no such: " + token + " customer Ja"
+	if got, want := set.HideCut(cut), "no such: [redacted, 52+ chars, cut]"; got != want {
+		t.Errorf("HideCut(%q) = %q, want %q", cut, got, want)
+	}
+	if got, want := (*Set)(nil).Hide("no such: "+value), "no such: [redacted secret, 40 chars] customer Jane Roe owes 4000"; got != want {
+		t.Errorf("a nil set: Hide = %q, want %q (secrets only)", got, want)
+	}
+}

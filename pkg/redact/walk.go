@@ -395,9 +395,9 @@ func (w *walk) keep(n frame.Node, exact bool, depth int) {
 			return
 		}
 		s := str(n)
-		kept := MaskSecrets(s)
-		if !exact {
-			kept = w.set.Replace(kept)
+		kept := w.set.Hide(s)
+		if exact {
+			kept = MaskSecrets(s)
 		}
 		if kept != s {
 			w.out = appendString(w.out, kept)

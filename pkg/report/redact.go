@@ -58,9 +58,9 @@ func RedactSession(s *Session) {
 	text := func(captured string) string {
 		if body, cut := trace.CutText(captured); cut && set != nil {
 			// Cut short: it may end with the start of a value (ReplaceCut).
-			return set.ReplaceCut(redact.MaskSecrets(body)) + trace.CutMark
+			return set.HideCut(body) + trace.CutMark
 		}
-		return set.Replace(redact.MaskSecrets(captured))
+		return set.Hide(captured)
 	}
 	s.Input = redact.MaskSecrets(s.Input)
 	s.StreamKey = redact.StreamKey(s.StreamKey)

@@ -623,7 +623,7 @@ func (o *observation) End(sr *rule.SessionResult) {
 // start of one the cut ends inside hidden (CutText, redact.Set.ReplaceCut).
 func cutRedacted(s string, n int, set *redact.Set) string {
 	if set != nil && len(s) > n {
-		s = set.Replace(redact.MaskSecrets(s))
+		s = set.Hide(s)
 	}
 	return cut(s, n)
 }
