@@ -24,13 +24,7 @@ import (
 func TestRegionsChangeNothing(t *testing.T) {
 	for _, p := range profiles {
 		t.Run(p.name, func(t *testing.T) {
-			var b bytes.Buffer
-			o := &output{w: bufio.NewWriter(&b)}
-			p.write(o, 3<<20)
-			if err := o.w.Flush(); err != nil {
-				t.Fatal(err)
-			}
-			data := b.Bytes()
+			data := capture(t, p, 3<<20)
 			whole, wholeCuts := judged(t, data, driver.RunOptions{RegionBytes: -1})
 			if wholeCuts != 0 {
 				t.Fatalf("the whole run was cut %d times", wholeCuts)
@@ -93,16 +87,11 @@ func judged(t *testing.T, data []byte, opt driver.RunOptions) (string, int) {
 func TestRegionsKeepRedaction(t *testing.T) {
 	for _, p := range profiles {
 		t.Run(p.name, func(t *testing.T) {
-			var b bytes.Buffer
-			o := &output{w: bufio.NewWriter(&b)}
-			p.write(o, 3<<20)
-			if err := o.w.Flush(); err != nil {
-				t.Fatal(err)
-			}
+			data := capture(t, p, 3<<20)
 			redacted := func(opt driver.RunOptions) (string, int, int) {
 				tr := trace.New(trace.Options{Needs: trace.Needs{Redaction: true}})
 				tr.Apply(&opt)
-				res, err := driver.Run("capture", bytes.NewReader(b.Bytes()), rules.All(), opt)
+				res, err := driver.Run("capture", bytes.NewReader(data), rules.All(), opt)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -116,14 +105,26 @@ func TestRegionsKeepRedaction(t *testing.T) {
 			}
 			whole, _, sessions := redacted(driver.RunOptions{RegionBytes: -1})
 			got, regions, _ := redacted(driver.RunOptions{RegionBytes: 32 << 10, RegionWorkers: 2})
-			t.Logf("%d bytes, %d sessions, %d regions judged apart", b.Len(), sessions, regions)
+			t.Logf("%d bytes, %d sessions, %d regions judged apart", len(data), sessions, regions)
 			if got != whole {
 				t.Errorf("the regions' redacted report differs from the whole run's:\n%s", ruletest.FirstDifference(whole, got))
 			}
 			// At least one cut a region, where sessions are shorter than one.
-			if (p.ext == ".jsonl" || p.ext == ".log") && regions-1 < min(sessions, b.Len()/(32<<10))/2 {
-				t.Errorf("%d sessions in %d bytes, and only %d regions judged apart", sessions, b.Len(), regions)
+			if (p.ext == ".jsonl" || p.ext == ".log") && regions-1 < min(sessions, len(data)/(32<<10))/2 {
+				t.Errorf("%d sessions in %d bytes, and only %d regions judged apart", sessions, len(data), regions)
 			}
 		})
 	}
+}
+
+// capture is what the profile writes, about size bytes of it.
+func capture(t *testing.T, p profile, size int64) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	o := &output{w: bufio.NewWriter(&b)}
+	p.write(o, size)
+	if err := o.w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }
