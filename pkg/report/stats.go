@@ -112,13 +112,15 @@ func (st *Stats) Add(a *trace.Account) {
 		sv.FirstDefinitionTokens = a.FirstDefinitionTokens
 	}
 	sv.LongestSessionMs = max(sv.LongestSessionMs, ms(a.Duration))
+	var waiting time.Duration // added up whole: a sum of floats in map order changed its last digits run to run
 	for _, of := range []map[string]*trace.ToolAccount{a.Tools, a.Prompts} {
 		for _, t := range of {
 			for _, d := range t.Latencies {
-				sv.WaitingMs += ms(d)
+				waiting += d
 			}
 		}
 	}
+	sv.WaitingMs += ms(waiting)
 }
 
 // toolOf is a session's tally of a tool as the table adds it up.

@@ -85,14 +85,23 @@ func NewMemo() *Memo { return &Memo{counts: map[uint64]int{}} }
 
 // Of returns the tokens of text (as Of does), counted once per distinct text.
 func (m *Memo) Of(text []byte) int {
-	return m.count(text, func() string { return string(text) })
+	return m.count(asText, text, func() string { return string(text) })
 }
+
+// What a memo's count is of: the same bytes count otherwise as text (Of) and
+// as JSON (OfJSON, compacted), and each is remembered apart, so that a count
+// never depends on which of the two came first (the sessions of a file judged
+// apart count at once).
+const (
+	asText byte = iota
+	asJSON
+)
 
 // OfJSON returns the tokens of a JSON value as a model receives it (compacted;
 // as it is when it is not JSON), counted once per distinct value as captured: a
 // value seen before costs a hash of its bytes.
 func (m *Memo) OfJSON(raw []byte) int {
-	return m.count(raw, func() string {
+	return m.count(asJSON, raw, func() string {
 		var b bytes.Buffer
 		if json.Compact(&b, raw) != nil {
 			return string(raw)
@@ -101,9 +110,10 @@ func (m *Memo) OfJSON(raw []byte) int {
 	})
 }
 
-// count looks key's count up, and counts the text made on a miss.
-func (m *Memo) count(key []byte, text func() string) int {
+// count looks key's count as kind up, and counts the text made on a miss.
+func (m *Memo) count(kind byte, key []byte, text func() string) int {
 	h := fnv.New64a()
+	h.Write([]byte{kind})
 	h.Write(key)
 	sum := h.Sum64()
 	m.mu.Lock()

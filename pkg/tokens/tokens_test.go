@@ -48,3 +48,26 @@ func TestMemo(t *testing.T) {
 		t.Errorf("Memo.Of(nil) = %d, want 0", got)
 	}
 }
+
+// The same bytes count as text (Of) and as JSON (OfJSON, compacted) apart,
+// whichever a memo is asked first: the sessions of a file judged apart ask at
+// once, and a count must not depend on which came first.
+func TestMemoCountsTextAndJSONApart(t *testing.T) {
+	raw := []byte(`{"name": "t",      "description": "a    b    c    d    e    f"}`)
+	text, compacted := tokens.Of(string(raw)), tokens.Of(`{"name":"t","description":"a    b    c    d    e    f"}`)
+	if text == compacted {
+		t.Fatalf("the text and its compacted form both count %d tokens: the case proves nothing", text)
+	}
+	for _, jsonFirst := range []bool{false, true} {
+		m := tokens.NewMemo()
+		if jsonFirst {
+			m.OfJSON(raw)
+		}
+		if got := m.Of(raw); got != text {
+			t.Errorf("jsonFirst=%v: Of = %d, want %d", jsonFirst, got, text)
+		}
+		if got := m.OfJSON(raw); got != compacted {
+			t.Errorf("jsonFirst=%v: OfJSON = %d, want %d", jsonFirst, got, compacted)
+		}
+	}
+}
