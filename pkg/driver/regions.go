@@ -213,8 +213,15 @@ func runRegions(name string, src io.ReaderAt, size int64, workers int, rules []*
 	for range workers {
 		go func() {
 			defer func() { finished <- struct{}{} }()
+			wopt := opt
+			if opt.Prepare != nil {
+				// One preparation a worker, for the regions it judges one
+				// after another (what it learns serves them all).
+				prepare := opt.Prepare()
+				wopt.Prepare = func() func(*frame.Frame) { return prepare }
+			}
 			for r := range work {
-				judgeRegion(name, src, r, format, workers, rules, opt, &stop)
+				judgeRegion(name, src, r, format, workers, rules, wopt, &stop)
 			}
 		}()
 	}
