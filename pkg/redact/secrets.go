@@ -217,14 +217,32 @@ func secretPlaceholder(secret string) string {
 }
 
 // maskPathTokens masks the path segments of URLs and paths that look like
-// tokens (pathToken): the segment between a slash and the next slash, query,
-// fragment, quote or space.
+// tokens (eachPathToken).
 func maskPathTokens(s string, found func(string)) string {
-	if !strings.Contains(s, "/") {
-		return s
-	}
 	var b strings.Builder
 	prev := 0
+	eachPathToken(s, func(start, end int) {
+		if found != nil {
+			found(s[start:end])
+		}
+		b.WriteString(s[prev:start])
+		b.WriteString(secretPlaceholder(s[start:end]))
+		prev = end
+	})
+	if prev == 0 {
+		return s
+	}
+	b.WriteString(s[prev:])
+	return b.String()
+}
+
+// eachPathToken calls f with the bounds of each path segment of s that looks
+// like a token (pathToken): the segment between a slash and the next slash,
+// query, fragment, quote or space.
+func eachPathToken(s string, f func(start, end int)) {
+	if !strings.Contains(s, "/") {
+		return
+	}
 	for i := 0; i < len(s); i++ {
 		if s[i] != '/' {
 			continue
@@ -233,22 +251,129 @@ func maskPathTokens(s string, found func(string)) string {
 		for end < len(s) && isPathTokenByte(s[end]) {
 			end++
 		}
-		seg := s[i+1 : end]
-		if (end == len(s) || !isWordByte(s[end])) && pathToken(seg) {
-			if found != nil {
-				found(seg)
-			}
-			b.WriteString(s[prev : i+1])
-			b.WriteString(secretPlaceholder(seg))
-			prev = end
+		if seg := s[i+1 : end]; (end == len(s) || !isWordByte(s[end])) && pathToken(seg) {
+			f(i+1, end)
 		}
 		i = end - 1
 	}
-	if prev == 0 {
-		return s
+}
+
+// secretSpans returns what MaskSecrets hides in s, in s's own offsets. It runs
+// the patterns as MaskSecrets does, one after another on the text the ones
+// before rewrote (a later one can match across an earlier one's placeholder,
+// and an earlier one can break what a later one would stop at: a "token=" value
+// that takes a private key's END line makes the key run to the text's end), and
+// maps each match back through the placeholders before it (pieces).
+func secretSpans(s string) []hidden {
+	if len(s) < minSecretText {
+		return nil
 	}
-	b.WriteString(s[prev:])
-	return b.String()
+	m := rewriting{cur: s, pieces: []piece{{at: 0, end: len(s), orig: 0, origEnd: len(s)}}}
+	if mayMatchPatterns(s) {
+		for _, re := range secretPatterns {
+			var found [][2]int
+			for _, loc := range re.FindAllStringSubmatchIndex(m.cur, -1) {
+				start, end := loc[0], loc[1]
+				if len(loc) >= 8 && loc[6] >= 0 { // name, separator, secret
+					if notSecretNames[strings.ToLower(m.cur[loc[2]:loc[3]])] {
+						continue
+					}
+					start, end = loc[6], loc[7]
+				}
+				if !strings.HasPrefix(m.cur[start:end], "[redacted") {
+					found = append(found, [2]int{start, end})
+				}
+			}
+			m.mask(s, found)
+		}
+	}
+	var found [][2]int
+	eachPathToken(m.cur, func(start, end int) { found = append(found, [2]int{start, end}) })
+	m.mask(s, found)
+	return m.spans
+}
+
+// rewriting is a text as MaskSecrets rewrites it, pass after pass: its pieces
+// say where each run of it comes from in the text as captured, and spans are the
+// captured runs its placeholders hide.
+type rewriting struct {
+	cur    string
+	pieces []piece
+	spans  []hidden
+}
+
+// piece is a run [at, end) of the rewritten text: the captured run [orig,
+// origEnd) as it was, or a placeholder that hides it.
+type piece struct {
+	at, end, orig, origEnd int
+	placeholder            bool
+}
+
+// mask replaces the runs found (in order, apart) with their placeholders, as
+// maskSecrets does, and records what each hides of the captured text s.
+func (m *rewriting) mask(s string, found [][2]int) {
+	if len(found) == 0 {
+		return
+	}
+	var b strings.Builder
+	var pieces []piece
+	keep := func(from, to int) { // cur[from:to] as it is, with its pieces
+		base := b.Len()
+		b.WriteString(m.cur[from:to])
+		for _, p := range m.pieces {
+			if p.end <= from || p.at >= to {
+				continue
+			}
+			f, t := max(p.at, from), min(p.end, to)
+			q := piece{at: base + f - from, end: base + t - from, orig: p.orig, origEnd: p.origEnd, placeholder: p.placeholder}
+			if !p.placeholder {
+				q.orig, q.origEnd = p.orig+f-p.at, p.orig+t-p.at
+			}
+			pieces = append(pieces, q)
+		}
+	}
+	prev := 0
+	for _, r := range found {
+		keep(prev, r[0])
+		from, to := m.origOf(r[0], r[1])
+		m.spans = append(m.spans, hidden{start: from, end: to, with: secretPlaceholder(s[from:to]), secret: true})
+		at := b.Len()
+		b.WriteString(secretPlaceholder(m.cur[r[0]:r[1]]))
+		pieces = append(pieces, piece{at: at, end: b.Len(), orig: from, origEnd: to, placeholder: true})
+		prev = r[1]
+	}
+	keep(prev, len(m.cur))
+	m.cur, m.pieces = b.String(), pieces
+}
+
+// origOf maps the run [a, b) of the rewritten text to the captured run it
+// comes from: a placeholder it starts or ends in counts whole.
+func (m *rewriting) origOf(a, b int) (from, to int) {
+	from, to = -1, -1
+	for _, p := range m.pieces {
+		if from < 0 && a < p.end {
+			if from = p.orig; !p.placeholder {
+				from += max(a-p.at, 0)
+			}
+		}
+		if b <= p.end && (b > p.at || a == b) {
+			if to = p.origEnd; !p.placeholder {
+				to = p.orig + b - p.at
+			}
+			break
+		}
+	}
+	if from < 0 { // at the text's end
+		from = len(m.pieces) - 1
+		if from < 0 {
+			return 0, 0
+		}
+		from = m.pieces[from].origEnd
+	}
+	if to < from {
+		to = from
+	}
+	return from, to
 }
 
 func isPathTokenByte(c byte) bool {

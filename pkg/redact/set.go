@@ -165,63 +165,89 @@ func (s *Set) insert(k valueKey, chars int, p uint32, st uint64) {
 // replacing the values first breaks a secret's context (a value "password"
 // replaced leaves "=hunter2" unmasked). So the secrets are masked first, as
 // always, and where a value of the set, in the text as captured, overlaps a
-// secret without lying inside it, what either hides is hidden (hideBoth). A nil
+// secret without lying inside it, what either hides is hidden (HideAll). A nil
 // set masks secrets only.
-func (s *Set) Hide(text string) string { return s.hide(text, false) }
+func (s *Set) Hide(text string) string { return hideAll(text, false, s) }
 
 // HideCut is Hide for a text the capture cut short (ReplaceCut).
-func (s *Set) HideCut(text string) string { return s.hide(text, true) }
+func (s *Set) HideCut(text string) string { return hideAll(text, true, s) }
 
-func (s *Set) hide(text string, cut bool) string {
-	var secrets []string
-	masked := maskSecrets(text, func(secret string) { secrets = append(secrets, secret) })
-	replace := s.Replace
-	if cut {
-		replace = s.ReplaceCut
-	}
-	if len(secrets) == 0 || s == nil || len(s.values) == 0 || (s.Long && len(text) > MaxValue) || (cut && s.Long && s.longHeadsFull) {
-		return replace(masked) // no secret, or no value to meet one, or hidden whole
-	}
-	values, cutFrom := s.valueSpans(text, cut)
-	if cutFrom >= 0 {
-		values = append(values, hidden{start: cutFrom, end: len(text), cut: true})
-	}
-	var found []hidden
-	for _, secret := range secrets {
-		for from := 0; ; {
-			i := strings.Index(text[from:], secret)
-			if i < 0 || secret == "" {
-				break
+// HideAll is Hide with the values of several sets (the two sessions of a diff).
+func HideAll(text string, sets ...*Set) string { return hideAll(text, false, sets...) }
+
+func hideAll(text string, cut bool, sets ...*Set) string {
+	masked := MaskSecrets(text)
+	apart := func() string { // the secrets masked, then each set's values replaced
+		out := masked
+		for _, s := range sets {
+			if cut {
+				out = s.ReplaceCut(out)
+			} else {
+				out = s.Replace(out)
 			}
-			found = append(found, hidden{start: from + i, end: from + i + len(secret), with: secretPlaceholder(secret)})
-			from += i + len(secret)
+		}
+		return out
+	}
+	if masked == text {
+		return apart() // no secret
+	}
+	for _, s := range sets {
+		if s != nil && ((s.Long && len(text) > MaxValue) || (cut && s.Long && s.longHeadsFull)) {
+			return apart() // hidden whole
 		}
 	}
+	secrets := secretSpans(text)
+	// The values are looked for in the text as captured (where a value that
+	// holds a secret stands whole) and in the text with its secrets blanked
+	// (where a value glued to a secret stands alone, as it does once the
+	// secret is masked): the positions are the same in both.
+	blanked := []byte(text)
+	for _, sp := range secrets {
+		for i := sp.start; i < sp.end; i++ {
+			blanked[i] = ' '
+		}
+	}
+	var values []hidden
 	meet := false
-	for _, v := range values {
-		for _, f := range found {
-			if v.start < f.end && f.start < v.end && (v.start < f.start || v.end > f.end) {
-				meet = true
+	for _, s := range sets {
+		if s == nil {
+			continue
+		}
+		whole, cutFrom := s.valueSpans(text, cut)
+		if cutFrom >= 0 {
+			whole = append(whole, hidden{start: cutFrom, end: len(text), cut: true})
+		}
+		for _, v := range whole {
+			for _, f := range secrets {
+				if v.start < f.end && f.start < v.end && (v.start < f.start || v.end > f.end) {
+					meet = true
+				}
 			}
 		}
+		alone, cutFrom := s.valueSpans(string(blanked), cut)
+		if cutFrom >= 0 {
+			alone = append(alone, hidden{start: cutFrom, end: len(text), cut: true})
+		}
+		values = append(append(values, whole...), alone...)
 	}
 	if !meet {
-		return replace(masked)
+		return apart()
 	}
-	return hideBoth(text, append(values, found...))
+	return hideBoth(text, append(values, secrets...))
 }
 
-// hidden is a span of a text that --redact hides, and what it becomes ("" for a
-// span that is part of a larger one: its length then).
+// hidden is a span of a text that --redact hides, and what it becomes.
 type hidden struct {
 	start, end int
 	with       string
 	cut        bool // the end of a cut text from where a value could start
+	secret     bool // a secret (secretSpans)
 }
 
 // hideBoth writes text with its hidden spans replaced: spans that overlap are
-// hidden as one, "[redacted, N chars]" with N the characters they cover together
-// (as cut when one is), a span alone as it says.
+// hidden as one, as a secret when all of them are secrets, else as "[redacted, N
+// chars]" with N the characters they cover together (cut when one is); a span
+// alone as it says.
 func hideBoth(text string, spans []hidden) string {
 	slices.SortFunc(spans, func(a, b hidden) int {
 		if a.start != b.start {
@@ -235,17 +261,20 @@ func hideBoth(text string, spans []hidden) string {
 		g := spans[i]
 		n := 1
 		for i+n < len(spans) && spans[i+n].start < g.end {
-			g.end, g.cut = max(g.end, spans[i+n].end), g.cut || spans[i+n].cut
+			next := spans[i+n]
+			g.end, g.cut, g.secret = max(g.end, next.end), g.cut || next.cut, g.secret && next.secret
 			n++
 		}
 		b.WriteString(text[prev:g.start])
-		switch chars := utf8.RuneCountInString(text[g.start:g.end]); {
+		switch region := text[g.start:g.end]; {
 		case g.cut:
-			b.WriteString(cutPlaceholder(chars))
+			b.WriteString(cutPlaceholder(utf8.RuneCountInString(region)))
 		case n == 1:
 			b.WriteString(g.with)
+		case g.secret:
+			b.WriteString(secretPlaceholder(region))
 		default:
-			b.WriteString("[redacted, " + quote.Count(chars, "char") + "]")
+			b.WriteString("[redacted, " + quote.Count(utf8.RuneCountInString(region), "char") + "]")
 		}
 		prev, i = g.end, i+n
 	}

@@ -410,3 +410,103 @@ func TestSetHide(t *testing.T) {
 		t.Errorf("a nil set: Hide = %q, want %q (secrets only)", got, want)
 	}
 }
+
+// TestSetHideWithSecrets: where a value meets a secret, every secret is hidden
+// where the patterns find it in the text as captured, whatever a pattern before
+// it rewrote (a private key's body, a query's value after a URL password), and
+// only there (not every other occurrence of its text); a value glued to a
+// secret is hidden as it is once the secret is masked; a set of long values
+// alone hides a cut text from where one starts; HideAll takes several sets.
+func TestSetHideWithSecrets(t *testing.T) {
+	const token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+	value := token + " customer Jane Roe owes 4000"
+	set := NewSet()
+	set.Add(value)
+	set.Add("Jane")
+	for _, c := range []struct {
+		name, text string
+		hidden     []string
+		shown      []string
+	}{
+		{"a private key's body", "no such: " + value + "; key -----BEGIN RSA PRIVATE KEY----- MIIEowIBAAKCAQEAzQ7 password=hunter22 MIIEpAIBAAKCAQEA1234",
+			[]string{"Jane", "MIIEow", "hunter22", "MIIEpA"}, []string{"no such: [redacted, 68 chars]"}},
+		{"a query after a URL password", value + "?code=AbC1-https://bob:pw123@host.example/" + token + "2",
+			[]string{"Jane", "AbC1", "pw123", "ghp_"}, nil},
+		{"a secret's text elsewhere", value + ` "auth_token": null; nullable`,
+			[]string{"Jane"}, []string{"; nullable"}},
+		{"a repeated name", value + " password=d=d=d=d=", []string{"Jane", "d=d"}, []string{"password=[redacted secret"}},
+		{"a value glued to a secret", value + " Jane-----BEGIN PRIVATE KEY-----abc-----END PRIVATE KEY-----", []string{"Jane", "abc"}, nil},
+		{"a secret twice", value + " and " + token + " again", []string{"Jane", "ghp_"}, []string{" and [redacted secret, 40 chars] again"}},
+	} {
+		got := set.Hide(c.text)
+		for _, h := range c.hidden {
+			if strings.Contains(got, h) {
+				t.Errorf("%s: Hide shows %q: %q", c.name, h, got)
+			}
+		}
+		for _, s := range c.shown {
+			if !strings.Contains(got, s) {
+				t.Errorf("%s: Hide lacks %q: %q", c.name, s, got)
+			}
+		}
+	}
+	dates := NewSet()
+	dates.Add("2026-12-07")
+	if got, want := dates.Hide("lookup 2026-12-07 failed: page_token=2 at 2026-12-07T12:20:02"), "lookup [redacted, 10 chars] failed: page_token=[redacted secret, 1 char] at 2026-12-07T12:20:02"; got != want {
+		t.Errorf("a one-character secret: Hide = %q, want %q", got, want)
+	}
+	long := NewSet()
+	long.Add(value + strings.Repeat(" and more", MaxValue/8))
+	if !long.Long {
+		t.Fatal("the long value was kept: the case proves nothing")
+	}
+	if got := long.HideCut("no such: " + token + " customer Jane Roe ow"); strings.Contains(got, "Jane") {
+		t.Errorf("a set of a long value: HideCut shows its start: %q", got)
+	}
+	if got, want := HideAll("no such: "+value, NewSet(), set), "no such: [redacted, 68 chars]"; got != want {
+		t.Errorf("HideAll = %q, want %q", got, want)
+	}
+}
+
+// FuzzHide: a text made of pieces (values of the set, secrets of several shapes,
+// words and punctuation) is hidden by Hide at least as much as by masking the
+// secrets first and replacing the values then (the order before Hide): no
+// secret that order masked, and no value it replaced, shows in what Hide gives.
+func FuzzHide(f *testing.F) {
+	values := []string{
+		"ghp_abcdefghijklmnopqrstuvwxyz0123456789 customer Jane Roe owes 4000",
+		"password", "Jane", "acct-7781", "2026-12-07",
+		"api_key=swordfish-991 for the ledger",
+	}
+	pieces := append([]string{
+		"ghp_abcdefghijklmnopqrstuvwxyz0123456789", "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl",
+		"password=hunter22", "?code=AbC1-", "https://bob:pw123@host.example/", "/u/9f86d081884c7d659a2feaa0c55ad015/mcp",
+		"-----BEGIN RSA PRIVATE KEY----- MIIEowIBAAKCAQEAzQ7", "-----END RSA PRIVATE KEY-----", "token=", "sk-abcdefghijklmnop1234",
+		" ", ": ", "=", "\"", "/", "&", "\n", "no such: ", "é", "\\u00e9",
+	}, values...)
+	f.Add([]byte{0, 10, 20, 21, 22})
+	f.Add([]byte{20, 0, 26, 5, 24, 12})
+	f.Add([]byte{16, 10, 6, 4, 19, 12, 3})
+	f.Fuzz(func(t *testing.T, picks []byte) {
+		if len(picks) > 24 {
+			return
+		}
+		var b strings.Builder
+		for _, p := range picks {
+			b.WriteString(pieces[int(p)%len(pieces)])
+		}
+		text := b.String()
+		set := NewSet()
+		for _, v := range values {
+			set.Add(v)
+		}
+		var secrets []string
+		before := set.Replace(maskSecrets(text, func(s string) { secrets = append(secrets, s) }))
+		got := set.Hide(text)
+		for _, s := range append(secrets, values...) {
+			if len(s) >= 8 && !strings.HasPrefix(s, "[redacted") && strings.Contains(text, s) && !strings.Contains(before, s) && strings.Contains(got, s) {
+				t.Fatalf("Hide(%q) = %q shows %q, which masking first hid: %q", text, got, s, before)
+			}
+		}
+	})
+}

@@ -17,7 +17,7 @@ func RedactDiff(d *trace.Diff, setA, setB *redact.Set) {
 		return
 	}
 	d.Redacted = true
-	text := func(captured string) string { return setB.Hide(setA.Hide(captured)) }
+	text := func(captured string) string { return redact.HideAll(captured, setA, setB) }
 	for _, side := range []*trace.DiffSide{&d.A, &d.B} {
 		side.Input, side.Client, side.Server = redact.MaskSecrets(side.Input), text(side.Client), text(side.Server)
 	}
