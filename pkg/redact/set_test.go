@@ -376,6 +376,21 @@ func FuzzReplaceCut(f *testing.F) {
 	})
 }
 
+// secretToken is a token of a well-known secret's shape.
+const secretToken = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+
+// secretInValue returns a secret-looking token, a value that starts with it,
+// and a set of that value and the others given.
+func secretInValue(others ...string) (token, value string, set *Set) {
+	value = secretToken + " customer Jane Roe owes 4000"
+	set = NewSet()
+	set.Add(value)
+	for _, o := range others {
+		set.Add(o)
+	}
+	return secretToken, value, set
+}
+
 // TestSetHide: the set's values and the secrets are hidden together. A value
 // that holds a secret-looking token is hidden whole where it is echoed, not the
 // token alone (whose masking would leave the rest); a value that names a secret
@@ -383,13 +398,7 @@ func FuzzReplaceCut(f *testing.F) {
 // keeps its secret placeholder; a cut text that ends inside such a value is
 // hidden from the value's start.
 func TestSetHide(t *testing.T) {
-	const token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
-	value := token + " customer Jane Roe owes 4000"
-	set := NewSet()
-	set.Add(value)
-	set.Add("password")
-	set.Add(token)
-	set.Add("t-77812")
+	token, value, set := secretInValue("password", secretToken, "t-77812")
 	for _, c := range []struct{ name, text, want string }{
 		{"a value holding a secret", "no such: " + value, "no such: [redacted, 68 chars]"},
 		{"the value JSON-quoted", `{"q":"` + value + `"}`, `{"q":"[redacted, 68 chars]"}`},
@@ -418,11 +427,7 @@ func TestSetHide(t *testing.T) {
 // secret is hidden as it is once the secret is masked; a set of long values
 // alone hides a cut text from where one starts; HideAll takes several sets.
 func TestSetHideWithSecrets(t *testing.T) {
-	const token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
-	value := token + " customer Jane Roe owes 4000"
-	set := NewSet()
-	set.Add(value)
-	set.Add("Jane")
+	token, value, set := secretInValue("Jane")
 	for _, c := range []struct {
 		name, text string
 		hidden     []string
