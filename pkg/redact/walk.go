@@ -395,9 +395,11 @@ func (w *walk) keep(n frame.Node, exact bool, depth int) {
 			return
 		}
 		s := str(n)
-		kept := w.set.Hide(s)
+		var kept string
 		if exact {
-			kept = MaskSecrets(s)
+			kept = MaskSecrets(s) // the set's values are not replaced in it
+		} else {
+			kept = w.set.Hide(s)
 		}
 		if kept != s {
 			w.out = appendString(w.out, kept)
