@@ -70,34 +70,40 @@ func maskSecrets(s string, found func(secret string)) string {
 		return maskPathTokens(s, found)
 	}
 	for _, re := range secretPatterns {
-		locs := re.FindAllStringSubmatchIndex(s, -1)
-		if locs == nil {
-			continue
-		}
 		var b strings.Builder
-		prev := 0
-		for _, loc := range locs {
-			start, end := loc[0], loc[1]
-			if len(loc) >= 8 && loc[6] >= 0 { // name, separator, secret
-				if notSecretNames[strings.ToLower(s[loc[2]:loc[3]])] {
-					continue
-				}
-				start, end = loc[6], loc[7]
-			}
-			if strings.HasPrefix(s[start:end], "[redacted") {
-				continue
-			}
+		prev, masked := 0, false
+		eachSecret(re, s, func(start, end int) {
 			if found != nil {
 				found(s[start:end])
 			}
 			b.WriteString(s[prev:start])
 			b.WriteString(secretPlaceholder(s[start:end]))
-			prev = end
+			prev, masked = end, true
+		})
+		if masked {
+			b.WriteString(s[prev:])
+			s = b.String()
 		}
-		b.WriteString(s[prev:])
-		s = b.String()
 	}
 	return maskPathTokens(s, found)
+}
+
+// eachSecret calls f with the bounds of each secret the pattern finds in s: the
+// whole match, or the secret of a name, a separator and a secret (unless the
+// name says it holds none), never a placeholder already there.
+func eachSecret(re *regexp.Regexp, s string, f func(start, end int)) {
+	for _, loc := range re.FindAllStringSubmatchIndex(s, -1) {
+		start, end := loc[0], loc[1]
+		if len(loc) >= 8 && loc[6] >= 0 { // name, separator, secret
+			if notSecretNames[strings.ToLower(s[loc[2]:loc[3]])] {
+				continue
+			}
+			start, end = loc[6], loc[7]
+		}
+		if !strings.HasPrefix(s[start:end], "[redacted") {
+			f(start, end)
+		}
+	}
 }
 
 // mayMatchPatterns reports whether some secret pattern may match in s: false
@@ -272,18 +278,7 @@ func secretSpans(s string) []hidden {
 	if mayMatchPatterns(s) {
 		for _, re := range secretPatterns {
 			var found [][2]int
-			for _, loc := range re.FindAllStringSubmatchIndex(m.cur, -1) {
-				start, end := loc[0], loc[1]
-				if len(loc) >= 8 && loc[6] >= 0 { // name, separator, secret
-					if notSecretNames[strings.ToLower(m.cur[loc[2]:loc[3]])] {
-						continue
-					}
-					start, end = loc[6], loc[7]
-				}
-				if !strings.HasPrefix(m.cur[start:end], "[redacted") {
-					found = append(found, [2]int{start, end})
-				}
-			}
+			eachSecret(re, m.cur, func(start, end int) { found = append(found, [2]int{start, end}) })
 			m.mask(s, found)
 		}
 	}

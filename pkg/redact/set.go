@@ -192,7 +192,7 @@ func hideAll(text string, cut bool, sets ...*Set) string {
 		return apart() // no secret
 	}
 	for _, s := range sets {
-		if s != nil && ((s.Long && len(text) > MaxValue) || (cut && s.Long && s.longHeadsFull)) {
+		if s.hidesWhole(text, cut) {
 			return apart() // hidden whole
 		}
 	}
@@ -299,7 +299,7 @@ func (s *Set) Replace(text string) string {
 	if s == nil || len(text) < MinValue {
 		return text
 	}
-	if s.Long && len(text) > MaxValue {
+	if s.hidesWhole(text, false) {
 		return "[redacted, " + quote.Count(utf8.RuneCountInString(text), "char") + "]"
 	}
 	return s.replace(text, false)
@@ -317,10 +317,17 @@ func (s *Set) ReplaceCut(text string) string {
 	if s == nil || text == "" {
 		return text
 	}
-	if s.Long && (s.longHeadsFull || len(text) > MaxValue) {
+	if s.hidesWhole(text, true) {
 		return cutPlaceholder(utf8.RuneCountInString(text))
 	}
 	return s.replace(text, true)
+}
+
+// hidesWhole reports whether the set hides text whole (cut: a text the capture
+// cut short): it left out a value longer than MaxValue (Long), and text is
+// longer than that, or is cut when the set keeps no more starts of such values.
+func (s *Set) hidesWhole(text string, cut bool) bool {
+	return s != nil && s.Long && (len(text) > MaxValue || (cut && s.longHeadsFull))
 }
 
 // cutPlaceholder is what hides the end of a cut text: its length as captured,
