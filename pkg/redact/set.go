@@ -40,10 +40,11 @@ const (
 //
 // The set keeps no copy of a value, only its length and a 64-bit hash of its
 // bytes (valueKey): Replace hashes the text at each place one of the lengths
-// could start. A session's values cost the set about 30 bytes each whatever their
-// size (copies of up to MaxBytes a session came to most of the live heap of a
-// --redact run), and a value another string shared the hash and length of would
-// be taken for it with a probability of about 2^-64 a pair.
+// could start. A session's values cost the set about 60 bytes each in its maps
+// whatever their size, 16 once sealed at the session's end (Seal; copies of up
+// to MaxBytes a session came to most of the live heap of a --redact run), and a
+// value another string shared the hash and length of would be taken for it with
+// a probability of about 2^-64 a pair.
 //
 // A nil *Set is empty.
 type Set struct {
@@ -79,6 +80,9 @@ type Set struct {
 	// ahead, when set, makes the set a recorder (Collector): what would be
 	// added to a set is written to ahead instead, to be added later (AddCollected).
 	ahead *Collection
+	// sealed, once set (Seal), holds what values, lengths, starts and longHeads
+	// held, which are nil then.
+	sealed *sealed
 }
 
 // valueKey is what the set keeps of a value.
@@ -99,7 +103,11 @@ func NewSeededSet(seed maphash.Seed) *Set {
 // saturated reports whether nothing can be added to the set any more (a nil
 // set is saturated).
 func (s *Set) saturated() bool {
-	return s == nil || (s.Full && len(s.values) >= MaxValues)
+	if s == nil {
+		return true
+	}
+	values, _ := s.counts()
+	return s.Full && values >= MaxValues
 }
 
 // key is what the set keeps of text.
@@ -142,6 +150,7 @@ func (s *Set) startHash(text string) uint64 { return maphash.String(s.seed, text
 // insert adds a form by its key, its length in characters, its prefix and the
 // hash of its start (startOf).
 func (s *Set) insert(k valueKey, chars int, p uint32, st uint64) {
+	s.unseal()
 	if _, ok := s.values[k]; ok {
 		return
 	}
@@ -287,7 +296,8 @@ func (s *Set) Len() int {
 	if s == nil {
 		return 0
 	}
-	return len(s.values)
+	values, _ := s.counts()
+	return values
 }
 
 // Replace replaces in captured text each occurrence of a value of the set that
@@ -338,7 +348,7 @@ func cutPlaceholder(chars int) string {
 
 // replace is Replace, and with cut, what ReplaceCut does but for hiding whole.
 func (s *Set) replace(text string, cut bool) string {
-	if len(s.values) == 0 && (!cut || len(s.longHeads) == 0) {
+	if values, heads := s.counts(); values == 0 && (!cut || heads == 0) {
 		return text
 	}
 	spans, cutFrom := s.valueSpans(text, cut)
@@ -383,12 +393,12 @@ func (s *Set) valueSpans(text string, cut bool) (spans []hidden, cutFrom int) {
 			return spans, i
 		}
 		n, chars := 0, 0
-		for _, l := range s.lengths[prefixOf(text[i:])] {
+		for _, l := range s.lengthsOf(prefixOf(text[i:])) {
 			end := i + int(l)
 			if end > len(text) {
 				continue
 			}
-			if c, ok := s.values[s.key(text[i:end])]; ok && standalone(text, i, end) {
+			if c, ok := s.valueOf(s.key(text[i:end])); ok && standalone(text, i, end) {
 				n, chars = int(l), c
 				break
 			}
@@ -434,8 +444,8 @@ func (s *Set) startsHere(text string, i int) bool {
 		}
 	}
 	p := prefixOf(text[i:])
-	_, longer := s.longHeads[p] // a value left out, longer than any text cut
-	for _, l := range s.lengths[p] {
+	longer := s.hasLongHead(p) // a value left out, longer than any text cut
+	for _, l := range s.lengthsOf(p) {
 		longer = longer || int(l) > rest
 	}
 	if !longer || rest < startBytes {
@@ -443,8 +453,7 @@ func (s *Set) startsHere(text string, i int) bool {
 	}
 	// Enough is left to tell more than the first bytes: it must be how such a
 	// value starts (a log line's date is not every value that starts with one).
-	_, ok := s.starts[s.startHash(text[i:])]
-	return ok
+	return s.hasStart(s.startHash(text[i:]))
 }
 
 // standalone reports whether text[start:end] is not glued to a word on either

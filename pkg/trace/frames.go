@@ -589,6 +589,9 @@ func (o *observation) End(sr *rule.SessionResult) {
 		t.Frames[k.idx].Reaction = reactionOf(k.r)
 	}
 	t.reactions, t.uses, t.methods, t.listedAt = nil, nil, nil, nil
+	// The set is only read from here on, and may wait with the session for the
+	// sessions before it (the regions of a file): compact.
+	t.Redacted.Seal()
 	sortLists(t.Lists)
 	sort.SliceStable(t.Uses, func(i, j int) bool {
 		if t.Uses[i].Lines[0] != t.Uses[j].Lines[0] {
