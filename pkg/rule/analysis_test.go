@@ -99,3 +99,39 @@ func TestAnalysisAfterRulesIsRefusedToRules(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// compacting is a result that says whether it was compacted.
+type compacting struct {
+	methodLog
+	compacted int
+}
+
+func (c *compacting) Result() any { return c }
+func (c *compacting) Compact()    { c.compacted++ }
+
+// TestKeepAnalysesCompactsWhatWaits: a result kept for a session that waits
+// (KeepAnalyses) is compacted once; one let go of, or handed on as its session
+// ended, is not.
+func TestKeepAnalysesCompactsWhatWaits(t *testing.T) {
+	const capture = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}
+{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}
+`
+	kept := &rule.Analysis{Name: "kept", New: func(*session.Session, rule.Results) rule.Computation { return &compacting{} }}
+	dropped := &rule.Analysis{Name: "dropped", New: func(*session.Session, rule.Results) rule.Computation { return &compacting{} }}
+	res, err := driver.Run("c.jsonl", strings.NewReader(capture), nil, driver.RunOptions{Analyses: []*rule.Analysis{kept, dropped}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sr := res.Sessions[0]
+	k, d := sr.ResultOf(kept).(*compacting), sr.ResultOf(dropped).(*compacting)
+	if k.compacted != 0 || d.compacted != 0 {
+		t.Fatalf("results compacted as their session ended: %d, %d", k.compacted, d.compacted)
+	}
+	sr.KeepAnalyses([]*rule.Analysis{kept})
+	if k.compacted != 1 || d.compacted != 0 {
+		t.Errorf("KeepAnalyses compacted the kept result %d times and the one let go of %d, want 1 and 0", k.compacted, d.compacted)
+	}
+	if sr.ResultOf(dropped) != nil || sr.ResultOf(kept) != k {
+		t.Errorf("KeepAnalyses kept the wrong results")
+	}
+}

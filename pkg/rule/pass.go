@@ -276,16 +276,27 @@ func (r *SessionResult) ResultOf(a *Analysis) any {
 func (r *SessionResult) DropAnalyses() { r.analyses = nil }
 
 // KeepAnalyses is DropAnalyses for a run that asks the results of some: the
-// results of those given stay (ResultOf), the others are let go of.
+// results of those given stay (ResultOf), the others are let go of. The results
+// kept wait, and are only read from then on: each that is a Compacter is
+// compacted.
 func (r *SessionResult) KeepAnalyses(keep []*Analysis) {
 	var kept computing
 	for _, x := range r.analyses {
 		if slices.Contains(keep, x.a) {
 			kept = append(kept, x)
+			if c, ok := x.state.Result().(Compacter); ok {
+				c.Compact()
+			}
 		}
 	}
 	r.analyses = kept
 }
+
+// A Compacter is an analysis's result that can hold what it holds in less
+// memory once it is only read. Making it so costs time, which a result handed on
+// as its session ends (to a report, say) would spend for nothing; a result that
+// waits for the sessions before it (KeepAnalyses) is compacted.
+type Compacter interface{ Compact() }
 
 // Worst is the highest severity among the findings (0 when none).
 func (r *SessionResult) Worst() Severity {

@@ -579,6 +579,10 @@ func react(t *Trace, m *session.Message, idx int, reactions *rules.ReactionLog, 
 // Result is the session's trace: whole once the session ended.
 func (o *observation) Result() any { return o.t }
 
+// Compact seals the redaction set of a trace whose session waits for the
+// sessions before it (rule.Compacter): it is only read from then on.
+func (t *Trace) Compact() { t.Redacted.Seal() }
+
 func (o *observation) End(sr *rule.SessionResult) {
 	t := o.t
 	for r, i := range t.pending {
@@ -589,9 +593,6 @@ func (o *observation) End(sr *rule.SessionResult) {
 		t.Frames[k.idx].Reaction = reactionOf(k.r)
 	}
 	t.reactions, t.uses, t.methods, t.listedAt = nil, nil, nil, nil
-	// The set is only read from here on, and may wait with the session for the
-	// sessions before it (the regions of a file): compact.
-	t.Redacted.Seal()
 	sortLists(t.Lists)
 	sort.SliceStable(t.Uses, func(i, j int) bool {
 		if t.Uses[i].Lines[0] != t.Uses[j].Lines[0] {
