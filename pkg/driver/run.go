@@ -157,6 +157,10 @@ func readOptions(rules []*rule.Rule, opt RunOptions) frame.Options {
 	if shapes && !opt.NoShapes {
 		opt.Frame.Shaper = &schema.Shaper{}
 	}
+	// A document's entries are read on a goroutine of their own, ahead of the
+	// parse stage, except where one goroutine does all (inline) or a record is
+	// judged as soon as it is read (live).
+	opt.Frame.EntriesAhead = !opt.Inline && !opt.Live
 	return opt.Frame
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 )
 
 // docDecoder reads a format that is one JSON document (a HAR file, an Inspector
@@ -174,9 +175,9 @@ type jsonDoc struct {
 	r     io.Reader
 	buf   []byte // buf[pos:] is read and not consumed
 	pos   int
-	err   error // the read error that ended the input (io.EOF at its end)
-	read  int64 // bytes read from r
-	line  int   // the 1-based line of the document buf[pos] is on
+	err   error        // the read error that ended the input (io.EOF at its end)
+	read  atomic.Int64 // bytes read from r (read by Reader.Stats while entries are read ahead)
+	line  int          // the 1-based line of the document buf[pos] is on
 	limit int64
 
 	toks    []Token // the tokens of the last entry, reused by the next
@@ -189,7 +190,7 @@ func newJSONDoc(name string, r io.Reader, limit int64) *jsonDoc {
 	return &jsonDoc{name: name, r: r, line: 1, limit: limit}
 }
 
-func (d *jsonDoc) bytesRead() int64 { return d.read }
+func (d *jsonDoc) bytesRead() int64 { return d.read.Load() }
 
 // fill reads more of the document into the buffer, keeping buf[pos:]; false when
 // nothing more can be read.
@@ -208,7 +209,7 @@ func (d *jsonDoc) fill() bool {
 	}
 	n, err := d.r.Read(d.buf[len(d.buf):cap(d.buf)])
 	d.buf = d.buf[:len(d.buf)+n]
-	d.read += int64(n)
+	d.read.Add(int64(n))
 	if err != nil {
 		d.err = err
 	}

@@ -47,6 +47,9 @@ type harDecoder struct {
 	lastTime    time.Time // startedDateTime of the last entry read that had one
 	handedOut   time.Time // sort time of the last entry handed out
 	ended       error     // the entries ended (io.EOF) or broke off: drain the window, then this
+	// ahead reads the entries once the document is positioned in its array
+	// (Options.EntriesAhead); nil until then, and without it.
+	ahead *entriesAhead[harRead]
 
 	// endpoints maps the POST endpoints HTTP+SSE streams named (path and query) to
 	// their session key; streams holds those streams' messages not yet placed;
@@ -70,6 +73,27 @@ type harPending struct {
 	size  int
 	entry harEntry
 	lines harLines
+}
+
+// harRead is an entry as read from its Node (readHARRead): what the decoder keeps
+// of it, the lines its parts start on, its startedDateTime when it reads as one,
+// and its size (harEntry.size).
+type harRead struct {
+	entry harEntry
+	lines harLines
+	at    time.Time
+	dated bool
+	size  int
+}
+
+// readHARRead reads an entry that starts on line line; it keeps nothing of n.
+func readHARRead(n Node, line int) (harRead, int) {
+	e := harRead{entry: readHAREntry(n), lines: harLinesOf(n, line)}
+	if t, err := time.Parse(time.RFC3339Nano, e.entry.StartedDateTime); err == nil {
+		e.at, e.dated = t, true
+	}
+	e.size = e.entry.size()
+	return e, e.size
 }
 
 // harLines are the lines of the file an entry's parts start on.
@@ -200,7 +224,7 @@ func header(hs []harHeader, name string) string {
 
 func (d *harDecoder) next(r *Reader) error {
 	doc := r.docInput
-	if !doc.inArray && !doc.done {
+	if d.ahead == nil && !doc.inArray && !doc.done {
 		err := doc.enter([]string{"log", "entries"}, func(depth int, key string, raw []byte) {
 			if depth == 1 && key == "creator" {
 				c, _ := Parse(raw)
@@ -214,19 +238,34 @@ func (d *harDecoder) next(r *Reader) error {
 			return err
 		}
 	}
+	if d.ahead == nil && r.opt.EntriesAhead && d.ended == nil && doc.inArray && !doc.done {
+		d.ahead = newEntriesAhead(doc, readHARRead)
+		r.closers = append(r.closers, closeFunc(d.ahead.Close))
+	}
 	for d.ended == nil && len(d.window) < maxHARWindow && d.windowBytes < maxHARWindowBytes {
-		p := &harPending{}
-		n, line, err := doc.entry()
+		var (
+			e     harRead
+			index int
+			err   error
+		)
+		if d.ahead != nil {
+			e, index, err = d.ahead.entry()
+		} else {
+			var n Node
+			var line int
+			if n, line, err = doc.entry(); err == nil {
+				e, _ = readHARRead(n, line)
+				index = doc.entries
+			}
+		}
 		if err != nil {
 			d.ended = err
 			break
 		}
-		p.entry = readHAREntry(n)
-		p.lines = harLinesOf(n, line)
+		p := &harPending{index: index, entry: e.entry, lines: e.lines}
 		r.stats.Lines++
-		p.index = doc.entries
-		if t, err := time.Parse(time.RFC3339Nano, p.entry.StartedDateTime); err == nil {
-			d.lastTime = t
+		if e.dated {
+			d.lastTime = e.at
 		}
 		p.at = d.lastTime
 		if p.at.Before(d.handedOut) {
@@ -235,7 +274,7 @@ func (d *harDecoder) next(r *Reader) error {
 			d.entry(r, p.index, p.lines, &p.entry)
 			return nil
 		}
-		p.size = p.entry.size()
+		p.size = e.size
 		d.windowBytes += p.size
 		heap.Push(&d.window, p)
 	}

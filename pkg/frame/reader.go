@@ -47,6 +47,11 @@ type Options struct {
 	// read on more cores. 0 scans each line when it is decoded, on the caller's
 	// goroutine alone.
 	ScanAhead int
+	// EntriesAhead lets a Reader of a HAR document read its entries (find where
+	// each ends, scan and read it) on a goroutine of its own, ahead of the
+	// decoder that turns them into frames (see entriesAhead): the records are the
+	// same.
+	EntriesAhead bool
 	// Tee, when set, receives every byte of text the Reader reads, as it reads
 	// it: after decompression and decoding (UTF-16 becomes UTF-8), before any
 	// line is cut, byte order mark included. A writer of the capture as it was

@@ -1,0 +1,160 @@
+package frame_test
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
+)
+
+// Reading a HAR's entries ahead changes nothing a Reader returns: the same
+// records, frames, statistics and error, at the same entry, as reading each entry
+// when the decoder asks for it, on every HAR fixture and on documents made to
+// cross the blocks of entries in every way (more entries than a block, entries
+// larger than a block's bytes or than MaxLine, entries out of time order, a
+// document cut short at many places, an entry that is not JSON or not an object,
+// input that arrives a byte at a time).
+func TestEntriesAheadChangesNothing(t *testing.T) {
+	inputs := map[string][]byte{}
+	var files []string
+	for _, glob := range []string{"../../fixtures/*/*.har", "../../fixtures/real/*/*.har"} {
+		more, _ := filepath.Glob(glob)
+		files = append(files, more...)
+	}
+	for _, name := range files {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs[name] = data
+	}
+	if len(inputs) < 20 {
+		t.Fatalf("only %d HAR fixtures", len(inputs))
+	}
+	doc := manyEntries(700)
+	inputs["many"] = doc
+	for _, at := range []int{len(doc) / 7, len(doc) / 3, len(doc) / 2, len(doc) - 40, len(doc) - 3} {
+		inputs[fmt.Sprintf("cut-at-%d", at)] = doc[:at]
+	}
+	entry := bytes.Index(doc[len(doc)/2:], []byte(`"startedDateTime"`)) + len(doc)/2
+	inputs["not-json"] = append(append(bytes.Clone(doc[:entry]), '@'), doc[entry:]...)
+	open := bytes.LastIndex(doc[:entry], []byte("{"))
+	inputs["not-an-object"] = append(append(bytes.Clone(doc[:open]), `"text",`...), doc[open:]...)
+	for name, data := range inputs {
+		for _, maxLine := range []int{0, 64 << 10} {
+			readers := map[string]func() io.Reader{"whole": func() io.Reader { return bytes.NewReader(data) }}
+			if len(data) < 256<<10 {
+				readers["byte at a time"] = func() io.Reader { return iotest.OneByteReader(bytes.NewReader(data)) }
+			}
+			for how, in := range readers {
+				t.Run(fmt.Sprintf("%s/max%d/%s", filepath.Base(name), maxLine, how), func(t *testing.T) {
+					want, wantStats, wantErr := readAll(t, name, in(), frame.Options{MaxLine: maxLine})
+					got, gotStats, gotErr := readAll(t, name, in(), frame.Options{MaxLine: maxLine, EntriesAhead: true})
+					if name == "many" && (wantStats.Format != "har" || wantStats.Frames < 600 || (maxLine == 0 && (wantStats.Frames < 1000 || wantErr != nil)) || (maxLine > 0) != (wantErr != nil)) {
+						t.Fatalf("the generated HAR read as %+v, %v", wantStats, wantErr)
+					}
+					if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+						t.Fatalf("error %v, want %v", gotErr, wantErr)
+					}
+					if len(got) != len(want) {
+						t.Fatalf("%d records, want %d", len(got), len(want))
+					}
+					for i := range want {
+						if got[i].Line != want[i].Line || got[i].Kind != want[i].Kind || got[i].Entry != want[i].Entry || got[i].Text != want[i].Text {
+							t.Fatalf("record %d: line %d entry %d kind %v (text %.80q), want line %d entry %d kind %v (text %.80q)",
+								i, got[i].Line, got[i].Entry, got[i].Kind, got[i].Text, want[i].Line, want[i].Entry, want[i].Kind, want[i].Text)
+						}
+					}
+					sameFrames(t, got, want)
+					for i := range want {
+						if g, w := got[i].Frame, want[i].Frame; g != nil && w != nil && !reflect.DeepEqual(g.HTTP, w.HTTP) {
+							t.Fatalf("record %d: HTTP %+v, want %+v", i, g.HTTP, w.HTTP)
+						}
+					}
+					if gotStats != wantStats {
+						t.Errorf("stats:\n got  %+v\n want %+v", gotStats, wantStats)
+					}
+				})
+			}
+		}
+	}
+}
+
+// A Reader closed before the end of a HAR read ahead stops its reading: Close
+// returns, and so does a second Close.
+func TestEntriesAheadStopsAtClose(t *testing.T) {
+	rd, err := frame.NewReader("many.har", bytes.NewReader(manyEntries(2000)), frame.Options{EntriesAhead: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if _, err := rd.Next(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rd.Close()
+	rd.Close()
+}
+
+// manyEntries is a HAR of n Streamable HTTP exchanges, one session: entries of
+// every size up to past 64 KiB (and one past a block's 512 KiB), each fifth one
+// started before the one ahead of it.
+func manyEntries(n int) []byte {
+	var b bytes.Buffer
+	b.WriteString("{\n  \"log\": {\n    \"version\": \"1.2\",\n    \"creator\": {\"name\": \"test\", \"version\": \"1\"},\n    \"entries\": [\n")
+	for i := range n {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		req := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"get","arguments":{}}}`, i)
+		if i == 0 {
+			req = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
+		}
+		size := i * 97 % 70000
+		if i == n/2 {
+			size = 600 << 10
+		}
+		resp := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":%q}]}}`, i, strings.Repeat("r", size))
+		if i == 0 {
+			resp = `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}`
+		}
+		second := i
+		if i%5 == 4 {
+			second = i - 2
+		}
+		fmt.Fprintf(&b, `      {
+        "startedDateTime": "2026-11-30T02:%02d:%02d.000Z",
+        "time": 3.5,
+        "request": {"method": "POST", "url": "http://127.0.0.1:8931/mcp", "headers": [{"name": "Content-Type", "value": "application/json"}, {"name": "Mcp-Session-Id", "value": "s1"}],
+          "postData": {"mimeType": "application/json", "text": %s}},
+        "response": {"status": 200, "statusText": "OK", "headers": [{"name": "Content-Type", "value": "application/json"}],
+          "content": {"mimeType": "application/json", "text": %s}}
+      }`, second/60%60, second%60, quoteJSON(req), quoteJSON(resp))
+	}
+	b.WriteString("\n    ]\n  }\n}\n")
+	return b.Bytes()
+}
+
+// quoteJSON is s as a JSON string.
+func quoteJSON(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"', '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
