@@ -301,6 +301,17 @@ func (d *jsonDoc) value() (raw []byte, line int, err error) {
 				}
 				continue
 			}
+			if depth > 0 {
+				// Inside a container only quotes and brackets matter: skip to
+				// the next (whitespace and punctuation end a value at depth 0
+				// alone).
+				for off < len(b) && !quoteOrBracket[b[off]] {
+					off++
+				}
+				if off == len(b) {
+					break
+				}
+			}
 			switch b[off] {
 			case '"':
 				inString = true
@@ -362,6 +373,9 @@ func (d *jsonDoc) broken(partial []byte, line int, err error) error {
 	}
 	return d.ended()
 }
+
+// quoteOrBracket marks the bytes jsonDoc.value looks for inside a container.
+var quoteOrBracket = [256]bool{'"': true, '{': true, '}': true, '[': true, ']': true}
 
 // escapedQuote reports whether the quote after b is escaped: preceded by an odd
 // number of backslashes.
