@@ -141,7 +141,9 @@ func (s *Set) addHeads(head string) {
 
 // addHead keeps one head and the hash of its form's start, within maxLongHeads.
 func (s *Set) addHead(prefix uint32, start uint64) {
-	s.unseal()
+	if s.sealed != nil {
+		s.unseal()
+	}
 	if _, ok := s.longHeads[prefix]; !ok {
 		if len(s.longHeads) >= maxLongHeads {
 			s.longHeadsFull = true

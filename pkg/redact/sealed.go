@@ -86,9 +86,6 @@ func (s *Set) Seal() {
 // unseal puts a sealed set's content back into maps, to add to it.
 func (s *Set) unseal() {
 	z := s.sealed
-	if z == nil {
-		return
-	}
 	s.sealed = nil
 	s.values = make(map[valueKey]int, len(z.values))
 	for _, v := range z.values {

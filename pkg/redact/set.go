@@ -150,7 +150,9 @@ func (s *Set) startHash(text string) uint64 { return maphash.String(s.seed, text
 // insert adds a form by its key, its length in characters, its prefix and the
 // hash of its start (startOf).
 func (s *Set) insert(k valueKey, chars int, p uint32, st uint64) {
-	s.unseal()
+	if s.sealed != nil {
+		s.unseal()
+	}
 	if _, ok := s.values[k]; ok {
 		return
 	}

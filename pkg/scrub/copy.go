@@ -102,7 +102,9 @@ func Copy(name string, in io.Reader, out io.Writer, opt Options) (Summary, error
 	if opt.Envelope {
 		ropt.Tee = nil // the input's bytes are not written
 	}
-	ropt.ScanAhead = 0
+	// The copy places each record in the bytes the Reader read up to it: none
+	// read ahead.
+	ropt.ScanAhead, ropt.EntriesAhead = 0, false
 	r, err := frame.NewReader(name, in, ropt)
 	if err != nil {
 		return Summary{}, err
