@@ -1,6 +1,7 @@
 package frame
 
 import (
+	"errors"
 	"sync"
 )
 
@@ -67,6 +68,7 @@ func newEntriesAhead[T any](doc *jsonDoc, read func(n Node, line int) (T, int)) 
 }
 
 func (a *entriesAhead[T]) run(doc *jsonDoc, read func(Node, int) (T, int)) {
+	defer close(a.order) // after the last block: entry reports a reading stopped by Close
 	for {
 		var b *entryBlock[T]
 		select {
@@ -98,6 +100,10 @@ func (a *entriesAhead[T]) run(doc *jsonDoc, read func(Node, int) (T, int)) {
 	}
 }
 
+// errEntriesStopped is what entry returns once Close stopped the reading before
+// the entries ended.
+var errEntriesStopped = errors.New("reading stopped (the Reader was closed)")
+
 // entry returns the next entry and its index, or what ended the entries (then
 // again on every later call).
 func (a *entriesAhead[T]) entry() (v T, index int, err error) {
@@ -111,7 +117,12 @@ func (a *entriesAhead[T]) entry() (v T, index int, err error) {
 			default:
 			}
 		}
-		a.cur, a.next = <-a.order, 0
+		b, ok := <-a.order
+		if !ok {
+			a.cur = &entryBlock[T]{err: errEntriesStopped}
+			return v, 0, a.cur.err
+		}
+		a.cur, a.next = b, 0
 	}
 	e := &a.cur.entries[a.next]
 	a.next++

@@ -2,6 +2,7 @@ package frame_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	"github.com/mcpsleuth/mcpsleuth/pkg/frame"
 )
@@ -88,7 +90,8 @@ func TestEntriesAheadChangesNothing(t *testing.T) {
 }
 
 // A Reader closed before the end of a HAR read ahead stops its reading: Close
-// returns, and so does a second Close.
+// returns, so does a second Close, and Next after it ends with an error instead
+// of waiting for entries no one reads.
 func TestEntriesAheadStopsAtClose(t *testing.T) {
 	rd, err := frame.NewReader("many.har", bytes.NewReader(manyEntries(2000)), frame.Options{EntriesAhead: true})
 	if err != nil {
@@ -101,6 +104,23 @@ func TestEntriesAheadStopsAtClose(t *testing.T) {
 	}
 	rd.Close()
 	rd.Close()
+	ended := make(chan error, 1)
+	go func() {
+		for {
+			if _, err := rd.Next(); err != nil {
+				ended <- err
+				return
+			}
+		}
+	}()
+	select {
+	case err := <-ended:
+		if errors.Is(err, io.EOF) {
+			t.Errorf("Next after Close: %v, as if the document had ended", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Next after Close did not return")
+	}
 }
 
 // manyEntries is a HAR of n Streamable HTTP exchanges, one session: entries of
