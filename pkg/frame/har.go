@@ -524,15 +524,20 @@ func sseHasData(body string) bool {
 // the stream's last event id (the last id field of any event, priming events
 // included: what a client that read the stream resumes it from).
 func sseEvents(body string, emit func(event, data, id string)) (last string) {
+	// An event's data is its data lines joined by newlines: most events have
+	// one, handed over as it stands in body; data joins the lines of the others.
 	var data strings.Builder
-	hasData := false
+	first, lines := "", 0
 	event, id := "", ""
 	dispatch := func() {
-		if hasData && data.Len() > 0 {
+		switch {
+		case lines == 1 && first != "":
+			emit(event, first, id)
+		case lines > 1:
 			emit(event, data.String(), id)
 		}
 		data.Reset()
-		hasData = false
+		first, lines = "", 0
 		event, id = "", ""
 	}
 	for len(body) > 0 {
@@ -562,11 +567,17 @@ func sseEvents(body string, emit func(event, data, id string)) (last string) {
 				id, last = value, value
 			}
 			if field == "data" {
-				if hasData {
+				switch lines {
+				case 0:
+					first = value
+				case 1:
+					data.WriteString(first)
+					fallthrough
+				default:
 					data.WriteByte('\n')
+					data.WriteString(value)
 				}
-				data.WriteString(value)
-				hasData = true
+				lines++
 			}
 		}
 	}
