@@ -178,3 +178,72 @@ func quoteJSON(s string) string {
 	b.WriteByte('"')
 	return b.String()
 }
+
+// The views of the frames a HAR's bodies are read into are taken back once the
+// frames are detached, for the next bodies: a detached copy keeps reading what it
+// read (its bytes, its index through a Node, its shape) while later frames reuse
+// the views, with the arena reset every few frames as the batches are.
+func TestDetachedBodiesKeepTheirViews(t *testing.T) {
+	inputs := map[string][]byte{"many": manyEntries(400)}
+	files, _ := filepath.Glob("../../fixtures/real/http/*.har")
+	for _, name := range files {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs[name] = data
+	}
+	for name, data := range inputs {
+		opt := frame.Options{Shaper: shapeLen{}, EntriesAhead: true}
+		want, _, wantErr := readAllShaped(t, name, bytes.NewReader(data), opt, false)
+		rd, err := frame.NewReader(name, bytes.NewReader(data), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		type detached struct {
+			f  frame.Frame
+			at int // in want
+		}
+		var (
+			arena frame.Arena
+			kept  []detached // since the arena's last reset
+		)
+		check := func() {
+			for _, d := range kept {
+				g, w := &d.f, want[d.at].Frame
+				if !bytes.Equal(g.Raw, w.Raw) || g.Method != w.Method || g.ID != w.ID || g.Shape() != w.Shape() || !bytes.Equal(g.Node().Raw(), bytes.TrimSpace(w.Raw)) {
+					t.Fatalf("%s: frame of record %d detached: %s (shape %d), want %s (shape %d)", name, d.at, g.Raw, g.Shape(), w.Raw, w.Shape())
+				}
+			}
+			kept = kept[:0]
+			arena.Reset()
+		}
+		frames := 0
+		for i := 0; ; i++ {
+			rec, err := rd.Next()
+			if err != nil {
+				if !errors.Is(err, io.EOF) || wantErr != nil {
+					t.Fatalf("%s: error %v, want %v", name, err, wantErr)
+				}
+				break
+			}
+			if i >= len(want) || rec.Kind != want[i].Kind || rec.Line != want[i].Line {
+				t.Fatalf("%s: record %d differs", name, i)
+			}
+			if rec.Frame == nil {
+				continue
+			}
+			frames++
+			kept = append(kept, detached{at: i})
+			rd.Detach(rec.Frame, &arena, &kept[len(kept)-1].f, true)
+			if len(kept) == 7 {
+				check()
+			}
+		}
+		if name == "many" && frames < 700 {
+			t.Fatalf("only %d frames of the generated HAR", frames)
+		}
+		check()
+		rd.Close()
+	}
+}

@@ -249,6 +249,9 @@ type textView struct {
 	// scanAhead), and preOK its verdict; nil when the view was not scanned ahead.
 	pre   []byte
 	preOK bool
+	// spare marks a view a Reader made for a frame it builds and queues
+	// (Reader.newView): the Reader takes it back once the frame is detached.
+	spare bool
 }
 
 // scan validates text and indexes it as the frame's view (reusing the frame's index

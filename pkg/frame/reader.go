@@ -325,6 +325,9 @@ type Reader struct {
 	// ahead reads and scans lines ahead of the decoders once the format is known
 	// (Options.ScanAhead); nil until then, and for other inputs.
 	ahead *scanAhead
+	// spareViews are views of frames the Reader built, detached since
+	// (newView, takeBack).
+	spareViews []*textView
 
 	perspective spec.Side
 	pending     []pendingRecord // records held until the perspective is known
@@ -643,6 +646,7 @@ func (r *Reader) Detach(f *Frame, a *Arena, into *Frame, shape bool) {
 			r.held = true // the frame keeps the line's buffer; the collector has it after
 		}
 		f.Detach(a, into)
+		r.takeBack(f)
 		return
 	}
 	if f.handoff && r.long != nil && !r.held {
@@ -667,7 +671,32 @@ func (r *Reader) newView() *textView {
 	if r.opt.Shaper == nil {
 		return nil
 	}
-	return &textView{ix: index{shaper: r.opt.Shaper}}
+	if n := len(r.spareViews); n > 0 {
+		v := r.spareViews[n-1]
+		r.spareViews = r.spareViews[:n-1]
+		return v
+	}
+	return &textView{ix: index{shaper: r.opt.Shaper}, spare: true}
+}
+
+// Bounds of the views a Reader keeps for the frames it builds (newView): a HAR
+// entry's body frames each scanned into a view of their own, whose tokens grew
+// from nothing each time (a fifth of the allocations of a HAR check).
+const (
+	maxSpareViews      = 16
+	maxSpareViewTokens = 1 << 16
+)
+
+// takeBack keeps a detached frame's view for newView, when newView made it.
+func (r *Reader) takeBack(f *Frame) {
+	v := f.view
+	if v == nil || !v.spare || len(r.spareViews) >= maxSpareViews || cap(v.ix.tokens) > maxSpareViewTokens {
+		return
+	}
+	f.view = nil
+	v.text, v.pre, v.preOK = nil, nil, false
+	v.ix.tokens, v.ix.taped = v.ix.tokens[:0], false
+	r.spareViews = append(r.spareViews, v)
 }
 
 // shape gives a frame the scan did not shape its wire shape (or its members theirs)
