@@ -22,11 +22,14 @@ import (
 
 // Bounds of a block of entries handed over: entries, and their size as the
 // decoder counts it (harEntry.size). Blocks in flight: aheadEntryBlocks waiting,
-// one being read, one being taken.
+// one being read, one being taken; and the entries read and not yet taken at most
+// maxAheadEntryBytes, but for one entry read when none was (an entry of tens of
+// megabytes is read ahead alone).
 const (
-	aheadEntries     = 128
-	aheadEntryBytes  = 512 << 10
-	aheadEntryBlocks = 2
+	aheadEntries       = 128
+	aheadEntryBytes    = 512 << 10
+	aheadEntryBlocks   = 2
+	maxAheadEntryBytes = 4 * aheadEntryBytes
 )
 
 // entriesAhead reads entries of a document ahead of its decoder (see above).
@@ -37,12 +40,21 @@ type entriesAhead[T any] struct {
 	stopped sync.Once
 	cur     *entryBlock[T]
 	next    int
+
+	// inFlight is the size of the entries read and not yet taken (their blocks
+	// not left by entry); the reading waits (room) while it is
+	// maxAheadEntryBytes or more.
+	mu       sync.Mutex
+	room     *sync.Cond
+	inFlight int
+	closed   bool
 }
 
 // entryBlock is a run of entries read in document order; err, when set, is what
 // ended the reading after them (io.EOF at the end of the array).
 type entryBlock[T any] struct {
 	entries []aheadEntry[T]
+	bytes   int // their size (read's)
 	err     error
 }
 
@@ -63,6 +75,7 @@ func newEntriesAhead[T any](doc *jsonDoc, read func(n Node, line int) (T, int)) 
 		free:  make(chan *entryBlock[T], aheadEntryBlocks+2),
 		stop:  make(chan struct{}),
 	}
+	a.room = sync.NewCond(&a.mu)
 	go a.run(doc, read)
 	return a
 }
@@ -78,8 +91,11 @@ func (a *entriesAhead[T]) run(doc *jsonDoc, read func(Node, int) (T, int)) {
 		default:
 			b = &entryBlock[T]{entries: make([]aheadEntry[T], 0, aheadEntries)}
 		}
-		bytes := 0
-		for len(b.entries) < aheadEntries && bytes < aheadEntryBytes {
+		b.bytes = 0
+		for len(b.entries) < aheadEntries && b.bytes < aheadEntryBytes {
+			if !a.wait() {
+				return
+			}
 			n, line, err := doc.entry()
 			if err != nil {
 				b.err = err
@@ -87,7 +103,10 @@ func (a *entriesAhead[T]) run(doc *jsonDoc, read func(Node, int) (T, int)) {
 			}
 			v, size := read(n, line)
 			b.entries = append(b.entries, aheadEntry[T]{index: doc.entries, value: v})
-			bytes += size
+			b.bytes += size
+			a.mu.Lock()
+			a.inFlight += size
+			a.mu.Unlock()
 		}
 		select {
 		case a.order <- b:
@@ -112,6 +131,10 @@ func (a *entriesAhead[T]) entry() (v T, index int, err error) {
 			if a.cur.err != nil {
 				return v, 0, a.cur.err
 			}
+			a.mu.Lock()
+			a.inFlight -= a.cur.bytes
+			a.room.Signal()
+			a.mu.Unlock()
 			select {
 			case a.free <- a.cur:
 			default:
@@ -129,9 +152,26 @@ func (a *entriesAhead[T]) entry() (v T, index int, err error) {
 	return e.value, e.index, nil
 }
 
+// wait waits until there is room to read an entry ahead; false once Close
+// stopped the reading.
+func (a *entriesAhead[T]) wait() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for a.inFlight >= maxAheadEntryBytes && !a.closed {
+		a.room.Wait()
+	}
+	return !a.closed
+}
+
 // Close stops the reading (it may be called more than once).
 func (a *entriesAhead[T]) Close() {
-	a.stopped.Do(func() { close(a.stop) })
+	a.stopped.Do(func() {
+		a.mu.Lock()
+		a.closed = true
+		a.room.Broadcast()
+		a.mu.Unlock()
+		close(a.stop)
+	})
 }
 
 // closeFunc is a Close that cannot fail, as an io.Closer (Reader.closers).

@@ -124,8 +124,8 @@ func TestEntriesAheadStopsAtClose(t *testing.T) {
 }
 
 // manyEntries is a HAR of n Streamable HTTP exchanges, one session: entries of
-// every size up to past 64 KiB (and one past a block's 512 KiB), each fifth one
-// started before the one ahead of it.
+// every size up to past 64 KiB (and one of 3 MiB, past a block and past what is
+// read ahead), each fifth one started before the one ahead of it.
 func manyEntries(n int) []byte {
 	var b bytes.Buffer
 	b.WriteString("{\n  \"log\": {\n    \"version\": \"1.2\",\n    \"creator\": {\"name\": \"test\", \"version\": \"1\"},\n    \"entries\": [\n")
@@ -139,7 +139,7 @@ func manyEntries(n int) []byte {
 		}
 		size := i * 97 % 70000
 		if i == n/2 {
-			size = 600 << 10
+			size = 3 << 20 // past a block and past what is read ahead
 		}
 		resp := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":%q}]}}`, i, strings.Repeat("r", size))
 		if i == 0 {
