@@ -40,14 +40,9 @@ type entriesAhead[T any] struct {
 	stopped sync.Once
 	cur     *entryBlock[T]
 	next    int
-
-	// inFlight is the size of the entries read and not yet taken (their blocks
-	// not left by entry); the reading waits (room) while it is
-	// maxAheadEntryBytes or more.
-	mu       sync.Mutex
-	room     *sync.Cond
-	inFlight int
-	closed   bool
+	// budget holds the size of the entries read and not yet taken (their
+	// blocks not left by entry).
+	budget *aheadBudget
 }
 
 // entryBlock is a run of entries read in document order; err, when set, is what
@@ -71,11 +66,11 @@ type aheadEntry[T any] struct {
 // again.
 func newEntriesAhead[T any](doc *jsonDoc, read func(n Node, line int) (T, int)) *entriesAhead[T] {
 	a := &entriesAhead[T]{
-		order: make(chan *entryBlock[T], aheadEntryBlocks),
-		free:  make(chan *entryBlock[T], aheadEntryBlocks+2),
-		stop:  make(chan struct{}),
+		order:  make(chan *entryBlock[T], aheadEntryBlocks),
+		free:   make(chan *entryBlock[T], aheadEntryBlocks+2),
+		stop:   make(chan struct{}),
+		budget: newAheadBudget(maxAheadEntryBytes),
 	}
-	a.room = sync.NewCond(&a.mu)
 	go a.run(doc, read)
 	return a
 }
@@ -93,7 +88,7 @@ func (a *entriesAhead[T]) run(doc *jsonDoc, read func(Node, int) (T, int)) {
 		}
 		b.bytes = 0
 		for len(b.entries) < aheadEntries && b.bytes < aheadEntryBytes {
-			if !a.wait() {
+			if !a.budget.wait() {
 				return
 			}
 			n, line, err := doc.entry()
@@ -104,9 +99,7 @@ func (a *entriesAhead[T]) run(doc *jsonDoc, read func(Node, int) (T, int)) {
 			v, size := read(n, line)
 			b.entries = append(b.entries, aheadEntry[T]{index: doc.entries, value: v})
 			b.bytes += size
-			a.mu.Lock()
-			a.inFlight += size
-			a.mu.Unlock()
+			a.budget.account(size)
 		}
 		select {
 		case a.order <- b:
@@ -131,10 +124,7 @@ func (a *entriesAhead[T]) entry() (v T, index int, err error) {
 			if a.cur.err != nil {
 				return v, 0, a.cur.err
 			}
-			a.mu.Lock()
-			a.inFlight -= a.cur.bytes
-			a.room.Signal()
-			a.mu.Unlock()
+			a.budget.account(-a.cur.bytes)
 			select {
 			case a.free <- a.cur:
 			default:
@@ -152,24 +142,10 @@ func (a *entriesAhead[T]) entry() (v T, index int, err error) {
 	return e.value, e.index, nil
 }
 
-// wait waits until there is room to read an entry ahead; false once Close
-// stopped the reading.
-func (a *entriesAhead[T]) wait() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	for a.inFlight >= maxAheadEntryBytes && !a.closed {
-		a.room.Wait()
-	}
-	return !a.closed
-}
-
 // Close stops the reading (it may be called more than once).
 func (a *entriesAhead[T]) Close() {
 	a.stopped.Do(func() {
-		a.mu.Lock()
-		a.closed = true
-		a.room.Broadcast()
-		a.mu.Unlock()
+		a.budget.close()
 		close(a.stop)
 	})
 }

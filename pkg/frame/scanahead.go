@@ -72,12 +72,9 @@ type scanAhead struct {
 	// off says blocks are handed over unscanned (see Reader.ScanAhead).
 	off atomic.Bool
 
-	// inFlight is the bytes of the blocks read and not yet left by the Reader: the
-	// reading goroutine waits (room) while it is maxAheadBytes or more.
-	mu       sync.Mutex
-	room     *sync.Cond
-	inFlight int
-	closed   bool
+	// budget holds the bytes of the blocks read and not yet left by the Reader:
+	// the reading goroutine waits while they are maxAheadBytes or more.
+	budget *aheadBudget
 
 	cur *lineBlock
 	pos int
@@ -98,8 +95,8 @@ func newScanAhead(src io.Reader, workers, maxLine int, shaper Shaper) *scanAhead
 		stop:    make(chan struct{}),
 		shaper:  shaper,
 		maxLine: maxLine,
+		budget:  newAheadBudget(maxAheadBytes),
 	}
-	a.room = sync.NewCond(&a.mu)
 	a.wg.Add(workers + 1)
 	for range workers {
 		go a.scanBlocks()
@@ -112,10 +109,7 @@ func newScanAhead(src io.Reader, workers, maxLine int, shaper Shaper) *scanAhead
 func (a *scanAhead) Close() error {
 	a.stopped.Do(func() {
 		close(a.stop)
-		a.mu.Lock()
-		a.closed = true
-		a.room.Broadcast()
-		a.mu.Unlock()
+		a.budget.close()
 	})
 	// Drain what the reader goroutine may be blocked on.
 	go func() {
@@ -124,27 +118,6 @@ func (a *scanAhead) Close() error {
 	}()
 	a.wg.Wait()
 	return nil
-}
-
-// waitForRoom waits until the bytes in flight are below the bound; false when the
-// scan-ahead is closed.
-func (a *scanAhead) waitForRoom() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	for a.inFlight >= maxAheadBytes && !a.closed {
-		a.room.Wait()
-	}
-	return !a.closed
-}
-
-// account adds n bytes to those in flight (n < 0: the Reader left a block).
-func (a *scanAhead) account(n int) {
-	a.mu.Lock()
-	a.inFlight += n
-	if n < 0 {
-		a.room.Signal()
-	}
-	a.mu.Unlock()
 }
 
 // recycleBlock keeps a block's memory for a later block, when it has a block's size.
@@ -171,7 +144,7 @@ func (a *scanAhead) next() (l *aheadLine, tooLong, huge bool, n int64, err error
 			if a.cur.err != nil {
 				return nil, false, false, 0, a.cur.err
 			}
-			a.account(-len(a.cur.data))
+			a.budget.account(-len(a.cur.data))
 			if !a.cur.huge {
 				a.recycleBlock(a.cur.data)
 			}
@@ -215,7 +188,7 @@ func (a *scanAhead) readBlocks(src io.Reader) {
 	defer close(a.work)
 	var tail []byte // a line begun in the block before
 	for {
-		if !a.waitForRoom() {
+		if !a.budget.wait() {
 			return
 		}
 		buf := a.block()
@@ -249,7 +222,7 @@ func (a *scanAhead) readBlocks(src io.Reader) {
 			// its frames keep it rather than copying it (Frame.handoff).
 			b.huge = long
 			b.lines = splitLines(b.data, nil)
-			a.account(len(b.data))
+			a.budget.account(len(b.data))
 		}
 		if a.off.Load() {
 			close(b.done)
